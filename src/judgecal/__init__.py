@@ -1,0 +1,33 @@
+"""judgecal: honest accuracy estimates from LLM-as-a-judge evaluations.
+
+An LLM judge errs in both directions, so the raw judged-correct rate is biased. A small
+human-labelled calibration set measures the judge's specificity q0 and sensitivity q1; judgecal
+corrects the bias (Rogan-Gladen) and reports the uncertainty (Lang-Reiczigel interval).
+
+Importing judgecal loads numpy and scipy.special only; heavier libraries load when first used.
+"""
+
+from judgecal.data import JudgeData
+from judgecal.exceptions import JudgeCalWarning
+from judgecal.frequentist import (
+    estimate,
+    lang_reiczigel_ci,
+    naive_wald_ci,
+    rogan_gladen,
+    rogan_gladen_variance,
+)
+from judgecal.results import ConfidenceInterval, Estimate
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfidenceInterval",
+    "Estimate",
+    "JudgeCalWarning",
+    "JudgeData",
+    "estimate",
+    "lang_reiczigel_ci",
+    "naive_wald_ci",
+    "rogan_gladen",
+    "rogan_gladen_variance",
+]

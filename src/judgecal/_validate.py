@@ -1,0 +1,166 @@
+"""Argument validators: each returns a normalised value or raises.
+
+The error policy of judgecal lives here (see DESIGN.md, "Error and warning policy"):
+
+* a bad *type* raises :class:`TypeError`, a bad *value* raises :class:`ValueError`;
+* every message names the argument in backticks, shows the value received and says what is
+  allowed, e.g. "`k` (1200) must not exceed `n` (1000).";
+* for arrays the message shows the first offending element and its index;
+* inputs are never modified: arrays are read, never written.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "as_real_array",
+    "check_counts",
+    "check_level",
+    "check_not_exceeding",
+    "check_proportions",
+    "first_bad",
+    "is_xarray",
+]
+
+
+def is_xarray(value: Any) -> bool:
+    """Return True for an ``xarray.DataArray`` without importing xarray."""
+    return type(value).__module__.startswith("xarray") and hasattr(value, "dims")
+
+
+def _format_number(value: Any) -> str:
+    """Format a number for an error message: integral values without a decimal point."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        if math.isfinite(value) and value == int(value) and abs(value) < 1e16:
+            return str(int(value))
+        return repr(value)
+    return repr(value)
+
+
+def first_bad(values: np.ndarray, bad: np.ndarray) -> str:
+    """Describe the first element of ``values`` flagged in ``bad`` for an error message.
+
+    Returns ``"(value)"`` for a 0-d array and ``"; got value at index i"`` otherwise.
+    """
+    if values.ndim == 0:
+        return f"({_format_number(values[()])})"
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    where = index[0] if len(index) == 1 else index
+    return f"; got {_format_number(values[index])} at index {where}"
+
+
+def _message(name: str, values: np.ndarray, bad: np.ndarray, rule: str) -> str:
+    detail = first_bad(values, bad)
+    if values.ndim == 0:
+        return f"`{name}` {detail} {rule}."
+    return f"`{name}` {rule}{detail}."
+
+
+def as_real_array(value: Any, name: str) -> np.ndarray:
+    """Convert ``value`` to a numeric numpy array without copying when possible.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is a string, a boolean, ``None`` or anything that is not a real number or an
+        array of real numbers.
+    """
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"`{name}` must be a real number or an array of them, got {value!r}.")
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"`{name}` must be a real number, not a boolean ({value!r}).")
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"`{name}` must be a real number or an array of them ({error}).") from None
+    if array.dtype.kind == "b":
+        raise TypeError(f"`{name}` must hold real numbers, not booleans.")
+    if array.dtype.kind not in "iuf":
+        raise TypeError(
+            f"`{name}` must be a real number or an array of them, got {type(value).__name__} "
+            f"with dtype {array.dtype}."
+        )
+    return array
+
+
+def check_level(value: Any, name: str = "confidence_level") -> float:
+    """Return a confidence or credibility level as a float strictly inside (0, 1)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a real number in (0, 1), got {value!r}.")
+    level = float(value)
+    if not 0.0 < level < 1.0:  # also rejects NaN
+        raise ValueError(
+            f"`{name}` ({_format_number(value)}) must lie strictly between 0 and 1, "
+            "e.g. 0.95 for a 95% interval."
+        )
+    return level
+
+
+def check_proportions(value: Any, name: str) -> np.ndarray:
+    """Validate proportions: finite reals in [0, 1]. Returns a float64 array (maybe 0-d)."""
+    array = as_real_array(value, name).astype(np.float64, copy=False)
+    if array.size and not (array.min() >= 0.0 and array.max() <= 1.0):  # NaN fails both
+        bad = ~((array >= 0.0) & (array <= 1.0))
+        if np.isnan(array[bad]).any() or np.isinf(array[bad]).any():
+            bad = ~np.isfinite(array)
+            raise ValueError(_message(name, array, bad, "must be a finite proportion in [0, 1]"))
+        raise ValueError(_message(name, array, bad, "must lie in [0, 1]"))
+    return array
+
+
+def check_counts(
+    value: Any, name: str, *, minimum: int = 0, allow_inf: bool = False
+) -> np.ndarray:
+    """Validate counts: non-negative integers (integral floats accepted), at least ``minimum``.
+
+    ``numpy.inf`` is accepted when ``allow_inf`` is True (a test set of unlimited size).
+    Returns an int64 or float64 array (maybe 0-d); the input is not modified.
+    """
+    array = as_real_array(value, name)
+    if array.dtype.kind == "f" and array.size:
+        finite = np.isfinite(array)
+        allowed = finite | (np.isposinf(array) if allow_inf else False)
+        if not allowed.all():
+            rule = "must be a non-negative integer or inf" if allow_inf else (
+                "must be a finite non-negative integer"
+            )
+            raise ValueError(_message(name, array, ~allowed, rule))
+        integral = np.where(finite, array == np.floor(np.where(finite, array, 0.0)), True)
+        if not integral.all():
+            raise ValueError(_message(name, array, ~integral, "must be a whole number (a count)"))
+    if array.size and array.min() < minimum:
+        bad = array < minimum
+        rule = "must not be negative" if minimum == 0 else f"must be at least {minimum}"
+        raise ValueError(_message(name, array, bad, rule))
+    return array
+
+
+def check_not_exceeding(
+    part: np.ndarray, whole: np.ndarray, part_name: str, whole_name: str
+) -> None:
+    """Raise ValueError unless ``part <= whole`` elementwise (message shows both values)."""
+    bad = np.asarray(part > whole)
+    if bad.any():
+        if bad.ndim == 0:
+            raise ValueError(
+                f"`{part_name}` ({_format_number(part[()])}) must not exceed "
+                f"`{whole_name}` ({_format_number(whole[()])})."
+            )
+        part_b, whole_b = np.broadcast_arrays(part, whole)
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"`{part_name}` must not exceed `{whole_name}`; at index "
+            f"{index[0] if len(index) == 1 else index} `{part_name}` is "
+            f"{_format_number(part_b[index])} and `{whole_name}` is "
+            f"{_format_number(whole_b[index])}."
+        )

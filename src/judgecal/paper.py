@@ -1,0 +1,57 @@
+"""The paper's own function names and signatures (papers/000 App. B, papers/002), as thin wrappers.
+
+A drop-in for readers of Lee et al., "How to Correctly Report LLM-as-a-Judge Evaluations"::
+
+    from judgecal.paper import point_estimator, confidence_interval
+
+Results equal those of the paper's reference code wherever that code returns a meaningful answer.
+Where it would not, these wrappers raise a clear :class:`ValueError` instead:
+
+* a judge no better than chance (q0 + q1 - 1 <= 0): the reference code divides by zero at
+  J = 0 and returns a meaningless clipped number for J < 0;
+* the same for the Laplace-adjusted judge in the interval (q0~ + q1~ - 1 <= 0), where the
+  reference code divides by zero or returns an inverted interval;
+* ``alpha`` outside (0, 1), where ``norm.ppf`` returns NaN or infinity;
+* proportions outside [0, 1] and counts that are zero, negative or not whole (e.g. ``m0 = 0``,
+  for which the reference code silently uses q0~ = 1/2).
+
+Unlike the reference code, the functions also accept numpy arrays (elementwise, see
+:func:`judgecal.lang_reiczigel_ci`) and ``n = numpy.inf``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scipy.special import ndtri
+
+from judgecal._validate import check_level
+from judgecal.frequentist import _check_interval_inputs, _lang_reiczigel, rogan_gladen
+from judgecal.results import ConfidenceInterval
+
+__all__ = ["confidence_interval", "point_estimator"]
+
+
+def point_estimator(p: Any, q0: Any, q1: Any) -> Any:
+    """Bias-adjusted point estimate (p + q0 - 1) / (q0 + q1 - 1), clipped to [0, 1] (eq. 4).
+
+    Same as the paper's ``point_estimator``; raises ValueError when q0 + q1 - 1 <= 0, where the
+    reference code divides by zero (J = 0) or returns a meaningless value (J < 0).
+    """
+    return rogan_gladen(p, q0, q1, clip=True)
+
+
+def confidence_interval(
+    p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, alpha: float = 0.05
+) -> ConfidenceInterval:
+    """Adjusted (1 - alpha) confidence interval of eqs. (5)-(7), as in the paper's code.
+
+    z is the (1 - alpha/2) normal quantile, computed exactly as the reference code does
+    (``norm.ppf(1 - alpha/2)``; :func:`scipy.special.ndtri` is bitwise identical). Returns
+    ``(low, high)`` as a :class:`~judgecal.ConfidenceInterval`, a tuple like the reference code's.
+    See the module docstring for the inputs on which this raises instead of following the
+    reference code.
+    """
+    alpha = check_level(alpha, "alpha")
+    z = float(ndtri(1 - alpha / 2))
+    return _lang_reiczigel(_check_interval_inputs(p, q0, q1, n, m0, m1), z)

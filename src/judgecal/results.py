@@ -1,0 +1,129 @@
+"""Result objects: numbers, not strings, with ``to_dict()``, ``summary()`` and a precise repr.
+
+Rounding happens only when printing (:meth:`Estimate.__str__`, the CLI); the fields hold full
+precision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from judgecal.data import JudgeData
+
+__all__ = ["FLAG_MESSAGES", "ConfidenceInterval", "Estimate"]
+
+
+class ConfidenceInterval(NamedTuple):
+    """A two-sided interval ``(low, high)``: floats, or arrays of the broadcast input shape."""
+
+    low: Any
+    high: Any
+
+
+#: Plain-language explanation of every flag an :class:`Estimate` can carry.
+FLAG_MESSAGES = {
+    "clipped": "the Rogan-Gladen estimate fell outside [0, 1] and was clipped to the boundary",
+    "zero_width": "the Lang-Reiczigel interval has zero width after truncation to [0, 1]",
+    "small_calibration": "a calibration arm has fewer than 30 items; the interval's normal "
+    "approximation is rough and the posterior (judgecal.posterior) is the safer report",
+    "p_outside_judge_range": "the judged-correct rate p-hat lies outside [1 - q0-hat, q1-hat], "
+    "the range the estimated judge can produce for any true accuracy",
+}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The fast default: naive rate, Rogan-Gladen estimate and Lang-Reiczigel interval.
+
+    Attributes
+    ----------
+    data : JudgeData
+        The counts the estimate was computed from.
+    confidence_level : float
+        Level of both intervals.
+    naive : float
+        p-hat = k / n, the uncorrected judged-correct rate (papers/000 eq. 2).
+    naive_ci : ConfidenceInterval
+        Wald interval for p-hat (ignores the judge's errors).
+    theta_raw : float
+        Rogan-Gladen estimate before truncation (papers/000 eq. 4); may lie outside [0, 1].
+    theta : float
+        Rogan-Gladen estimate truncated to [0, 1].
+    ci : ConfidenceInterval
+        Lang-Reiczigel interval (papers/000 eqs. 5-7).
+    youden : float
+        J = q0-hat + q1-hat - 1.
+    flags : tuple of str
+        Keys of :data:`FLAG_MESSAGES` that apply.
+    """
+
+    data: JudgeData
+    confidence_level: float
+    naive: float
+    naive_ci: ConfidenceInterval
+    theta_raw: float
+    theta: float
+    ci: ConfidenceInterval
+    youden: float
+    flags: tuple[str, ...]
+    method: str = "rogan_gladen+lang_reiczigel"
+
+    @property
+    def width(self) -> float:
+        """Width of the Lang-Reiczigel interval."""
+        return self.ci.high - self.ci.low
+
+    @property
+    def flag_messages(self) -> list[str]:
+        """The flags as plain-language sentences."""
+        return [FLAG_MESSAGES[flag] for flag in self.flags]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-safe dict of every number, the inputs and the flags."""
+        return {
+            "method": self.method,
+            "confidence_level": self.confidence_level,
+            "inputs": self.data.to_dict(),
+            "p": self.data.p,
+            "q0": self.data.q0,
+            "q1": self.data.q1,
+            "youden": self.youden,
+            "naive": {"estimate": self.naive, "low": self.naive_ci.low,
+                      "high": self.naive_ci.high},
+            "adjusted": {"estimate": self.theta, "estimate_unclipped": self.theta_raw,
+                         "low": self.ci.low, "high": self.ci.high},
+            "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
+        }
+
+    def summary(self) -> pd.DataFrame:
+        """Return a table with one row per method: estimate, low, high, width."""
+        import pandas as pd
+
+        rows = {
+            "naive (p-hat, Wald)": (self.naive, *self.naive_ci),
+            "Rogan-Gladen + Lang-Reiczigel": (self.theta, *self.ci),
+        }
+        frame = pd.DataFrame.from_dict(rows, orient="index", columns=["estimate", "low", "high"])
+        frame["width"] = frame["high"] - frame["low"]
+        frame.index.name = "method"
+        return frame
+
+    def __str__(self) -> str:
+        d = self.data
+        pct = f"{100 * self.confidence_level:g}%"
+        lines = [
+            f"judgecal estimate ({pct} intervals)",
+            f"  test set      : {d.k} of {d.n} judged correct (p-hat = {d.p:.4f})",
+            f"  calibration   : specificity q0 = {d.k0}/{d.m0} = {d.q0:.4f}, "
+            f"sensitivity q1 = {d.k1}/{d.m1} = {d.q1:.4f}, J = {self.youden:.4f}",
+            f"  {'method':<32}{'estimate':>9}{'low':>9}{'high':>9}{'width':>9}",
+        ]
+        for name, row in self.summary().iterrows():
+            lines.append(f"  {name:<32}{row.estimate:9.4f}{row.low:9.4f}{row.high:9.4f}"
+                         f"{row.width:9.4f}")
+        lines += [f"  warning: {message}" for message in self.flag_messages]
+        return "\n".join(lines)
