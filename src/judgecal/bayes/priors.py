@@ -1,0 +1,109 @@
+"""Priors of the Bayesian model: independent Betas for theta, q0 and q1.
+
+With ``better_than_chance=True`` (the default) the joint prior of (q0, q1) is the product of the two
+Betas truncated to the region q0 + q1 > 1 (a judge better than chance):
+
+.. math:: \\pi(q_0, q_1) \\propto \\mathrm{Beta}(q_0; a_0, b_0)\\,\\mathrm{Beta}(q_1; a_1, b_1)\\,
+          \\mathbf 1\\{q_0 + q_1 > 1\\}
+
+so the posterior cannot flip the labels (q -> 1 - q, theta -> 1 - theta) when the calibration set is
+small. theta stays independent of (q0, q1) a priori.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+from judgecal._validate import check_counts, check_not_exceeding
+
+__all__ = ["Prior"]
+
+
+def _beta_parameters(value: Any, name: str) -> tuple[float, float]:
+    """Validate a pair (a, b) of Beta parameters: finite and strictly positive."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"`{name}` must be a pair (a, b) of Beta parameters, got {value!r}.")
+    pair = []
+    for part in value:
+        if isinstance(part, bool) or not isinstance(part, numbers.Real):
+            raise TypeError(f"`{name}` must hold two real numbers, got {value!r}.")
+        number = float(part)
+        if not (number > 0.0 and number < float("inf")):
+            raise ValueError(
+                f"`{name}` ({tuple(value)!r}) must hold two finite Beta parameters greater than "
+                "0, e.g. (1, 1) for a uniform prior."
+            )
+        pair.append(number)
+    return pair[0], pair[1]
+
+
+@dataclass(frozen=True)
+class Prior:
+    """Beta priors for the true accuracy theta, the specificity q0 and the sensitivity q1.
+
+    Parameters
+    ----------
+    theta, q0, q1 : tuple of float, default (1, 1)
+        Beta(a, b) parameters, each strictly positive. (1, 1) is uniform.
+    better_than_chance : bool, default True
+        Truncate the joint prior of (q0, q1) to q0 + q1 > 1.
+
+    Examples
+    --------
+    >>> Prior()  # uniform on theta, uniform on the better-than-chance triangle of (q0, q1)
+    Prior(theta=(1.0, 1.0), q0=(1.0, 1.0), q1=(1.0, 1.0), better_than_chance=True)
+    >>> Prior.from_counts(k0=45, m0=50, k1=48, m1=50).q0
+    (46.0, 6.0)
+    """
+
+    theta: tuple[float, float] = (1.0, 1.0)
+    q0: tuple[float, float] = (1.0, 1.0)
+    q1: tuple[float, float] = (1.0, 1.0)
+    better_than_chance: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("theta", "q0", "q1"):
+            object.__setattr__(self, name, _beta_parameters(getattr(self, name), name))
+        if not isinstance(self.better_than_chance, (bool,)):
+            raise TypeError(
+                f"`better_than_chance` must be True or False, got {self.better_than_chance!r}."
+            )
+
+    @classmethod
+    def from_counts(
+        cls,
+        *,
+        k0: int,
+        m0: int,
+        k1: int,
+        m1: int,
+        base: Prior | None = None,
+        theta: tuple[float, float] | None = None,
+        better_than_chance: bool = True,
+    ) -> Prior:
+        """Turn an earlier calibration study into Beta priors for q0 and q1 (conjugate update).
+
+        The earlier study found ``k0`` of ``m0`` truly-incorrect items judged incorrect and ``k1``
+        of ``m1`` truly-correct items judged correct. Starting from ``base`` (uniform by default),
+        q0 ~ Beta(a0 + k0, b0 + m0 - k0) and q1 ~ Beta(a1 + k1, b1 + m1 - k1). ``theta`` overrides
+        the base prior of theta (the earlier study says nothing about this test set's accuracy).
+        """
+        base = base or cls()
+        counts = {}
+        for part, whole in (("k0", "m0"), ("k1", "m1")):
+            whole_value = check_counts(locals()[whole], whole, minimum=0)
+            part_value = check_counts(locals()[part], part, minimum=0)
+            if whole_value.ndim or part_value.ndim:
+                raise TypeError(f"`{part}` and `{whole}` must be single counts.")
+            check_not_exceeding(part_value, whole_value, part, whole)
+            counts[part], counts[whole] = int(part_value), int(whole_value)
+        a0, b0 = base.q0
+        a1, b1 = base.q1
+        return cls(
+            theta=base.theta if theta is None else theta,
+            q0=(a0 + counts["k0"], b0 + counts["m0"] - counts["k0"]),
+            q1=(a1 + counts["k1"], b1 + counts["m1"] - counts["k1"]),
+            better_than_chance=better_than_chance,
+        )
