@@ -216,8 +216,9 @@ class JudgeData:
             missing = [c for c in LABEL_COLUMNS if c not in stripped]
             if missing:
                 raise ValueError(
-                    f"{name}: missing column(s) {', '.join(map(repr, missing))}; expected a header "
-                    f"with {', '.join(LABEL_COLUMNS)}, got {', '.join(map(repr, stripped)) or 'none'}."
+                    f"{name}: missing column(s) {', '.join(map(repr, missing))}; expected a "
+                    f"header with {', '.join(LABEL_COLUMNS)}, got "
+                    f"{', '.join(map(repr, stripped)) or 'none'}."
                 )
             position = {c: header[stripped.index(c)] for c in LABEL_COLUMNS}
             rows = ((r[position["set"]], r[position["judge"]], r[position["human"]])

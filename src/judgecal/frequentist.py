@@ -149,7 +149,8 @@ def rogan_gladen_variance(p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any) ->
     r"""Delta-method variance of the Rogan-Gladen estimate (papers/000 App. A.1; papers/001 eq. 10).
 
     .. math::
-        \mathrm{Var}(\hat\theta) = \frac{\hat p(1-\hat p)/n + (1-\hat\theta)^2 \hat q_0(1-\hat q_0)/m_0
+        \mathrm{Var}(\hat\theta) = \frac{\hat p(1-\hat p)/n
+        + (1-\hat\theta)^2 \hat q_0(1-\hat q_0)/m_0
         + \hat\theta^2 \hat q_1(1-\hat q_1)/m_1}{(\hat q_0 + \hat q_1 - 1)^2}
 
     with the unclipped :math:`\hat\theta`. ``n`` may be ``numpy.inf`` (no test-set variance).

@@ -99,16 +99,20 @@ class Estimate:
             "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
         }
 
+    def _rows(self) -> dict[str, tuple[float, float, float, float]]:
+        """Method name -> (estimate, low, high, width)."""
+        return {
+            "naive (p-hat, Wald)": (self.naive, *self.naive_ci,
+                                    self.naive_ci.high - self.naive_ci.low),
+            "Rogan-Gladen + Lang-Reiczigel": (self.theta, *self.ci, self.width),
+        }
+
     def summary(self) -> pd.DataFrame:
         """Return a table with one row per method: estimate, low, high, width."""
         import pandas as pd
 
-        rows = {
-            "naive (p-hat, Wald)": (self.naive, *self.naive_ci),
-            "Rogan-Gladen + Lang-Reiczigel": (self.theta, *self.ci),
-        }
-        frame = pd.DataFrame.from_dict(rows, orient="index", columns=["estimate", "low", "high"])
-        frame["width"] = frame["high"] - frame["low"]
+        frame = pd.DataFrame.from_dict(self._rows(), orient="index",
+                                       columns=["estimate", "low", "high", "width"])
         frame.index.name = "method"
         return frame
 
@@ -122,8 +126,7 @@ class Estimate:
             f"sensitivity q1 = {d.k1}/{d.m1} = {d.q1:.4f}, J = {self.youden:.4f}",
             f"  {'method':<32}{'estimate':>9}{'low':>9}{'high':>9}{'width':>9}",
         ]
-        for name, row in self.summary().iterrows():
-            lines.append(f"  {name:<32}{row.estimate:9.4f}{row.low:9.4f}{row.high:9.4f}"
-                         f"{row.width:9.4f}")
+        for name, row in self._rows().items():
+            lines.append(f"  {name:<32}" + "".join(f"{value:9.4f}" for value in row))
         lines += [f"  warning: {message}" for message in self.flag_messages]
         return "\n".join(lines)

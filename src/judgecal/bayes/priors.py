@@ -1,10 +1,10 @@
-"""Priors of the Bayesian model: independent Betas for theta, q0 and q1.
+r"""Priors of the Bayesian model: independent Betas for theta, q0 and q1.
 
 With ``better_than_chance=True`` (the default) the joint prior of (q0, q1) is the product of the two
 Betas truncated to the region q0 + q1 > 1 (a judge better than chance):
 
-.. math:: \\pi(q_0, q_1) \\propto \\mathrm{Beta}(q_0; a_0, b_0)\\,\\mathrm{Beta}(q_1; a_1, b_1)\\,
-          \\mathbf 1\\{q_0 + q_1 > 1\\}
+.. math:: \pi(q_0, q_1) \propto \mathrm{Beta}(q_0; a_0, b_0)\,\mathrm{Beta}(q_1; a_1, b_1)\,
+          \mathbf 1\{q_0 + q_1 > 1\}
 
 so the posterior cannot flip the labels (q -> 1 - q, theta -> 1 - theta) when the calibration set is
 small. theta stays independent of (q0, q1) a priori.
