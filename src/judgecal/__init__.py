@@ -4,7 +4,8 @@ An LLM judge errs in both directions, so the raw judged-correct rate is biased. 
 human-labelled calibration set measures the judge's specificity q0 and sensitivity q1; judgecal
 corrects the bias (Rogan-Gladen) and reports the uncertainty (Lang-Reiczigel interval).
 
-Importing judgecal loads numpy and scipy.special only; heavier libraries load when first used.
+Importing judgecal loads numpy only; scipy.special, pandas, xarray, pymc, arviz and matplotlib
+load when first used.
 """
 
 from judgecal.data import JudgeData

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtri
 
 from judgecal._validate import (
     check_counts,
@@ -46,7 +45,17 @@ Number = float | np.ndarray
 def z_quantile(confidence_level: float) -> float:
     """Two-sided normal quantile z = Phi^{-1}(1 - alpha/2) with alpha = 1 - confidence_level."""
     alpha = 1.0 - check_level(confidence_level)
-    return float(ndtri(1.0 - alpha / 2.0))
+    return normal_quantile(1.0 - alpha / 2.0)
+
+
+def normal_quantile(probability: float) -> float:
+    """Standard normal quantile via :func:`scipy.special.ndtri` (bitwise ``norm.ppf``).
+
+    scipy.special is imported on first use, so ``import judgecal`` stays at numpy's cost.
+    """
+    from scipy.special import ndtri
+
+    return float(ndtri(probability))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,10 +23,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from scipy.special import ndtri
-
 from judgecal._validate import check_level
-from judgecal.frequentist import _check_interval_inputs, _lang_reiczigel, rogan_gladen
+from judgecal.frequentist import (
+    _check_interval_inputs,
+    _lang_reiczigel,
+    normal_quantile,
+    rogan_gladen,
+)
 from judgecal.results import ConfidenceInterval
 
 __all__ = ["confidence_interval", "point_estimator"]
@@ -53,5 +56,5 @@ def confidence_interval(
     reference code.
     """
     alpha = check_level(alpha, "alpha")
-    z = float(ndtri(1 - alpha / 2))
+    z = normal_quantile(1 - alpha / 2)
     return _lang_reiczigel(_check_interval_inputs(p, q0, q1, n, m0, m1), z)

@@ -1,0 +1,37 @@
+"""Shared helpers for the benchmark scripts: environment record and JSON output."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from importlib import metadata
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def environment() -> dict[str, object]:
+    """Describe the machine and the versions a benchmark ran with."""
+    versions = {}
+    for package in ("judgecal", "numpy", "scipy", "pymc", "arviz", "xarray", "dask"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "versions": versions,
+    }
+
+
+def write_results(name: str, payload: dict[str, object]) -> Path:
+    """Write ``payload`` plus the environment to benchmarks/results/NAME.json."""
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps({**payload, "environment": environment()}, indent=2) + "\n")
+    return path
