@@ -111,10 +111,10 @@ def check_proportions(value: Any, name: str) -> np.ndarray:
     array = as_real_array(value, name).astype(np.float64, copy=False)
     if array.size and not (array.min() >= 0.0 and array.max() <= 1.0):  # NaN fails both
         bad = ~((array >= 0.0) & (array <= 1.0))
-        if np.isnan(array[bad]).any() or np.isinf(array[bad]).any():
-            bad = ~np.isfinite(array)
-            raise ValueError(_message(name, array, bad, "must be a finite proportion in [0, 1]"))
-        raise ValueError(_message(name, array, bad, "must lie in [0, 1]"))
+        first = array[tuple(np.argwhere(bad)[0])] if array.ndim else array[()]
+        rule = ("must lie in [0, 1]" if np.isfinite(first)
+                else "must be a finite proportion in [0, 1]")
+        raise ValueError(_message(name, array, bad, rule))
     return array
 
 
@@ -127,20 +127,26 @@ def check_counts(
     Returns an int64 or float64 array (maybe 0-d); the input is not modified.
     """
     array = as_real_array(value, name)
-    if array.dtype.kind == "f" and array.size:
+    if not array.size:
+        return array
+    if array.dtype.kind == "f":
         finite = np.isfinite(array)
-        allowed = finite | (np.isposinf(array) if allow_inf else False)
-        if not allowed.all():
-            rule = "must be a non-negative integer or inf" if allow_inf else (
-                "must be a finite non-negative integer"
-            )
-            raise ValueError(_message(name, array, ~allowed, rule))
-        integral = np.where(finite, array == np.floor(np.where(finite, array, 0.0)), True)
-        if not integral.all():
-            raise ValueError(_message(name, array, ~integral, "must be a whole number (a count)"))
-    if array.size and array.min() < minimum:
-        bad = array < minimum
-        rule = "must not be negative" if minimum == 0 else f"must be at least {minimum}"
+        whole = np.where(finite, array == np.floor(np.where(finite, array, 0.0)), False)
+        allowed = (whole & (array >= minimum)) | (np.isposinf(array) if allow_inf else False)
+    elif array.min() >= minimum:
+        return array
+    else:
+        allowed = array >= minimum
+    if not allowed.all():
+        bad = ~allowed
+        first = float(array[tuple(np.argwhere(bad)[0])] if array.ndim else array[()])
+        if math.isnan(first) or (math.isinf(first) and not allow_inf):
+            rule = ("must be a non-negative integer or inf" if allow_inf
+                    else "must be a finite non-negative integer")
+        elif first < minimum:
+            rule = "must not be negative" if minimum == 0 else f"must be at least {minimum}"
+        else:
+            rule = "must be a whole number (a count)"
         raise ValueError(_message(name, array, bad, rule))
     return array
 

@@ -309,6 +309,7 @@ def _binary_labels(values: Any, name: str) -> np.ndarray:
     if bad.any():
         index = int(np.flatnonzero(bad)[0])
         value = array[index]
+        value = value.item() if isinstance(value, np.generic) else value
         missing = value is None or (isinstance(value, float) and math.isnan(value))
         what = "a missing value (NaN/None)" if missing else repr(value)
         raise ValueError(

@@ -91,7 +91,7 @@ def _no_correction_message(q0: float, q1: float, smoothed: bool) -> str:
 
 
 def _warn_no_correction(count: int, total: int, smoothed: bool) -> None:
-    what = "q0~ + q1~ - 1 <= 0 (eq. 6)" if smoothed else "q0 + q1 - 1 <= 0"
+    what = "q0~ + q1~ - 1 <= 0, eq. 6" if smoothed else "q0 + q1 - 1 <= 0"
     warnings.warn(
         f"{count} of {total} elements have a judge no better than chance ({what}); "
         "their results are NaN.",
@@ -234,10 +234,10 @@ def _flat_operand(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | flo
 
 def _lang_reiczigel_scalar(values: tuple[np.ndarray, ...], z: float) -> ConfidenceInterval:
     p, q0, q1, n, m0, m1 = (float(v) for v in values)
-    low, high, youden_t = _lang_reiczigel_formula(p, q0, q1, n, m0, m1, z, math.sqrt)
-    if youden_t <= 0:
-        raise ValueError(_no_correction_message((m0 * q0 + 1) / (m0 + 2),
-                                                (m1 * q1 + 1) / (m1 + 2), smoothed=True))
+    q0_t, q1_t = (m0 * q0 + 1) / (m0 + 2), (m1 * q1 + 1) / (m1 + 2)
+    if q0_t + q1_t - 1 <= 0:  # checked first: the formula divides by it
+        raise ValueError(_no_correction_message(q0_t, q1_t, smoothed=True))
+    low, high, _ = _lang_reiczigel_formula(p, q0, q1, n, m0, m1, z, math.sqrt)
     return ConfidenceInterval(min(1.0, max(0.0, low)), min(1.0, max(0.0, high)))
 
 
