@@ -1,0 +1,305 @@
+r"""The PyMC model of judgecal: the single definition of the Bayesian model.
+
+.. math::
+    \theta \sim \mathrm{Beta}(a_\theta, b_\theta), \quad
+    q_0 \sim \mathrm{Beta}(a_0, b_0), \quad q_1 \sim \mathrm{Beta}(a_1, b_1), \\
+    p = \theta q_1 + (1 - \theta)(1 - q_0), \\
+    k \sim \mathrm{Bin}(n, p), \quad k_0 \sim \mathrm{Bin}(m_0, q_0), \quad
+    k_1 \sim \mathrm{Bin}(m_1, q_1).
+
+With ``Prior(better_than_chance=True)`` the prior of (q0, q1) is truncated to q0 + q1 > 1. The
+truncation is a smooth reparametrisation, not a ``-inf`` wall (see :func:`build_model`), so NUTS
+never meets a hard boundary.
+
+Compiling the model's log density and gradient dominates the cost of a fit. :func:`compiled_nuts`
+keeps one compiled model and NUTS step per (prior, target_accept); a later fit swaps the counts in
+with :func:`set_counts` (``pm.set_data``) and reuses everything. pymc and pytensor are imported
+inside the functions, never at module import.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from judgecal.bayes.priors import Prior
+from judgecal.data import JudgeData
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pymc as pm
+
+__all__ = [
+    "DATA_NAMES",
+    "OBSERVED_NAMES",
+    "POSTERIOR_NAMES",
+    "CompiledNUTS",
+    "build_model",
+    "cache_info",
+    "clear_cache",
+    "compiled_nuts",
+    "set_counts",
+]
+
+#: Name of the ``pm.Data`` container that holds each count of :class:`JudgeData`.
+DATA_NAMES = {"k": "k_data", "n": "n", "k0": "k0_data", "m0": "m0", "k1": "k1_data", "m1": "m1"}
+#: Observed random variables (binomial likelihoods), named after the counts they model.
+OBSERVED_NAMES = ("k", "k0", "k1")
+#: Variables reported in the posterior: the three parameters and two deterministics.
+POSTERIOR_NAMES = ("theta", "q0", "q1", "p", "youden")
+
+
+def _check_inputs(data: Any, prior: Any) -> Prior:
+    if not isinstance(data, JudgeData):
+        raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
+    if prior is None:
+        return Prior()
+    if not isinstance(prior, Prior):
+        raise TypeError(f"`prior` must be a judgecal.bayes.Prior or None, got "
+                        f"{type(prior).__name__}.")
+    return prior
+
+
+def build_model(data: JudgeData, prior: Prior | None = None) -> pm.Model:
+    r"""Build the PyMC model of the true accuracy theta and the judge's q0, q1.
+
+    Parameters
+    ----------
+    data : JudgeData
+        The six counts; they enter through ``pm.Data`` containers named in :data:`DATA_NAMES`, so
+        ``pm.set_data`` (or :func:`set_counts`) swaps in new counts without rebuilding.
+    prior : Prior, optional
+        Beta priors; ``Prior()`` (uniform, better than chance) by default.
+
+    Returns
+    -------
+    pymc.Model
+        Variables ``theta``, ``q0``, ``q1`` (parameters), ``p`` (judged-correct rate) and
+        ``youden`` (q0 + q1 - 1) as deterministics, observed ``k``, ``k0``, ``k1``.
+
+    Notes
+    -----
+    **Truncation to q0 + q1 > 1** (``prior.better_than_chance``). The target prior is
+
+    .. math:: \pi(q_0, q_1) \propto \mathrm{Beta}(q_0; a_0, b_0)\,\mathrm{Beta}(q_1; a_1, b_1)\,
+              \mathbf 1\{q_0 + q_1 > 1\}.
+
+    For q0 in (0, 1) the admissible q1 form the interval (1 - q0, 1). The model samples
+    ``q0 ~ Beta(a0, b0)`` and a free ``q1_scaled ~ Uniform(0, 1)`` (v below) and sets
+
+    .. math:: q_1 = (1 - q_0) + q_0 v = 1 - q_0 (1 - v),
+
+    a bijection from (0, 1)^2 onto the triangle {q0 + q1 > 1} with Jacobian
+    :math:`|\partial(q_0, q_1)/\partial(q_0, v)| = \partial q_1/\partial v = q_0`. A potential
+    ``q1_prior`` adds :math:`\log \mathrm{Beta}(q_1; a_1, b_1) + \log q_0`, so the density of
+    (q0, v) is :math:`\mathrm{Beta}(q_0)\cdot 1 \cdot \mathrm{Beta}(q_1(q_0, v))\, q_0`, and the
+    change of variables back to (q0, q1) divides by the Jacobian q0:
+
+    .. math:: \pi(q_0, q_1) = \mathrm{Beta}(q_0)\,\mathrm{Beta}(q_1)\quad\text{on } q_0 + q_1 > 1,
+
+    exactly the truncated product (its normalising constant is irrelevant to MCMC). The density
+    is smooth inside the triangle, so NUTS never proposes an impossible point. Because part of the
+    prior lives in a potential, ``pm.sample_prior_predictive`` ignores it (PyMC warns); use the
+    exact engine (or NUTS on the model without observations) for prior draws.
+
+    Without the truncation q0 and q1 are plain independent ``pm.Beta`` variables.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    prior = _check_inputs(data, prior)
+    with pm.Model() as model:
+        counts = {key: pm.Data(name, getattr(data, key)) for key, name in DATA_NAMES.items()}
+        theta = pm.Beta("theta", *prior.theta)
+        q0 = pm.Beta("q0", *prior.q0)
+        if prior.better_than_chance:
+            scaled = pm.Uniform("q1_scaled", 0.0, 1.0)
+            q1 = pm.Deterministic("q1", 1.0 - q0 * (1.0 - scaled))
+            pm.Potential("q1_prior", pm.logp(pm.Beta.dist(*prior.q1), q1) + pt.log(q0))
+        else:
+            q1 = pm.Beta("q1", *prior.q1)
+        p = pm.Deterministic("p", theta * q1 + (1.0 - theta) * (1.0 - q0))
+        pm.Deterministic("youden", q0 + q1 - 1.0)
+        pm.Binomial("k", n=counts["n"], p=p, observed=counts["k"])
+        pm.Binomial("k0", n=counts["m0"], p=q0, observed=counts["k0"])
+        pm.Binomial("k1", n=counts["m1"], p=q1, observed=counts["k1"])
+    return model
+
+
+def set_counts(model: pm.Model, data: JudgeData) -> None:
+    """Swap the counts of ``data`` into a model made by :func:`build_model` (``pm.set_data``)."""
+    import pymc as pm
+
+    if not isinstance(data, JudgeData):
+        raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
+    pm.set_data({name: getattr(data, key) for key, name in DATA_NAMES.items()}, model=model)
+
+
+# -------------------------------------------------------------------------------------------
+# compiled NUTS, cached per (prior, target_accept)
+# -------------------------------------------------------------------------------------------
+@dataclass
+class CompiledNUTS:
+    """A built model with its compiled NUTS step, reusable for any counts.
+
+    Created by :func:`compiled_nuts`; ``run`` samples chains sequentially with PyMC's NUTS step,
+    re-tuning from the same pristine state on every chain (as ``pm.sample`` does).
+    """
+
+    model: Any
+    step: Any
+    pristine_state: Any
+    start: dict[str, np.ndarray]
+    logp: Any
+    transform: Any
+    value_names: tuple[str, ...]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    uses: int = 0
+
+    def run(
+        self, data: JudgeData, *, draws: int, tune: int, chains: int,
+        rng: np.random.Generator, jitter_retries: int = 10,
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """Sample ``chains`` chains for ``data``; return (posterior draws, sample stats).
+
+        Arrays have shape (chains, draws). Raises RuntimeError with an explanation if the sampler
+        fails (e.g. SamplingError: bad initial energy) and ValueError if no finite starting point
+        is found.
+        """
+        from pymc.exceptions import SamplingError
+
+        chain_rngs = rng.spawn(chains)
+        values = {name: np.empty((chains, draws)) for name in self.value_names}
+        stats: dict[str, np.ndarray] = {}
+        with self.lock:
+            self.uses += 1
+            set_counts(self.model, data)
+            for chain, chain_rng in enumerate(chain_rngs):
+                point = self._jittered_start(chain_rng, jitter_retries, data)
+                self.step.sampling_state = self.pristine_state
+                self.step.set_rng(chain_rng)
+                self.step.tune = bool(tune)
+                self.step.reset_tuning()
+                self.step.iter_count = 0
+                try:
+                    for i in range(tune + draws):
+                        if i == tune:
+                            self.step.stop_tuning()
+                        point, step_stats = self.step.step(point)
+                        if i >= tune:
+                            _record(values, stats, point, step_stats[0], chain, i - tune,
+                                    (chains, draws))
+                except (SamplingError, FloatingPointError, ValueError) as error:
+                    raise RuntimeError(
+                        f"NUTS failed on chain {chain} for counts {data.to_dict()}: "
+                        f"{str(error).splitlines()[0] if str(error) else type(error).__name__}. "
+                        "Try a different `random_seed`, more `tune` steps, a more informative "
+                        "`prior`, or method='exact'."
+                    ) from None
+        return self._posterior(values), stats
+
+    def _jittered_start(
+        self, rng: np.random.Generator, retries: int, data: JudgeData
+    ) -> dict[str, np.ndarray]:
+        """Start in unconstrained space at the prior's initial point plus U(-1, 1) jitter."""
+        for _ in range(retries):
+            point = {name: value + rng.uniform(-1.0, 1.0, size=np.shape(value))
+                     for name, value in self.start.items()}
+            if np.isfinite(self.logp(point)):
+                return point
+        raise ValueError(
+            f"no starting point with a finite log density was found for counts "
+            f"{data.to_dict()} after {retries} tries; check that the `prior` allows the data."
+        )
+
+    def _posterior(self, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        shape = next(iter(values.values())).shape
+        flat = [values[name].ravel() for name in self.value_names]
+        outputs = self.transform(*flat)
+        return {name: np.asarray(out).reshape(shape) for name, out in
+                zip(POSTERIOR_NAMES, outputs, strict=True)}
+
+
+_STAT_NAMES = {"diverging": "diverging", "energy": "energy", "energy_error": "energy_error",
+               "step_size": "step_size", "depth": "tree_depth", "n_steps": "n_steps",
+               "mean_tree_accept": "acceptance_rate", "model_logp": "lp",
+               "reached_max_treedepth": "reached_max_treedepth", "tree_size": "tree_size"}
+
+
+def _record(values, stats, point, step_stats, chain, draw, shape) -> None:
+    for name, array in values.items():
+        array[chain, draw] = point[name]
+    for key, name in _STAT_NAMES.items():
+        if key not in step_stats:
+            continue
+        if name not in stats:
+            dtype = bool if key in ("diverging", "reached_max_treedepth") else float
+            stats[name] = np.zeros(shape, dtype=dtype)
+        stats[name][chain, draw] = step_stats[key]
+
+
+_CACHE: dict[tuple[Prior, float], CompiledNUTS] = {}
+_CACHE_LOCK = threading.Lock()
+_CACHE_STATS = {"hits": 0, "misses": 0}
+
+
+def compiled_nuts(prior: Prior | None = None, *, target_accept: float = 0.8) -> CompiledNUTS:
+    """Return the cached compiled model and NUTS step for ``prior`` (built on first use).
+
+    The model is built with placeholder counts (a 50/50 judge on 10 + 10 + 10 items); every
+    :meth:`CompiledNUTS.run` swaps in the real counts. The structure of the model depends only on
+    the prior, so one compilation serves every dataset.
+    """
+    prior = Prior() if prior is None else prior
+    if not isinstance(prior, Prior):
+        raise TypeError(f"`prior` must be a judgecal.bayes.Prior or None, got "
+                        f"{type(prior).__name__}.")
+    key = (prior, float(target_accept))
+    with _CACHE_LOCK:
+        entry = _CACHE.get(key)
+        if entry is not None:
+            _CACHE_STATS["hits"] += 1
+            return entry
+        _CACHE_STATS["misses"] += 1
+        entry = _compile(prior, float(target_accept))
+        _CACHE[key] = entry
+        return entry
+
+
+def _compile(prior: Prior, target_accept: float) -> CompiledNUTS:
+    import pymc as pm
+    import pytensor
+    import pytensor.tensor as pt
+    from pytensor.graph.replace import vectorize_graph
+
+    placeholder = JudgeData(k=5, n=10, k0=7, m0=10, k1=7, m1=10)
+    model = build_model(placeholder, prior)
+    with model:
+        step = pm.NUTS(target_accept=target_accept)
+    start = {name: np.asarray(value, dtype=float)
+             for name, value in model.initial_point().items()}
+    value_vars = model.value_vars
+    outputs = model.replace_rvs_by_values([model[name] for name in POSTERIOR_NAMES])
+    batched = [pt.vector(v.name, dtype=v.dtype) for v in value_vars]
+    batched_outputs = vectorize_graph(outputs, replace=dict(zip(value_vars, batched, strict=True)))
+    transform = pytensor.function(batched, batched_outputs, on_unused_input="ignore")
+    return CompiledNUTS(
+        model=model, step=step, pristine_state=step.sampling_state, start=start,
+        logp=model.compile_logp(), transform=transform,
+        value_names=tuple(v.name for v in value_vars),
+    )
+
+
+def cache_info() -> dict[str, int]:
+    """Return ``{"hits", "misses", "size"}`` of the compiled-model cache."""
+    with _CACHE_LOCK:
+        return {**_CACHE_STATS, "size": len(_CACHE)}
+
+
+def clear_cache() -> None:
+    """Drop every cached compiled model (and reset the hit/miss counters)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
+        _CACHE_STATS.update(hits=0, misses=0)
