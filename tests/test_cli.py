@@ -64,10 +64,34 @@ def test_demo_runs_on_bundled_data(capsys):
     code, out, err = run(capsys, ["demo"])
     assert code == 0 and err == ""
     assert "example_labels.csv" in out and "of 2400 judged correct" in out
-    code, out, _ = run(capsys, ["demo", "--json"])
+    assert "judgecal cross-check" in out
+    code, out, _ = run(capsys, ["demo", "--json", "--seed", "3"])
     report = json.loads(out)
-    assert report["inputs"]["n"] == 2400
-    assert report["inputs"]["m0"] + report["inputs"]["m1"] == 205
+    assert report["estimate"]["inputs"]["n"] == 2400
+    assert report["estimate"]["inputs"]["m0"] + report["estimate"]["inputs"]["m1"] == 205
+    assert report["crosscheck"]["inputs"] == report["estimate"]["inputs"]
+
+
+def test_posterior_command(capsys):
+    code, out, err = run(capsys, ["posterior", *PAPER_COUNTS, "--seed", "1"])
+    assert code == 0 and err == ""
+    assert "method exact" in out
+    assert [line.split()[0] for line in out.splitlines()[2:6]] == ["theta", "q0", "q1", "youden"]
+    code, out, _ = run(capsys, ["posterior", *PAPER_COUNTS, "--json", "--seed", "1"])
+    report = json.loads(out)
+    # published posterior for these counts (uniform priors): mean about 0.1615
+    assert report["variables"]["theta"]["mean"] == pytest.approx(0.1615, abs=0.002)
+
+
+def test_crosscheck_command(capsys):
+    code, out, _ = run(capsys, ["crosscheck", *PAPER_COUNTS, "--json", "--seed", "1"])
+    assert code == 0
+    report = json.loads(out)
+    assert report["rows"]["rogan_gladen"]["estimate"] == pytest.approx(1 / 6, abs=1e-12)
+    code, out, _ = run(capsys, ["crosscheck", "--k", "40", "--n", "100", "--k0", "7", "--m0",
+                                "10", "--k1", "9", "--m1", "10"])
+    assert code == 0
+    assert "note: " in out and "fewer than 30" in out
 
 
 @pytest.mark.parametrize(
@@ -85,6 +109,8 @@ def test_demo_runs_on_bundled_data(capsys):
         (["estimate", "--labels", "/nonexistent/labels.csv"], "cannot read"),
         (["estimate", "--labels", "x.csv", "--k", "3"], "either --labels or the six counts"),
         (["frobnicate"], "invalid choice"),
+        (["posterior", *PAPER_COUNTS, "--method", "gibbs"], "invalid choice"),
+        (["posterior", *PAPER_COUNTS, "--draws", "0"], "`draws`"),
         ([], "required"),
     ],
 )

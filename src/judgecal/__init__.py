@@ -8,6 +8,9 @@ Importing judgecal loads numpy only; scipy.special, pandas, xarray, pymc, arviz 
 load when first used.
 """
 
+from judgecal.bayes.posterior import Posterior, posterior
+from judgecal.bayes.priors import Prior
+from judgecal.crosscheck import CrossCheck, crosscheck
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import (
@@ -23,12 +26,17 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ConfidenceInterval",
+    "CrossCheck",
     "Estimate",
     "JudgeCalWarning",
     "JudgeData",
+    "Posterior",
+    "Prior",
+    "crosscheck",
     "estimate",
     "lang_reiczigel_ci",
     "naive_wald_ci",
+    "posterior",
     "rogan_gladen",
     "rogan_gladen_variance",
 ]

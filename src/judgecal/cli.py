@@ -87,10 +87,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_data_arguments(estimate)
     _add_output_arguments(estimate)
-    demo = commands.add_parser("demo", help="run the estimate on the bundled example data",
-                               description="The estimate on a bundled example evaluation.")
+    for name, help_text in (
+        ("posterior", "the full posterior of theta, q0, q1 (exact integration or NUTS)"),
+        ("crosscheck", "the closed form and the posterior side by side, with advice"),
+    ):
+        command = commands.add_parser(name, help=help_text, description=help_text.capitalize())
+        _add_data_arguments(command)
+        _add_output_arguments(command)
+        _add_posterior_arguments(command)
+    demo = commands.add_parser(
+        "demo", help="run the estimate and the cross-check on the bundled example data",
+        description="The estimate and the cross-check on a bundled example evaluation.")
     _add_output_arguments(demo)
+    _add_posterior_arguments(demo)
     return parser
+
+
+def _add_posterior_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("posterior")
+    group.add_argument("--method", choices=("exact", "nuts"), default="exact",
+                       help="exact numerical integration (default, fast) or PyMC's NUTS")
+    group.add_argument("--draws", type=int, default=1000, help="draws per chain (default 1000)")
+    group.add_argument("--chains", type=int, default=4, help="chains (default 4)")
+    group.add_argument("--seed", type=int, default=None, help="random seed for reproducible draws")
 
 
 def _data_from_arguments(args: argparse.Namespace) -> JudgeData:
@@ -114,16 +133,57 @@ def _run_estimate(data: JudgeData, args: argparse.Namespace) -> str:
     return json.dumps(result.to_dict(), indent=2) if args.json else str(result)
 
 
+def _posterior_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"method": args.method, "draws": args.draws, "chains": args.chains,
+            "random_seed": args.seed}
+
+
+def _run_posterior(data: JudgeData, args: argparse.Namespace) -> str:
+    from judgecal.bayes.posterior import posterior
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeCalWarning)  # flags are printed in the report
+        result = posterior(data, **_posterior_options(args))
+    level = args.confidence_level
+    if args.json:
+        return json.dumps(result.to_dict(prob=level), indent=2)
+    pct = f"{100 * level:g}%"
+    lines = [f"judgecal posterior (method {result.method}, {pct} credible intervals, uniform "
+             "priors, judge better than chance)",
+             f"  {'':<8}{'mean':>9}{'median':>9}{'ETI low':>9}{'ETI high':>9}{'HDI low':>9}"
+             f"{'HDI high':>9}"]
+    for var in ("theta", "q0", "q1", "youden"):
+        eti, hdi = result.ci(level, "eti", var), result.ci(level, "hdi", var)
+        values = (result.mean(var), float(result.quantile(0.5, var)), *eti, *hdi)
+        lines.append(f"  {var:<8}" + "".join(f"{v:9.4f}" for v in values))
+    lines += [f"  warning: {message}" for message in result.to_dict(prob=level)["flags"].values()]
+    return "\n".join(lines)
+
+
+def _run_crosscheck(data: JudgeData, args: argparse.Namespace) -> str:
+    from judgecal.crosscheck import crosscheck
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeCalWarning)  # flags are printed in the report
+        result = crosscheck(data, confidence_level=args.confidence_level,
+                            **_posterior_options(args))
+    return json.dumps(result.to_dict(), indent=2) if args.json else str(result)
+
+
 def _dispatch(args: argparse.Namespace) -> str:
     if args.command == "demo":
         from judgecal.datasets import example_path
 
         data = JudgeData.from_csv(example_path())
-        report = _run_estimate(data, args)
         if args.json:
-            return report
-        return f"Example data: {example_path().name} (bundled with judgecal)\n{report}"
-    return _run_estimate(_data_from_arguments(args), args)
+            return json.dumps({"estimate": json.loads(_run_estimate(data, args)),
+                               "crosscheck": json.loads(_run_crosscheck(data, args))}, indent=2)
+        return (f"Example data: {example_path().name} (bundled with judgecal)\n"
+                f"{_run_estimate(data, args)}\n\n{_run_crosscheck(data, args)}")
+    data = _data_from_arguments(args)
+    runner = {"estimate": _run_estimate, "posterior": _run_posterior,
+              "crosscheck": _run_crosscheck}[args.command]
+    return runner(data, args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,279 @@
+"""The cross-check: the closed form and the posterior side by side, with plain-language flags.
+
+The two answers agree when the calibration set is large, the judge is good and the estimate is
+away from 0 and 1; they part where the normal approximation behind the Lang-Reiczigel interval
+(papers/000 eqs. 5-7) is poor: small calibration arms, a weak judge (Youden's J near 0, where
+theta = (p + q0 - 1) / J is a ratio with an uncertain denominator), and estimates at the
+boundary, where the Rogan-Gladen estimate is clipped and the equal-tailed credible interval
+excludes the boundary by construction.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from judgecal._validate import check_level
+from judgecal.data import JudgeData
+from judgecal.exceptions import JudgeCalWarning
+from judgecal.frequentist import SMALL_CALIBRATION, estimate
+from judgecal.results import Estimate
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from judgecal.bayes.posterior import Posterior
+    from judgecal.bayes.priors import Prior
+
+__all__ = ["CrossCheck", "crosscheck"]
+
+#: A judge whose posterior puts more than WEAK_JUDGE_MASS below this J is flagged as weak.
+WEAK_JUDGE_J = 0.2
+WEAK_JUDGE_MASS = 0.05
+
+ROWS = ("naive", "rogan_gladen", "posterior_eti", "posterior_hdi")
+ROW_LABELS = {
+    "naive": "naive p-hat + Wald",
+    "rogan_gladen": "Rogan-Gladen + Lang-Reiczigel",
+    "posterior_eti": "posterior median + equal-tailed",
+    "posterior_hdi": "posterior mode + HDI",
+}
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    """The fast default and the posterior of one dataset, side by side.
+
+    Attributes
+    ----------
+    data : JudgeData
+    confidence_level : float
+        Level of the confidence intervals and probability of the credible intervals.
+    tolerance : float
+        Largest difference between the ends of the Lang-Reiczigel and equal-tailed intervals that
+        still counts as agreement.
+    rows : dict
+        Row key (see :data:`ROWS`) -> (estimate, low, high).
+    flags : dict
+        Flag key -> plain-language sentence (what happened, and which interval to trust).
+    prob_weak_judge : float
+        Posterior probability that J = q0 + q1 - 1 < 0.2.
+    estimate : Estimate
+        The closed-form result.
+    posterior : Posterior
+        The posterior result.
+    """
+
+    data: JudgeData
+    confidence_level: float
+    tolerance: float
+    rows: dict[str, tuple[float, float, float]]
+    flags: dict[str, str]
+    prob_weak_judge: float
+    estimate: Estimate
+    posterior: Posterior
+
+    @property
+    def max_difference(self) -> float:
+        """Largest |difference| between Lang-Reiczigel and equal-tailed interval ends."""
+        lr, eti = self.rows["rogan_gladen"], self.rows["posterior_eti"]
+        return max(abs(lr[1] - eti[1]), abs(lr[2] - eti[2]))
+
+    def summary(self) -> pd.DataFrame:
+        """One row per method: estimate, low, high, width; the flags are in ``.attrs["flags"]``."""
+        import pandas as pd
+
+        frame = pd.DataFrame.from_dict(
+            {ROW_LABELS[key]: value for key, value in self.rows.items()}, orient="index",
+            columns=["estimate", "low", "high"],
+        )
+        frame["width"] = frame["high"] - frame["low"]
+        frame.index.name = "method"
+        frame.attrs["flags"] = dict(self.flags)
+        return frame
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict: inputs, level, every row, the flags and the weak-judge probability."""
+        return {
+            "inputs": self.data.to_dict(),
+            "confidence_level": self.confidence_level,
+            "posterior_method": self.posterior.method,
+            "tolerance": self.tolerance,
+            "rows": {key: {"estimate": e, "low": lo, "high": hi, "width": hi - lo}
+                     for key, (e, lo, hi) in self.rows.items()},
+            "max_difference": self.max_difference,
+            "prob_weak_judge": self.prob_weak_judge,
+            "flags": dict(self.flags),
+        }
+
+    def __str__(self) -> str:
+        d = self.data
+        pct = f"{100 * self.confidence_level:g}%"
+        lines = [
+            f"judgecal cross-check ({pct} intervals; posterior by {self.posterior.method})",
+            f"  test set      : {d.k} of {d.n} judged correct (p-hat = {d.p:.4f})",
+            f"  calibration   : q0 = {d.k0}/{d.m0}, q1 = {d.k1}/{d.m1}, J = {d.youden:.4f}",
+            f"  {'method':<34}{'estimate':>9}{'low':>9}{'high':>9}{'width':>9}",
+        ]
+        for key, (value, low, high) in self.rows.items():
+            lines.append(f"  {ROW_LABELS[key]:<34}{value:9.4f}{low:9.4f}{high:9.4f}"
+                         f"{high - low:9.4f}")
+        if self.flags:
+            lines += [f"  note: {message}" for message in self.flags.values()]
+        else:
+            lines.append(f"  note: the closed form and the posterior agree (interval ends within "
+                         f"{self.tolerance:g}); either may be reported.")
+        return "\n".join(lines)
+
+    def plot(self, ax: Any = None) -> Any:
+        """Posterior density of theta with every interval drawn beneath it; returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, 4))
+        grid = np.linspace(0.0, 1.0, 1001)
+        density = _density(self.posterior, grid)
+        ax.plot(grid, density, color="black", lw=1.5, label="posterior density of theta")
+        top = float(np.nanmax(density)) if np.isfinite(density).any() else 1.0
+        colours = ("tab:gray", "tab:blue", "tab:orange", "tab:green")
+        for i, (key, colour) in enumerate(zip(self.rows, colours, strict=True)):
+            value, low, high = self.rows[key]
+            y = -top * 0.08 * (i + 1)
+            ax.plot([low, high], [y, y], color=colour, lw=3, label=ROW_LABELS[key])
+            ax.plot([value], [y], "o", color=colour)
+        ax.axhline(0.0, color="0.8", lw=0.8)
+        ax.set_xlabel("true accuracy theta")
+        ax.set_ylabel("density")
+        ax.set_title(f"Cross-check, {100 * self.confidence_level:g}% intervals")
+        ax.legend(fontsize="small", loc="upper right")
+        return ax
+
+
+def _density(posterior: Posterior, grid: np.ndarray) -> np.ndarray:
+    if posterior.exact is not None:
+        return np.asarray(posterior.exact.pdf(grid), dtype=float)
+    import arviz as az
+
+    points, values = az.kde(posterior.draws("theta"), bound_correction=True, custom_lims=(0, 1))
+    return np.interp(grid, points, values)
+
+
+def _posterior_mode(posterior: Posterior) -> float:
+    """Mode of theta: exact for the exact engine, else the peak of a boundary-corrected KDE."""
+    if posterior.exact is not None:
+        return float(posterior.exact.mode())
+    grid = np.linspace(0.0, 1.0, 2001)
+    return float(grid[np.argmax(_density(posterior, grid))])
+
+
+def _flags(data: JudgeData, est: Estimate, rows: dict, tolerance: float,
+           prob_weak: float, posterior: Posterior) -> dict[str, str]:
+    flags: dict[str, str] = {}
+    lr, eti, hdi = rows["rogan_gladen"], rows["posterior_eti"], rows["posterior_hdi"]
+    difference = max(abs(lr[1] - eti[1]), abs(lr[2] - eti[2]))
+    small = min(data.m0, data.m1) < SMALL_CALIBRATION
+    if difference > tolerance:
+        why = ("the calibration set is small, so the normal approximation behind the closed form "
+               "is rough: prefer the posterior" if small else
+               "prefer the posterior, which makes no normal approximation")
+        flags["intervals_disagree"] = (
+            f"the Lang-Reiczigel and equal-tailed intervals differ by up to {difference:.3f} "
+            f"(tolerance {tolerance:g}); {why}.")
+    if small:
+        flags["small_calibration"] = (
+            f"a calibration arm has fewer than {SMALL_CALIBRATION} items (m0 = {data.m0}, m1 = "
+            f"{data.m1}); label more items, and meanwhile report the posterior interval.")
+    if prob_weak > WEAK_JUDGE_MASS:
+        flags["weak_judge"] = (
+            f"the judge may be weak: the posterior puts {prob_weak:.1%} of its mass on "
+            f"J = q0 + q1 - 1 < {WEAK_JUDGE_J:g}, where the correction divides by a number near "
+            "zero; both intervals are then fragile and the posterior is the more honest one.")
+    at_boundary = "clipped" in est.flags or hdi[1] <= 0.0 or hdi[2] >= 1.0
+    if at_boundary:
+        flags["boundary"] = (
+            "the estimate is at the boundary of [0, 1]: the equal-tailed interval excludes the "
+            "boundary by construction and loses coverage there; report the HDI, which includes "
+            f"it ({hdi[1]:.4f}, {hdi[2]:.4f}), or a one-sided bound.")
+    if "zero_width" in est.flags:
+        flags["zero_width"] = (
+            "the Lang-Reiczigel interval has zero width after truncation to [0, 1]; it does not "
+            "describe the uncertainty, report the posterior HDI instead.")
+    for flag in posterior.flags:
+        flags[f"posterior_{flag}"] = (
+            f"the NUTS posterior did not pass its diagnostics ({flag}); rerun with more draws or "
+            "use method='exact'.")
+    return flags
+
+
+def crosscheck(
+    data: JudgeData,
+    *,
+    confidence_level: float = 0.95,
+    prior: Prior | None = None,
+    method: str = "exact",
+    tolerance: float = 0.02,
+    random_seed: Any = None,
+    **posterior_options: Any,
+) -> CrossCheck:
+    """Compare the closed form with the posterior for one dataset.
+
+    Rows: naive p-hat with its Wald interval; Rogan-Gladen with the Lang-Reiczigel interval
+    (papers/000 eqs. 4-7); posterior median with the equal-tailed credible interval; posterior
+    mode with the highest-density interval. Flags, each a plain sentence that says which answer to
+    trust: the Lang-Reiczigel and equal-tailed interval ends differ by more than ``tolerance``;
+    a calibration arm under 30 items; a weak judge (posterior mass above 5% on J < 0.2); an
+    estimate at the boundary; a zero-width closed-form interval; NUTS diagnostics.
+
+    Parameters
+    ----------
+    data : JudgeData
+    confidence_level : float, default 0.95
+        Level of the confidence intervals and probability of the credible intervals.
+    prior : Prior, optional
+        Prior of the posterior (uniform, better than chance, by default).
+    method : {"exact", "nuts"}, default "exact"
+        How the posterior is computed (see :func:`judgecal.posterior`).
+    tolerance : float, default 0.02
+        Agreement tolerance on the interval ends, in accuracy units (2 percentage points).
+    random_seed : int or numpy.random.Generator, optional
+        Seed of the posterior draws.
+    **posterior_options
+        Passed to :func:`judgecal.posterior` (e.g. ``draws``, ``chains``).
+
+    Returns
+    -------
+    CrossCheck
+        Flags are also issued as one :class:`~judgecal.JudgeCalWarning`.
+    """
+    from judgecal.bayes.posterior import posterior as compute_posterior
+
+    if not isinstance(data, JudgeData):
+        raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
+    level = check_level(confidence_level)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not (
+            0.0 <= tolerance < 1.0):
+        raise ValueError(f"`tolerance` ({tolerance!r}) must be a number in [0, 1), e.g. 0.02.")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeCalWarning)  # reported below as flags, once
+        est = estimate(data, confidence_level=level)
+        post = compute_posterior(data, prior=prior, method=method, random_seed=random_seed,
+                                 **posterior_options)
+    eti = post.ci(prob=level, kind="eti")
+    hdi = post.ci(prob=level, kind="hdi")
+    rows = {
+        "naive": (est.naive, *est.naive_ci),
+        "rogan_gladen": (est.theta, *est.ci),
+        "posterior_eti": (float(post.quantile(0.5)), *eti),
+        "posterior_hdi": (_posterior_mode(post), *hdi),
+    }
+    rows = {key: tuple(float(v) for v in value) for key, value in rows.items()}
+    prob_weak = float(np.mean(post.draws("youden") < WEAK_JUDGE_J))
+    flags = _flags(data, est, rows, float(tolerance), prob_weak, post)
+    result = CrossCheck(data=data, confidence_level=level, tolerance=float(tolerance), rows=rows,
+                        flags=flags, prob_weak_judge=prob_weak, estimate=est, posterior=post)
+    if flags:
+        warnings.warn(" ".join(flags.values()), JudgeCalWarning, stacklevel=2)
+    return result

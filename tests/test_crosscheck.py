@@ -1,0 +1,106 @@
+"""The cross-check: closed form vs posterior, its flags, output and errors."""
+
+import json
+
+import matplotlib
+import pytest
+
+import judgecal as jc
+
+matplotlib.use("Agg")
+
+PAPER = jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
+
+
+@pytest.fixture(scope="module")
+def paper_check():
+    return jc.crosscheck(PAPER, random_seed=1)
+
+
+def test_rows_hold_the_closed_form_and_the_posterior(paper_check):
+    rows = paper_check.rows
+    assert list(rows) == ["naive", "rogan_gladen", "posterior_eti", "posterior_hdi"]
+    # eq. (4): (0.4 + 0.7 - 1) / (0.7 + 0.9 - 1) = 1/6; papers/002 interval (0.0564, 0.2627)
+    assert rows["rogan_gladen"][0] == pytest.approx(1 / 6, abs=1e-12)
+    assert rows["rogan_gladen"][1:] == pytest.approx((0.0564, 0.2627), abs=5e-5)
+    assert rows["naive"][0] == 0.4
+    # published posterior for these counts (uniform priors): central 95% about (0.051, 0.258)
+    assert rows["posterior_eti"][1:] == pytest.approx((0.051, 0.258), abs=0.003)
+    for estimate, low, high in rows.values():
+        assert low <= estimate <= high
+
+
+def test_agreement_for_a_large_calibration_set(paper_check):
+    assert paper_check.max_difference < paper_check.tolerance
+    assert paper_check.flags == {}
+    assert "agree" in str(paper_check)
+
+
+def test_hdi_no_wider_than_eti(paper_check):
+    eti, hdi = paper_check.rows["posterior_eti"], paper_check.rows["posterior_hdi"]
+    assert hdi[2] - hdi[1] <= eti[2] - eti[1] + 1e-9
+
+
+def test_small_calibration_is_flagged_and_explained():
+    data = jc.JudgeData(k=40, n=100, k0=7, m0=10, k1=9, m1=10)
+    with pytest.warns(jc.JudgeCalWarning, match="fewer than 30"):
+        check = jc.crosscheck(data, random_seed=0)
+    assert "small_calibration" in check.flags
+    assert "posterior" in check.flags["small_calibration"]
+
+
+def test_boundary_estimate_is_flagged_and_hdi_reaches_zero():
+    # p-hat = 0.05 < 1 - q0-hat = 0.3: the Rogan-Gladen estimate is clipped to 0 (eq. 4)
+    data = jc.JudgeData(k=50, n=1000, k0=140, m0=200, k1=180, m1=200)
+    with pytest.warns(jc.JudgeCalWarning, match="boundary"):
+        check = jc.crosscheck(data, random_seed=0)
+    assert "boundary" in check.flags
+    assert check.rows["rogan_gladen"][0] == 0.0
+    assert check.rows["posterior_hdi"][1] == 0.0
+    assert check.rows["posterior_eti"][1] > 0.0  # the equal-tailed interval excludes 0
+
+
+def test_weak_judge_is_flagged():
+    # q0-hat = q1-hat = 0.6 from 40 items each: J-hat = 0.2, so about half the posterior mass of
+    # J lies below 0.2
+    data = jc.JudgeData(k=500, n=1000, k0=24, m0=40, k1=24, m1=40)
+    with pytest.warns(jc.JudgeCalWarning, match="weak"):
+        check = jc.crosscheck(data, random_seed=0)
+    assert check.prob_weak_judge > 0.3
+    assert "weak_judge" in check.flags
+
+
+def test_output_formats(paper_check):
+    payload = json.loads(json.dumps(paper_check.to_dict()))
+    assert payload["inputs"] == PAPER.to_dict()
+    assert set(payload["rows"]) == {"naive", "rogan_gladen", "posterior_eti", "posterior_hdi"}
+    frame = paper_check.summary()
+    assert list(frame.columns) == ["estimate", "low", "high", "width"]
+    assert len(frame) == 4
+    assert (frame["width"] == frame["high"] - frame["low"]).all()
+    ax = paper_check.plot()
+    assert ax.get_xlabel() == "true accuracy theta"
+
+
+def test_same_seed_same_result():
+    a = jc.crosscheck(PAPER, random_seed=7).to_dict()
+    b = jc.crosscheck(PAPER, random_seed=7).to_dict()
+    assert a == b
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"tolerance": -0.1}, ValueError, "`tolerance`"),
+        ({"confidence_level": 1.0}, ValueError, "`confidence_level`"),
+        ({"method": "mcmc"}, ValueError, "`method`"),
+    ],
+)
+def test_bad_options(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        jc.crosscheck(PAPER, **kwargs)
+
+
+def test_bad_data_type():
+    with pytest.raises(TypeError, match="`data` must be a JudgeData"):
+        jc.crosscheck((400, 1000, 140, 200, 180, 200))
