@@ -1,0 +1,162 @@
+"""Tests of the exact (quadrature) posterior against independent derivations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from judgecal.bayes.exact import (
+    ExactPosterior,
+    _calibration_nodes,
+    exact_interval,
+    exact_quantiles,
+)
+from judgecal.bayes.priors import Prior
+from judgecal.data import JudgeData
+
+PAPER = JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
+
+
+SMALL_CASES = [
+    (JudgeData(k=6, n=20, k0=8, m0=10, k1=9, m1=10), Prior()),
+    (JudgeData(k=6, n=20, k0=8, m0=10, k1=9, m1=10), Prior(theta=(2, 5), better_than_chance=False)),
+    (JudgeData(k=3, n=15, k0=5, m0=8, k1=6, m1=8), Prior(q0=(2, 2), better_than_chance=True)),
+]
+
+
+def brute_force_exact_cdf(data: JudgeData, prior: Prior, x: float, size: int = 160) -> float:
+    """3-D tensor Gauss-Legendre integration (in q0, q1 | q0 and theta) of the posterior."""
+    (at, bt), (a0, b0), (a1, b1) = prior.theta, prior.q0, prior.q1
+    nodes, weights = np.polynomial.legendre.leggauss(size)
+    u, wu = (nodes + 1) / 2, weights / 2
+
+    def mass(upper: float) -> float:
+        q0 = u[:, None, None]
+        lower = (1 - q0) if prior.better_than_chance else np.zeros_like(q0)
+        q1 = lower + (1 - lower) * u[None, :, None]
+        t = upper * u[None, None, :]
+        w = wu[:, None, None] * ((1 - lower) * wu[None, :, None]) * (upper * wu[None, None, :])
+        p = t * q1 + (1 - t) * (1 - q0)
+        dens = (stats.beta.pdf(t, at, bt) * stats.beta.pdf(q0, a0 + data.k0, b0 + data.m0 - data.k0)
+                * stats.beta.pdf(q1, a1 + data.k1, b1 + data.m1 - data.k1)
+                * stats.binom.pmf(data.k, data.n, p))
+        return float(np.sum(w * dens))
+
+    return mass(x) / mass(1.0)
+
+
+@pytest.mark.parametrize(("data", "prior"), SMALL_CASES)
+def test_cdf_and_quantiles_match_brute_force(data, prior):
+    post = ExactPosterior(data, prior)
+    for x in (0.2, 0.5):
+        assert post.cdf(x) == pytest.approx(brute_force_exact_cdf(data, prior, x), abs=1e-5)
+    # quantiles: the brute-force CDF evaluated at the engine's quantiles gives back the levels
+    qs = np.array([0.1, 0.5, 0.9])
+    t = post.quantile(qs)
+    dens = post.pdf(t)
+    back = np.array([brute_force_exact_cdf(data, prior, float(v)) for v in t])
+    assert np.all(np.abs(back - qs) / dens < 1e-4)
+
+
+def test_published_example_uniform_priors():
+    post = ExactPosterior(PAPER)
+    assert post.mean() == pytest.approx(0.1615, abs=0.002)
+    low, high = post.interval(0.95, "eti")
+    assert low == pytest.approx(0.051, abs=0.002)
+    assert high == pytest.approx(0.258, abs=0.002)
+
+
+def test_santa_clara_hdi():
+    post = ExactPosterior(JudgeData(k=50, n=3330, k0=399, m0=401, k1=103, m1=122))
+    low, high = post.interval(0.95, "hdi")
+    assert low == pytest.approx(0.001, abs=0.0015)
+    assert high == pytest.approx(0.018, abs=0.0015)
+
+
+def test_known_judge_gives_conjugate_beta():
+    big = 10**7
+    data = JudgeData(k=30, n=100, k0=big, m0=big, k1=big, m1=big)
+    post = ExactPosterior(data)
+    qs = np.array([0.025, 0.25, 0.5, 0.75, 0.975])
+    np.testing.assert_allclose(post.quantile(qs), stats.beta.ppf(qs, 31, 71), atol=2e-4)
+    assert post.mean() == pytest.approx(31 / 102, abs=2e-4)
+
+
+def test_truncated_calibration_nodes_without_data():
+    # no calibration data: the Betas are the priors; truncated mass P(q0 + q1 > 1)
+    a0, b0, a1, b1 = 2.0, 3.0, 1.5, 2.5
+    q0, q1, logw, log_trunc = _calibration_nodes(a0, b0, a1, b1, True, 40)
+    assert np.exp(logw).sum() == pytest.approx(1.0, abs=1e-12)
+    assert np.all(q0 + q1 >= 1.0)
+    expected = integrate.quad(lambda x: stats.beta.pdf(x, a0, b0) * stats.beta.sf(1 - x, a1, b1),
+                              0, 1)[0]
+    assert np.exp(log_trunc) == pytest.approx(expected, rel=1e-6)
+    # E[g(q0, q1)] under the truncated product equals the integral of the product of Betas / P
+    g = lambda x, y: x * y**2  # noqa: E731
+    num = integrate.dblquad(lambda y, x: g(x, y) * stats.beta.pdf(x, a0, b0)
+                            * stats.beta.pdf(y, a1, b1), 0, 1, lambda x: 1 - x, 1)[0]
+    assert np.sum(np.exp(logw) * g(q0, q1)) == pytest.approx(num / expected, rel=1e-4)
+
+
+def test_vectorised_equals_scalar():
+    ks = np.array([380, 400, 420])
+    k0 = np.array([140, 140, 150])
+    q = exact_quantiles(ks, 1000, k0, 200, 180, 200, [0.05, 0.5])
+    assert q.shape == (3, 2)
+    for i in range(3):
+        post = ExactPosterior(JudgeData(int(ks[i]), 1000, int(k0[i]), 200, 180, 200))
+        np.testing.assert_allclose(q[i], post.quantile([0.05, 0.5]), atol=1e-8)
+        low, high = exact_interval(ks[i], 1000, k0[i], 200, 180, 200, kind="hdi")
+        np.testing.assert_allclose([low, high], post.interval(kind="hdi"), atol=1e-7)
+    assert exact_quantiles(400, 1000, 140, 200, 180, 200, 0.5).shape == ()
+
+
+def test_sampling_reproducible_and_matches_quantiles():
+    post = ExactPosterior(PAPER)
+    a = post.sample(4000, random_seed=3)
+    b = post.sample(4000, random_seed=np.random.default_rng(3))
+    for name in ("theta", "q0", "q1"):
+        np.testing.assert_array_equal(a[name], b[name])
+    qs = np.array([0.1, 0.5, 0.9])
+    emp = np.quantile(a["theta"], qs)
+    se = np.sqrt(qs * (1 - qs) / 4000) / post.pdf(post.quantile(qs))
+    assert np.all(np.abs(emp - post.quantile(qs)) < 4 * se)
+    state = np.random.get_state()[1].copy()  # noqa: NPY002
+    post.sample(10, random_seed=1)
+    after = np.random.get_state()[1]  # noqa: NPY002
+    np.testing.assert_array_equal(after, state)
+
+
+def test_interval_ordering_and_hdi_shorter():
+    post = ExactPosterior(PAPER)
+    e_lo, e_hi = post.interval(0.95, "eti")
+    h_lo, h_hi = post.interval(0.95, "hdi")
+    n_lo, n_hi = post.interval(0.5, "eti")
+    assert 0 <= e_lo < n_lo < n_hi < e_hi <= 1
+    assert h_hi - h_lo <= e_hi - e_lo + 1e-9
+    assert post.pdf(h_lo) == pytest.approx(post.pdf(h_hi), rel=1e-4)
+    assert e_lo < post.mode() < e_hi
+
+
+def test_hdi_at_boundary():
+    post = ExactPosterior(JudgeData(k=5, n=1000, k0=190, m0=200, k1=180, m1=200))
+    low, high = post.interval(0.95, "hdi")
+    assert low == 0.0
+    assert high == pytest.approx(post.quantile(0.95), abs=1e-9)
+
+
+def test_errors():
+    post = ExactPosterior(PAPER)
+    with pytest.raises(TypeError, match="`data`"):
+        ExactPosterior((400, 1000, 140, 200, 180, 200))
+    with pytest.raises(ValueError, match=r"`prob` \(1\.5\)"):
+        post.interval(1.5)
+    with pytest.raises(ValueError, match=r"`kind` \('foo'\) must be 'eti' or 'hdi'\."):
+        post.interval(kind="foo")
+    with pytest.raises(ValueError, match="`q`"):
+        post.quantile(1.0)
+    with pytest.raises(ValueError, match="`var`"):
+        post.cdf(0.5, var="p")
+    with pytest.raises(ValueError, match="`k` must not exceed `n`"):
+        exact_quantiles([1200], 1000, 140, 200, 180, 200, 0.5)
