@@ -20,7 +20,7 @@ from judgecal._validate import check_level
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import SMALL_CALIBRATION, estimate
-from judgecal.results import Estimate
+from judgecal.results import Estimate, format_report
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -110,23 +110,14 @@ class CrossCheck:
         }
 
     def __str__(self) -> str:
-        d = self.data
-        pct = f"{100 * self.confidence_level:g}%"
-        lines = [
-            f"judgecal cross-check ({pct} intervals; posterior by {self.posterior.method})",
-            f"  test set      : {d.k} of {d.n} judged correct (p-hat = {d.p:.4f})",
-            f"  calibration   : q0 = {d.k0}/{d.m0}, q1 = {d.k1}/{d.m1}, J = {d.youden:.4f}",
-            f"  {'method':<34}{'estimate':>9}{'low':>9}{'high':>9}{'width':>9}",
-        ]
-        for key, (value, low, high) in self.rows.items():
-            lines.append(f"  {ROW_LABELS[key]:<34}{value:9.4f}{low:9.4f}{high:9.4f}"
-                         f"{high - low:9.4f}")
-        if self.flags:
-            lines += [f"  note: {message}" for message in self.flags.values()]
-        else:
-            lines.append(f"  note: the closed form and the posterior agree (interval ends within "
-                         f"{self.tolerance:g}); either may be reported.")
-        return "\n".join(lines)
+        title = (f"judgecal cross-check ({100 * self.confidence_level:g}% intervals; posterior "
+                 f"by {self.posterior.method})")
+        rows = {ROW_LABELS[key]: (value, low, high, high - low)
+                for key, (value, low, high) in self.rows.items()}
+        notes = [f"note: {message}" for message in self.flags.values()] or [
+            f"note: the closed form and the posterior agree (interval ends within "
+            f"{self.tolerance:g}); either may be reported."]
+        return format_report(title, self.data, rows, notes)
 
     def plot(self, ax: Any = None) -> Any:
         """Posterior density of theta with every interval drawn beneath it; returns the Axes."""

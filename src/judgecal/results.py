@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from judgecal.data import JudgeData
 
-__all__ = ["FLAG_MESSAGES", "ConfidenceInterval", "Estimate"]
+__all__ = ["FLAG_MESSAGES", "ConfidenceInterval", "Estimate", "format_report"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -117,16 +117,28 @@ class Estimate:
         return frame
 
     def __str__(self) -> str:
-        d = self.data
-        pct = f"{100 * self.confidence_level:g}%"
-        lines = [
-            f"judgecal estimate ({pct} intervals)",
-            f"  test set      : {d.k} of {d.n} judged correct (p-hat = {d.p:.4f})",
-            f"  calibration   : specificity q0 = {d.k0}/{d.m0} = {d.q0:.4f}, "
-            f"sensitivity q1 = {d.k1}/{d.m1} = {d.q1:.4f}, J = {self.youden:.4f}",
-            f"  {'method':<32}{'estimate':>9}{'low':>9}{'high':>9}{'width':>9}",
-        ]
-        for name, row in self._rows().items():
-            lines.append(f"  {name:<32}" + "".join(f"{value:9.4f}" for value in row))
-        lines += [f"  warning: {message}" for message in self.flag_messages]
-        return "\n".join(lines)
+        title = f"judgecal estimate ({100 * self.confidence_level:g}% intervals)"
+        notes = [f"warning: {message}" for message in self.flag_messages]
+        return format_report(title, self.data, self._rows(), notes)
+
+
+def format_report(
+    title: str, data: JudgeData, rows: dict[str, tuple[float, ...]], notes: list[str]
+) -> str:
+    """Render a printed report: title, the counts, one line per method, then notes.
+
+    ``rows`` maps a method label to (estimate, low, high, width). Numbers are rounded to four
+    decimals here and only here.
+    """
+    d = data
+    lines = [
+        title,
+        f"  test set      : {d.k} of {d.n} judged correct (p-hat = {d.p:.4f})",
+        f"  calibration   : specificity q0 = {d.k0}/{d.m0} = {d.q0:.4f}, "
+        f"sensitivity q1 = {d.k1}/{d.m1} = {d.q1:.4f}, J = {d.youden:.4f}",
+        f"  {'method':<34}{'estimate':>9}{'low':>9}{'high':>9}{'width':>9}",
+    ]
+    for name, row in rows.items():
+        lines.append(f"  {name:<34}" + "".join(f"{value:9.4f}" for value in row))
+    lines += [f"  {note}" for note in notes]
+    return "\n".join(lines)
