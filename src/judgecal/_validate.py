@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "as_generator",
     "as_real_array",
     "check_counts",
     "check_level",
@@ -170,3 +171,15 @@ def check_not_exceeding(
             f"{_format_number(part_b[index])} and `{whole_name}` is "
             f"{_format_number(whole_b[index])}."
         )
+
+
+def as_generator(random_seed: Any) -> np.random.Generator:
+    """Turn ``random_seed`` (None, an int or a Generator) into a Generator; never the global RNG."""
+    if isinstance(random_seed, np.random.Generator):
+        return random_seed
+    if random_seed is None or (isinstance(random_seed, numbers.Integral)
+                               and not isinstance(random_seed, (bool, np.bool_))):
+        return np.random.default_rng(random_seed)
+    raise TypeError(
+        f"`random_seed` must be None, an int or a numpy Generator, got {random_seed!r}."
+    )

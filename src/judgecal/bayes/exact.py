@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 from scipy import special as sc
 
-from judgecal._validate import check_counts, check_level, check_not_exceeding
+from judgecal._validate import as_generator, check_counts, check_level, check_not_exceeding
 from judgecal.bayes.priors import Prior
 from judgecal.data import JudgeData
 
@@ -383,15 +383,6 @@ def _check_prior(prior: Any) -> Prior:
     return prior
 
 
-def _rng(random_seed: Any) -> np.random.Generator:
-    if isinstance(random_seed, np.random.Generator):
-        return random_seed
-    if random_seed is None or (isinstance(random_seed, numbers.Integral)
-                               and not isinstance(random_seed, bool)):
-        return np.random.default_rng(random_seed)
-    raise TypeError(
-        f"`random_seed` must be None, an int or a numpy Generator, got {random_seed!r}."
-    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -614,7 +605,7 @@ class ExactPosterior:
         """
         if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 0:
             raise ValueError(f"`size` ({size!r}) must be a non-negative integer.")
-        rng = _rng(random_seed)
+        rng = as_generator(random_seed)
         mix = self._mix
         weight = mix.weight[0]
         if self._uniform:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgecal._validate import check_level
+from judgecal._validate import as_generator, check_level
 from judgecal.bayes.model import OBSERVED_NAMES, POSTERIOR_NAMES, compiled_nuts
 from judgecal.bayes.priors import Prior
 from judgecal.data import JudgeData
@@ -63,15 +63,6 @@ def _check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
     return str(value)
 
 
-def _rng(random_seed: Any) -> np.random.Generator:
-    if isinstance(random_seed, np.random.Generator):
-        return random_seed
-    if random_seed is None or (isinstance(random_seed, numbers.Integral)
-                               and not isinstance(random_seed, (bool, np.bool_))):
-        return np.random.default_rng(random_seed)
-    raise TypeError(
-        f"`random_seed` must be None, an int or a numpy Generator, got {random_seed!r}."
-    )
 
 
 # -------------------------------------------------------------------------------------------
@@ -192,7 +183,7 @@ class Posterior:
         """Posterior predictive p-values P(rep >= obs) for k, k0 and k1 (binomial replicates)."""
         import pandas as pd
 
-        rng = _rng(random_seed)
+        rng = as_generator(random_seed)
         d = self.data
         p, q0, q1 = (self.draws(v) for v in ("p", "q0", "q1"))
         rows = {}
@@ -337,7 +328,7 @@ def posterior(
     draws, tune, chains = (_positive_int(v, name) for v, name in
                            ((draws, "draws"), (tune, "tune"), (chains, "chains")))
     target_accept = check_level(target_accept, "target_accept")
-    rng = _rng(random_seed)
+    rng = as_generator(random_seed)
     if method == "exact":
         return _exact_posterior(data, prior, draws, chains, rng)
     if sampler == "nutpie":
