@@ -168,8 +168,7 @@ def rogan_gladen_variance(p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any) ->
     if any(is_xarray(a) for a in (p, q0, q1, n, m0, m1)):
         return _apply_xarray(rogan_gladen_variance, (p, q0, q1, n, m0, m1), {}, 1)
     p_a, q0_a, q1_a, n_a, m0_a, m1_a = _check_interval_inputs(p, q0, q1, n, m0, m1)
-    theta = rogan_gladen(p_a if p_a.ndim else float(p_a), q0_a if q0_a.ndim else float(q0_a),
-                         q1_a if q1_a.ndim else float(q1_a), clip=False)
+    theta = rogan_gladen(p_a, q0_a, q1_a, clip=False)  # raises / NaN-warns for J <= 0
     with np.errstate(divide="ignore", invalid="ignore"):
         variance = (p_a * (1.0 - p_a) / n_a + (1.0 - theta) ** 2 * q0_a * (1.0 - q0_a) / m0_a
                     + theta**2 * q1_a * (1.0 - q1_a) / m1_a) / (q0_a + q1_a - 1.0) ** 2

@@ -92,9 +92,10 @@ class Prior:
         """
         base = base or cls()
         counts = {}
+        given = {"k0": k0, "m0": m0, "k1": k1, "m1": m1}
         for part, whole in (("k0", "m0"), ("k1", "m1")):
-            whole_value = check_counts(locals()[whole], whole, minimum=0)
-            part_value = check_counts(locals()[part], part, minimum=0)
+            whole_value = check_counts(given[whole], whole, minimum=0)
+            part_value = check_counts(given[part], part, minimum=0)
             if whole_value.ndim or part_value.ndim:
                 raise TypeError(f"`{part}` and `{whole}` must be single counts.")
             check_not_exceeding(part_value, whole_value, part, whole)
