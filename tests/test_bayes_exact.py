@@ -160,3 +160,64 @@ def test_errors():
         post.cdf(0.5, var="p")
     with pytest.raises(ValueError, match="`k` must not exceed `n`"):
         exact_quantiles([1200], 1000, 140, 200, 180, 200, 0.5)
+
+
+def test_q_moments_include_the_theta_prior():
+    """Cell weights integrate the test likelihood against the theta prior (brute force 3-D)."""
+    data, prior = SMALL_CASES[1]
+    (at, bt), (a0, b0), (a1, b1) = prior.theta, prior.q0, prior.q1
+    nodes, weights = np.polynomial.legendre.leggauss(120)
+    u, wu = (nodes + 1) / 2, weights / 2
+    q0, q1, t = u[:, None, None], u[None, :, None], u[None, None, :]
+    p = t * q1 + (1 - t) * (1 - q0)
+    dens = (stats.beta.pdf(t, at, bt) * stats.beta.pdf(q0, a0 + data.k0, b0 + data.m0 - data.k0)
+            * stats.beta.pdf(q1, a1 + data.k1, b1 + data.m1 - data.k1)
+            * stats.binom.pmf(data.k, data.n, p))
+    w = wu[:, None, None] * wu[None, :, None] * wu[None, None, :] * dens
+    post = ExactPosterior(data, prior)
+    assert post.mean("q0") == pytest.approx(float(np.sum(w * q0) / w.sum()), abs=2e-4)
+    assert post.mean("q1") == pytest.approx(float(np.sum(w * q1) / w.sum()), abs=2e-4)
+    assert post.mean() == pytest.approx(float(np.sum(w * t) / w.sum()), abs=1e-8)
+
+
+@pytest.mark.parametrize("data", [JudgeData(k=6, n=20, k0=8, m0=10, k1=9, m1=10),
+                                  JudgeData(k=5, n=1000, k0=190, m0=200, k1=180, m1=200)])
+def test_jeffreys_theta_prior_at_the_boundary(data):
+    """A Beta(1/2, 1/2) theta prior has an unbounded density at 0 and 1.
+
+    Reference: theta = sin^2(phi) turns ``t^(-1/2) (1 - t)^(-1/2) dt`` into ``2 dphi``, so the
+    CDF is a smooth integral in phi (Gauss-Legendre), with (q0, q1 | q0) on a 300^2 grid.
+    """
+    prior = Prior(theta=(0.5, 0.5))
+    nodes, weights = np.polynomial.legendre.leggauss(300)
+    u, wu = (nodes + 1) / 2, weights / 2
+    q0 = u[:, None]
+    q1 = (1 - q0) + q0 * u[None, :]
+    cal = (stats.beta.pdf(q0, 1 + data.k0, 1 + data.m0 - data.k0)
+           * stats.beta.pdf(q1, 1 + data.k1, 1 + data.m1 - data.k1) * wu[:, None] * q0
+           * wu[None, :])
+
+    def mass(x: float) -> float:
+        phi_nodes, phi_w = np.polynomial.legendre.leggauss(200)
+        top = np.arcsin(np.sqrt(x))
+        phi, w = (phi_nodes + 1) / 2 * top, phi_w / 2 * top
+        t = np.sin(phi) ** 2
+        p = t[:, None, None] * q1[None] + (1 - t[:, None, None]) * (1 - q0[None])
+        return float(np.sum(2 * w * (stats.binom.pmf(data.k, data.n, p) * cal[None]).sum((1, 2))))
+
+    post = ExactPosterior(data, prior)
+    levels = np.array([0.025, 0.5, 0.975])
+    t = post.quantile(levels)
+    back = np.array([mass(float(v)) for v in t]) / mass(1.0)
+    assert np.all(np.abs(back - levels) / post.pdf(t) < 1e-5)
+    low, high = post.interval(0.95, "hdi")
+    assert post.cdf(high) - post.cdf(low) == pytest.approx(0.95, abs=1e-9)
+
+
+def test_vectorised_general_prior_equals_scalar():
+    prior = Prior(theta=(2, 5), q1=(3, 1))
+    ks, k0 = np.array([5, 60, 300]), np.array([150, 160, 140])
+    low, high = exact_interval(ks, 1000, k0, 200, 170, 200, kind="hdi", prior=prior)
+    for i in range(3):
+        post = ExactPosterior(JudgeData(int(ks[i]), 1000, int(k0[i]), 200, 170, 200), prior)
+        np.testing.assert_allclose([low[i], high[i]], post.interval(kind="hdi"), atol=1e-7)

@@ -181,6 +181,18 @@ def test_same_seed_same_draws_and_cache_hit(small_nuts):
     assert not np.array_equal(other.draws("theta"), small_nuts.draws("theta"))
 
 
+def test_parallel_chains_give_the_same_draws(small_nuts):
+    """Each chain has its own seed and pristine step state: cores changes nothing but speed."""
+    one = fit(SMALL, draws=1000, tune=500, chains=2, random_seed=11, cores=1)
+    two = fit(SMALL, draws=1000, tune=500, chains=2, random_seed=11, cores=2)
+    np.testing.assert_array_equal(one.draws("theta"), small_nuts.draws("theta"))
+    np.testing.assert_array_equal(two.draws("theta"), one.draws("theta"))
+    np.testing.assert_array_equal(two.idata.sample_stats["diverging"],
+                                  one.idata.sample_stats["diverging"])
+    with pytest.raises(ValueError, match=r"`cores` \(0\) must be a positive integer"):
+        posterior(SMALL, cores=0)
+
+
 def test_generator_seed_is_accepted():
     a = fit(EXAMPLE, draws=100, tune=100, chains=1, random_seed=np.random.default_rng(4))
     b = fit(EXAMPLE, draws=100, tune=100, chains=1, random_seed=np.random.default_rng(4))

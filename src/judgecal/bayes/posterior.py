@@ -274,7 +274,7 @@ def _diagnostics(idata: Any) -> dict[str, float]:
 def posterior(
     data: JudgeData, *, prior: Prior | None = None, method: str = "nuts", draws: int = 2000,
     tune: int = 1000, chains: int = 4, random_seed: Any = None, progressbar: bool = False,
-    sampler: str = "pymc", target_accept: float = 0.8,
+    sampler: str = "pymc", target_accept: float = 0.8, cores: int | None = None,
 ) -> Posterior:
     """Posterior of the true accuracy theta and the judge's specificity q0 and sensitivity q1.
 
@@ -296,6 +296,10 @@ def posterior(
         NUTS implementation; nutpie must be installed.
     target_accept : float
         NUTS target acceptance rate (raise it, e.g. to 0.95, if divergences are reported).
+    cores : int, optional
+        Processes that run the chains of ``sampler="pymc"`` in parallel (default: the number of
+        CPUs, at most ``chains``; Linux only, elsewhere chains run one after another). The draws
+        are the same for any ``cores``.
 
     Returns
     -------
@@ -328,16 +332,30 @@ def posterior(
     draws, tune, chains = (_positive_int(v, name) for v, name in
                            ((draws, "draws"), (tune, "tune"), (chains, "chains")))
     target_accept = check_level(target_accept, "target_accept")
+    cores = _default_cores() if cores is None else _positive_int(cores, "cores")
     rng = as_generator(random_seed)
+    if data.design == "random":  # labelled items drawn from the test population
+        from judgecal.bayes.random_design import random_design_posterior
+
+        return random_design_posterior(data, prior, method=method, sampler=sampler, draws=draws,
+                                       tune=tune, chains=chains, rng=rng,
+                                       target_accept=target_accept, cores=cores)
     if method == "exact":
         return _exact_posterior(data, prior, draws, chains, rng)
     if sampler == "nutpie":
         idata = _nutpie_idata(data, prior, draws, tune, chains, rng, progressbar, target_accept)
         return Posterior.from_idata(idata, data=data, prior=prior, method="nuts")
     engine = compiled_nuts(prior, target_accept=target_accept)
-    values, stats = engine.run(data, draws=draws, tune=tune, chains=chains, rng=rng)
+    values, stats = engine.run(data, draws=draws, tune=tune, chains=chains, rng=rng, cores=cores)
     idata = _to_idata(values, data, stats)
     return Posterior.from_idata(idata, data=data, prior=prior, method="nuts")
+
+
+def _default_cores() -> int:
+    import os
+
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else (os.cpu_count() or 1))
 
 
 def _to_idata(values: dict[str, np.ndarray], data: JudgeData,
