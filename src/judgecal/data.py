@@ -4,6 +4,19 @@ Notation (papers/000 Sec. 2-3): a test set of ``n`` items of which ``k`` are jud
 (p-hat = k / n, eq. 2); a calibration set with human labels, holding ``m0`` truly-incorrect items of
 which ``k0`` are judged incorrect (specificity q0-hat = k0 / m0) and ``m1`` truly-correct items of
 which ``k1`` are judged correct (sensitivity q1-hat = k1 / m1).
+
+Two calibration designs (``JudgeData.design``):
+
+``"stratified"`` (the default; papers/000, papers/001)
+    ``m0`` truly-incorrect and ``m1`` truly-correct items are chosen by design, so the class counts
+    carry no information about the accuracy theta.
+``"random"``
+    the labelled items are a simple random subsample of the test population. The same six numbers
+    then hold the four (human z, judge z-hat) cells of the ``m = m0 + m1`` labelled items --
+    (1, 1): ``k1``, (1, 0): ``m1 - k1``, (0, 1): ``m0 - k0``, (0, 0): ``k0`` -- and ``k`` of ``n``
+    counts the judge's "correct" verdicts on the *unlabelled* test items only, so no item is
+    counted twice. The class count ``m1`` of the labelled items is then informative,
+    ``m1 ~ Bin(m, theta)``, provided the labelled items come from the test population.
 """
 
 from __future__ import annotations
@@ -12,14 +25,17 @@ import csv
 import math
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from judgecal._validate import check_counts, check_not_exceeding
 
-__all__ = ["LABEL_COLUMNS", "JudgeData"]
+__all__ = ["DESIGNS", "LABEL_COLUMNS", "JudgeData", "require_design"]
+
+#: The calibration designs :class:`JudgeData` records (see the module docstring).
+DESIGNS = ("stratified", "random")
 
 #: Columns of the item-level label file read by :meth:`JudgeData.from_csv`.
 LABEL_COLUMNS = ("set", "judge", "human")
@@ -47,13 +63,18 @@ class JudgeData:
         Truly-correct calibration items the judge called "correct".
     m1 : int
         Truly-correct calibration items (at least 1).
+    design : {"stratified", "random"}, default "stratified"
+        How the calibration items were chosen. With ``"random"`` the labelled items are a random
+        subsample of the test population and ``k``, ``n`` count the *unlabelled* test items (see
+        the module docstring).
 
     Raises
     ------
     TypeError
         If a count is not a real number (booleans and strings are rejected).
     ValueError
-        If a count is negative, not a whole number, a total is zero, or a part exceeds its total.
+        If a count is negative, not a whole number, a total is zero, or a part exceeds its total;
+        if ``design`` is not one of :data:`DESIGNS`.
 
     Examples
     --------
@@ -68,8 +89,10 @@ class JudgeData:
     m0: int
     k1: int
     m1: int
+    design: str = field(default="stratified")
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "design", _check_design(self.design))
         for part, whole in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
             whole_value = _scalar_count(getattr(self, whole), whole, minimum=1)
             part_value = _scalar_count(getattr(self, part), part, minimum=0)
@@ -98,14 +121,40 @@ class JudgeData:
         """Youden's J = q0-hat + q1-hat - 1; the correction exists only when J > 0."""
         return self.q0 + self.q1 - 1.0
 
-    def to_dict(self) -> dict[str, int]:
-        """Return the six counts as a JSON-safe dict."""
-        return {name: getattr(self, name) for name in ("k", "n", "k0", "m0", "k1", "m1")}
+    @property
+    def m(self) -> int:
+        """Calibration (labelled) items in all, m = m0 + m1."""
+        return self.m0 + self.m1
+
+    @property
+    def cells(self) -> tuple[int, int, int, int]:
+        """The four (human, judge) cells of the calibration items.
+
+        In the order (1, 1), (1, 0), (0, 1), (0, 0) -- i.e. ``(k1, m1 - k1, m0 - k0, k0)`` -- whose
+        probabilities under the random design are theta q1, theta (1 - q1), (1 - theta)(1 - q0)
+        and (1 - theta) q0.
+        """
+        return (self.k1, self.m1 - self.k1, self.m0 - self.k0, self.k0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the six counts as a JSON-safe dict (plus ``"design"`` for a random design)."""
+        out: dict[str, Any] = {name: getattr(self, name)
+                               for name in ("k", "n", "k0", "m0", "k1", "m1")}
+        if self.design != "stratified":
+            out["design"] = self.design
+        return out
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{name}={getattr(self, name)!r}"
+                           for name in ("k", "n", "k0", "m0", "k1", "m1"))
+        design = "" if self.design == "stratified" else f", design={self.design!r}"
+        return f"JudgeData({counts}{design})"
 
     # -- constructors --------------------------------------------------------------------------
     @classmethod
     def from_labels(
-        cls, test_judge: Any, calib_human: Any, calib_judge: Any
+        cls, test_judge: Any, calib_human: Any, calib_judge: Any = None, *,
+        design: str = "stratified",
     ) -> JudgeData:
         """Count item-level 0/1 labels.
 
@@ -114,23 +163,41 @@ class JudgeData:
         test_judge : sequence of {0, 1}
             The judge's verdict on every test item (1 = "correct").
         calib_human : sequence of {0, 1}
-            The human (true) label of every calibration item.
-        calib_judge : sequence of {0, 1}
-            The judge's verdict on the same calibration items, in the same order.
+            ``design="stratified"``: the human (true) label of every calibration item.
+            ``design="random"``: one entry per *test* item, the human label where the item was
+            labelled and a missing value (NaN, None, pandas NA) where it was not.
+        calib_judge : sequence of {0, 1}, optional
+            ``design="stratified"`` (required): the judge's verdict on the same calibration items,
+            in the same order. ``design="random"`` (optional): one entry per test item; where an
+            item is labelled it must repeat ``test_judge`` (the labelled items are test items).
+        design : {"stratified", "random"}, default "stratified"
+            How the calibration items were chosen (see :class:`JudgeData`).
 
         Lists, tuples, numpy arrays and pandas Series are accepted; booleans count as 0/1.
-        Missing values (NaN, None) and any other value are rejected.
+        Missing values are rejected except in ``calib_human`` (and ``calib_judge``) of a random
+        design, where they mark the unlabelled items.
 
         Returns
         -------
         JudgeData
+            For a random design ``k``, ``n`` count the unlabelled test items and ``k0, m0, k1,
+            m1`` the labelled ones.
 
         Raises
         ------
         ValueError
             For values other than 0/1, missing values, calibration sequences of different lengths,
-            an empty test set, or a calibration set without items of one true class.
+            an empty test set, a calibration set without items of one true class, an unknown
+            ``design``; for a random design, labels not marked on the test items (sequences of
+            another length, or a judge verdict that differs from the test item's), no labelled or
+            no unlabelled items.
         """
+        design = _check_design(design)
+        if design == "random":
+            return cls._from_marked_labels(test_judge, calib_human, calib_judge)
+        if calib_judge is None:
+            raise TypeError("`calib_judge` is required with design='stratified': the judge's "
+                            "verdict on every calibration item.")
         test = _binary_labels(test_judge, "test_judge")
         human = _binary_labels(calib_human, "calib_human")
         judge = _binary_labels(calib_judge, "calib_judge")
@@ -142,35 +209,74 @@ class JudgeData:
         return cls._from_binary(test, human, judge, source="")
 
     @classmethod
+    def _from_marked_labels(cls, test_judge: Any, calib_human: Any, calib_judge: Any) -> JudgeData:
+        """Random design: human labels marked on the test items (missing = unlabelled)."""
+        test = _binary_labels(test_judge, "test_judge")
+        human = _binary_labels(calib_human, "calib_human", allow_missing=True)
+        given = {"calib_human": human}
+        if calib_judge is not None:
+            given["calib_judge"] = _binary_labels(calib_judge, "calib_judge", allow_missing=True)
+        for name, values in given.items():
+            if values.size != test.size:
+                raise ValueError(
+                    f"with design='random' the labelled items are a subset of the test items: "
+                    f"`{name}` must hold one entry per test item (a missing value where the item "
+                    f"is unlabelled), got {values.size} entries for {test.size} test items."
+                )
+        if "calib_judge" in given:
+            judge = given["calib_judge"]
+            differ = (human >= 0) & (judge != test)
+            if differ.any():
+                i = int(np.flatnonzero(differ)[0])
+                shown = "missing" if judge[i] < 0 else int(judge[i])
+                raise ValueError(
+                    "with design='random' the labelled items are test items, so `calib_judge` "
+                    f"must repeat `test_judge` on them; labelled item {i} has `calib_judge` "
+                    f"{shown} but `test_judge` {int(test[i])}."
+                )
+        return cls._from_binary(test, human, test, source="", design="random")
+
+    @classmethod
     def _from_binary(
-        cls, test: np.ndarray, human: np.ndarray, judge: np.ndarray, *, source: str
+        cls, test: np.ndarray, human: np.ndarray, judge: np.ndarray, *, source: str,
+        design: str = "stratified",
     ) -> JudgeData:
+        """Count labels; for a random design ``human`` marks unlabelled items with -1."""
         if test.size == 0:
             raise ValueError(f"{source}the test set is empty: `test_judge` holds no items.")
+        where = "the calibration set"
+        if design == "random":
+            test, labelled = _split_marked(test, human, source)
+            human, judge = human[labelled], judge[labelled]
+            where = "the labelled subsample"
         m1 = int(human.sum())
         m0 = int(human.size - m1)
         for count, word, arm in ((m0, "incorrect (human label 0)", "q0"),
                                  (m1, "correct (human label 1)", "q1")):
             if count == 0:
                 raise ValueError(
-                    f"{source}the calibration set has no truly {word} items, so "
+                    f"{source}{where} has no truly {word} items, so "
                     f"{'specificity' if arm == 'q0' else 'sensitivity'} {arm} cannot be "
                     "estimated; label at least one item of each class."
                 )
         k0 = int(np.count_nonzero((human == 0) & (judge == 0)))
         k1 = int(np.count_nonzero((human == 1) & (judge == 1)))
-        return cls(k=int(test.sum()), n=int(test.size), k0=k0, m0=m0, k1=k1, m1=m1)
+        return cls(k=int(test.sum()), n=int(test.size), k0=k0, m0=m0, k1=k1, m1=m1,
+                   design=design)
 
     @classmethod
     def from_frame(
         cls, frame: Any, *, set_column: str = "set", judge_column: str = "judge",
-        human_column: str = "human",
+        human_column: str = "human", design: str = "stratified",
     ) -> JudgeData:
         """Count item-level labels held in a pandas DataFrame (the layout of :meth:`from_csv`).
 
         Rows whose ``set`` is ``"test"`` contribute their judge label to the test set; rows whose
-        ``set`` is ``"calibration"`` contribute a (human, judge) pair.
+        ``set`` is ``"calibration"`` contribute a (human, judge) pair. With ``design="random"``
+        every row is a ``"test"`` row and a human label marks the labelled ones (see
+        :meth:`from_csv`).
         """
+        design = _check_design(design)
         missing = [c for c in (set_column, judge_column, human_column) if c not in frame.columns]
         if missing:
             raise ValueError(
@@ -180,10 +286,10 @@ class JudgeData:
         rows = zip(frame[set_column].tolist(), frame[judge_column].tolist(),
                    frame[human_column].tolist(), strict=True)
         return cls._from_rows(rows, source="`frame`", first_row=0, row_word="row",
-                              columns=(set_column, judge_column, human_column))
+                              columns=(set_column, judge_column, human_column), design=design)
 
     @classmethod
-    def from_csv(cls, path: str | os.PathLike[str]) -> JudgeData:
+    def from_csv(cls, path: str | os.PathLike[str], *, design: str = "stratified") -> JudgeData:
         """Read item-level labels from a CSV file.
 
         The file has a header row and one row per item with the columns
@@ -198,12 +304,17 @@ class JudgeData:
 
         Label values may be written 0/1, 0.0/1.0 or true/false. Other columns are ignored.
 
+        With ``design="random"`` the labelled items are a random subsample of the test items: every
+        row is a ``test`` row, and a ``human`` label (0/1) marks a labelled one (empty =
+        unlabelled); a ``calibration`` row is an error.
+
         Raises
         ------
         ValueError
             Naming the file, the row (counting the header as row 1) and the column of the first
             problem: a missing column, an unknown ``set``, a label other than 0/1.
         """
+        design = _check_design(design)
         name = os.fspath(path)
         try:
             handle = open(name, newline="", encoding="utf-8-sig")  # noqa: SIM115
@@ -224,12 +335,12 @@ class JudgeData:
             rows = ((r[position["set"]], r[position["judge"]], r[position["human"]])
                     for r in reader)
             return cls._from_rows(rows, source=name, first_row=2, row_word="row",
-                                  columns=LABEL_COLUMNS)
+                                  columns=LABEL_COLUMNS, design=design)
 
     @classmethod
     def _from_rows(
         cls, rows: Iterable[tuple[Any, Any, Any]], *, source: str, first_row: int,
-        row_word: str, columns: Sequence[str],
+        row_word: str, columns: Sequence[str], design: str = "stratified",
     ) -> JudgeData:
         set_col, judge_col, human_col = columns
         test: list[int] = []
@@ -244,6 +355,18 @@ class JudgeData:
                                  f"got {_show(judge_value)}.")
             if kind == "test":
                 test.append(verdict)
+                if design == "random":  # a human label marks a labelled item; -1: unlabelled
+                    truth = -1 if _is_missing(human_value) else _parse_label(human_value)
+                    if truth is None:
+                        raise ValueError(f"{where}: column `{human_col}` must be 0, 1 or empty on "
+                                         f"a test row, got {_show(human_value)}.")
+                    human.append(truth)
+            elif kind == "calibration" and design == "random":
+                raise ValueError(
+                    f"{where}: column `{set_col}` is 'calibration', but with design='random' the "
+                    "labelled items are a subset of the test items: give them as 'test' rows "
+                    f"with a `{human_col}` label."
+                )
             elif kind == "calibration":
                 truth = _parse_label(human_value)
                 if truth is None:
@@ -254,8 +377,67 @@ class JudgeData:
             else:
                 raise ValueError(f"{where}: column `{set_col}` must be 'test' or "
                                  f"'calibration', got {_show(which)}.")
+        if design == "random":
+            verdicts = np.array(test, dtype=np.int8)
+            return cls._from_binary(verdicts, np.array(human, dtype=np.int8), verdicts,
+                                    source=f"{source}: ", design="random")
         return cls._from_binary(np.array(test, dtype=np.int8), np.array(human, dtype=np.int8),
                                 np.array(judge, dtype=np.int8), source=f"{source}: ")
+
+
+def require_design(data: Any, design: str, user: str) -> JudgeData:
+    """Return ``data`` if it is a :class:`JudgeData` of ``design``; raise otherwise.
+
+    ``user`` names the estimator in the message ("`shift_estimators`"), which says which design
+    it needs and why.
+    """
+    if not isinstance(data, JudgeData):
+        raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
+    if data.design == design:
+        return data
+    if design == "random":
+        raise ValueError(
+            f"{user} needs design='random' (labelled items drawn at random from the test "
+            f"population), but `data.design` is {data.design!r}: a stratified calibration set "
+            "fixes the class balance m1 / m by design, so it says nothing about the accuracy. "
+            "Use judgecal.estimate (Rogan-Gladen) or judgecal.posterior for a stratified design."
+        )
+    raise ValueError(f"{user} needs design={design!r}, but `data.design` is {data.design!r}.")
+
+
+def _check_design(design: Any) -> str:
+    """Return ``design`` if it is one of :data:`DESIGNS`; raise otherwise."""
+    if not isinstance(design, str):
+        raise TypeError(f"`design` must be 'stratified' or 'random', got {design!r}.")
+    if design not in DESIGNS:
+        raise ValueError(
+            f"`design` ({design!r}) must be 'stratified' (m0 and m1 chosen by design) or "
+            "'random' (a random labelled subsample of the test items)."
+        )
+    return design
+
+
+def _split_marked(test: np.ndarray, human: np.ndarray, source: str) -> tuple[np.ndarray, Any]:
+    """Random design: return (unlabelled test verdicts, mask of labelled items)."""
+    labelled = human >= 0
+    if not labelled.any():
+        raise ValueError(f"{source}no test item has a human label, but design='random' needs a "
+                         "labelled subsample (mark unlabelled items with a missing value).")
+    if labelled.all():
+        raise ValueError(
+            f"{source}every test item has a human label, so no unlabelled items are left for "
+            "the judge (`n` would be 0); the human labels alone give the accuracy (m1 / m)."
+        )
+    return test[~labelled], labelled
+
+
+def _is_missing(value: Any) -> bool:
+    """True for None, NaN, pandas NA/NaT and an empty or 'na'-like string."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    if isinstance(value, (float, np.floating)):
+        return math.isnan(value)
+    return isinstance(value, str) and value.strip().lower() in _MISSING_WORDS
 
 
 def _scalar_count(value: Any, name: str, *, minimum: int) -> int:
@@ -286,8 +468,11 @@ def _parse_label(value: Any) -> int | None:
     return None
 
 
-def _binary_labels(values: Any, name: str) -> np.ndarray:
-    """Validate a 1-D sequence of 0/1 labels; return an int8 copy (the input is not modified)."""
+def _binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.ndarray:
+    """Validate a 1-D sequence of 0/1 labels; return an int8 copy (the input is not modified).
+
+    With ``allow_missing`` a missing value (NaN, None, pandas NA) becomes -1.
+    """
     if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
         raise TypeError(f"`{name}` must be a sequence of 0/1 labels, got {type(values).__name__}.")
     if hasattr(values, "to_numpy"):  # pandas Series / Index; nullable dtypes become objects
@@ -300,9 +485,15 @@ def _binary_labels(values: Any, name: str) -> np.ndarray:
     if array.dtype.kind in "iu":
         bad = (array != 0) & (array != 1)
     elif array.dtype.kind == "f":
-        bad = ~((array == 0.0) | (array == 1.0))  # NaN is bad
+        bad = ~((array == 0.0) | (array == 1.0))  # NaN is bad ...
+        if allow_missing:  # ... unless it marks an unlabelled item
+            bad &= ~np.isnan(array)
+            if not bad.any():
+                return np.where(np.isnan(array), -1, array).astype(np.int8)
     else:
-        parsed = [_parse_label(v) if not isinstance(v, str) else None for v in array.tolist()]
+        items = array.tolist()
+        parsed = [-1 if allow_missing and not isinstance(v, str) and _is_missing(v)
+                  else (_parse_label(v) if not isinstance(v, str) else None) for v in items]
         bad = np.array([v is None for v in parsed], dtype=bool)
         if not bad.any():
             return np.array(parsed, dtype=np.int8)
