@@ -143,7 +143,9 @@ class ThetaMarginal:
         drop = _DROP + self._prior_slack(peaks, top)
         tau = self.logw - top + drop[:, None]                      # drop allowed per cell
         live = tau > 0
-        p_low, p_high = kernel_range(self.k[:, None], self.n[:, None], np.where(live, tau, 1.0))
+        p_low, p_high = np.zeros(tau.shape), np.ones(tau.shape)
+        rows = np.broadcast_to(np.arange(self.k.size)[:, None], tau.shape)[live]
+        p_low[live], p_high[live] = kernel_range(self.k[rows], self.n[rows], tau[live])
         with np.errstate(divide="ignore", invalid="ignore"):
             ends = np.stack([(p_low - self.lo) / self.jj, (p_high - self.lo) / self.jj])
         flat = ~np.isfinite(ends).all(axis=0)                     # jj ~ 0: the whole of [0, 1]

@@ -42,6 +42,7 @@ with a Gauss-Jacobi rule that absorbs the singular factor.
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Callable
 from typing import Any
@@ -123,9 +124,14 @@ def _logsumexp(v: np.ndarray, axis: int = -1) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------
 # calibration quadrature
 # ------------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=64)
 def _normal_nodes(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Hermite nodes and weights (summing to 1) for the standard normal (cached)."""
     z, w = sc.roots_hermitenorm(size)
-    return z, w / w.sum()
+    z.flags.writeable = False
+    w = w / w.sum()
+    w.flags.writeable = False
+    return z, w
 
 
 def _beta_ppf_z(a: float, b: float, z: np.ndarray) -> np.ndarray:
@@ -133,6 +139,14 @@ def _beta_ppf_z(a: float, b: float, z: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         return np.where(z <= 0, sc.betaincinv(a, b, sc.ndtr(np.minimum(z, 0.0))),
                         sc.betainccinv(a, b, sc.ndtr(-np.maximum(z, 0.0))))
+
+
+@functools.lru_cache(maxsize=4096)
+def _beta_nodes(a: float, b: float, size: int) -> np.ndarray:
+    """Gauss-Hermite nodes of Beta(a, b) in its normal-score scale (cached, read-only)."""
+    out = _beta_ppf_z(a, b, _normal_nodes(size)[0])
+    out.flags.writeable = False
+    return out
 
 
 def _calibration_nodes(
@@ -144,18 +158,22 @@ def _calibration_nodes(
     truncation probability ``log P(q0 + q1 > 1)`` (0 when not truncated).
     """
     z, w = _normal_nodes(size)
-    q0 = _beta_ppf_z(a0, b0, z)
+    q0 = _beta_nodes(float(a0), float(b0), size)
+    free = _beta_nodes(float(a1), float(b1), size)
     if not truncate:
-        q1 = _beta_ppf_z(a1, b1, z)
-        g0, g1 = np.meshgrid(q0, q1, indexing="ij")
+        g0, g1 = np.meshgrid(q0, free, indexing="ij")
         logw = np.log(w)[:, None] + np.log(w)[None, :]
         return g0.ravel(), g1.ravel(), logw.ravel(), 0.0
     cut = 1.0 - q0
     log_s = _log_tails(a1, b1, cut)[1]                      # log P(q1 > 1 - q0_i)
     keep = np.isfinite(log_s) & (np.exp(log_s) > 0)
-    z_low = sc.ndtr(-z)                                      # 1 - Phi(z_j)
-    with np.errstate(all="ignore"):
-        q1 = sc.betainccinv(a1, b1, np.exp(log_s)[:, None] * z_low[None, :])
+    q1 = np.broadcast_to(free, (size, size)).copy()
+    cut_rows = keep & (np.exp(log_s) < 1.0)    # where S1 == 1 in double, q1 | q0 = the free nodes
+    if cut_rows.any():
+        z_low = sc.ndtr(-z)                                  # 1 - Phi(z_j)
+        with np.errstate(all="ignore"):
+            q1[cut_rows] = sc.betainccinv(a1, b1, np.exp(log_s[cut_rows])[:, None]
+                                          * z_low[None, :])
     q1 = np.where(keep[:, None], np.clip(q1, cut[:, None], 1.0), 1.0)
     logw = np.log(w)[:, None] + np.where(keep, log_s, -np.inf)[:, None] + np.log(w)[None, :]
     g0 = np.broadcast_to(q0[:, None], q1.shape)
