@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import integrate, stats
+from scipy import integrate, special, stats
 
 from judgecal.bayes.exact import (
     ExactPosterior,
@@ -221,3 +221,34 @@ def test_vectorised_general_prior_equals_scalar():
     for i in range(3):
         post = ExactPosterior(JudgeData(int(ks[i]), 1000, int(k0[i]), 200, 170, 200), prior)
         np.testing.assert_allclose([low[i], high[i]], post.interval(kind="hdi"), atol=1e-7)
+
+
+@pytest.mark.parametrize("data", [JudgeData(k=300, n=1000, k0=8, m0=10, k1=9, m1=10),
+                                  JudgeData(k=100, n=1000, k0=6, m0=10, k1=7, m1=10)])
+def test_tiny_calibration_against_a_large_test_set(data):
+    """10 calibration items per arm against 1,000 test items: the hardest regime for quadrature.
+
+    Reference: the density of theta on 801 equally spaced points, each a 300 x 300 Gauss-Legendre
+    sum over (q0, q1 | q0 + q1 > 1) of the unnormalised posterior, integrated by Simpson's rule;
+    the engine's quantiles must be within 1e-4 (the required accuracy) of the reference's.
+    """
+    x, w = np.polynomial.legendre.leggauss(300)
+    u, wu = (x + 1) / 2, w / 2
+    q0 = u[:, None]
+    q1 = (1 - q0) + q0 * u[None, :]
+    log_cal = (special.xlogy(data.k0, q0) + special.xlog1py(data.m0 - data.k0, -q0)
+               + special.xlogy(data.k1, q1) + special.xlog1py(data.m1 - data.k1, -q1)
+               + np.log(wu[:, None] * q0 * wu[None, :]))
+    t = np.linspace(0.0, 1.0, 801)
+    dens = np.empty(t.size)
+    for i, ti in enumerate(t):
+        p = ti * q1 + (1 - ti) * (1 - q0)
+        dens[i] = np.exp(special.xlogy(data.k, p) + special.xlog1py(data.n - data.k, -p)
+                         + log_cal + 700).sum()
+    h = t[1] - t[0]
+    cum = np.zeros(t.size)
+    cum[2::2] = np.cumsum(h / 3 * (dens[0:-2:2] + 4 * dens[1:-1:2] + dens[2::2]))
+    cum[1::2] = cum[0:-1:2] + h / 12 * (5 * dens[0:-1:2] + 8 * dens[1::2] - dens[2::2])
+    levels = np.array([0.025, 0.5, 0.975])
+    reference = np.interp(levels, cum / cum[-1], t)
+    np.testing.assert_allclose(ExactPosterior(data).quantile(levels), reference, atol=1e-4)
