@@ -17,6 +17,7 @@ N_TEST, M0, M1 = 2400, 110, 95
 
 
 def main() -> None:
+    """Write the example label file (same seed, same file)."""
     rng = np.random.default_rng(20251121)
     truth = rng.random(N_TEST) < THETA
     judge_test = np.where(truth, rng.random(N_TEST) < Q1, rng.random(N_TEST) >= Q0)
