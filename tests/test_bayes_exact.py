@@ -186,10 +186,10 @@ def test_jeffreys_theta_prior_at_the_boundary(data):
     """A Beta(1/2, 1/2) theta prior has an unbounded density at 0 and 1.
 
     Reference: theta = sin^2(phi) turns ``t^(-1/2) (1 - t)^(-1/2) dt`` into ``2 dphi``, so the
-    CDF is a smooth integral in phi (Gauss-Legendre), with (q0, q1 | q0) on a 300^2 grid.
+    CDF is a smooth integral in phi (Gauss-Legendre), with (q0, q1 | q0) on a 200^2 grid.
     """
     prior = Prior(theta=(0.5, 0.5))
-    nodes, weights = np.polynomial.legendre.leggauss(300)
+    nodes, weights = np.polynomial.legendre.leggauss(200)
     u, wu = (nodes + 1) / 2, weights / 2
     q0 = u[:, None]
     q1 = (1 - q0) + q0 * u[None, :]
@@ -198,7 +198,7 @@ def test_jeffreys_theta_prior_at_the_boundary(data):
            * wu[None, :])
 
     def mass(x: float) -> float:
-        phi_nodes, phi_w = np.polynomial.legendre.leggauss(200)
+        phi_nodes, phi_w = np.polynomial.legendre.leggauss(120)
         top = np.arcsin(np.sqrt(x))
         phi, w = (phi_nodes + 1) / 2 * top, phi_w / 2 * top
         t = np.sin(phi) ** 2
