@@ -18,7 +18,7 @@ NOTEBOOKS_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
 
 #: Small values for the parameter cell; only names the notebook itself assigns are overridden.
-SMALL = {"DRAWS": 200, "TUNE": 200, "CHAINS": 2}
+SMALL = {"DRAWS": 200, "TUNE": 200, "CHAINS": 2, "REPS": 200, "BAYES_REPS": 4}
 
 #: Text some output of a notebook must contain (beyond running without error).
 EXPECTED_OUTPUT = {
