@@ -23,16 +23,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from judgecal._validate import check_level
+from judgecal._validate import as_real_array, check_level, check_proportions
+from judgecal.allocation import (
+    _algorithm1_split,
+    _check_pilot,
+    _check_total,
+    _scalar,
+    _smoothed_pilot,
+)
 from judgecal.frequentist import (
     _check_interval_inputs,
     _lang_reiczigel,
+    _no_correction_message,
     normal_quantile,
     rogan_gladen,
 )
 from judgecal.results import ConfidenceInterval
 
-__all__ = ["confidence_interval", "point_estimator"]
+__all__ = ["allocate_calibration_sample", "confidence_interval", "point_estimator"]
 
 
 def point_estimator(p: Any, q0: Any, q1: Any) -> Any:
@@ -58,3 +66,30 @@ def confidence_interval(
     alpha = check_level(alpha, "alpha")
     z = normal_quantile(1 - alpha / 2)
     return _lang_reiczigel(_check_interval_inputs(p, q0, q1, n, m0, m1), z)
+
+
+def allocate_calibration_sample(
+    m: Any, p: Any, q0_pilot: Any = 0.9, q1_pilot: Any = 0.9, m_pilot: Any = 0,
+    eps: float = 1e-6,
+) -> tuple[int, int]:
+    """Algorithm 1's split ``(m0, m1)`` of a calibration budget ``m``, as in the paper's code.
+
+    See :func:`judgecal.allocate_calibration` for the algorithm and the decisions taken on the
+    paper's text (m0 = m - m1; p-hat -> 0 sends the budget to m0; ``m_pilot = 0`` means no pilot
+    information, kappa = 1; ``2 * m_pilot > m`` raises; arms get at least one item; ties round half
+    up). ``eps`` is accepted for compatibility and must be a non-negative number; it changes
+    nothing, because this implementation never divides by p-hat or by 1 - q~. Returns plain ints.
+    """
+    eps_value = as_real_array(eps, "eps")
+    if eps_value.ndim or not 0.0 <= float(eps_value) < 0.5:
+        raise ValueError(f"`eps` ({eps!r}) must be a single number in [0, 0.5).")
+    total = _check_total(m)
+    p_f = _scalar(check_proportions(p, "p"), "p")
+    q0_f = _scalar(check_proportions(q0_pilot, "q0_pilot"), "q0_pilot")
+    q1_f = _scalar(check_proportions(q1_pilot, "q1_pilot"), "q1_pilot")
+    pilot = _check_pilot(m_pilot, total)
+    if pilot and q0_f + q1_f <= 1.0:
+        raise ValueError(_no_correction_message(q0_f, q1_f, smoothed=False))
+    m0, m1, _, _ = _algorithm1_split(total, p_f, _smoothed_pilot(q0_f, pilot),
+                                     _smoothed_pilot(q1_f, pilot), max(pilot, 1))
+    return m0, m1
