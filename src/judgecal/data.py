@@ -26,13 +26,14 @@ import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from judgecal._validate import check_counts, check_not_exceeding
 
-__all__ = ["DESIGNS", "LABEL_COLUMNS", "JudgeData", "require_design"]
+__all__ = ["DESIGNS", "LABEL_COLUMNS", "JudgeData", "LabelRows", "binary_labels",
+           "read_label_csv", "require_design"]
 
 #: The calibration designs :class:`JudgeData` records (see the module docstring).
 DESIGNS = ("stratified", "random")
@@ -43,6 +44,19 @@ LABEL_COLUMNS = ("set", "judge", "human")
 _TRUE_WORDS = {"1", "1.0", "true"}
 _FALSE_WORDS = {"0", "0.0", "false"}
 _MISSING_WORDS = {"", "na", "nan", "none", "null"}
+
+
+class LabelRows(NamedTuple):
+    """Item-level labels parsed from rows, in row order (int8 arrays of 0/1).
+
+    ``test``: the judge's verdict on every test row. ``human`` and ``judge``: the human label and
+    the judge's verdict on every calibration row; with ``design="random"`` ``human`` instead
+    holds one entry per test row (-1 where the item is unlabelled) and ``judge`` is empty.
+    """
+
+    test: np.ndarray
+    human: np.ndarray
+    judge: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -315,74 +329,104 @@ class JudgeData:
             problem: a missing column, an unknown ``set``, a label other than 0/1.
         """
         design = _check_design(design)
-        name = os.fspath(path)
-        try:
-            handle = open(name, newline="", encoding="utf-8-sig")  # noqa: SIM115
-        except OSError as error:
-            raise ValueError(f"cannot read `{name}`: {error.strerror}.") from None
-        with handle:
-            reader = csv.DictReader(handle)
-            header = reader.fieldnames or []
-            stripped = [h.strip() for h in header]
-            missing = [c for c in LABEL_COLUMNS if c not in stripped]
-            if missing:
-                raise ValueError(
-                    f"{name}: missing column(s) {', '.join(map(repr, missing))}; expected a "
-                    f"header with {', '.join(LABEL_COLUMNS)}, got "
-                    f"{', '.join(map(repr, stripped)) or 'none'}."
-                )
-            position = {c: header[stripped.index(c)] for c in LABEL_COLUMNS}
-            rows = ((r[position["set"]], r[position["judge"]], r[position["human"]])
-                    for r in reader)
-            return cls._from_rows(rows, source=name, first_row=2, row_word="row",
-                                  columns=LABEL_COLUMNS, design=design)
+        labels = read_label_csv(path, design=design)
+        return cls._from_label_rows(labels, source=os.fspath(path), design=design)
 
     @classmethod
     def _from_rows(
         cls, rows: Iterable[tuple[Any, Any, Any]], *, source: str, first_row: int,
         row_word: str, columns: Sequence[str], design: str = "stratified",
     ) -> JudgeData:
-        set_col, judge_col, human_col = columns
-        test: list[int] = []
-        human: list[int] = []
-        judge: list[int] = []
-        for number, (which, judge_value, human_value) in enumerate(rows, start=first_row):
-            where = f"{source}, {row_word} {number}"
-            kind = "" if which is None else str(which).strip().lower()
-            verdict = _parse_label(judge_value)
-            if verdict is None:
-                raise ValueError(f"{where}: column `{judge_col}` must be 0 or 1, "
-                                 f"got {_show(judge_value)}.")
-            if kind == "test":
-                test.append(verdict)
-                if design == "random":  # a human label marks a labelled item; -1: unlabelled
-                    truth = -1 if _is_missing(human_value) else _parse_label(human_value)
-                    if truth is None:
-                        raise ValueError(f"{where}: column `{human_col}` must be 0, 1 or empty on "
-                                         f"a test row, got {_show(human_value)}.")
-                    human.append(truth)
-            elif kind == "calibration" and design == "random":
-                raise ValueError(
-                    f"{where}: column `{set_col}` is 'calibration', but with design='random' the "
-                    "labelled items are a subset of the test items: give them as 'test' rows "
-                    f"with a `{human_col}` label."
-                )
-            elif kind == "calibration":
-                truth = _parse_label(human_value)
-                if truth is None:
-                    raise ValueError(f"{where}: column `{human_col}` must be 0 or 1 on a "
-                                     f"calibration row, got {_show(human_value)}.")
-                human.append(truth)
-                judge.append(verdict)
-            else:
-                raise ValueError(f"{where}: column `{set_col}` must be 'test' or "
-                                 f"'calibration', got {_show(which)}.")
+        labels = _parse_rows(rows, source=source, first_row=first_row, row_word=row_word,
+                             columns=columns, design=design)
+        return cls._from_label_rows(labels, source=source, design=design)
+
+    @classmethod
+    def _from_label_rows(cls, labels: LabelRows, *, source: str, design: str) -> JudgeData:
         if design == "random":
-            verdicts = np.array(test, dtype=np.int8)
-            return cls._from_binary(verdicts, np.array(human, dtype=np.int8), verdicts,
+            return cls._from_binary(labels.test, labels.human, labels.test,
                                     source=f"{source}: ", design="random")
-        return cls._from_binary(np.array(test, dtype=np.int8), np.array(human, dtype=np.int8),
-                                np.array(judge, dtype=np.int8), source=f"{source}: ")
+        return cls._from_binary(labels.test, labels.human, labels.judge, source=f"{source}: ")
+
+
+def read_label_csv(path: str | os.PathLike[str], *, design: str = "stratified") -> LabelRows:
+    """Parse the item-level label file of :meth:`JudgeData.from_csv`, keeping the row order.
+
+    The file layout, the accepted label values and the errors are those of
+    :meth:`JudgeData.from_csv`, which counts what this returns; readers that need the items
+    themselves (e.g. paired test items of two models) use it directly.
+
+    Returns
+    -------
+    LabelRows
+        The test verdicts and the calibration labels, in file order.
+    """
+    design = _check_design(design)
+    name = os.fspath(path)
+    try:
+        handle = open(name, newline="", encoding="utf-8-sig")  # noqa: SIM115
+    except OSError as error:
+        raise ValueError(f"cannot read `{name}`: {error.strerror}.") from None
+    with handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        stripped = [h.strip() for h in header]
+        missing = [c for c in LABEL_COLUMNS if c not in stripped]
+        if missing:
+            raise ValueError(
+                f"{name}: missing column(s) {', '.join(map(repr, missing))}; expected a "
+                f"header with {', '.join(LABEL_COLUMNS)}, got "
+                f"{', '.join(map(repr, stripped)) or 'none'}."
+            )
+        position = {c: header[stripped.index(c)] for c in LABEL_COLUMNS}
+        rows = ((r[position["set"]], r[position["judge"]], r[position["human"]])
+                for r in reader)
+        return _parse_rows(rows, source=name, first_row=2, row_word="row",
+                           columns=LABEL_COLUMNS, design=design)
+
+
+def _parse_rows(
+    rows: Iterable[tuple[Any, Any, Any]], *, source: str, first_row: int, row_word: str,
+    columns: Sequence[str], design: str = "stratified",
+) -> LabelRows:
+    """Validate (set, judge, human) rows; raise naming the source, row and column of a problem."""
+    set_col, judge_col, human_col = columns
+    test: list[int] = []
+    human: list[int] = []
+    judge: list[int] = []
+    for number, (which, judge_value, human_value) in enumerate(rows, start=first_row):
+        where = f"{source}, {row_word} {number}"
+        kind = "" if which is None else str(which).strip().lower()
+        verdict = _parse_label(judge_value)
+        if verdict is None:
+            raise ValueError(f"{where}: column `{judge_col}` must be 0 or 1, "
+                             f"got {_show(judge_value)}.")
+        if kind == "test":
+            test.append(verdict)
+            if design == "random":  # a human label marks a labelled item; -1: unlabelled
+                truth = -1 if _is_missing(human_value) else _parse_label(human_value)
+                if truth is None:
+                    raise ValueError(f"{where}: column `{human_col}` must be 0, 1 or empty on "
+                                     f"a test row, got {_show(human_value)}.")
+                human.append(truth)
+        elif kind == "calibration" and design == "random":
+            raise ValueError(
+                f"{where}: column `{set_col}` is 'calibration', but with design='random' the "
+                "labelled items are a subset of the test items: give them as 'test' rows "
+                f"with a `{human_col}` label."
+            )
+        elif kind == "calibration":
+            truth = _parse_label(human_value)
+            if truth is None:
+                raise ValueError(f"{where}: column `{human_col}` must be 0 or 1 on a "
+                                 f"calibration row, got {_show(human_value)}.")
+            human.append(truth)
+            judge.append(verdict)
+        else:
+            raise ValueError(f"{where}: column `{set_col}` must be 'test' or "
+                             f"'calibration', got {_show(which)}.")
+    return LabelRows(np.array(test, dtype=np.int8), np.array(human, dtype=np.int8),
+                     np.array(judge, dtype=np.int8))
 
 
 def require_design(data: Any, design: str, user: str) -> JudgeData:
@@ -468,10 +512,12 @@ def _parse_label(value: Any) -> int | None:
     return None
 
 
-def _binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.ndarray:
+def binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.ndarray:
     """Validate a 1-D sequence of 0/1 labels; return an int8 copy (the input is not modified).
 
-    With ``allow_missing`` a missing value (NaN, None, pandas NA) becomes -1.
+    Lists, tuples, numpy arrays and pandas Series are accepted; booleans count as 0/1. With
+    ``allow_missing`` a missing value (NaN, None, pandas NA) becomes -1. Errors name the argument
+    ``name`` and the first bad item.
     """
     if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
         raise TypeError(f"`{name}` must be a sequence of 0/1 labels, got {type(values).__name__}.")
@@ -508,3 +554,6 @@ def _binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np
             f"item {index} is {what}."
         )
     return array.astype(np.int8)
+
+
+_binary_labels = binary_labels  # the name used inside judgecal before it was public

@@ -13,13 +13,17 @@ never meets a hard boundary.
 
 Compiling the model's log density and gradient dominates the cost of a fit. :func:`compiled_nuts`
 keeps one compiled model and NUTS step per (prior, target_accept); a later fit swaps the counts in
-with :func:`set_counts` (``pm.set_data``) and reuses everything. pymc and pytensor are imported
-inside the functions, never at module import.
+with :func:`set_counts` (``pm.set_data``) and reuses everything. The machinery is generic:
+:func:`compile_nuts` compiles any model whose data live in ``pm.Data`` containers, given a
+``set_data`` hook that swaps new data in, and :func:`cached_nuts` keeps such engines per key (the
+random-design and two-model comparison models use it). pymc and pytensor are imported inside the
+functions, never at module import.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +42,9 @@ __all__ = [
     "CompiledNUTS",
     "build_model",
     "cache_info",
+    "cached_nuts",
     "clear_cache",
+    "compile_nuts",
     "compiled_nuts",
     "nuts_step",
     "set_counts",
@@ -139,14 +145,18 @@ def set_counts(model: pm.Model, data: JudgeData) -> None:
 
 
 # -------------------------------------------------------------------------------------------
-# compiled NUTS, cached per (prior, target_accept)
+# compiled NUTS, cached per key: (prior, target_accept) for this model
 # -------------------------------------------------------------------------------------------
 @dataclass
 class CompiledNUTS:
-    """A built model with its compiled NUTS step, reusable for any counts.
+    """A built model with its compiled NUTS step, reusable for any data of the same structure.
 
-    Created by :func:`compiled_nuts`; ``run`` samples chains sequentially with PyMC's NUTS step,
-    re-tuning from the same pristine state on every chain (as ``pm.sample`` does).
+    Created by :func:`compile_nuts` (via :func:`compiled_nuts` for this module's model); ``run``
+    samples chains sequentially with PyMC's NUTS step, re-tuning from the same pristine state on
+    every chain (as ``pm.sample`` does). ``set_data(model, data)`` swaps ``data`` into the
+    model's ``pm.Data`` containers (:func:`set_counts` for :func:`build_model`); ``data`` must be
+    picklable (forked workers receive it) and is described in error messages by its
+    ``to_dict()`` when it has one.
     """
 
     model: Any
@@ -156,17 +166,21 @@ class CompiledNUTS:
     logp: Any
     transform: Any
     value_names: tuple[str, ...]
+    output_names: tuple[str, ...] = POSTERIOR_NAMES
+    set_data: Callable[[Any, Any], None] = set_counts
     lock: threading.Lock = field(default_factory=threading.Lock)
     uses: int = 0
     pools: dict[int, Any] = field(default_factory=dict)
 
     def run(
-        self, data: JudgeData, *, draws: int, tune: int, chains: int,
+        self, data: Any, *, draws: int, tune: int, chains: int,
         rng: np.random.Generator, jitter_retries: int = 10, cores: int = 1,
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """Sample ``chains`` chains for ``data``; return (posterior draws, sample stats).
 
-        Arrays have shape (chains, draws). Chain ``c`` uses the c-th child of ``rng`` and starts
+        Posterior arrays have shape (chains, draws, *variable shape) and hold the variables of
+        ``output_names``; sample stats have shape (chains, draws). Chain ``c`` uses the c-th
+        child of ``rng`` and starts
         from the pristine (untuned) step state, so the draws do not depend on ``cores``: with
         ``cores > 1`` (Linux only) chains run in a pool of ``cores - 1`` worker processes forked
         from this one (they inherit the compiled model, so nothing is recompiled) while this
@@ -177,13 +191,12 @@ class CompiledNUTS:
         chain_rngs = rng.spawn(chains)
         with self.lock:
             self.uses += 1
-            set_counts(self.model, data)
+            self.set_data(self.model, data)
             workers = min(cores, chains) - 1 if _can_fork() else 0
             pending = {}
             if workers > 0:
                 pool = self._pool(workers)
-                counts = data.to_dict()
-                pending = {c: pool.apply_async(_worker_chain, (counts, chain_rngs[c], draws, tune,
+                pending = {c: pool.apply_async(_worker_chain, (data, chain_rngs[c], draws, tune,
                                                               jitter_retries, c))
                            for c in range(chains) if c % (workers + 1)}
             results = {c: self.sample_chain(data, chain_rngs[c], draws, tune, jitter_retries, c)
@@ -196,13 +209,14 @@ class CompiledNUTS:
         return self._posterior(values), stats
 
     def sample_chain(
-        self, data: JudgeData, rng: np.random.Generator, draws: int, tune: int,
+        self, data: Any, rng: np.random.Generator, draws: int, tune: int,
         jitter_retries: int, chain: int,
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        """One chain on the counts already set: unconstrained draws and sample stats."""
+        """One chain on the data already set: unconstrained draws and sample stats."""
         from pymc.exceptions import SamplingError
 
-        values = {name: np.empty((1, draws)) for name in self.value_names}
+        values = {name: np.empty((1, draws, *np.shape(self.start[name])))
+                  for name in self.value_names}
         stats: dict[str, np.ndarray] = {}
         point = self._jittered_start(rng, jitter_retries, data)
         self.step.sampling_state = self.pristine_state
@@ -219,7 +233,7 @@ class CompiledNUTS:
                     _record(values, stats, point, step_stats[0], 0, i - tune, (1, draws))
         except (SamplingError, FloatingPointError, ValueError) as error:
             raise RuntimeError(
-                f"NUTS failed on chain {chain} for counts {data.to_dict()}: "
+                f"NUTS failed on chain {chain} for counts {_describe(data)}: "
                 f"{str(error).splitlines()[0] if str(error) else type(error).__name__}. "
                 "Try a different `random_seed`, more `tune` steps, a more informative "
                 "`prior`, or method='exact'."
@@ -245,7 +259,7 @@ class CompiledNUTS:
         return pool
 
     def _jittered_start(
-        self, rng: np.random.Generator, retries: int, data: JudgeData
+        self, rng: np.random.Generator, retries: int, data: Any
     ) -> dict[str, np.ndarray]:
         """Start in unconstrained space at the prior's initial point plus U(-1, 1) jitter."""
         for _ in range(retries):
@@ -255,15 +269,24 @@ class CompiledNUTS:
                 return point
         raise ValueError(
             f"no starting point with a finite log density was found for counts "
-            f"{data.to_dict()} after {retries} tries; check that the `prior` allows the data."
+            f"{_describe(data)} after {retries} tries; check that the `prior` allows the data."
         )
 
     def _posterior(self, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        shape = next(iter(values.values())).shape
-        flat = [values[name].ravel() for name in self.value_names]
+        """Map unconstrained draws (chains, draws, *shape) to the output variables."""
+        name = self.value_names[0]
+        shape = values[name].shape[:values[name].ndim - np.ndim(self.start[name])]
+        flat = [values[name].reshape(-1, *np.shape(self.start[name]))
+                for name in self.value_names]
         outputs = self.transform(*flat)
-        return {name: np.asarray(out).reshape(shape) for name, out in
-                zip(POSTERIOR_NAMES, outputs, strict=True)}
+        return {name: np.asarray(out).reshape(*shape, *np.shape(out)[1:]) for name, out in
+                zip(self.output_names, outputs, strict=True)}
+
+
+def _describe(data: Any) -> Any:
+    """What error messages show of ``data``: its ``to_dict()`` when it has one."""
+    to_dict = getattr(data, "to_dict", None)
+    return to_dict() if callable(to_dict) else data
 
 
 _STAT_NAMES = {"diverging": "diverging", "energy": "energy", "energy_error": "energy_error",
@@ -282,14 +305,16 @@ def _can_fork() -> bool:
     return sys.platform.startswith("linux")
 
 
-def _worker_chain(counts: dict[str, int], rng: np.random.Generator, draws: int, tune: int,
+def _worker_chain(data: Any, rng: np.random.Generator, draws: int, tune: int,
                   jitter_retries: int, chain: int) -> tuple[dict[str, np.ndarray], ...]:
-    """Run one chain in a forked worker, on the compiled model it inherited."""
+    """Run one chain in a forked worker, on the compiled model it inherited.
+
+    ``data`` arrives pickled from the parent and is swapped in with the engine's ``set_data``.
+    """
     engine = _FORKING
     if engine is None:  # pragma: no cover - only reachable if the pool was not forked by _pool
         raise RuntimeError("worker process has no compiled model")
-    data = JudgeData(**counts)
-    set_counts(engine.model, data)
+    engine.set_data(engine.model, data)
     return engine.sample_chain(data, rng, draws, tune, jitter_retries, chain)
 
 
@@ -305,9 +330,27 @@ def _record(values, stats, point, step_stats, chain, draw, shape) -> None:
         stats[name][chain, draw] = step_stats[key]
 
 
-_CACHE: dict[tuple[Prior, float], CompiledNUTS] = {}
-_CACHE_LOCK = threading.Lock()
+_CACHE: dict[Hashable, CompiledNUTS] = {}
+_CACHE_LOCK = threading.RLock()   # re-entrant: a factory may fetch another cached engine
 _CACHE_STATS = {"hits": 0, "misses": 0}
+
+
+def cached_nuts(key: Hashable, factory: Callable[[], CompiledNUTS]) -> CompiledNUTS:
+    """Return the engine cached under ``key``, calling ``factory()`` to compile it on first use.
+
+    One cache (and one :func:`cache_info` / :func:`clear_cache`) serves every model; callers
+    other than :func:`compiled_nuts` start their key with a string naming the model, e.g.
+    ``("random", prior, target_accept)``, so keys never collide.
+    """
+    with _CACHE_LOCK:
+        entry = _CACHE.get(key)
+        if entry is not None:
+            _CACHE_STATS["hits"] += 1
+            return entry
+        _CACHE_STATS["misses"] += 1
+        entry = factory()
+        _CACHE[key] = entry
+        return entry
 
 
 def compiled_nuts(prior: Prior | None = None, *, target_accept: float = 0.8) -> CompiledNUTS:
@@ -321,16 +364,9 @@ def compiled_nuts(prior: Prior | None = None, *, target_accept: float = 0.8) -> 
     if not isinstance(prior, Prior):
         raise TypeError(f"`prior` must be a judgecal.bayes.Prior or None, got "
                         f"{type(prior).__name__}.")
-    key = (prior, float(target_accept))
-    with _CACHE_LOCK:
-        entry = _CACHE.get(key)
-        if entry is not None:
-            _CACHE_STATS["hits"] += 1
-            return entry
-        _CACHE_STATS["misses"] += 1
-        entry = _compile(prior, float(target_accept))
-        _CACHE[key] = entry
-        return entry
+    target_accept = float(target_accept)
+    return cached_nuts((prior, target_accept), lambda: compile_nuts(
+        build_model(_PLACEHOLDER, prior), target_accept=target_accept))
 
 
 def nuts_step(model: pm.Model, target_accept: float) -> Any:
@@ -350,26 +386,62 @@ def nuts_step(model: pm.Model, target_accept: float) -> Any:
     return step
 
 
-def _compile(prior: Prior, target_accept: float) -> CompiledNUTS:
+_PLACEHOLDER = JudgeData(k=5, n=10, k0=7, m0=10, k1=7, m1=10)
+
+
+def compile_nuts(
+    model: pm.Model, *, target_accept: float,
+    output_names: tuple[str, ...] = POSTERIOR_NAMES,
+    set_data: Callable[[Any, Any], None] = set_counts,
+    like: CompiledNUTS | None = None,
+) -> CompiledNUTS:
+    """Compile NUTS, the log density and the draws -> outputs map of a model built on pm.Data.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        Built with placeholder data held in ``pm.Data`` containers; its structure (variables and
+        their shapes) must not depend on the data that ``set_data`` later swaps in.
+    target_accept : float
+        NUTS target acceptance rate.
+    output_names : tuple of str
+        Variables :meth:`CompiledNUTS.run` reports (free variables and deterministics).
+    set_data : callable
+        ``set_data(model, data)`` swaps new data into the containers (:func:`set_counts`).
+    like : CompiledNUTS, optional
+        An engine of a model with the same free variables and outputs: its start point and
+        compiled transform are reused instead of compiled again.
+
+    Returns
+    -------
+    CompiledNUTS
+    """
+    step = nuts_step(model, target_accept)
+    value_names = tuple(v.name for v in model.value_vars)
+    if like is not None and (like.value_names, like.output_names) == (value_names, output_names):
+        start, transform = like.start, like.transform
+    else:
+        start = {name: np.asarray(value, dtype=float)
+                 for name, value in model.initial_point().items()}
+        transform = _batched_transform(model, output_names)
+    return CompiledNUTS(
+        model=model, step=step, pristine_state=step.sampling_state, start=start,
+        logp=model.compile_logp(), transform=transform, value_names=value_names,
+        output_names=tuple(output_names), set_data=set_data,
+    )
+
+
+def _batched_transform(model: pm.Model, output_names: tuple[str, ...]) -> Any:
+    """Compiled map from a batch of unconstrained values (leading axis) to the outputs."""
     import pytensor
     import pytensor.tensor as pt
     from pytensor.graph.replace import vectorize_graph
 
-    placeholder = JudgeData(k=5, n=10, k0=7, m0=10, k1=7, m1=10)
-    model = build_model(placeholder, prior)
-    step = nuts_step(model, target_accept)
-    start = {name: np.asarray(value, dtype=float)
-             for name, value in model.initial_point().items()}
     value_vars = model.value_vars
-    outputs = model.replace_rvs_by_values([model[name] for name in POSTERIOR_NAMES])
-    batched = [pt.vector(v.name, dtype=v.dtype) for v in value_vars]
+    outputs = model.replace_rvs_by_values([model[name] for name in output_names])
+    batched = [pt.tensor(v.name, dtype=v.dtype, shape=(None, *v.type.shape)) for v in value_vars]
     batched_outputs = vectorize_graph(outputs, replace=dict(zip(value_vars, batched, strict=True)))
-    transform = pytensor.function(batched, batched_outputs, on_unused_input="ignore")
-    return CompiledNUTS(
-        model=model, step=step, pristine_state=step.sampling_state, start=start,
-        logp=model.compile_logp(), transform=transform,
-        value_names=tuple(v.name for v in value_vars),
-    )
+    return pytensor.function(batched, batched_outputs, on_unused_input="ignore")
 
 
 def cache_info() -> dict[str, int]:

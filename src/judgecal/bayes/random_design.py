@@ -34,7 +34,6 @@ pymc is imported inside the functions only.
 from __future__ import annotations
 
 import dataclasses
-import threading
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,8 +42,9 @@ from judgecal.bayes.model import (
     DATA_NAMES,
     CompiledNUTS,
     build_model,
+    cached_nuts,
+    compile_nuts,
     compiled_nuts,
-    nuts_step,
 )
 from judgecal.bayes.priors import Prior
 from judgecal.data import JudgeData, require_design
@@ -113,31 +113,26 @@ def random_design_prior(data: JudgeData, prior: Prior | None = None) -> Prior:
 # -------------------------------------------------------------------------------------------
 # compiled NUTS for the random-design model, cached per (prior, target_accept)
 # -------------------------------------------------------------------------------------------
-_CACHE: dict[tuple[Prior, float], CompiledNUTS] = {}
-_CACHE_LOCK = threading.Lock()
 _PLACEHOLDER = JudgeData(k=5, n=10, k0=7, m0=10, k1=7, m1=10, design="random")
 
 
 def compiled_random_nuts(prior: Prior, *, target_accept: float = 0.8) -> CompiledNUTS:
     """Compiled random-design model and NUTS step, cached; reused for any counts.
 
-    The model has the same free variables as the stratified one, so the stratified engine's
-    start point and its compiled value -> (theta, q0, q1, p, youden) transform are reused.
+    Compiled by :func:`judgecal.bayes.model.compile_nuts` and kept in its cache under
+    ``("random", prior, target_accept)``. The model has the same free variables as the
+    stratified one, so the stratified engine's start point and its compiled value -> (theta,
+    q0, q1, p, youden) transform are reused; :func:`~judgecal.bayes.model.set_counts` swaps the
+    counts in (the added likelihood reads the same ``m0``, ``m1`` containers).
     """
-    key = (prior, float(target_accept))
-    with _CACHE_LOCK:
-        if key not in _CACHE:
-            base = compiled_nuts(prior, target_accept=target_accept)
-            model = build_random_model(_PLACEHOLDER, prior)
-            names = tuple(v.name for v in model.value_vars)
-            if names != base.value_names:  # pragma: no cover - guards a change of build_model
-                raise RuntimeError(f"random-design free variables {names} differ from the "
-                                   f"stratified model's {base.value_names}.")
-            step = nuts_step(model, target_accept)
-            _CACHE[key] = CompiledNUTS(
-                model=model, step=step, pristine_state=step.sampling_state, start=base.start,
-                logp=model.compile_logp(), transform=base.transform, value_names=names)
-        return _CACHE[key]
+    target_accept = float(target_accept)
+
+    def factory() -> CompiledNUTS:
+        base = compiled_nuts(prior, target_accept=target_accept)
+        model = build_random_model(_PLACEHOLDER, prior)
+        return compile_nuts(model, target_accept=target_accept, like=base)
+
+    return cached_nuts(("random", prior, target_accept), factory)
 
 
 def random_design_posterior(

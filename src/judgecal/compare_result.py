@@ -1,0 +1,273 @@
+"""The result of :func:`judgecal.compare`: numbers, the papers/004 Sec. 7 report, a picture."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from judgecal.results import ConfidenceInterval
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["Comparison", "IntervalEstimate"]
+
+
+class IntervalEstimate(NamedTuple):
+    """A point estimate with its interval."""
+
+    estimate: float
+    low: float
+    high: float
+
+
+def _interval_text(value: IntervalEstimate) -> str:
+    return f"{value.estimate:+.3f} ({value.low:+.3f}, {value.high:+.3f})"
+
+
+# -------------------------------------------------------------------------------------------
+# the result
+# -------------------------------------------------------------------------------------------
+def _json_number(value: Any) -> Any:
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _json_safe(value: Any) -> Any:
+    """Nested dicts/lists of numbers with NaN and inf replaced by None."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    return _json_number(value)
+
+
+def _json_interval(value: IntervalEstimate | None) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    return {key: _json_number(v) for key, v in value._asdict().items()}
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """theta_A - theta_B for two models judged by the same judge, with the judge diagnostics.
+
+    Attributes
+    ----------
+    estimate : float
+        theta_A - theta_B (Rogan-Gladen per model, unclipped; posterior median for ``"bayes"``).
+    ci : ConfidenceInterval
+        Interval of the difference at ``confidence_level`` (credible interval for ``"bayes"``).
+    theta_a, theta_b : IntervalEstimate
+        Per-model accuracy with its interval.
+    youden : dict
+        ``{"A": IntervalEstimate, "B": IntervalEstimate or None}``: J = q0 + q1 - 1 from each
+        model's own calibration set (Agresti-Caffo interval); ``"B"`` is None when model B has no
+        calibration labels.
+    instability, delta_q0, delta_q1 : IntervalEstimate or None
+        J_A - J_B, q0_A - q0_B, q1_A - q1_B (papers/004 Sec. 4.4); None without B's calibration.
+    expected_bias : float or None
+        Bias of the shared-calibration comparison at the estimates (papers/004 App. C).
+    warnings : tuple of str
+        Plain-language warnings (also issued as one JudgeCalWarning).
+    notes : tuple of str
+        Plain-language remarks that are not warnings.
+    verdict : str
+        The conclusion, weakened when the diagnostics warn.
+    prob_a_better : float or None
+        Posterior P(theta_A > theta_B) (``method="bayes"`` only).
+    idata : arviz.InferenceData or None
+        The posterior (``method="bayes"`` only).
+    """
+
+    estimate: float
+    ci: ConfidenceInterval
+    confidence_level: float
+    method: str
+    calibration: str
+    paired: bool
+    theta_a: IntervalEstimate
+    theta_b: IntervalEstimate
+    youden: dict[str, IntervalEstimate | None]
+    instability: IntervalEstimate | None
+    delta_q0: IntervalEstimate | None
+    delta_q1: IntervalEstimate | None
+    expected_bias: float | None
+    warnings: tuple[str, ...]
+    notes: tuple[str, ...]
+    verdict: str
+    intervals: dict[str, ConfidenceInterval]
+    inputs: dict[str, Any]
+    se: float | None = None
+    prob_a_better: float | None = None
+    idata: Any = field(default=None, repr=False)
+    details: dict[str, Any] = field(default_factory=dict, repr=False)
+    draws: dict[str, np.ndarray] | None = field(default=None, repr=False)
+    randomness: str = ""
+
+    # -- tables ---------------------------------------------------------------------------------
+    def _rows(self) -> dict[str, IntervalEstimate | None]:
+        rows = {"theta_A": self.theta_a, "theta_B": self.theta_b,
+                "theta_A - theta_B": IntervalEstimate(self.estimate, *self.ci),
+                "J_A": self.youden["A"], "J_B": self.youden["B"],
+                "J_A - J_B": self.instability, "q0_A - q0_B": self.delta_q0,
+                "q1_A - q1_B": self.delta_q1}
+        if self.expected_bias is not None:
+            rows["expected shared-calibration bias"] = IntervalEstimate(
+                self.expected_bias, float("nan"), float("nan"))
+        return rows
+
+    def summary(self) -> pd.DataFrame:
+        """Print the papers/004 Sec. 7 checklist report and return the numbers as a DataFrame.
+
+        Prints :meth:`report` (warnings first, then estimand, correction, calibration design,
+        intervals with the randomness they cover, J per model, the instability and the verdict)
+        to standard output, and returns one row per quantity (per-model theta, the difference,
+        J, the instability, the expected shared-calibration bias) with columns ``estimate``,
+        ``low``, ``high``; quantities that cannot be computed (model B without calibration
+        labels) are NaN. Warnings and the verdict are also in the frame's ``.attrs``. Use
+        :meth:`report` for the text alone, without printing.
+        """
+        import pandas as pd
+
+        print(self.report())
+
+        nan = (float("nan"),) * 3
+        frame = pd.DataFrame.from_dict(
+            {name: tuple(value) if value is not None else nan
+             for name, value in self._rows().items()},
+            orient="index", columns=["estimate", "low", "high"])
+        frame.index.name = "quantity"
+        frame.attrs.update(warnings=list(self.warnings), verdict=self.verdict)
+        return frame
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict of every number, the design, the warnings and the verdict."""
+        return {
+            "estimand": "theta_A - theta_B", "method": self.method,
+            "calibration": self.calibration, "paired": self.paired,
+            "confidence_level": self.confidence_level, "inputs": self.inputs,
+            "estimate": _json_number(self.estimate),
+            "ci": [_json_number(v) for v in self.ci], "se": _json_number(self.se),
+            "intervals": {k: [_json_number(v) for v in ci] for k, ci in self.intervals.items()},
+            "theta_a": _json_interval(self.theta_a), "theta_b": _json_interval(self.theta_b),
+            "youden": {k: _json_interval(v) for k, v in self.youden.items()},
+            "instability": _json_interval(self.instability),
+            "delta_q0": _json_interval(self.delta_q0), "delta_q1": _json_interval(self.delta_q1),
+            "expected_shared_bias": _json_number(self.expected_bias),
+            "prob_a_better": _json_number(self.prob_a_better),
+            "intervals_cover": self.randomness, "details": _json_safe(self.details),
+            "warnings": list(self.warnings), "notes": list(self.notes), "verdict": self.verdict,
+        }
+
+    # -- the printed report: papers/004 Sec. 7 checklist ---------------------------------------
+    def report(self) -> str:
+        """The papers/004 Sec. 7 checklist as a printed report, warnings first."""
+        inputs = self.inputs
+        pct = f"{100 * self.confidence_level:g}%"
+        lines = [f"judgecal comparison of two models judged by the same judge ({pct} intervals)"]
+        lines += [f"  WARNING: {text}" for text in self.warnings]
+
+        def calib(c: dict[str, int] | None) -> str:
+            return "none" if c is None else (f"q0 = {c['k0']}/{c['m0']}, "
+                                             f"q1 = {c['k1']}/{c['m1']}")
+
+        design = (f"shared: model A's calibration ({calib(inputs['a']['calibration'])}) corrects "
+                  "both models" if self.calibration == "shared" else
+                  f"model-specific: A {calib(inputs['a']['calibration'])}; "
+                  f"B {calib(inputs['b']['calibration'])}")
+        test = (f"{inputs['a']['n']} paired test items" if self.paired else
+                f"test sets of {inputs['a']['n']} (A) and {inputs['b']['n']} (B) items")
+        lines += [
+            f"  1. estimand      : theta_A - theta_B (true accuracy), bias-corrected with "
+            f"Rogan-Gladen per model; {test}",
+            "  2. task          : model comparison (not single-model estimation)",
+            f"  3. calibration   : {design}",
+            f"  4. intervals     : {self.randomness}; not repeated judge runs",
+            f"     {'quantity':<34}{'estimate':>9}{'low':>9}{'high':>9}",
+        ]
+        for name, value in self._rows().items():
+            if value is not None:
+                numbers = "".join(f"{v:9.4f}" if math.isfinite(v) else f"{'':>9}"
+                                  for v in value)
+                lines.append(f"     {name:<34}{numbers}")
+        youden = "; ".join(f"J_{m} = {_interval_text(v)}" if v is not None else
+                           f"J_{m}: no calibration of its own" for m, v in self.youden.items())
+        lines.append(f"  5. judge quality : {youden}")
+        if self.instability is None:
+            lines.append("  6. instability   : cannot be assessed (model B has no calibration)")
+        else:
+            lines.append(f"  6. instability   : J_A - J_B = {_interval_text(self.instability)}; "
+                         f"expected shared-calibration bias {self.expected_bias:+.4f}")
+        lines.append(f"  7. verdict       : {self.verdict}")
+        lines += [f"  note: {text}" for text in self.notes]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.report()
+
+    def __repr__(self) -> str:
+        return (f"Comparison(estimate={self.estimate:.6g}, ci=({self.ci.low:.6g}, "
+                f"{self.ci.high:.6g}), method={self.method!r}, calibration={self.calibration!r}, "
+                f"paired={self.paired}, warnings={len(self.warnings)})")
+
+    # -- picture -------------------------------------------------------------------------------
+    def plot(self, ax: Any = None) -> Any:
+        """Per-model accuracies (left) and the difference (right); returns the two Axes.
+
+        Bootstrap replicates and posterior draws are drawn as histograms, the delta method as its
+        normal approximation; every interval is a bar under the curves. ``ax`` may be a pair of
+        Axes to draw into.
+        """
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(1, 2, figsize=(10, 3.8))
+        left, right = ax[0], ax[1]
+        for colour, (name, value) in zip(("C0", "C1"), (("A", self.theta_a),
+                                                          ("B", self.theta_b)), strict=True):
+            values = None if self.draws is None else self.draws[f"theta_{name.lower()}"]
+            _draw_distribution(left, values, value, None, colour, f"model {name}")
+        left.set_xlabel("true accuracy theta")
+        difference = IntervalEstimate(self.estimate, *self.ci)
+        values = None if self.draws is None else self.draws["difference"]
+        _draw_distribution(right, values, difference, self.se, "C2", "theta_A - theta_B")
+        right.axvline(0.0, color="black", lw=0.8)
+        right.set_xlabel("theta_A - theta_B")
+        title = f"{self.method}, {self.calibration} calibration"
+        if self.prob_a_better is not None:
+            title += f", P(A > B) = {self.prob_a_better:.3f}"
+        right.set_title(title, fontsize="medium")
+        for axis in (left, right):
+            axis.set_ylabel("density")
+            axis.legend(fontsize="small", loc="best")
+        return ax
+
+
+def _draw_distribution(ax: Any, values: np.ndarray | None, value: IntervalEstimate,
+                       se: float | None, colour: str, label: str) -> None:
+    """Histogram of draws, or a normal curve, or nothing; then the interval as a bar."""
+    top = 1.0
+    if values is not None and values.size:
+        heights, _, _ = ax.hist(values, bins=60, density=True, alpha=0.4, color=colour,
+                                label=label)
+        top = float(heights.max())
+    elif se is not None and se > 0:
+        grid = np.linspace(value.estimate - 4 * se, value.estimate + 4 * se, 400)
+        curve = np.exp(-0.5 * ((grid - value.estimate) / se) ** 2) / (se * math.sqrt(2 * math.pi))
+        ax.plot(grid, curve, color=colour, label=f"{label} (normal approximation)")
+        top = float(curve.max())
+    else:
+        ax.plot([], [], color=colour, label=label)
+    level = -0.05 * top * (1 + (colour == "C1"))
+    ax.plot([value.low, value.high], [level, level], color=colour, lw=3)
+    ax.plot([value.estimate], [level], "o", color=colour)
