@@ -8,8 +8,16 @@ Importing judgecal loads numpy only; scipy.special, pandas, xarray, pymc, arviz 
 load when first used.
 """
 
+from judgecal.allocation import (
+    CalibrationPlan,
+    allocate_calibration,
+    expected_width,
+    optimal_allocation,
+    required_calibration,
+)
 from judgecal.bayes.posterior import Posterior, posterior
 from judgecal.bayes.priors import Prior
+from judgecal.compare import Comparison, ModelLabels, compare
 from judgecal.crosscheck import CrossCheck, crosscheck
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
@@ -20,23 +28,37 @@ from judgecal.frequentist import (
     rogan_gladen,
     rogan_gladen_variance,
 )
+from judgecal.ppi import PPIResult, ppi
 from judgecal.results import ConfidenceInterval, Estimate
+from judgecal.shift import class_balance_test, shift_estimators
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CalibrationPlan",
+    "Comparison",
     "ConfidenceInterval",
     "CrossCheck",
     "Estimate",
     "JudgeCalWarning",
     "JudgeData",
+    "ModelLabels",
+    "PPIResult",
     "Posterior",
     "Prior",
+    "allocate_calibration",
+    "class_balance_test",
+    "compare",
     "crosscheck",
     "estimate",
+    "expected_width",
     "lang_reiczigel_ci",
     "naive_wald_ci",
+    "optimal_allocation",
     "posterior",
+    "ppi",
+    "required_calibration",
     "rogan_gladen",
     "rogan_gladen_variance",
+    "shift_estimators",
 ]

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from judgecal.data import LABEL_COLUMNS, JudgeData
+from judgecal.data import DESIGNS, LABEL_COLUMNS, JudgeData
 from judgecal.exceptions import JudgeCalWarning
 
 __all__ = ["main"]
@@ -31,7 +32,16 @@ _LABELS_HELP = (
     "item-level CSV with a header row and the columns "
     f"{', '.join(LABEL_COLUMNS)}: `set` is 'test' or 'calibration', `judge` is the judge's "
     "verdict (1 = correct, 0 = incorrect), `human` is the human label on calibration rows "
-    "(empty on test rows). Values may be 0/1 or true/false; other columns are ignored."
+    "(empty on test rows). Values may be 0/1 or true/false; other columns are ignored. With "
+    "--design random every row is a 'test' row and a human label marks the labelled ones."
+)
+_DESIGN_HELP = (
+    "how the calibration items were chosen: 'stratified' (default; m0 truly-incorrect and m1 "
+    "truly-correct items picked by design) or 'random' (a random subsample of the test items was "
+    "labelled). With 'random' and counts, --k/--n count the UNLABELLED test items only and "
+    "--k0/--m0/--k1/--m1 the labelled items' cells; estimate adds PPI and PPI++, posterior and "
+    "crosscheck use the random-design model (the labelled class count m1 also informs theta), "
+    "and all three test whether m1/m fits the test set (a shift biases PPI and that posterior)."
 )
 
 
@@ -63,6 +73,7 @@ def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
     for name in _COUNTS:
         group.add_argument(f"--{name}", type=_count, metavar="INT", help=_COUNT_HELP[name])
     group.add_argument("--labels", metavar="FILE.csv", help=_LABELS_HELP)
+    group.add_argument("--design", choices=DESIGNS, default="stratified", help=_DESIGN_HELP)
 
 
 def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="The estimate and the cross-check on a bundled example evaluation.")
     _add_output_arguments(demo)
     _add_posterior_arguments(demo)
+    _add_plan_command(commands)
+    _add_figures_command(commands)
+    _add_compare_command(commands)
     return parser
 
 
@@ -117,11 +131,11 @@ def _data_from_arguments(args: argparse.Namespace) -> JudgeData:
     if args.labels is not None:
         if given:
             raise UserError("give either --labels or the six counts, not both")
-        return JudgeData.from_csv(args.labels)
+        return JudgeData.from_csv(args.labels, design=args.design)
     missing = [f"--{name}" for name in _COUNTS if name not in given]
     if missing:
         raise UserError(f"missing {', '.join(missing)} (or give --labels FILE.csv)")
-    return JudgeData(**given)
+    return JudgeData(**given, design=args.design)
 
 
 def _run_estimate(data: JudgeData, args: argparse.Namespace) -> str:
@@ -170,7 +184,56 @@ def _run_crosscheck(data: JudgeData, args: argparse.Namespace) -> str:
     return json.dumps(result.to_dict(), indent=2) if args.json else str(result)
 
 
+_FIGURES = ("2", "3", "4", "shift", "human")
+
+
+def _add_figures_command(commands: Any) -> None:
+    figures = commands.add_parser(
+        "figures", help="reproduce a figure of the papers as an image file",
+        description="Recompute a figure of the papers: 2 (bias of the naive rate), 3 (interval "
+        "length vs calibration size), 4 (coverage study, papers/000 Fig. 4), shift (papers/001 "
+        "Fig. 7), human (papers/001 Fig. 4).")
+    figures.add_argument("figure", choices=_FIGURES, help="which figure")
+    figures.add_argument("--output", required=True, metavar="FILE.png", help="image file")
+    figures.add_argument("--reps", type=int, default=10_000,
+                         help="Monte Carlo replications (figures 4 and shift; default 10000)")
+    figures.add_argument("--paper", choices=("000", "001"), default="000",
+                         help="figure 4: m0 + m1 = 500 (000) or 200 (001, its Fig. 5)")
+    figures.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
+def _run_figures(args: argparse.Namespace) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from judgecal import plots
+
+    if args.reps < 1:
+        raise UserError(f"--reps ({args.reps}) must be at least 1")
+    from pathlib import Path
+
+    if not Path(args.output).resolve().parent.is_dir():
+        raise UserError(f"cannot write {args.output}: its folder does not exist")
+    drawn = {"2": lambda: plots.plot_bias().figure,
+             "3": lambda: plots.plot_interval_length().figure,
+             "4": lambda: plots.plot_coverage_study(args.paper, reps=args.reps,
+                                                    random_seed=args.seed),
+             "shift": lambda: plots.plot_shift(reps=args.reps, random_seed=args.seed).figure,
+             "human": lambda: plots.plot_human_regions()}[args.figure]()
+    try:
+        drawn.savefig(args.output, dpi=120, bbox_inches="tight")
+    except OSError as error:
+        raise UserError(f"cannot write {args.output}: {error.strerror or error}") from None
+    return f"wrote figure {args.figure} to {args.output}"
+
+
 def _dispatch(args: argparse.Namespace) -> str:
+    if args.command == "compare":
+        return _run_compare(args)
+    if args.command == "plan":
+        return _run_plan(args)
+    if args.command == "figures":
+        return _run_figures(args)
     if args.command == "demo":
         from judgecal.datasets import example_path
 
@@ -183,7 +246,254 @@ def _dispatch(args: argparse.Namespace) -> str:
     data = _data_from_arguments(args)
     runner = {"estimate": _run_estimate, "posterior": _run_posterior,
               "crosscheck": _run_crosscheck}[args.command]
+    if data.design == "random":
+        return _with_random_design(runner(data, args), data, args)
     return runner(data, args)
+
+
+# ---- --design random: PPI / PPI++ and the class-balance test (judgecal.ppi, judgecal.shift) ----
+def _random_design_report(data: JudgeData, args: argparse.Namespace) -> dict[str, Any]:
+    from judgecal.ppi import PPI_ASSUMPTION, ppi_from_data
+    from judgecal.shift import class_balance_test
+
+    report: dict[str, Any] = {"design": "random", "assumption": PPI_ASSUMPTION}
+    if args.command == "estimate":
+        for key, lam in (("ppi", 1.0), ("ppi_pp", None)):
+            report[key] = ppi_from_data(data, lam=lam,
+                                        confidence_level=args.confidence_level).to_dict()
+    try:
+        report["class_balance"] = class_balance_test(data).to_dict()
+    except ValueError:  # judge no better than chance: no Rogan-Gladen estimate to compare with
+        report["class_balance"] = None
+    return report
+
+
+def _with_random_design(output: str, data: JudgeData, args: argparse.Namespace) -> str:
+    """Add PPI / PPI++ (estimate), the model's assumption and the class-balance test."""
+    from judgecal.shift import CLASS_BALANCE_ALPHA, class_balance_test
+
+    report = _random_design_report(data, args)
+    if args.json:
+        return json.dumps({**json.loads(output), "random_design": report}, indent=2)
+    lines = [output, f"random design: {data.m} labelled items drawn from the test population, "
+             f"{data.n} unlabelled"]
+    for key in ("ppi", "ppi_pp"):
+        if key in report:
+            r = report[key]
+            label = f"{r['method']} (lambda = {r['lam']:.2f})"
+            lines.append(f"  {label:<34}{r['estimate']:9.4f}{r['low']:9.4f}{r['high']:9.4f}"
+                         f"{r['high'] - r['low']:9.4f}")
+    if args.command != "estimate":
+        lines.append("  the posterior also uses the labelled class count, m1 ~ Bin(m, theta); "
+                     "Rogan-Gladen + Lang-Reiczigel does not")
+    lines.append(f"  {'PPI and PPI++ assume' if 'ppi' in report else 'the posterior assumes'}"
+                 f": {report['assumption']}")
+    if report["class_balance"] is None:
+        lines.append("  class balance not tested: the judge is no better than chance")
+    elif report["class_balance"]["p_value"] < CLASS_BALANCE_ALPHA:
+        lines.append(f"  warning: {class_balance_test(data)}")
+    else:
+        b = report["class_balance"]
+        lines.append(f"  class balance: labelled m1/m = {b['labelled_accuracy']:.4f}, test "
+                     f"Rogan-Gladen {b['test_accuracy']:.4f} (z = {b['statistic']:.2f}, "
+                     f"p = {b['p_value']:.3g}): consistent with no shift")
+    return "\n".join(lines)
+
+
+# ---- judgecal plan: calibration planning (judgecal.allocation, judgecal.planning) -------------
+_PLAN_RULES = ("equal", "algorithm1", "optimal")
+
+
+def _add_plan_command(commands: Any) -> None:
+    plan = commands.add_parser(
+        "plan", help="how many calibration items to label, and of which kind",
+        description="Plan the calibration set from guesses of p (judged-correct rate of the test "
+        "set), q0 and q1: the budget an expected interval width needs (--width), or the split "
+        "and expected width of a budget (--m), under the equal split, Algorithm 1 of the paper "
+        "and the exact optimum; and whether the same human labels would do better on the test "
+        "set directly.",
+        epilog="examples: judgecal plan --p 0.3 --q0 0.7 --q1 0.9 --width 0.1;  "
+        "judgecal plan --p 0.3 --q0 0.7 --q1 0.9 --m 200")
+    values = plan.add_argument_group("planning values")
+    values.add_argument("--p", type=_level, required=True,
+                        help="expected judged-correct rate of the test set")
+    values.add_argument("--q0", type=_level, required=True, help="guess of the specificity")
+    values.add_argument("--q1", type=_level, required=True, help="guess of the sensitivity")
+    values.add_argument("--n", type=_count, default=math.inf, metavar="INT",
+                        help="planned test-set size (default: unlimited)")
+    target = plan.add_mutually_exclusive_group(required=True)
+    target.add_argument("--width", type=_level, help="target expected interval width")
+    target.add_argument("--m", type=_count, metavar="INT", help="calibration budget m0 + m1")
+    plan.add_argument("--m-pilot", type=_count, default=None, metavar="INT",
+                      help="pilot items per arm for Algorithm 1 (default: q0, q1 taken as known)")
+    plan.add_argument("--bayes", action="store_true",
+                      help="also the expected posterior credible width (needs --n; slower)")
+    _add_output_arguments(plan)
+
+
+def _plan_rows(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, float]]:
+    """The plans under each rule, and their expected posterior widths (--bayes with --m)."""
+    from judgecal.allocation import expected_width, optimal_allocation, required_calibration
+
+    common = {"n": args.n, "confidence_level": args.confidence_level, "m_pilot": args.m_pilot}
+    values = (args.p, args.q0, args.q1)
+    if args.width is not None:
+        plans = {rule: required_calibration(args.width, *values, allocation=rule, **common)
+                 for rule in _PLAN_RULES}
+        if args.bayes:
+            plans["optimal, bayes"] = required_calibration(args.width, *values, method="bayes",
+                                                           **common)
+        return plans, {}
+    best = optimal_allocation(args.m, *values, **common)
+    plans = {rule: best.alternative(rule) for rule in _PLAN_RULES[:2]} | {"optimal": best}
+    if not args.bayes:
+        return plans, {}
+    del common["m_pilot"]
+    return plans, {name: expected_width(plan.m0, plan.m1, *values, method="bayes", **common)
+                   for name, plan in plans.items()}
+
+
+def _run_plan(args: argparse.Namespace) -> str:
+    from judgecal.planning import compare_human_only
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeCalWarning)  # flags are printed in the report
+        plans, bayes = _plan_rows(args)
+        budget = plans["optimal"].total
+        human = compare_human_only(budget, args.p, args.q0, args.q1, n=args.n)
+    if args.json:
+        return json.dumps({
+            "target_width": args.width, "m": None if args.width is not None else budget,
+            "plans": {name: plan.to_dict() | {"bayes_width": bayes.get(name)}
+                      for name, plan in plans.items()},
+            "human_only": human.to_dict()}, indent=2)
+    first = plans["optimal"]
+    n = "unlimited" if math.isinf(args.n) else f"{int(args.n)}"
+    head = (f"target expected width {args.width:.4f}: smallest budget under each rule"
+            if args.width is not None else f"budget m = {budget}: split under each rule")
+    lines = [f"judgecal plan: p = {first.p:.4f}, q0 = {first.q0:.4f}, q1 = {first.q1:.4f}, "
+             f"test set n = {n}, {100 * first.confidence_level:g}% interval", f"  {head}",
+             f"  {'rule':<16}{'m0':>8}{'m1':>8}{'total':>8}{'width':>9}{'plug-in':>9}"
+             + (f"{'bayes':>9}" if bayes else "")]
+    for name, plan in plans.items():
+        lines.append(f"  {name:<16}{plan.m0:>8}{plan.m1:>8}{plan.total:>8}{plan.width:9.4f}"
+                     f"{plan.plugin_width:9.4f}" + (f"{bayes[name]:9.4f}" if bayes else ""))
+    lines.append("  width: expected over the sampling distribution of the counts; plug-in: at "
+                 "the planning values (papers/000 Fig. 3); bayes: expected credible width")
+    flags = dict.fromkeys(message for plan in plans.values() for message in plan.flag_messages)
+    lines += ["", str(human)] + [f"  warning: {message}" for message in flags]
+    return "\n".join(lines)
+
+
+# ---- judgecal compare: two models judged by the same judge (judgecal.compare) ----------------
+_COMPARE_EPILOG = """\
+inputs, for each model either counts or an item-level label file:
+  --a K,N,K0,M0,K1,M1    counts of model A: k of n test items judged correct; k0 of m0
+                         truly-incorrect and k1 of m1 truly-correct calibration items judged
+                         right (its own calibration set)
+  --b K,N,K0,M0,K1,M1    the same for model B; with --calibration shared, --b K,N (no
+                         calibration of its own) is allowed, but then the instability
+                         J_A - J_B cannot be checked
+  --labels-a/--labels-b  CSV files with the columns set, judge, human (as for `estimate
+                         --labels`). When both models come as files, their test rows are PAIRED
+                         BY ORDER: the i-th test row of each file is the same test item. Each
+                         file's calibration rows are that model's own labelled responses; a
+                         file without calibration rows is allowed for B with --calibration
+                         shared.
+examples:
+  judgecal compare --a 700,1000,170,200,180,200 --b 600,1000,168,200,182,200
+  judgecal compare --labels-a a.csv --labels-b b.csv --method bootstrap --seed 1
+  judgecal compare --a 700,1000,170,200,180,200 --b 600,1000 --calibration shared"""
+
+
+def _count_list(text: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated counts K,N,K0,M0,K1,M1 (or K,N), got {text!r}") from None
+    if len(values) not in (2, 6):
+        raise argparse.ArgumentTypeError(
+            f"expected 6 counts K,N,K0,M0,K1,M1 (or 2, K,N), got {len(values)} in {text!r}")
+    return values
+
+
+def _add_compare_command(commands: Any) -> None:
+    compare = commands.add_parser(
+        "compare", help="compare two models judged by the same judge (theta_A - theta_B)",
+        description="Estimate theta_A - theta_B, the difference in true accuracy of two models "
+        "judged by the same LLM judge, with judge diagnostics (Youden's J per model, the "
+        "cross-model instability J_A - J_B, the expected bias of shared calibration) and the "
+        "reporting checklist of papers/004 Sec. 7.",
+        epilog=_COMPARE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    data = compare.add_argument_group("data (counts or label files per model)")
+    for model in ("a", "b"):
+        data.add_argument(f"--{model}", type=_count_list, metavar="K,N,K0,M0,K1,M1",
+                          help=f"counts of model {model.upper()}")
+        data.add_argument(f"--labels-{model}", metavar="FILE.csv",
+                          help=f"item-level labels of model {model.upper()}")
+    design = compare.add_argument_group("design and method")
+    design.add_argument("--calibration", choices=("model_specific", "shared"),
+                        default="model_specific",
+                        help="correct each model with its own calibration (default) or both "
+                        "with model A's")
+    design.add_argument("--method", choices=("delta", "bootstrap", "bayes"), default="delta",
+                        help="delta method (default), bootstrap, or hierarchical posterior")
+    design.add_argument("--interval", choices=("bca", "percentile"), default="bca",
+                        help="bootstrap interval reported (default bca)")
+    design.add_argument("--n-resamples", type=int, default=4000,
+                        help="bootstrap replicates (default 4000)")
+    design.add_argument("--draws", type=int, default=1000, help="NUTS draws per chain")
+    design.add_argument("--tune", type=int, default=1000, help="NUTS tuning steps per chain")
+    design.add_argument("--chains", type=int, default=4, help="NUTS chains (default 4)")
+    design.add_argument("--sigma-scale", type=_level, default=0.5,
+                        help="scale of the half-normal prior of the between-model spread of "
+                        "logit q (bayes; default 0.5)")
+    design.add_argument("--seed", type=int, default=None, help="random seed")
+    _add_output_arguments(compare)
+
+
+def _compare_model(args: argparse.Namespace, model: str, shared: bool) -> Any:
+    from judgecal.compare import ModelLabels
+
+    counts, path = getattr(args, model), getattr(args, f"labels_{model}")
+    name = f"--{model}"
+    if (counts is None) == (path is None):
+        raise UserError(f"give exactly one of {name} K,N,K0,M0,K1,M1 and --labels-{model} "
+                        "FILE.csv")
+    if path is not None:
+        return ModelLabels.from_csv(path)
+    if len(counts) == 2:
+        if model == "a" or not shared:
+            raise UserError(f"{name} needs six counts K,N,K0,M0,K1,M1; only model B under "
+                            "--calibration shared may omit its calibration counts")
+        return counts
+    return JudgeData(**dict(zip(_COUNTS, counts, strict=True)))
+
+
+def _run_compare(args: argparse.Namespace) -> str:
+    from judgecal.bayes.compare_model import ComparePrior
+    from judgecal.compare import compare
+
+    shared = args.calibration == "shared"
+    a = _compare_model(args, "a", shared)
+    b = _compare_model(args, "b", shared)
+    if isinstance(b, tuple):  # K,N only: B has no calibration of its own; A's corrects both
+        if not isinstance(a, JudgeData):
+            calib = a.calibration_counts("model A")
+            if calib is None:
+                raise UserError("model A's label file has no calibration rows")
+            a = JudgeData(int(a.test_judge.sum()), a.test_judge.size, *calib)
+        b = JudgeData(b[0], b[1], a.k0, a.m0, a.k1, a.m1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeCalWarning)  # warnings are printed in the report
+        result = compare(
+            a, b, calibration=args.calibration, method=args.method,
+            confidence_level=args.confidence_level, random_seed=args.seed,
+            n_resamples=args.n_resamples, interval=args.interval,
+            prior=ComparePrior(sigma_scale=args.sigma_scale), draws=args.draws, tune=args.tune,
+            chains=args.chains)
+    return json.dumps(result.to_dict(), indent=2) if args.json else str(result)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -196,7 +506,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except SystemExit as exit_:  # --help and --version exit through argparse
         return int(exit_.code or 0)
-    print(output)
+    try:
+        print(output)
+    except BrokenPipeError:  # e.g. `judgecal ... | head`: the reader left; not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
