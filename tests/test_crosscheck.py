@@ -104,3 +104,37 @@ def test_bad_options(kwargs, error, message):
 def test_bad_data_type():
     with pytest.raises(TypeError, match="`data` must be a JudgeData"):
         jc.crosscheck((400, 1000, 140, 200, 180, 200))
+
+
+def _atlas_cell(theta, q0, q1, n, m):
+    """The atlas value read straight from the packaged table, at exact grid values."""
+    from importlib import resources
+
+    import numpy as np
+
+    with resources.files("judgecal.datasets").joinpath("lr_coverage_atlas.npz").open("rb") as f:
+        table = np.load(f)
+        index = tuple(int(np.flatnonzero(np.isclose(table[name], value))[0])
+                      for name, value in zip(("theta", "q0", "q1", "n", "m"),
+                                             (theta, q0, q1, n, m), strict=True))
+        return float(table["coverage"][index])
+
+
+def test_atlas_flags_where_the_closed_form_undercovers():
+    # q0-hat = 3/5 = 0.6, q1-hat = 4/5 = 0.8, Rogan-Gladen estimate clipped to 0, m0 = m1 = 5
+    data = jc.JudgeData(k=300, n=1000, k0=3, m0=5, k1=4, m1=5)
+    with pytest.warns(jc.JudgeCalWarning):
+        result = jc.crosscheck(data)
+    expected = _atlas_cell(0.0, 0.6, 0.8, 1000, 5)
+    assert expected < 0.93
+    assert "closed_form_undercovers" in result.flags
+    assert f"{expected:.1%}" in result.flags["closed_form_undercovers"]
+
+
+def test_atlas_is_silent_where_the_closed_form_covers(paper_check):
+    assert _atlas_cell(0.15, 0.7, 0.9, 1000, 100) >= 0.93   # the paper example's cell (m = 200)
+    assert "closed_form_undercovers" not in paper_check.flags
+    with pytest.warns(jc.JudgeCalWarning):
+        other_level = jc.crosscheck(jc.JudgeData(k=300, n=1000, k0=3, m0=5, k1=4, m1=5),
+                                    confidence_level=0.9)
+    assert "closed_form_undercovers" not in other_level.flags

@@ -160,6 +160,38 @@ def _posterior_mode(posterior: Posterior) -> float:
     return float(grid[np.argmax(_density(posterior, grid))])
 
 
+#: Simulated coverage below which the cross-check says the closed form under-covers.
+ATLAS_COVERAGE_FLOOR = 0.93
+
+
+def _atlas_coverage(data: JudgeData, est: Estimate) -> tuple[float, str] | None:
+    """Simulated 95% Lang-Reiczigel coverage at the atlas cell nearest to this evaluation.
+
+    The cell: theta nearest the Rogan-Gladen estimate, q0 and q1 nearest the observed rates, n
+    nearest on a log scale, and the largest atlas m0 = m1 not above the smaller arm (so the
+    lookup errs towards small calibration). None outside the atlas (a rate below 0.55, an arm of
+    fewer than 5 items) and for levels other than 95%.
+    """
+    if abs(est.confidence_level - 0.95) > 1e-12 or min(data.q0, data.q1) < 0.55:
+        return None
+    from judgecal.datasets import coverage_atlas
+
+    atlas = coverage_atlas()
+    arm = min(data.m0, data.m1)
+    if arm < atlas["m"][0]:
+        return None
+    index = (int(np.argmin(np.abs(atlas["theta"] - est.theta))),
+             int(np.argmin(np.abs(atlas["q0"] - data.q0))),
+             int(np.argmin(np.abs(atlas["q1"] - data.q1))),
+             int(np.argmin(np.abs(np.log(atlas["n"]) - np.log(data.n)))),
+             int(np.flatnonzero(atlas["m"] <= arm)[-1]))
+    values = [atlas[name][i] for name, i in zip(("theta", "q0", "q1", "n", "m"), index,
+                                                  strict=True)]
+    cell = (f"theta {values[0]:g}, q0 {values[1]:g}, q1 {values[2]:g}, n {values[3]:g}, "
+            f"m0 = m1 = {values[4]:g}")
+    return float(atlas["coverage"][index]), cell
+
+
 def _flags(data: JudgeData, est: Estimate, rows: dict, tolerance: float,
            prob_weak: float, posterior: Posterior) -> dict[str, str]:
     flags: dict[str, str] = {}
@@ -188,6 +220,13 @@ def _flags(data: JudgeData, est: Estimate, rows: dict, tolerance: float,
             "the estimate is at the boundary of [0, 1]: the equal-tailed interval excludes the "
             "boundary by construction and loses coverage there; report the HDI, which includes "
             f"it ({hdi[1]:.4f}, {hdi[2]:.4f}), or a one-sided bound.")
+    atlas = _atlas_coverage(data, est)
+    if atlas is not None and atlas[0] < ATLAS_COVERAGE_FLOOR:
+        coverage, cell = atlas
+        flags["closed_form_undercovers"] = (
+            f"in simulations of this regime ({cell}) the 95% Lang-Reiczigel interval covered the "
+            f"true accuracy only {coverage:.1%} of the time (coverage atlas, 10,000 "
+            "replications); prefer the posterior interval here.")
     if "zero_width" in est.flags:
         flags["zero_width"] = (
             "the Lang-Reiczigel interval has zero width after truncation to [0, 1]; it does not "
