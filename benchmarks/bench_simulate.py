@@ -6,7 +6,8 @@
    interval like the paper's reference code (timed on ``--loop-reps`` replications per theta
    and scaled linearly to 10,000).
 2. Bayesian coverage with the exact engine at one setting (21 theta, n = 1000, m0 = m1 = 100):
-   timed on ``--bayes-reps`` replications per theta and extrapolated to 10,000.
+   timed on ``--bayes-reps`` replications per theta (default 1,000) and extrapolated linearly to
+   10,000 (conservative: more replications share more calibration groups).
 3. Dask: the same closed-form sweep on a LocalCluster with 1 and with 2 worker processes.
 
     python benchmarks/bench_simulate.py [--quick]
@@ -121,7 +122,7 @@ def main() -> None:
     parser.add_argument("--skip-dask", action="store_true")
     args = parser.parse_args()
     loop_reps = args.loop_reps or (100 if args.quick else 1000)
-    bayes_reps = args.bayes_reps or (3 if args.quick else 20)
+    bayes_reps = args.bayes_reps or (20 if args.quick else 1000)
     dask_reps = 1000 if args.quick else 10_000
     dask_grid = dict(theta=THETA, q0=[0.6, 0.7, 0.8, 0.9, 0.95], q1=[0.6, 0.7, 0.8, 0.9, 0.95],
                      n=[200, 1000], m0=[50, 250], m1=100)
