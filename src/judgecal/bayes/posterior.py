@@ -281,6 +281,9 @@ def posterior(
     Parameters
     ----------
     data : JudgeData
+        With ``data.design == "random"`` (labelled items drawn from the test population) the
+        random-design model is used: the labelled class count m1 ~ Bin(m0 + m1, theta) also
+        informs theta (:mod:`judgecal.bayes.random_design`).
     prior : Prior, optional
         ``Prior()`` (uniform, judge better than chance) by default.
     method : {"nuts", "exact"}
