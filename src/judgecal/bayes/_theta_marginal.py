@@ -207,16 +207,19 @@ class Calibration:
 
 
 class ThetaMarginal:
-    """Theta marginals of D datasets ``(k_d, n_d)`` sharing the calibration cells.
+    """Theta marginals of D datasets ``(k_d, n_d)`` sharing one calibration posterior.
 
     Parameters
     ----------
     k, n : numpy.ndarray
         Test counts, shape (D,).
-    lo, jj, logw : numpy.ndarray
-        Cells: ``p_c(t) = lo_c + t jj_c`` and log-weights, shape (C,).
+    calibration : Calibration
+        The calibration posterior of (q0, q1) and its quadrature.
     prior_theta : tuple of float
         Beta parameters of the theta prior.
+    cells : tuple of numpy.ndarray, optional
+        ``(q0, q1, log w)`` quadrature cells of the calibration posterior, only needed for the
+        posterior of the cells (:meth:`cell_weights`) and for drawing (q0, q1) given theta.
     """
 
     def __init__(self, k: np.ndarray, n: np.ndarray, calibration: Calibration,

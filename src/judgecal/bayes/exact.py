@@ -575,7 +575,7 @@ def exact_quantiles(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, q: Any, 
     -------
     numpy.ndarray
         Shape ``S + (len(q),)`` (``S`` when ``q`` is a scalar). Datasets sharing
-        ``(k0, m0, k1, m1, n)`` share one calibration quadrature (see :class:`ExactPosterior`).
+        ``(k0, m0, k1, m1)`` share one calibration quadrature (see :class:`ExactPosterior`).
     """
     prior = _check_prior(prior)
     levels = _check_probs(q, "q")
