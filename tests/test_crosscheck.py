@@ -138,3 +138,11 @@ def test_atlas_is_silent_where_the_closed_form_covers(paper_check):
         other_level = jc.crosscheck(jc.JudgeData(k=300, n=1000, k0=3, m0=5, k1=4, m1=5),
                                     confidence_level=0.9)
     assert "closed_form_undercovers" not in other_level.flags
+
+
+def test_random_design_disagreement_is_explained_by_the_class_balance():
+    data = jc.JudgeData(k=600, n=1000, k0=70, m0=100, k1=90, m1=100, design="random")
+    with pytest.warns(jc.JudgeCalWarning, match="class balance"):
+        result = jc.crosscheck(data)
+    assert "intervals_disagree" in result.flags
+    assert "class balance m1/m" in result.flags["intervals_disagree"]

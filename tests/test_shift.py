@@ -206,3 +206,12 @@ class TestErrors:
             jc.shift_estimators(CONSISTENT, confidence_level=0)
         with pytest.raises(ValueError, match=r"`k` must not exceed `n`"):
             shift_point_estimates([5, 20], 10, 1, 2, 1, 2)
+
+
+def test_class_balance_text_follows_the_test_result():
+    """The printed diagnostic says 'differs' only when the test rejects at 5%."""
+    shifted = class_balance_test(SHIFTED)
+    assert shifted.p_value < 0.05 and "differs from" in str(shifted)
+    balanced = class_balance_test(CONSISTENT)
+    assert balanced.p_value >= 0.05
+    assert "is consistent with" in str(balanced) and "differs" not in str(balanced)

@@ -199,9 +199,16 @@ def _flags(data: JudgeData, est: Estimate, rows: dict, tolerance: float,
     difference = max(abs(lr[1] - eti[1]), abs(lr[2] - eti[2]))
     small = min(data.m0, data.m1) < SMALL_CALIBRATION
     if difference > tolerance:
-        why = ("the calibration set is small, so the normal approximation behind the closed form "
-               "is rough: prefer the posterior" if small else
-               "prefer the posterior, which makes no normal approximation")
+        if getattr(data, "design", "stratified") == "random":
+            why = ("with a random labelled sample the posterior also learns theta from the "
+                   "labelled class balance m1/m, which the closed form ignores: prefer the "
+                   "posterior if the class-balance test (judgecal.class_balance_test) finds no "
+                   "shift, else the closed form")
+        elif small:
+            why = ("the calibration set is small, so the normal approximation behind the closed "
+                   "form is rough: prefer the posterior")
+        else:
+            why = "prefer the posterior, which makes no normal approximation"
         flags["intervals_disagree"] = (
             f"the Lang-Reiczigel and equal-tailed intervals differ by up to {difference:.3f} "
             f"(tolerance {tolerance:g}); {why}.")

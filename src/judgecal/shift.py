@@ -242,13 +242,17 @@ class ClassBalanceTest:
                 "statistic": self.statistic, "p_value": self.p_value}
 
     def __str__(self) -> str:
+        stats = f"(z = {self.statistic:.2f}, p = {self.p_value:.3g})"
+        if self.p_value >= CLASS_BALANCE_ALPHA:
+            return (f"the labelled items' accuracy m1/m = {self.labelled_accuracy:.4f} is "
+                    f"consistent with the test population's Rogan-Gladen estimate "
+                    f"{self.test_accuracy:.4f} {stats} (which does not prove there is no shift)")
         return (f"the labelled items' accuracy m1/m = {self.labelled_accuracy:.4f} differs from "
-                f"the test population's Rogan-Gladen estimate {self.test_accuracy:.4f} "
-                f"(z = {self.statistic:.2f}, p = {self.p_value:.3g}): the labelled items may not "
-                "be a random sample of the test population, and then the calibration-only, "
-                "difference (PPI, PPI++) and conditional-calibration estimates and the "
-                "random-design posterior are biased; the misclassification-adjusted "
-                "(Rogan-Gladen) estimate is not, if the judge behaves alike on both")
+                f"the test population's Rogan-Gladen estimate {self.test_accuracy:.4f} {stats}: "
+                "the labelled items may not be a random sample of the test population, and then "
+                "the calibration-only, difference (PPI, PPI++) and conditional-calibration "
+                "estimates and the random-design posterior are biased; the misclassification-"
+                "adjusted (Rogan-Gladen) estimate is not, if the judge behaves alike on both")
 
 
 def class_balance_test(data: JudgeData) -> ClassBalanceTest:
