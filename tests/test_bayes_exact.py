@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import integrate, special, stats
+from scipy import special, stats
 
 from judgecal.bayes.exact import (
     ExactPosterior,
-    _calibration_nodes,
     exact_interval,
     exact_quantiles,
 )
@@ -83,22 +82,6 @@ def test_known_judge_gives_conjugate_beta():
     assert post.mean() == pytest.approx(31 / 102, abs=2e-4)
 
 
-def test_truncated_calibration_nodes_without_data():
-    # no calibration data: the Betas are the priors; truncated mass P(q0 + q1 > 1)
-    a0, b0, a1, b1 = 2.0, 3.0, 1.5, 2.5
-    q0, q1, logw, log_trunc = _calibration_nodes(a0, b0, a1, b1, True, 40)
-    assert np.exp(logw).sum() == pytest.approx(1.0, abs=1e-12)
-    assert np.all(q0 + q1 >= 1.0)
-    expected = integrate.quad(lambda x: stats.beta.pdf(x, a0, b0) * stats.beta.sf(1 - x, a1, b1),
-                              0, 1)[0]
-    assert np.exp(log_trunc) == pytest.approx(expected, rel=1e-6)
-    # E[g(q0, q1)] under the truncated product equals the integral of the product of Betas / P
-    g = lambda x, y: x * y**2  # noqa: E731
-    num = integrate.dblquad(lambda y, x: g(x, y) * stats.beta.pdf(x, a0, b0)
-                            * stats.beta.pdf(y, a1, b1), 0, 1, lambda x: 1 - x, 1)[0]
-    assert np.sum(np.exp(logw) * g(q0, q1)) == pytest.approx(num / expected, rel=1e-4)
-
-
 def test_vectorised_equals_scalar():
     ks = np.array([380, 400, 420])
     k0 = np.array([140, 140, 150])
@@ -157,7 +140,7 @@ def test_errors():
     with pytest.raises(ValueError, match="`q`"):
         post.quantile(1.0)
     with pytest.raises(ValueError, match="`var`"):
-        post.cdf(0.5, var="p")
+        post.cdf(0.5, var="kappa")
     with pytest.raises(ValueError, match="`k` must not exceed `n`"):
         exact_quantiles([1200], 1000, 140, 200, 180, 200, 0.5)
 
