@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 
 import numpy as np
@@ -92,6 +93,49 @@ class TestValidation:
         parts = {"n": "k", "m0": "k0", "m1": "k1"}
         with pytest.raises(ValueError, match=rf"`{name}` \(0\) must be at least 1"):
             make(**{name: 0, parts[name]: 0})
+
+    @pytest.mark.parametrize("name", ["n", "m0", "m1"])
+    def test_zero_totals_stratified_explicitly(self, name):
+        # a stratified arm without items measures nothing: still rejected
+        parts = {"n": "k", "m0": "k0", "m1": "k1"}
+        with pytest.raises(ValueError, match=rf"`{name}` \(0\) must be at least 1"):
+            make(**{name: 0, parts[name]: 0}, design="stratified")
+
+    def test_random_design_needs_a_labelled_item(self):
+        with pytest.raises(ValueError, match=r"`m0` \+ `m1` \(0\) must be at least 1 with "
+                                             r"design='random'"):
+            make(k0=0, m0=0, k1=0, m1=0, design="random")
+        with pytest.raises(ValueError, match=r"`n` \(0\) must be at least 1"):
+            make(k=0, n=0, design="random")
+
+    @pytest.mark.parametrize(("part", "whole"), [("k0", "m0"), ("k1", "m1")])
+    def test_random_design_empty_class_needs_a_zero_part(self, part, whole):
+        with pytest.raises(ValueError, match=rf"`{part}` \(1\) must not exceed `{whole}` \(0\)"):
+            make(**{part: 1, whole: 0}, design="random")
+
+
+# ---------------------------------------------------------------------------------------------
+# the random design: a labelled subsample may hold one class only
+# ---------------------------------------------------------------------------------------------
+class TestOneClassRandomDesign:
+    def test_no_truly_incorrect_item(self):
+        d = JudgeData(k=900, n=970, k0=0, m0=0, k1=28, m1=30, design="random")
+        assert (d.m0, d.k0, d.m, d.p, d.q1) == (0, 0, 30, 900 / 970, 28 / 30)
+        assert math.isnan(d.q0) and math.isnan(d.youden)
+        assert d.one_class
+        assert d.cells == (28, 2, 0, 0)
+        assert d.to_dict() == {"k": 900, "n": 970, "k0": 0, "m0": 0, "k1": 28, "m1": 30,
+                               "design": "random"}
+        assert JudgeData(**d.to_dict()) == d
+
+    def test_no_truly_correct_item(self):
+        d = JudgeData(k=40, n=970, k0=27, m0=30, k1=0, m1=0, design="random")
+        assert d.q0 == 27 / 30 and math.isnan(d.q1) and math.isnan(d.youden)
+        assert d.one_class and d.cells == (0, 0, 3, 27)
+
+    def test_both_classes_is_not_one_class(self):
+        assert not make().one_class
+        assert not make(design="random").one_class
 
     @pytest.mark.parametrize("name", list(COUNTS))
     @pytest.mark.parametrize("value", [True, False, np.True_])

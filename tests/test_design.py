@@ -78,12 +78,60 @@ class TestDesignField:
             jc.JudgeData(k=1, n=2, k0=1, m0=1, k1=1, m1=1, design=None)
 
 
+class TestOneClassLabelled:
+    """A random labelled subsample may miss a class (likely with m = 30 at accuracy 0.05/0.95)."""
+
+    def test_from_labels_no_truly_incorrect_item(self):
+        data = jc.JudgeData.from_labels([1, 0, 1], [1, nan, 1], design="random")
+        assert data == jc.JudgeData(k=0, n=1, k0=0, m0=0, k1=2, m1=2, design="random")
+        assert data.one_class and math.isnan(data.q0) and data.q1 == 1.0
+
+    def test_from_labels_no_truly_correct_item(self):
+        data = jc.JudgeData.from_labels([1, 0, 1], [0, nan, nan], [1, nan, nan], design="random")
+        assert data == jc.JudgeData(k=1, n=2, k0=0, m0=1, k1=0, m1=0, design="random")
+        assert data.one_class and math.isnan(data.q1) and data.q0 == 0.0
+
+    def test_csv_and_frame(self, tmp_path):
+        rows = [("test", 1, "1"), ("test", 1, ""), ("test", 0, "1"), ("test", 1, "")]
+        path = tmp_path / "labels.csv"
+        path.write_text("set,judge,human\n" + "".join(f"{s},{j},{h}\n" for s, j, h in rows))
+        expected = jc.JudgeData(k=2, n=2, k0=0, m0=0, k1=1, m1=2, design="random")
+        assert jc.JudgeData.from_csv(path, design="random") == expected
+        frame = pd.DataFrame(rows, columns=["set", "judge", "human"]).replace("", None)
+        assert jc.JudgeData.from_frame(frame, design="random") == expected
+
+    def test_simulated_sample_at_accuracy_095(self):
+        # 30 labelled of 1,000 test items at accuracy 0.95: P(no truly incorrect) = 0.95^30 = 0.21
+        rng = np.random.default_rng(1)  # a seed whose random sample holds no incorrect item
+        truth = rng.random(1000) < 0.95
+        judge = np.where(truth, rng.random(1000) < 0.9, rng.random(1000) > 0.8).astype(int)
+        labelled = np.zeros(1000, dtype=bool)
+        labelled[rng.choice(1000, 30, replace=False)] = True
+        human = np.where(labelled, truth.astype(float), nan)
+        data = jc.JudgeData.from_labels(judge, human, design="random")
+        assert (data.m0, data.m1, data.k0, data.n) == (0, 30, 0, 970)
+        with pytest.raises(ValueError, match=r"no truly-incorrect item \(`m0` = 0\).*posterior"):
+            jc.estimate(data)
+        with pytest.warns(jc.JudgeCalWarning, match="one true class only"):
+            res = jc.ppi(truth[labelled].astype(int), judge[labelled], judge[~labelled])
+        assert "one_class_labelled" in res.flags and res.ci.high - res.ci.low > 0
+
+    def test_stratified_still_rejects_an_empty_arm(self, tmp_path):
+        with pytest.raises(ValueError, match=r"calibration set has no truly incorrect.*q0"):
+            jc.JudgeData.from_labels([1, 0, 1], [1, 1], [1, 0])
+        with pytest.raises(ValueError, match=r"calibration set has no truly correct.*q1"):
+            jc.JudgeData.from_labels([1, 0, 1], [0, 0], [1, 0])
+        path = tmp_path / "labels.csv"
+        path.write_text("set,judge,human\ntest,1,\ncalibration,1,1\ncalibration,0,1\n")
+        with pytest.raises(ValueError, match=r"labels.csv: the calibration set has no truly "
+                                             r"incorrect \(human label 0\) items, so "
+                                             r"specificity q0 cannot be estimated"):
+            jc.JudgeData.from_csv(path)
+        with pytest.raises(ValueError, match=r"`m1` \(0\) must be at least 1"):
+            jc.JudgeData(k=1, n=2, k0=1, m0=3, k1=0, m1=0)
+
+
 class TestBadInput:
-    def test_no_labelled_item_of_one_class(self):
-        with pytest.raises(ValueError, match=r"labelled subsample has no truly incorrect.*q0"):
-            jc.JudgeData.from_labels([1, 0, 1], [1, nan, 1], design="random")
-        with pytest.raises(ValueError, match=r"labelled subsample has no truly correct.*q1"):
-            jc.JudgeData.from_labels([1, 0, 1], [0, nan, nan], design="random")
 
     def test_labelled_items_not_a_subset_of_the_test_items(self):
         with pytest.raises(ValueError, match=r"subset of the test items: `calib_human` must "

@@ -748,6 +748,24 @@ class TestEstimate:
         with pytest.raises(exc, match="`confidence_level`"):
             jc.estimate(PAPER, confidence_level=level)
 
+    @pytest.mark.parametrize(("counts", "pattern"), [
+        ({"k0": 0, "m0": 0, "k1": 28, "m1": 30},
+         r"holds no truly-incorrect item \(`m0` = 0\), so the judge's specificity q0 cannot "
+         r"be estimated.*use the posterior \(judgecal.posterior\), which takes that rate from "
+         r"its prior"),
+        ({"k0": 27, "m0": 30, "k1": 0, "m1": 0},
+         r"holds no truly-correct item \(`m1` = 0\), so the judge's sensitivity q1 cannot be "
+         r"estimated"),
+    ])
+    def test_one_class_random_design_is_a_clear_error(self, counts, pattern):
+        # a random labelled subsample of 30 items at accuracy 0.95 (or 0.05) often holds no
+        # item of the rarer class: Rogan-Gladen needs both q0-hat and q1-hat
+        data = JudgeData(k=900, n=970, **counts, design="random")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no RuntimeWarning / nan on the way to the error
+            with pytest.raises(ValueError, match=pattern):
+                jc.estimate(data)
+
     def test_chance_judge_raises(self):
         with pytest.raises(ValueError, match="no better than chance"):
             jc.estimate(JudgeData(k=400, n=1000, k0=100, m0=200, k1=100, m1=200))

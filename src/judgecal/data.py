@@ -61,7 +61,7 @@ class LabelRows(NamedTuple):
 
 @dataclass(frozen=True)
 class JudgeData:
-    """Counts from an LLM-judge evaluation with a label-stratified calibration set.
+    """Counts from an LLM-judge evaluation with a human-labelled calibration set.
 
     Parameters
     ----------
@@ -72,23 +72,27 @@ class JudgeData:
     k0 : int
         Truly-incorrect calibration items the judge called "incorrect".
     m0 : int
-        Truly-incorrect calibration items (at least 1).
+        Truly-incorrect calibration items (at least 1; may be 0 with ``design="random"``).
     k1 : int
         Truly-correct calibration items the judge called "correct".
     m1 : int
-        Truly-correct calibration items (at least 1).
+        Truly-correct calibration items (at least 1; may be 0 with ``design="random"``).
     design : {"stratified", "random"}, default "stratified"
         How the calibration items were chosen. With ``"random"`` the labelled items are a random
         subsample of the test population and ``k``, ``n`` count the *unlabelled* test items (see
-        the module docstring).
+        the module docstring). A random subsample may hold one true class only (``m0 = 0`` or
+        ``m1 = 0``, with ``k0`` or ``k1`` then 0): it is accepted, :attr:`one_class` is True and
+        :attr:`q0` or :attr:`q1` is NaN. A stratified arm must not be empty, since it would
+        measure nothing; a random design needs ``m0 + m1 >= 1``.
 
     Raises
     ------
     TypeError
         If a count is not a real number (booleans and strings are rejected).
     ValueError
-        If a count is negative, not a whole number, a total is zero, or a part exceeds its total;
-        if ``design`` is not one of :data:`DESIGNS`.
+        If a count is negative, not a whole number, a total is zero (``m0`` or ``m1`` may be 0
+        with ``design="random"``, but not both), or a part exceeds its total; if ``design`` is
+        not one of :data:`DESIGNS`.
 
     Examples
     --------
@@ -107,12 +111,20 @@ class JudgeData:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "design", _check_design(self.design))
+        # a random labelled subsample may miss a class; a stratified arm may not be empty
+        arm_minimum = 0 if self.design == "random" else 1
         for part, whole in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
-            whole_value = _scalar_count(getattr(self, whole), whole, minimum=1)
+            minimum = 1 if whole == "n" else arm_minimum
+            whole_value = _scalar_count(getattr(self, whole), whole, minimum=minimum)
             part_value = _scalar_count(getattr(self, part), part, minimum=0)
             check_not_exceeding(np.asarray(part_value), np.asarray(whole_value), part, whole)
             object.__setattr__(self, whole, whole_value)
             object.__setattr__(self, part, part_value)
+        if self.m0 + self.m1 == 0:
+            raise ValueError(
+                "`m0` + `m1` (0) must be at least 1 with design='random': the random design "
+                "needs a labelled subsample of the test items."
+            )
 
     # -- derived quantities ------------------------------------------------------------------
     @property
@@ -122,18 +134,33 @@ class JudgeData:
 
     @property
     def q0(self) -> float:
-        """Estimated specificity q0-hat = k0 / m0."""
-        return self.k0 / self.m0
+        """Estimated specificity q0-hat = k0 / m0; NaN when ``m0`` is 0 (random design only)."""
+        return self.k0 / self.m0 if self.m0 else math.nan
 
     @property
     def q1(self) -> float:
-        """Estimated sensitivity q1-hat = k1 / m1."""
-        return self.k1 / self.m1
+        """Estimated sensitivity q1-hat = k1 / m1; NaN when ``m1`` is 0 (random design only)."""
+        return self.k1 / self.m1 if self.m1 else math.nan
 
     @property
     def youden(self) -> float:
-        """Youden's J = q0-hat + q1-hat - 1; the correction exists only when J > 0."""
+        """Youden's J = q0-hat + q1-hat - 1; the correction exists only when J > 0.
+
+        NaN when a labelled class is empty (:attr:`one_class`).
+        """
         return self.q0 + self.q1 - 1.0
+
+    @property
+    def one_class(self) -> bool:
+        """True if the labelled items hold one true class only (``m0`` or ``m1`` is 0).
+
+        Possible only with ``design="random"``: a small random subsample of a test population
+        whose accuracy is near 0 or 1 often holds no item of the rarer class. The judge's error
+        rate on the missing class is then not measured: :attr:`q0` or :attr:`q1` is NaN, the
+        closed form (:func:`judgecal.estimate`) is undefined, PPI flags its interval, and the
+        posterior takes that rate from its prior.
+        """
+        return self.m0 == 0 or self.m1 == 0
 
     @property
     def m(self) -> int:
@@ -201,10 +228,11 @@ class JudgeData:
         ------
         ValueError
             For values other than 0/1, missing values, calibration sequences of different lengths,
-            an empty test set, a calibration set without items of one true class, an unknown
-            ``design``; for a random design, labels not marked on the test items (sequences of
-            another length, or a judge verdict that differs from the test item's), no labelled or
-            no unlabelled items.
+            an empty test set, a stratified calibration set without items of one true class, an
+            unknown ``design``; for a random design, labels not marked on the test items
+            (sequences of another length, or a judge verdict that differs from the test item's),
+            no labelled or no unlabelled items. A random design's labelled items may all belong
+            to one class (see :attr:`JudgeData.one_class`).
         """
         design = _check_design(design)
         if design == "random":
@@ -267,7 +295,7 @@ class JudgeData:
         m0 = int(human.size - m1)
         for count, word, arm in ((m0, "incorrect (human label 0)", "q0"),
                                  (m1, "correct (human label 1)", "q1")):
-            if count == 0:
+            if count == 0 and design != "random":  # a random subsample may miss a class
                 raise ValueError(
                     f"{source}{where} has no truly {word} items, so "
                     f"{'specificity' if arm == 'q0' else 'sensitivity'} {arm} cannot be "
@@ -320,7 +348,8 @@ class JudgeData:
 
         With ``design="random"`` the labelled items are a random subsample of the test items: every
         row is a ``test`` row, and a ``human`` label (0/1) marks a labelled one (empty =
-        unlabelled); a ``calibration`` row is an error.
+        unlabelled); a ``calibration`` row is an error. The labelled items may all belong to
+        one class (see :attr:`one_class`).
 
         Raises
         ------

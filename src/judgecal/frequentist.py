@@ -367,6 +367,20 @@ def naive_wald_ci(p: Any, n: Any, *, confidence_level: float = 0.95) -> Confiden
 SMALL_CALIBRATION = 30
 
 
+def _require_both_classes(data: JudgeData) -> None:
+    """Raise if a (random-design) labelled sample misses a class: Rogan-Gladen is undefined."""
+    if not data.one_class:
+        return
+    name, word, rate = (("m0", "truly-incorrect", "specificity q0") if data.m0 == 0
+                        else ("m1", "truly-correct", "sensitivity q1"))
+    raise ValueError(
+        f"the labelled sample holds no {word} item (`{name}` = 0), so the judge's {rate} cannot "
+        "be estimated and the Rogan-Gladen correction is undefined; use the posterior "
+        "(judgecal.posterior), which takes that rate from its prior and, with a random design, "
+        "also learns the accuracy from the labelled class count m1 of m."
+    )
+
+
 def estimate(data: JudgeData, *, confidence_level: float = 0.95) -> Estimate:
     """The fast default: Rogan-Gladen estimate with the Lang-Reiczigel interval.
 
@@ -393,7 +407,9 @@ def estimate(data: JudgeData, *, confidence_level: float = 0.95) -> Estimate:
         If ``data`` is not a :class:`~judgecal.JudgeData`.
     ValueError
         If the level is invalid or the judge is no better than chance (J <= 0, or its Laplace-
-        adjusted version <= 0), in which case no correction exists.
+        adjusted version <= 0), in which case no correction exists; or if the labelled sample of
+        a random design holds one true class only (``m0 = 0`` or ``m1 = 0``,
+        :attr:`JudgeData.one_class`), in which case q0-hat or q1-hat is undefined.
 
     Examples
     --------
@@ -405,6 +421,7 @@ def estimate(data: JudgeData, *, confidence_level: float = 0.95) -> Estimate:
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}; build one with "
                         "judgecal.JudgeData(k=..., n=..., k0=..., m0=..., k1=..., m1=...).")
+    _require_both_classes(data)
     level = check_level(confidence_level)
     theta_raw = rogan_gladen(data.p, data.q0, data.q1, clip=False)
     theta = min(1.0, max(0.0, theta_raw))

@@ -41,21 +41,45 @@ item-level labels.
 
 Assumption: the labelled items are drawn from the test population (no shift), so that the judge's
 error Z - Z-hat has the same distribution on both (papers/001 Sec. 8, Table 2 row iii).
+
+Two departures from ppi-python, both at the boundary (``adjust=True``, the default; everything
+else is ppi-python's number to rounding):
+
+* **Truncation.** theta is a proportion, so the point estimate is clipped and the interval
+  truncated to [0, 1] (flags ``estimate_clipped`` and ``interval_truncated``). Truncation never
+  removes a value of [0, 1] from the interval, so it cannot lower the coverage.
+* **One class labelled** (``m0 = 0`` or ``m1 = 0``, likely for a small random subsample when theta
+  is near 0 or 1). The plug-in variance of the labels is then phi(1 - phi) = 0, and so is their
+  covariance with the verdicts: the interval ignores the uncertainty of the labels altogether, and
+  for PPI++ (whose tuned lambda is then 0) or ``lam=0`` it has zero width -- "theta = 1 for certain"
+  from 30 labels. judgecal keeps the point estimate and lambda but estimates Var(Y) with the
+  Agresti-Coull-adjusted label mean
+
+  .. math::
+      \tilde\phi = \frac{m_1 + z^2/2}{m + z^2},
+
+  the Agresti-Coull adjustment the Lang-Reiczigel interval applies to p-hat (papers/000 eq. 6;
+  for ``lam=0`` this is the Wald interval with the Agresti-Coull variance, about as wide as the
+  rule of three's 3/m), and
+  flags ``one_class_labelled``: the judge's error rate on the missing class is not measured, so
+  the honest report is the posterior (:func:`judgecal.posterior`).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from judgecal._validate import check_counts, check_level, check_not_exceeding
 from judgecal.data import JudgeData, _binary_labels, require_design
+from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import z_quantile
-from judgecal.results import ConfidenceInterval
+from judgecal.results import FLAG_MESSAGES, ConfidenceInterval
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -77,18 +101,24 @@ class PPIResult:
     Attributes
     ----------
     estimate : float
-        theta-hat_lambda (not truncated to [0, 1], as in ppi-python).
+        theta-hat_lambda clipped to [0, 1].
     ci : ConfidenceInterval
-        theta-hat_lambda -/+ z se (not truncated).
+        theta-hat_lambda -/+ z se (the unclipped estimate), truncated to [0, 1].
     lam : float
         The lambda used (the tuned one for PPI++).
     se : float
-        The standard error.
+        The standard error (with the label variance adjusted when one class is labelled; see
+        the module docstring).
     confidence_level : float
     n_labelled, n_unlabelled : int
         m and N.
     method : str
         ``"PPI"`` (lambda = 1), ``"PPI++"`` (tuned) or ``"PPI (lam=...)"``.
+    estimate_raw : float
+        theta-hat_lambda before clipping (ppi-python's point estimate); may lie outside [0, 1].
+    flags : tuple of str
+        Keys of :data:`judgecal.results.FLAG_MESSAGES` that apply: ``estimate_clipped``,
+        ``interval_truncated``, ``one_class_labelled``.
     assumption : str
         What the estimator assumes (:data:`PPI_ASSUMPTION`).
     """
@@ -101,6 +131,8 @@ class PPIResult:
     n_labelled: int
     n_unlabelled: int
     method: str
+    estimate_raw: float
+    flags: tuple[str, ...] = ()
     assumption: str = PPI_ASSUMPTION
 
     @property
@@ -108,12 +140,20 @@ class PPIResult:
         """Width of the interval."""
         return self.ci.high - self.ci.low
 
+    @property
+    def flag_messages(self) -> list[str]:
+        """The flags as plain-language sentences."""
+        return [FLAG_MESSAGES[flag] for flag in self.flags]
+
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-safe dict of every number and the assumption."""
-        return {"method": self.method, "estimate": self.estimate, "low": self.ci.low,
+        """Return a JSON-safe dict of every number, the flags and the assumption."""
+        return {"method": self.method, "estimate": self.estimate,
+                "estimate_unclipped": self.estimate_raw, "low": self.ci.low,
                 "high": self.ci.high, "lam": self.lam, "se": self.se,
                 "confidence_level": self.confidence_level, "n_labelled": self.n_labelled,
-                "n_unlabelled": self.n_unlabelled, "assumption": self.assumption}
+                "n_unlabelled": self.n_unlabelled,
+                "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
+                "assumption": self.assumption}
 
     def summary(self) -> pd.DataFrame:
         """Return a one-row table: estimate, low, high, width, lam, assumption."""
@@ -129,7 +169,8 @@ class PPIResult:
         return (f"{self.method}: theta = {self.estimate:.4f}, {100 * self.confidence_level:g}% CI "
                 f"[{self.ci.low:.4f}, {self.ci.high:.4f}] (lambda = {self.lam:.4f}; "
                 f"{self.n_labelled} labelled, {self.n_unlabelled} unlabelled items)\n"
-                f"assumes: {self.assumption}")
+                + "".join(f"warning: {message}\n" for message in self.flag_messages)
+                + f"assumes: {self.assumption}")
 
 
 def _check_lam(lam: Any) -> float | None:
@@ -149,9 +190,20 @@ def _method_name(lam: float | None) -> str:
     return "PPI" if lam == 1.0 else f"PPI (lam={lam:g})"
 
 
+class _Raw(NamedTuple):
+    """PPI before truncation: arrays of the broadcast shape."""
+
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    lam: np.ndarray
+    se: np.ndarray
+    one_class: np.ndarray
+
+
 def ppi_counts(
     k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *, lam: float | None = 1.0,
-    confidence_level: float = 0.95,
+    confidence_level: float = 0.95, adjust: bool = True,
 ) -> tuple[np.ndarray, ConfidenceInterval, np.ndarray, np.ndarray]:
     """PPI / PPI++ from counts, broadcast over arrays (see the module docstring for the formulas).
 
@@ -165,6 +217,11 @@ def ppi_counts(
     lam : float or None, default 1.0
         1 for PPI, None for PPI++ (tuned, clipped to [0, 1]), any finite value otherwise.
     confidence_level : float, default 0.95
+    adjust : bool, default True
+        Clip the estimate and truncate the interval to [0, 1], and adjust the label variance
+        where one class is labelled (module docstring), as :func:`ppi` does. False gives
+        ppi-python's numbers unchanged. No flags and no warning here: compare with
+        ``adjust=False`` or call :func:`ppi` to learn which adjustment applied.
 
     Returns
     -------
@@ -175,16 +232,33 @@ def ppi_counts(
     """
     lam = _check_lam(lam)
     z = z_quantile(confidence_level)
+    if not isinstance(adjust, (bool, np.bool_)):
+        raise TypeError(f"`adjust` must be True or False, got {adjust!r}.")
+    raw = _ppi_raw(_check_ppi_counts(k, n, k0, m0, k1, m1), lam, z, adjust=bool(adjust))
+    if not adjust:
+        return raw.estimate, ConfidenceInterval(raw.low, raw.high), raw.lam, raw.se
+    return (np.clip(raw.estimate, 0.0, 1.0),
+            ConfidenceInterval(np.clip(raw.low, 0.0, 1.0), np.clip(raw.high, 0.0, 1.0)),
+            raw.lam, raw.se)
+
+
+def _check_ppi_counts(*values: Any) -> tuple[np.ndarray, ...]:
+    """Validate (k, n, k0, m0, k1, m1); return them as float arrays."""
+    names = ("k", "n", "k0", "m0", "k1", "m1")
     counts = {name: check_counts(value, name, minimum=1 if name == "n" else 0)
-              for name, value in (("k", k), ("n", n), ("k0", k0), ("m0", m0), ("k1", k1),
-                                  ("m1", m1))}
+              for name, value in zip(names, values, strict=True)}
     for part, whole in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
         check_not_exceeding(counts[part], counts[whole], part, whole)
-    k, n, k0, m0, k1, m1 = (np.asarray(counts[name], dtype=np.float64)
-                            for name in ("k", "n", "k0", "m0", "k1", "m1"))
-    m = m0 + m1
-    if np.any(m < 1):
+    if np.any(counts["m0"] + counts["m1"] < 1):
         raise ValueError("`m0` + `m1` must be at least 1: PPI needs labelled items.")
+    return tuple(np.asarray(counts[name], dtype=np.float64) for name in names)
+
+
+def _ppi_raw(counts: tuple[np.ndarray, ...], lam: float | None, z: float, *,
+             adjust: bool) -> _Raw:
+    """PPI's estimate, untruncated interval, lambda and se; Var(Y) adjusted if ``adjust``."""
+    k, n, k0, m0, k1, m1 = counts
+    m = m0 + m1
     phi, c, r, p = m1 / m, (k1 + m0 - k0) / m, k1 / m, k / n
     cov = r - phi * c
     if lam is None:
@@ -195,19 +269,39 @@ def ppi_counts(
         lam_a = np.clip(np.where(var_all > 0, tuned, 0.0), 0.0, 1.0)
     else:
         lam_a = np.full(np.broadcast_shapes(phi.shape, p.shape), lam)
+    one_class = (m0 == 0) | (m1 == 0)
+    var_y = phi * (1 - phi)
+    if adjust:  # one class labelled: Var(Y) from the Agresti-Coull-adjusted label mean
+        phi_ac = (m1 + z**2 / 2) / (m + z**2)
+        var_y = np.where(one_class, phi_ac * (1 - phi_ac), var_y)
     estimate = lam_a * p + phi - lam_a * c
-    var_rect = np.maximum(phi * (1 - phi) + lam_a**2 * c * (1 - c) - 2 * lam_a * cov, 0.0)
+    var_rect = np.maximum(var_y + lam_a**2 * c * (1 - c) - 2 * lam_a * cov, 0.0)
     se = np.sqrt(lam_a**2 * p * (1 - p) / n + var_rect / m)
-    return estimate, ConfidenceInterval(estimate - z * se, estimate + z * se), lam_a, se
+    return _Raw(estimate, estimate - z * se, estimate + z * se, lam_a, se, one_class)
 
 
 def _result(k: int, n: int, k0: int, m0: int, k1: int, m1: int, lam: float | None,
             level: float) -> PPIResult:
-    estimate, (low, high), lam_used, se = ppi_counts(k, n, k0, m0, k1, m1, lam=lam,
-                                                     confidence_level=level)
-    return PPIResult(estimate=float(estimate), ci=ConfidenceInterval(float(low), float(high)),
-                     lam=float(lam_used), se=float(se), confidence_level=level,
-                     n_labelled=int(m0 + m1), n_unlabelled=int(n), method=_method_name(lam))
+    """Build the result with its flags and issue them as one :class:`JudgeCalWarning`."""
+    raw = _ppi_raw(_check_ppi_counts(k, n, k0, m0, k1, m1), lam, z_quantile(level), adjust=True)
+    estimate_raw, low, high = float(raw.estimate), float(raw.low), float(raw.high)
+    estimate = min(1.0, max(0.0, estimate_raw))
+    flags = []
+    if estimate != estimate_raw:
+        flags.append("estimate_clipped")
+    if low < 0.0 or high > 1.0:
+        flags.append("interval_truncated")
+    if bool(raw.one_class):
+        flags.append("one_class_labelled")
+    ci = ConfidenceInterval(min(1.0, max(0.0, low)), min(1.0, max(0.0, high)))
+    result = PPIResult(
+        estimate=estimate, ci=ci, lam=float(raw.lam), se=float(raw.se), confidence_level=level,
+        n_labelled=int(m0 + m1), n_unlabelled=int(n), method=_method_name(lam),
+        estimate_raw=estimate_raw, flags=tuple(flags))
+    if flags:
+        warnings.warn(f"{result.method}: " + "; ".join(result.flag_messages) + ".",
+                      JudgeCalWarning, stacklevel=3)
+    return result
 
 
 def ppi(
@@ -217,7 +311,11 @@ def ppi(
     """PPI (``lam=1``) or PPI++ (``lam=None``) estimate and CLT interval of the true accuracy.
 
     Agrees with ppi-python 0.2.3's ``ppi_mean_pointestimate`` / ``ppi_mean_ci`` (with
-    ``alpha = 1 - confidence_level``) for 0/1 labels; see the module docstring for the formulas.
+    ``alpha = 1 - confidence_level``) for 0/1 labels, except at the boundary: the estimate is
+    clipped and the interval truncated to [0, 1], and when the labelled items hold one true
+    class only the interval uses an Agresti-Coull-adjusted label variance instead of the plug-in
+    zero, which would ignore the labels' uncertainty (and give PPI++ a zero-width interval).
+    See the module docstring for the formulas and the reasons.
 
     Parameters
     ----------
@@ -235,7 +333,7 @@ def ppi(
     Returns
     -------
     PPIResult
-        ``.estimate``, ``.ci``, ``.lam``, ``.assumption`` (and ``.se``).
+        ``.estimate``, ``.ci``, ``.lam``, ``.flags``, ``.assumption`` (and ``.se``).
 
     Raises
     ------
@@ -245,11 +343,20 @@ def ppi(
         For labels other than 0/1 (or missing), labelled sequences of different lengths, no
         labelled or no unlabelled items, a non-finite ``lam``, a level outside (0, 1).
 
+    Warns
+    -----
+    JudgeCalWarning
+        Once, naming the flags, if the estimate was clipped (``estimate_clipped``), the interval
+        truncated (``interval_truncated``) or the labelled items hold one class only
+        (``one_class_labelled``; the posterior is then the safer report).
+
     Examples
     --------
-    >>> res = ppi([1, 1, 0, 1], [1, 0, 0, 1], [1, 1, 0, 1, 0, 1])
-    >>> round(res.estimate, 4), res.lam
-    (0.9167, 1.0)
+    >>> human = [1] * 30 + [0] * 10
+    >>> judge = [1] * 27 + [0] * 3 + [0] * 8 + [1] * 2
+    >>> res = ppi(human, judge, [1] * 70 + [0] * 30)
+    >>> round(res.estimate, 4), res.lam, res.flags
+    (0.725, 1.0, ())
     """
     level = check_level(confidence_level)
     lam = _check_lam(lam)
@@ -282,6 +389,11 @@ def ppi_from_data(
         If ``data.design`` is not ``"random"``: with a stratified calibration set the labelled
         class balance m1 / m is fixed by design, so the mean of the labels is not an estimate of
         the accuracy and PPI is biased.
+
+    Warns
+    -----
+    JudgeCalWarning
+        As :func:`ppi`, e.g. for labelled items of one class only (:attr:`JudgeData.one_class`).
     """
     data = require_design(data, "random", "PPI")
     return _result(data.k, data.n, data.k0, data.m0, data.k1, data.m1, _check_lam(lam),

@@ -24,7 +24,8 @@ class ConfidenceInterval(NamedTuple):
     high: Any
 
 
-#: Plain-language explanation of every flag an :class:`Estimate` can carry.
+#: Plain-language explanation of every flag an :class:`Estimate` (or a
+#: :class:`~judgecal.ppi.PPIResult`) can carry.
 FLAG_MESSAGES = {
     "clipped": "the Rogan-Gladen estimate fell outside [0, 1] and was clipped to the boundary",
     "zero_width": "the Lang-Reiczigel interval has zero width after truncation to [0, 1]",
@@ -32,6 +33,13 @@ FLAG_MESSAGES = {
     "approximation is rough and the posterior (judgecal.posterior) is the safer report",
     "p_outside_judge_range": "the judged-correct rate p-hat lies outside [1 - q0-hat, q1-hat], "
     "the range the estimated judge can produce for any true accuracy",
+    "one_class_labelled": "the labelled sample holds items of one true class only (m0 = 0 or "
+    "m1 = 0), so the judge's error rate on the other class is not measured and closed-form "
+    "variance estimates are degenerate; the posterior (judgecal.posterior), which takes that "
+    "rate from its prior and learns the accuracy from the class count m1 of m, is the safer "
+    "report",
+    "estimate_clipped": "the point estimate fell outside [0, 1] and was clipped to the boundary",
+    "interval_truncated": "the interval reached outside [0, 1] and was truncated to [0, 1]",
 }
 
 
