@@ -46,7 +46,7 @@ def test_small_calibration_is_flagged_and_explained():
     with pytest.warns(jc.JudgeCalWarning, match="fewer than 30"):
         check = jc.crosscheck(data, random_seed=0)
     assert "small_calibration" in check.flags
-    assert "posterior" in check.flags["small_calibration"]
+    assert "Lang-Reiczigel" in check.flags["small_calibration"]
 
 
 def test_boundary_estimate_is_flagged_and_hdi_reaches_zero():
@@ -60,14 +60,67 @@ def test_boundary_estimate_is_flagged_and_hdi_reaches_zero():
     assert check.rows["posterior_eti"][1] > 0.0  # the equal-tailed interval excludes 0
 
 
-def test_weak_judge_is_flagged():
-    # q0-hat = q1-hat = 0.6 from 40 items each: J-hat = 0.2, so about half the posterior mass of
-    # J lies below 0.2
-    data = jc.JudgeData(k=500, n=1000, k0=24, m0=40, k1=24, m1=40)
+def test_weak_judge_is_flagged_from_the_posterior_of_j():
+    # q0-hat = q1-hat = 0.55 from 40 items each: J-hat = 0.1, most posterior mass of J below 0.2
+    data = jc.JudgeData(k=500, n=1000, k0=22, m0=40, k1=22, m1=40)
     with pytest.warns(jc.JudgeCalWarning, match="weak"):
         check = jc.crosscheck(data, random_seed=0)
-    assert check.prob_weak_judge > 0.3
+    assert check.prob_weak_judge > 0.5
     assert "weak_judge" in check.flags
+
+
+def test_a_good_judge_is_not_called_weak_at_any_n():
+    # J-hat = 0.6 from 200 items per arm; n = 1e12 makes p-hat exact, not the judge weaker
+    data = jc.JudgeData(k=10**12 // 2, n=10**12, k0=160, m0=200, k1=160, m1=200)
+    check = jc.crosscheck(data, random_seed=0)
+    assert check.prob_weak_judge < 1e-6
+    assert "weak_judge" not in check.flags
+
+
+def test_conflicting_data_are_named_and_not_resolved_by_the_posterior():
+    # p-hat = 0.3 lies below 1 - q0-hat = 0.45: the calibration cannot produce this test rate
+    data = jc.JudgeData(k=300, n=1000, k0=55, m0=100, k1=52, m1=100)
+    with pytest.warns(jc.JudgeCalWarning, match="test_calibration_conflict"):
+        check = jc.crosscheck(data, random_seed=0)
+    assert "test_calibration_conflict" in check.flags
+    if "intervals_disagree" in check.flags:
+        assert "neither interval" in check.flags["intervals_disagree"]
+        assert "prefer" not in check.flags["intervals_disagree"]
+
+
+def test_calibration_worse_than_chance_gives_the_posterior_and_a_flag():
+    # q0-hat + q1-hat = 0.7 < 1: no closed-form correction; the posterior exists but its
+    # direction comes from the better-than-chance prior, which the flag says
+    data = jc.JudgeData(k=300, n=1000, k0=30, m0=100, k1=40, m1=100)
+    with pytest.warns(jc.JudgeCalWarning):
+        check = jc.crosscheck(data, random_seed=0)
+    assert check.estimate is None
+    assert {"no_closed_form", "calibration_contradicts_prior"} <= set(check.flags)
+    lo, hi = check.rows["posterior_eti"][1:]
+    assert 0.0 <= lo < hi <= 1.0
+
+
+def test_one_class_random_sample_gives_the_posterior():
+    data = jc.JudgeData(k=28, n=30, k0=0, m0=0, k1=29, m1=30, design="random")
+    with pytest.warns(jc.JudgeCalWarning):
+        check = jc.crosscheck(data, random_seed=0)
+    assert {"no_closed_form", "one_class_labelled"} <= set(check.flags)
+    assert "nan" in str(check)          # the closed-form row is printed as not available
+
+
+def test_boundary_note_names_the_intervals_and_only_fires_when_clipped():
+    data = jc.JudgeData(k=50, n=1000, k0=140, m0=200, k1=180, m1=200)
+    with pytest.warns(jc.JudgeCalWarning):
+        check = jc.crosscheck(data, random_seed=0)
+    note = check.flags["boundary"]
+    assert "Rogan-Gladen estimate is clipped to 0" in note
+    assert "equal-tailed" in note and "Lang-Reiczigel" in note
+    # a wide HDI touching 0 without a clipped estimate is not a boundary case
+    wide = jc.JudgeData(k=330, n=1000, k0=14, m0=20, k1=18, m1=20)
+    with pytest.warns(jc.JudgeCalWarning):
+        other = jc.crosscheck(wide, random_seed=0)
+    if other.estimate is not None and "clipped" not in other.estimate.flags:
+        assert "boundary" not in other.flags
 
 
 def test_output_formats(paper_check):

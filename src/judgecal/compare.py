@@ -52,7 +52,7 @@ import numpy as np
 
 from judgecal._validate import as_generator, check_level
 from judgecal.compare_result import Comparison, IntervalEstimate, _interval_text
-from judgecal.crosscheck import WEAK_JUDGE_J
+from judgecal.bayes.diagnostics import WEAK_YOUDEN as WEAK_JUDGE_J
 from judgecal.data import JudgeData, binary_labels, read_label_csv
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import SMALL_CALIBRATION, lang_reiczigel_ci, z_quantile
@@ -60,6 +60,7 @@ from judgecal.results import ConfidenceInterval
 
 if TYPE_CHECKING:  # pragma: no cover
     from judgecal.bayes.compare_model import ComparePrior
+    from judgecal.bayes.nuts import NutsCache
 
 __all__ = ["CALIBRATION_DESIGNS", "METHODS", "Comparison", "IntervalEstimate", "ModelLabels",
            "compare", "expected_shared_bias"]
@@ -634,6 +635,7 @@ def compare(
     tune: int = 1000,
     chains: int = 4,
     target_accept: float = 0.9,
+    compiled: NutsCache | None = None,
 ) -> Comparison:
     """Compare the true accuracies of two models judged by the same judge: theta_A - theta_B.
 
@@ -664,6 +666,9 @@ def compare(
         on the between-model spread sigma.
     draws, tune, chains, target_accept
         NUTS settings (``"bayes"``).
+    compiled : judgecal.bayes.nuts.NutsCache, optional
+        A cache of compiled samplers the caller keeps to reuse compilation across comparisons
+        (``"bayes"``); without one each call compiles the model.
 
     Returns
     -------
@@ -705,7 +710,8 @@ def compare(
     else:
         options = {"draws": _positive_int(draws, "draws"), "tune": _positive_int(tune, "tune"),
                    "chains": _positive_int(chains, "chains"),
-                   "target_accept": check_level(target_accept, "target_accept")}
+                   "target_accept": check_level(target_accept, "target_accept"),
+                   "compiled": compiled}
         output = _run_bayes(inputs, level, prior, options, rng)
     diag = _diagnose(inputs, z_quantile(level))
     judge_warnings, judge_notes = _judge_warnings(inputs, diag, output.estimate, level)

@@ -19,7 +19,7 @@ import numpy as np
 from judgecal._validate import check_level
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
-from judgecal.frequentist import SMALL_CALIBRATION, estimate
+from judgecal.frequentist import SMALL_CALIBRATION, estimate, naive_wald_ci
 from judgecal.results import Estimate, format_report
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,9 +30,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["CrossCheck", "crosscheck"]
 
-#: A judge whose posterior puts more than WEAK_JUDGE_MASS below this J is flagged as weak.
-WEAK_JUDGE_J = 0.2
-WEAK_JUDGE_MASS = 0.05
+#: Posterior flags that mean the data conflict with each other or with the prior: then the
+#: posterior interval is not recommended over the closed form either.
+CONFLICT_FLAGS = ("calibration_contradicts_prior", "test_calibration_conflict")
 
 ROWS = ("naive", "rogan_gladen", "posterior_eti", "posterior_hdi")
 ROW_LABELS = {
@@ -60,9 +60,10 @@ class CrossCheck:
     flags : dict
         Flag key -> plain-language sentence (what happened, and which interval to trust).
     prob_weak_judge : float
-        Posterior probability that J = q0 + q1 - 1 < 0.2.
-    estimate : Estimate
-        The closed-form result.
+        Posterior probability that J = q0 + q1 - 1 < 0.2 (from the posterior of J).
+    estimate : Estimate or None
+        The closed-form result (None where no correction exists: see the ``no_closed_form``
+        flag).
     posterior : Posterior
         The posterior result.
     """
@@ -73,7 +74,7 @@ class CrossCheck:
     rows: dict[str, tuple[float, float, float]]
     flags: dict[str, str]
     prob_weak_judge: float
-    estimate: Estimate
+    estimate: Estimate | None
     posterior: Posterior
 
     @property
@@ -144,18 +145,14 @@ class CrossCheck:
 
 
 def _density(posterior: Posterior, grid: np.ndarray) -> np.ndarray:
-    if posterior.exact is not None:
-        return np.asarray(posterior.exact.pdf(grid), dtype=float)
-    import arviz as az
-
-    points, values = az.kde(posterior.draws("theta"), bound_correction=True, custom_lims=(0, 1))
-    return np.interp(grid, points, values)
+    """Posterior density of theta on ``grid`` (exact engine, or a kernel estimate for NUTS)."""
+    return np.asarray(posterior.pdf(grid), dtype=float)
 
 
 def _posterior_mode(posterior: Posterior) -> float:
-    """Mode of theta: exact for the exact engine, else the peak of a boundary-corrected KDE."""
-    if posterior.exact is not None:
-        return float(posterior.exact.mode())
+    """Mode of theta: exact for the exact engine, else the peak of the kernel estimate."""
+    if hasattr(posterior.engine, "mode"):
+        return float(posterior.engine.mode())
     grid = np.linspace(0.0, 1.0, 2001)
     return float(grid[np.argmax(_density(posterior, grid))])
 
@@ -164,7 +161,7 @@ def _posterior_mode(posterior: Posterior) -> float:
 ATLAS_COVERAGE_FLOOR = 0.93
 
 
-def _atlas_coverage(data: JudgeData, est: Estimate) -> tuple[float, str] | None:
+def _atlas_coverage(data: JudgeData, est: Estimate | None) -> tuple[float, str] | None:
     """Simulated 95% Lang-Reiczigel coverage at the atlas cell nearest to this evaluation.
 
     The cell: theta nearest the Rogan-Gladen estimate, q0 and q1 nearest the observed rates, n
@@ -172,7 +169,8 @@ def _atlas_coverage(data: JudgeData, est: Estimate) -> tuple[float, str] | None:
     lookup errs towards small calibration). None outside the atlas (a rate below 0.55, an arm of
     fewer than 5 items) and for levels other than 95%.
     """
-    if abs(est.confidence_level - 0.95) > 1e-12 or min(data.q0, data.q1) < 0.55:
+    if (est is None or abs(est.confidence_level - 0.95) > 1e-12
+            or not min(data.q0, data.q1) >= 0.55):
         return None
     from judgecal.datasets import coverage_atlas
 
@@ -192,56 +190,64 @@ def _atlas_coverage(data: JudgeData, est: Estimate) -> tuple[float, str] | None:
     return float(atlas["coverage"][index]), cell
 
 
-def _flags(data: JudgeData, est: Estimate, rows: dict, tolerance: float,
-           prob_weak: float, posterior: Posterior) -> dict[str, str]:
+def _flags(data: JudgeData, est: Estimate | None, no_closed_form: str | None, rows: dict,
+           tolerance: float, posterior: Posterior) -> dict[str, str]:
+    """Notes of the cross-check; each names the interval it talks about."""
+    from judgecal.bayes.posterior import DIAGNOSTIC_FLAGS
+
     flags: dict[str, str] = {}
-    lr, eti, hdi = rows["rogan_gladen"], rows["posterior_eti"], rows["posterior_hdi"]
-    difference = max(abs(lr[1] - eti[1]), abs(lr[2] - eti[2]))
+    conflict = [flag for flag in CONFLICT_FLAGS if flag in posterior.flags]
+    if no_closed_form is not None:
+        flags["no_closed_form"] = (
+            f"no Rogan-Gladen estimate or Lang-Reiczigel interval: {no_closed_form}; only the "
+            "posterior rows are reported.")
+    lr, eti = rows["rogan_gladen"], rows["posterior_eti"]
+    difference = max(abs(lr[1] - eti[1]), abs(lr[2] - eti[2])) if est is not None else 0.0
     small = min(data.m0, data.m1) < SMALL_CALIBRATION
     if difference > tolerance:
-        if getattr(data, "design", "stratified") == "random":
+        if conflict:
+            why = ("but the data conflict (see " + ", ".join(conflict) + "), so neither "
+                   "interval can be recommended until the conflict is explained")
+        elif getattr(data, "design", "stratified") == "random":
             why = ("with a random labelled sample the posterior also learns theta from the "
                    "labelled class balance m1/m, which the closed form ignores: prefer the "
-                   "posterior if the class-balance test (judgecal.class_balance_test) finds no "
-                   "shift, else the closed form")
+                   "equal-tailed credible interval if the class-balance test "
+                   "(judgecal.class_balance_test) finds no shift, else the Lang-Reiczigel "
+                   "interval")
         elif small:
-            why = ("the calibration set is small, so the normal approximation behind the closed "
-                   "form is rough: prefer the posterior")
+            why = ("the calibration set is small, so the normal approximation behind the "
+                   "Lang-Reiczigel interval is rough: prefer the equal-tailed credible interval")
         else:
-            why = "prefer the posterior, which makes no normal approximation"
+            why = ("prefer the equal-tailed credible interval, which makes no normal "
+                   "approximation")
         flags["intervals_disagree"] = (
             f"the Lang-Reiczigel and equal-tailed intervals differ by up to {difference:.3f} "
             f"(tolerance {tolerance:g}); {why}.")
-    if small:
+    if small and est is not None:
         flags["small_calibration"] = (
             f"a calibration arm has fewer than {SMALL_CALIBRATION} items (m0 = {data.m0}, m1 = "
-            f"{data.m1}); label more items, and meanwhile report the posterior interval.")
-    if prob_weak > WEAK_JUDGE_MASS:
-        flags["weak_judge"] = (
-            f"the judge may be weak: the posterior puts {prob_weak:.1%} of its mass on "
-            f"J = q0 + q1 - 1 < {WEAK_JUDGE_J:g}, where the correction divides by a number near "
-            "zero; both intervals are then fragile and the posterior is the more honest one.")
-    at_boundary = "clipped" in est.flags or hdi[1] <= 0.0 or hdi[2] >= 1.0
-    if at_boundary:
+            f"{data.m1}); the Lang-Reiczigel interval relies on a normal approximation there; "
+            "label more items.")
+    if est is not None and "clipped" in est.flags:
+        bound = 0 if est.theta <= 0.0 else 1
         flags["boundary"] = (
-            "the estimate is at the boundary of [0, 1]: the equal-tailed interval excludes the "
-            "boundary by construction and loses coverage there; report the HDI, which includes "
-            f"it ({hdi[1]:.4f}, {hdi[2]:.4f}), or a one-sided bound.")
+            f"the Rogan-Gladen estimate is clipped to {bound}: p-hat lies outside the range "
+            "[1 - q0-hat, q1-hat] that the calibration allows. The equal-tailed credible "
+            f"interval ({eti[1]:.4f}, {eti[2]:.4f}) never contains {bound} by construction; "
+            f"the Lang-Reiczigel interval ({lr[1]:.4f}, {lr[2]:.4f}) is truncated at it.")
     atlas = _atlas_coverage(data, est)
     if atlas is not None and atlas[0] < ATLAS_COVERAGE_FLOOR:
         coverage, cell = atlas
         flags["closed_form_undercovers"] = (
             f"in simulations of this regime ({cell}) the 95% Lang-Reiczigel interval covered the "
             f"true accuracy only {coverage:.1%} of the time (coverage atlas, 10,000 "
-            "replications); prefer the posterior interval here.")
-    if "zero_width" in est.flags:
+            "replications).")
+    if est is not None and "zero_width" in est.flags:
         flags["zero_width"] = (
             "the Lang-Reiczigel interval has zero width after truncation to [0, 1]; it does not "
-            "describe the uncertainty, report the posterior HDI instead.")
+            "describe the uncertainty.")
     for flag in posterior.flags:
-        flags[f"posterior_{flag}"] = (
-            f"the NUTS posterior did not pass its diagnostics ({flag}); rerun with more draws or "
-            "use method='exact'.")
+        flags[flag] = DIAGNOSTIC_FLAGS[flag]
     return flags
 
 
@@ -260,9 +266,12 @@ def crosscheck(
     Rows: naive p-hat with its Wald interval; Rogan-Gladen with the Lang-Reiczigel interval
     (papers/000 eqs. 4-7); posterior median with the equal-tailed credible interval; posterior
     mode with the highest-density interval. Flags, each a plain sentence that says which answer to
-    trust: the Lang-Reiczigel and equal-tailed interval ends differ by more than ``tolerance``;
-    a calibration arm under 30 items; a weak judge (posterior mass above 5% on J < 0.2); an
-    estimate at the boundary; a zero-width closed-form interval; NUTS diagnostics.
+    trust: the Lang-Reiczigel and equal-tailed interval ends differ by more than ``tolerance``
+    (and which to prefer, unless the data conflict); a calibration arm under 30 items; a clipped
+    Rogan-Gladen estimate; a zero-width closed-form interval; no closed form at all (a judge no
+    better than chance on the calibration set, or a one-class random sample); and every flag of
+    the posterior (convergence, conflicts, weak judge; :data:`judgecal.bayes.posterior.
+    DIAGNOSTIC_FLAGS`), with the posterior's own message.
 
     Parameters
     ----------
@@ -295,22 +304,28 @@ def crosscheck(
         raise ValueError(f"`tolerance` ({tolerance!r}) must be a number in [0, 1), e.g. 0.02.")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)  # reported below as flags, once
-        est = estimate(data, confidence_level=level)
+        try:
+            est: Estimate | None = estimate(data, confidence_level=level)
+            no_closed_form = None
+        except ValueError as error:          # no correction: judge no better than chance, or
+            est, no_closed_form = None, str(error).rstrip(".")   # one class (the posterior is)
         post = compute_posterior(data, prior=prior, method=method, random_seed=random_seed,
                                  **posterior_options)
     eti = post.ci(prob=level, kind="eti")
     hdi = post.ci(prob=level, kind="hdi")
+    nan3 = (float("nan"),) * 3
     rows = {
-        "naive": (est.naive, *est.naive_ci),
-        "rogan_gladen": (est.theta, *est.ci),
+        "naive": (data.p, *naive_wald_ci(data.p, data.n, confidence_level=level)),
+        "rogan_gladen": (est.theta, *est.ci) if est is not None else nan3,
         "posterior_eti": (float(post.quantile(0.5)), *eti),
         "posterior_hdi": (_posterior_mode(post), *hdi),
     }
     rows = {key: tuple(float(v) for v in value) for key, value in rows.items()}
-    prob_weak = float(np.mean(post.draws("youden") < WEAK_JUDGE_J))
-    flags = _flags(data, est, rows, float(tolerance), prob_weak, post)
+    prob_weak = float(post.diagnostics["prob_weak"])
+    flags = _flags(data, est, no_closed_form, rows, float(tolerance), post)
     result = CrossCheck(data=data, confidence_level=level, tolerance=float(tolerance), rows=rows,
                         flags=flags, prob_weak_judge=prob_weak, estimate=est, posterior=post)
     if flags:
-        warnings.warn(" ".join(flags.values()), JudgeCalWarning, stacklevel=2)
+        warnings.warn("; ".join(f"{key}: {message}" for key, message in flags.items()),
+                      JudgeCalWarning, stacklevel=2)
     return result

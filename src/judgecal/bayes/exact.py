@@ -333,9 +333,10 @@ class ExactPosterior:
         self.prior = _check_prior(prior)
         self._rows = rows_for(*(np.array([float(getattr(data, name))])
                                  for name in ("k", "n", "k0", "m0", "k1", "m1")), self.prior)
-        edges, t, _, powers = _theta_rule(self._rows)
-        log_l = _log_likelihood(self._rows, t)
-        self._marginals = {"theta": _theta_density(self._rows, log_l, t, edges, powers)}
+        edges, t, log_w, powers = _theta_rule(self._rows)
+        inner = _inner(self._rows, t)
+        self._marginals = {"theta": _theta_density(self._rows, inner.log_l, t, edges, powers)}
+        self._nested = _NestedRule(inner, log_w + _regular_log_prior(self._rows, t, powers))
 
     def _marginal(self, var: str) -> PanelDensity:
         """The marginal of ``var`` as a piecewise Legendre series (built on first use)."""
@@ -383,6 +384,33 @@ class ExactPosterior:
         low, high = shortest_interval(density.quantile, lambda t: density.cdf_pdf(t)[1], 1, prob)
         return float(low[0]), float(high[0])
 
+    def predictive_p_values(self) -> dict[str, float]:
+        """Two-sided posterior predictive p-values of the counts k, k0 and k1.
+
+        For a count ``c ~ Bin(N, r)`` with r = p, q0 or q1, ``P(rep <= c) = E[F(c; N, r)]`` and
+        ``P(rep >= c) = E[1 - F(c - 1; N, r)]`` over the posterior (binomial CDF ``F``); the
+        p-value is ``min(1, 2 min(...))``. Small values mean that this count is hard to
+        reproduce from the posterior that all three counts imply together: the test set and the
+        calibration set disagree. Computed on the nested rule (see :class:`_NestedRule`).
+        """
+        d = self.data
+        out = {}
+        for name, count, trials, var in (("k", d.k, d.n, "p"), ("k0", d.k0, d.m0, "q0"),
+                                         ("k1", d.k1, d.m1, "q1")):
+            if trials == 0:
+                out[name] = 1.0
+                continue
+            low = self._nested.expect(lambda r, c=count, m=trials: sc.bdtr(c, m, r), var)
+            high = self._nested.expect(
+                lambda r, c=count, m=trials: 1.0 - sc.bdtr(c - 1, m, r) if c > 0 else 1.0 + 0 * r,
+                var)
+            out[name] = float(min(1.0, 2 * min(low, high)))
+        return out
+
+    def prob_youden_below(self, threshold: float) -> float:
+        """Posterior probability that Youden's J lies below ``threshold`` (nested rule)."""
+        return self._nested.youden_cdf(float(threshold))
+
     def mode(self) -> float:
         """Posterior mode of theta (maximiser of the marginal density; 0 or 1 at a bound)."""
         low, high = self._marginals["theta"].support
@@ -421,6 +449,66 @@ class ExactPosterior:
 def _shaped(out: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | float:
     out = np.asarray(out).reshape(shape)
     return float(out) if out.ndim == 0 else out
+
+
+# ------------------------------------------------------------------------------------------------
+# expectations on the nested rule (diagnostics)
+# ------------------------------------------------------------------------------------------------
+#: Grid points of the interpolated smooth functions whose expectations the diagnostics need.
+EXPECT_GRID = 4097
+
+
+class _NestedRule:
+    """The nested (theta, p, J) rule of one dataset as weighted points, for expectations.
+
+    ``E[g(v)] = sum_ijl W_ijl g(v_ijl)`` with weights theta rule x p rule x kernel x J rule x
+    calibration density, at the nodes ``(theta_i, p_ij, J_ijl)``. Smooth ``g`` of q0 or q1
+    (binomial CDFs) are interpolated from a fine grid, which is exact to about 1e-6 and costs
+    one interpolation per node; the probability ``P(J <= x)`` integrates the Legendre series of
+    the calibration density on every J window up to the cut.
+    """
+
+    def __init__(self, inner: _Inner, log_w_theta: np.ndarray) -> None:
+        xj, wj = gauss_legendre(J_ORDER)
+        wp = gauss_legendre(P_ORDER)[1]
+        j_half = (inner.j_high[0] - inner.j_low[0]) / 2                        # (T, 2, Np)
+        with np.errstate(divide="ignore"):
+            log_pair = (log_w_theta[0][:, None, None] + np.log(inner.p_half[0])[..., None]
+                        + np.log(wp) + inner.log_b[0] + np.log(j_half))
+            log_node = log_pair[..., None] + inner.log_h[0] + np.log(wj)       # (T, 2, Np, Nj)
+        top = np.max(log_node)
+        self.node_weight = np.where(np.isfinite(log_node), np.exp(log_node - top), 0.0)
+        self.node_weight /= self.node_weight.sum()
+        t, p = inner.theta[0][:, None, None, None], inner.p[0][..., None]
+        j = inner.j_low[0][..., None] + j_half[..., None] * (xj + 1)
+        self.values = {"p": np.broadcast_to(p, j.shape), "q0": 1 - p + t * j,
+                       "q1": p + (1 - t) * j, "youden": j}
+        self.j_low, self.j_half = inner.j_low[0], j_half
+        h = np.exp(inner.log_h[0] - np.max(inner.log_h[0], axis=-1, keepdims=True))
+        h = np.where(np.isfinite(h), h, 0.0)
+        self.pair_weight = self.node_weight.sum(axis=-1)
+        mass = np.sum(h * wj, axis=-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.coef = to_coefficients(h) / np.where(mass > 0, mass, 1.0)[..., None] * 2
+
+    def expect(self, func, var: str) -> float:
+        """``E[func(var)]`` for a smooth vectorised ``func`` on [0, 1]."""
+        values = self.values[var]
+        live = self.node_weight > 0
+        low, high = float(values[live].min()), float(values[live].max())
+        grid = np.linspace(low, high, EXPECT_GRID) if high > low else np.array([low, low + 1e-12])
+        table = func(grid)
+        return float(np.sum(self.node_weight[live] * np.interp(values[live], grid, table)))
+
+    def youden_cdf(self, x: float) -> float:
+        """``P(J <= x)``: on every (theta, p) pair the J density integrated up to x."""
+        live = self.pair_weight > 0
+        u = np.clip((x - self.j_low[live]) / self.j_half[live] - 1, -1.0, 1.0)
+        coef = self.coef[live]
+        table = legendre_table(u, J_ORDER)
+        integral = (table[..., 2:] - table[..., :-2]) / (2 * np.arange(1, J_ORDER) + 1)
+        part = coef[..., 0] * (u + 1) + np.sum(coef[..., 1:] * integral, axis=-1)
+        return float(np.clip(np.sum(self.pair_weight[live] * part / 2), 0.0, 1.0))
 
 
 # ------------------------------------------------------------------------------------------------

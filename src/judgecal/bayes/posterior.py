@@ -1,14 +1,18 @@
 """The full posterior of the true accuracy: :func:`posterior` and its result, :class:`Posterior`.
 
-Two engines give the same posterior (the model of :mod:`judgecal.bayes.model`):
+A :class:`Posterior` delegates every number to an engine with one protocol (``quantile``,
+``mean``, ``sd``, ``interval``, ``cdf``, ``pdf``, ``sample``, ``predictive_p_values``,
+``prob_youden_below``):
 
+``method="exact"`` (the default)
+    :class:`judgecal.bayes.exact.ExactPosterior`: deterministic integration, exact marginals of
+    theta, q0, q1, Youden's J and p; milliseconds.
 ``method="nuts"``
-    PyMC's NUTS on the compiled, cached model (``sampler="pymc"``), or nutpie when installed and
-    asked for (``sampler="nutpie"``).
-``method="exact"``
-    :class:`judgecal.bayes.exact.ExactPosterior` (deterministic quadrature); quantiles and intervals
-    of theta come from the engine itself, and ``draws * chains`` i.i.d. draws fill the
-    InferenceData so ArviZ works the same for both methods.
+    :class:`DrawsEngine` over the draws of PyMC's NUTS (or nutpie) on the model of
+    :func:`judgecal.bayes.model.build_model`, with convergence diagnostics.
+
+The ArviZ ``InferenceData`` (:attr:`Posterior.idata`) is built on first access; for the exact
+engine it holds ``draws * chains`` i.i.d. joint draws from the same integration.
 """
 
 from __future__ import annotations
@@ -16,12 +20,24 @@ from __future__ import annotations
 import numbers
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from judgecal._validate import as_generator, check_level
-from judgecal.bayes.model import OBSERVED_NAMES, POSTERIOR_NAMES, compiled_nuts
+from judgecal.bayes.diagnostics import (
+    ADVICE,
+    CONTRADICTION_PROB,
+    ESS_MIN,
+    FLAGS,
+    PREDICTIVE_ALPHA,
+    R_HAT_MAX,
+    WEAK_YOUDEN,
+    convergence,
+    convergence_flags,
+    truncation_probability,
+)
 from judgecal.bayes.priors import Prior
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
@@ -31,26 +47,21 @@ if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
     import pandas as pd
 
-__all__ = ["DIAGNOSTIC_FLAGS", "Posterior", "posterior"]
+__all__ = ["DIAGNOSTIC_FLAGS", "ESS_MIN", "R_HAT_MAX", "VARIABLES", "DrawsEngine", "Posterior",
+           "posterior"]
 
-#: Thresholds of the convergence checks (Vehtari et al. 2021).
-R_HAT_MAX = 1.01
-ESS_MIN = 400
-
-#: Plain-language explanation of every flag a :class:`Posterior` can carry.
-DIAGNOSTIC_FLAGS = {
-    "r_hat": f"R-hat exceeds {R_HAT_MAX}: the chains disagree",
-    "low_ess": f"an effective sample size is below {ESS_MIN}",
-    "divergences": "NUTS reported divergent transitions: the sampler missed part of the posterior",
-}
-_ADVICE = ("increase `draws` and `tune`, try a more informative `prior`, or use "
-           "method='exact', which needs no sampling")
+#: Every flag a :class:`Posterior` can carry, with its message (see
+#: :mod:`judgecal.bayes.diagnostics`).
+DIAGNOSTIC_FLAGS = FLAGS
+#: Variables of the posterior, in the order of summaries.
+VARIABLES = ("theta", "q0", "q1", "youden", "p")
 _PARAMETERS = ("theta", "q0", "q1")
+_ADVICE = ADVICE
 
 
 def _positive_int(value: Any, name: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"`{name}` ({value!r}) must be a positive integer.")
+        raise TypeError(f"`{name}` ({value!r}) must be a positive integer.")
     if value < 1:
         raise ValueError(f"`{name}` ({value!r}) must be a positive integer.")
     return int(value)
@@ -58,11 +69,88 @@ def _positive_int(value: Any, name: str) -> int:
 
 def _check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
-        options = " or ".join(repr(a) for a in allowed)
-        raise ValueError(f"`{name}` ({value!r}) must be {options}.")
+        options = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"`{name}` ({value!r}) must be one of {options}.")
     return str(value)
 
 
+# -------------------------------------------------------------------------------------------
+# the draws-based engine
+# -------------------------------------------------------------------------------------------
+class DrawsEngine:
+    """Posterior summaries from draws (MCMC): the same protocol as the exact engine.
+
+    Parameters
+    ----------
+    draws : dict of str to numpy.ndarray
+        Draws of theta, q0, q1, youden and p, any shape (flattened).
+    """
+
+    def __init__(self, draws: dict[str, np.ndarray]) -> None:
+        self._draws = {var: np.asarray(draws[var], float).reshape(-1) for var in VARIABLES}
+
+    def quantile(self, q: Any, var: str = "theta") -> np.ndarray | float:
+        """Empirical quantile of the draws."""
+        out = np.quantile(self._draws[var], q)
+        return float(out) if np.ndim(out) == 0 else out
+
+    def mean(self, var: str = "theta") -> float:
+        """Mean of the draws."""
+        return float(np.mean(self._draws[var]))
+
+    def sd(self, var: str = "theta") -> float:
+        """Standard deviation of the draws."""
+        return float(np.std(self._draws[var], ddof=1))
+
+    def interval(self, prob: float = 0.95, kind: str = "eti",
+                 var: str = "theta") -> tuple[float, float]:
+        """Equal-tailed interval, or the shortest interval holding ``prob`` of the draws."""
+        values = np.sort(self._draws[var])
+        if kind == "eti":
+            low, high = np.quantile(values, [(1 - prob) / 2, (1 + prob) / 2])
+            return float(low), float(high)
+        size = int(np.ceil(prob * values.size))
+        widths = values[size - 1:] - values[:values.size - size + 1]
+        start = int(np.argmin(widths))
+        return float(values[start]), float(values[start + size - 1])
+
+    def cdf(self, x: Any, var: str = "theta") -> np.ndarray | float:
+        """Empirical CDF of the draws."""
+        values = np.sort(self._draws[var])
+        out = np.searchsorted(values, np.asarray(x, float), side="right") / values.size
+        return float(out) if np.ndim(out) == 0 else out
+
+    def pdf(self, x: Any, var: str = "theta") -> np.ndarray | float:
+        """Gaussian kernel density estimate of the draws (Scott's bandwidth)."""
+        from scipy.stats import gaussian_kde
+
+        out = gaussian_kde(self._draws[var])(np.atleast_1d(np.asarray(x, float)))
+        return float(out[0]) if np.ndim(x) == 0 else out.reshape(np.shape(x))
+
+    def sample(self, size: int, random_seed: Any = None) -> dict[str, np.ndarray]:
+        """The draws themselves (``size`` must equal their number)."""
+        return {var: values.copy() for var, values in self._draws.items()}
+
+    def predictive_p_values(self, data: JudgeData) -> dict[str, float]:
+        """Two-sided posterior predictive p-values of k, k0, k1 (exact given the draws)."""
+        from scipy import special as sc
+
+        out = {}
+        for name, count, trials, var in (("k", data.k, data.n, "p"),
+                                         ("k0", data.k0, data.m0, "q0"),
+                                         ("k1", data.k1, data.m1, "q1")):
+            if trials == 0:
+                out[name] = 1.0
+                continue
+            r = np.clip(self._draws[var], 0.0, 1.0)
+            low = float(np.mean(sc.bdtr(count, trials, r)))
+            high = float(np.mean(1.0 - sc.bdtr(count - 1, trials, r))) if count > 0 else 1.0
+            out[name] = min(1.0, 2 * min(low, high))
+        return out
+
+    def prob_youden_below(self, threshold: float) -> float:
+        """Share of the draws of J below ``threshold``."""
+        return float(np.mean(self._draws["youden"] < threshold))
 
 
 # -------------------------------------------------------------------------------------------
@@ -70,149 +158,147 @@ def _check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
 # -------------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class Posterior:
-    """Posterior of theta, q0, q1 (and p, Youden's J) for one :class:`JudgeData`.
+    """Posterior of theta, q0, q1, Youden's J and p for one :class:`JudgeData`.
 
     Attributes
     ----------
-    idata : arviz.InferenceData
-        Groups ``posterior`` (theta, q0, q1, p, youden), ``observed_data`` (k, k0, k1), and for
-        NUTS ``sample_stats``.
+    engine : ExactPosterior or DrawsEngine
+        Computes every number (see the module docstring).
     method : str
-        ``"nuts"`` or ``"exact"``.
+        ``"exact"`` or ``"nuts"``.
     data : JudgeData
     prior : Prior
+        The prior as given (for a random design the engine folds in the labelled class counts).
+    draws, chains : int
+        Size of :attr:`idata`.
     diagnostics : dict
-        ``r_hat`` (max over theta, q0, q1), ``ess_bulk`` / ``ess_tail`` (min), ``divergences``.
+        NUTS: ``r_hat`` (max over theta, q0, q1), ``ess_bulk`` / ``ess_tail`` (min),
+        ``divergences``. Both methods: ``p_value_k``, ``p_value_k0``, ``p_value_k1``
+        (posterior predictive), ``prob_weak`` (P(J < 0.2)), ``prob_better_than_chance``
+        (P(q0 + q1 > 1) from the calibration data alone).
     flags : tuple of str
-        Keys of :data:`DIAGNOSTIC_FLAGS` that apply (NUTS only).
+        Keys of :data:`DIAGNOSTIC_FLAGS` that apply.
     """
 
-    idata: Any
+    engine: Any = field(repr=False)
     method: str
     data: JudgeData
     prior: Prior
+    draws: int = 1000
+    chains: int = 4
     diagnostics: dict[str, float] = field(default_factory=dict)
     flags: tuple[str, ...] = ()
-    exact: Any = field(default=None, repr=False)
+    seed: int = field(default=0, repr=False)
+    sampled: Any = field(default=None, repr=False)
 
-    @classmethod
-    def from_idata(
-        cls, idata: Any, *, data: JudgeData, prior: Prior | None = None, method: str = "nuts",
-        exact: Any = None, warn: bool = True,
-    ) -> Posterior:
-        """Wrap an InferenceData of this model; compute diagnostics, flags and warnings."""
-        prior = Prior() if prior is None else prior
-        diagnostics = _diagnostics(idata)
-        flags: tuple[str, ...] = ()
-        if method == "nuts":
-            flags = tuple(name for name, bad in (
-                ("r_hat", not diagnostics["r_hat"] <= R_HAT_MAX),
-                ("low_ess", not min(diagnostics["ess_bulk"], diagnostics["ess_tail"]) >= ESS_MIN),
-                ("divergences", diagnostics["divergences"] > 0)) if bad)
-        if flags and warn:
-            details = "; ".join(DIAGNOSTIC_FLAGS[f] for f in flags)
-            warnings.warn(
-                f"the NUTS posterior may be unreliable ({details}; max R-hat "
-                f"{diagnostics['r_hat']:.3f}, min ESS {min(diagnostics['ess_bulk'], diagnostics['ess_tail']):.0f}, "  # noqa: E501
-                f"{diagnostics['divergences']} divergences): {_ADVICE}.",
-                JudgeCalWarning, stacklevel=3,
-            )
-        return cls(idata=idata, method=method, data=data, prior=prior,
-                   diagnostics=diagnostics, flags=flags, exact=exact)
+    @cached_property
+    def idata(self) -> az.InferenceData:
+        """ArviZ InferenceData of the posterior, built on first access.
+
+        Groups: ``posterior`` (theta, q0, q1, youden, p), ``observed_data`` (k, k0, k1),
+        ``constant_data`` (n, m0, m1) and, for NUTS, ``sample_stats``.
+        """
+        if self.sampled is not None:
+            return self.sampled
+        import arviz as az
+
+        values = self.engine.sample(self.draws * self.chains, random_seed=self.seed)
+        posterior_group = {var: np.asarray(values[var]).reshape(self.chains, self.draws)
+                           for var in VARIABLES}
+        return az.from_dict(
+            posterior=posterior_group,
+            observed_data={name: np.asarray(getattr(self.data, name))
+                           for name in ("k", "k0", "k1")},
+            constant_data={name: np.asarray(getattr(self.data, name))
+                           for name in ("n", "m0", "m1")})
 
     # -- numbers ------------------------------------------------------------------------------
-    def draws(self, var: str = "theta") -> np.ndarray:
-        """All draws of ``var`` (chains stacked), a 1-D array."""
-        var = _check_choice(var, "var", POSTERIOR_NAMES)
+    def samples(self, var: str = "theta") -> np.ndarray:
+        """All draws of ``var`` in :attr:`idata` (chains stacked), a 1-D array."""
+        var = _check_choice(var, "var", VARIABLES)
         return np.asarray(self.idata.posterior[var]).reshape(-1)
 
     def quantile(self, q: Any, var: str = "theta") -> float | np.ndarray:
-        """Posterior quantile(s) of ``var`` at probability ``q`` (exact engine when available)."""
-        var = _check_choice(var, "var", POSTERIOR_NAMES)
-        levels = np.asarray(q, dtype=float)
-        if levels.size and not (np.all(levels >= 0) and np.all(levels <= 1)):
-            raise ValueError(f"`q` ({q!r}) must lie in [0, 1].")
-        if self.exact is not None and var in _PARAMETERS and np.all((levels > 0) & (levels < 1)):
-            return self.exact.quantile(levels if levels.ndim else float(levels), var=var)
-        out = np.quantile(self.draws(var), levels)
-        return float(out) if np.ndim(out) == 0 else out
+        """Posterior quantile(s) of ``var`` at probabilities ``q`` in (0, 1)."""
+        var = _check_choice(var, "var", VARIABLES)
+        levels = _check_levels(q)
+        out = self.engine.quantile(levels if levels.ndim else float(levels), var=var)
+        return float(out) if np.ndim(out) == 0 else np.asarray(out)
 
     def mean(self, var: str = "theta") -> float:
         """Posterior mean of ``var``."""
-        var = _check_choice(var, "var", POSTERIOR_NAMES)
-        if self.exact is not None and var in _PARAMETERS:
-            return float(self.exact.mean(var))
-        return float(np.mean(self.draws(var)))
+        return float(self.engine.mean(_check_choice(var, "var", VARIABLES)))
+
+    def sd(self, var: str = "theta") -> float:
+        """Posterior standard deviation of ``var``."""
+        return float(self.engine.sd(_check_choice(var, "var", VARIABLES)))
 
     def ci(self, prob: float = 0.95, kind: str = "eti", var: str = "theta") -> ConfidenceInterval:
-        """Credible interval: equal-tailed (``"eti"``) or highest-density (``"hdi"``).
-
-        For ``method="exact"`` and theta the interval comes from the exact engine, not the draws.
-        """
+        """Credible interval: equal-tailed (``"eti"``) or shortest, highest-density (``"hdi"``)."""
         prob = check_level(prob, "prob")
         kind = _check_choice(kind, "kind", ("eti", "hdi"))
-        var = _check_choice(var, "var", POSTERIOR_NAMES)
-        if self.exact is not None and var == "theta":
-            low, high = self.exact.interval(prob, kind)
-            return ConfidenceInterval(float(low), float(high))
-        if self.exact is not None and kind == "eti" and var in _PARAMETERS:
-            low, high = self.exact.quantile([(1 - prob) / 2, (1 + prob) / 2], var=var)
-            return ConfidenceInterval(float(low), float(high))
-        values = self.draws(var)
-        if kind == "eti":
-            low, high = np.quantile(values, [(1 - prob) / 2, (1 + prob) / 2])
-        else:
-            import arviz as az
-
-            low, high = az.hdi(values, hdi_prob=prob)
+        var = _check_choice(var, "var", VARIABLES)
+        low, high = self.engine.interval(prob, kind, var)
         return ConfidenceInterval(float(low), float(high))
 
+    def pdf(self, x: Any, var: str = "theta") -> float | np.ndarray:
+        """Posterior density of ``var`` at ``x`` (exact engine; a kernel estimate for NUTS)."""
+        return self.engine.pdf(x, var=_check_choice(var, "var", VARIABLES))
+
+    def cdf(self, x: Any, var: str = "theta") -> float | np.ndarray:
+        """Posterior CDF of ``var`` at ``x``."""
+        return self.engine.cdf(x, var=_check_choice(var, "var", VARIABLES))
+
     def summary(self, prob: float = 0.95) -> pd.DataFrame:
-        """Return an ArviZ summary: mean, sd, ETI bounds, MCSE, ess_bulk, ess_tail, r_hat."""
-        import arviz as az
+        """DataFrame, one row per variable: mean, sd, median, ETI and HDI bounds.
 
-        prob = check_level(prob, "prob")
-        frame = az.summary(self.idata, var_names=list(POSTERIOR_NAMES), kind="all",
-                           hdi_prob=prob, stat_focus="mean")
-        eti = {var: self.ci(prob, "eti", var) for var in POSTERIOR_NAMES}
-        frame.insert(2, f"eti_{(1 - prob) / 2:.1%}", [eti[v].low for v in frame.index])
-        frame.insert(3, f"eti_{(1 + prob) / 2:.1%}", [eti[v].high for v in frame.index])
-        return frame
-
-    def posterior_predictive_check(self, random_seed: Any = None) -> pd.DataFrame:
-        """Posterior predictive p-values P(rep >= obs) for k, k0 and k1 (binomial replicates)."""
+        For NUTS also the ArviZ columns mcse_mean, ess_bulk, ess_tail and r_hat.
+        """
         import pandas as pd
 
-        rng = as_generator(random_seed)
-        d = self.data
-        p, q0, q1 = (self.draws(v) for v in ("p", "q0", "q1"))
+        prob = check_level(prob, "prob")
+        lo, hi = f"{(1 - prob) / 2:.1%}", f"{(1 + prob) / 2:.1%}"
         rows = {}
-        for name, total, prob, observed in (("k", d.n, p, d.k), ("k0", d.m0, q0, d.k0),
-                                            ("k1", d.m1, q1, d.k1)):
-            replicate = rng.binomial(total, np.clip(prob, 0.0, 1.0))
-            rows[name] = {"observed": observed, "replicate_mean": float(replicate.mean()),
-                          "p_value": float(np.mean(replicate >= observed))}
+        for var in VARIABLES:
+            eti, hdi = self.ci(prob, "eti", var), self.ci(prob, "hdi", var)
+            rows[var] = {"mean": self.mean(var), "sd": self.sd(var),
+                         "median": self.quantile(0.5, var), f"eti_{lo}": eti.low,
+                         f"eti_{hi}": eti.high, "hdi_low": hdi.low, "hdi_high": hdi.high}
+        frame = pd.DataFrame.from_dict(rows, orient="index")
+        if self.method == "nuts":
+            import arviz as az
+
+            extra = az.summary(self.idata, var_names=list(VARIABLES), kind="diagnostics")
+            frame = frame.join(extra[["mcse_mean", "ess_bulk", "ess_tail", "r_hat"]])
+        return frame
+
+    def posterior_predictive_check(self) -> pd.DataFrame:
+        """Two-sided posterior predictive p-values of the observed counts k, k0 and k1."""
+        import pandas as pd
+
+        d = self.data
+        rows = {name: {"observed": getattr(d, name), "p_value": self.diagnostics[f"p_value_{name}"]}
+                for name in ("k", "k0", "k1")}
         frame = pd.DataFrame.from_dict(rows, orient="index")
         frame.index.name = "count"
         return frame
 
     # -- output -----------------------------------------------------------------------------
     def to_dict(self, prob: float = 0.95) -> dict[str, Any]:
-        """Return a JSON-safe dict: inputs, prior, per-variable mean/ETI/HDI, diagnostics, flags."""
+        """Return a JSON-safe dict: inputs, prior, per-variable summaries, diagnostics, flags."""
         variables = {}
-        for var in POSTERIOR_NAMES:
+        for var in VARIABLES:
             eti, hdi = self.ci(prob, "eti", var), self.ci(prob, "hdi", var)
-            variables[var] = {"mean": self.mean(var), "median": float(self.quantile(0.5, var)),
+            variables[var] = {"mean": self.mean(var), "sd": self.sd(var),
+                              "median": float(self.quantile(0.5, var)),
                               "eti": [eti.low, eti.high], "hdi": [hdi.low, hdi.high]}
         return {
             "method": self.method, "prob": float(prob), "inputs": self.data.to_dict(),
             "prior": {"theta": list(self.prior.theta), "q0": list(self.prior.q0),
                       "q1": list(self.prior.q1),
                       "better_than_chance": self.prior.better_than_chance},
-            "chains": int(self.idata.posterior.sizes["chain"]),
-            "draws": int(self.idata.posterior.sizes["draw"]),
             "variables": variables,
-            "diagnostics": {k: (float(v) if isinstance(v, float) else int(v))
+            "diagnostics": {k: (int(v) if isinstance(v, (int, np.integer)) else float(v))
                             for k, v in self.diagnostics.items()},
             "flags": {flag: DIAGNOSTIC_FLAGS[flag] for flag in self.flags},
         }
@@ -225,15 +311,16 @@ class Posterior:
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 3.5))
-        values = self.draws("theta")
-        ax.hist(values, bins=60, range=(0.0, 1.0) if np.ptp(values) > 0.5 else None, density=True,
-                color="0.75", label=f"posterior of theta ({self.method})")
+        low, high = self.engine.quantile(np.array([1e-6, 1 - 1e-6]), var="theta")
+        grid = np.linspace(max(low - 0.02, 0.0), min(high + 0.02, 1.0), 400)
+        ax.plot(grid, np.asarray(self.pdf(grid)), color="0.3",
+                label=f"posterior of theta ({self.method})")
         eti = self.ci(prob, "eti")
         ax.axvspan(eti.low, eti.high, color="C0", alpha=0.2, label=f"{prob:.0%} credible (ETI)")
         d = self.data
         try:
             lr = lang_reiczigel_ci(d.p, d.q0, d.q1, d.n, d.m0, d.m1, confidence_level=prob)
-        except ValueError:  # judge no better than chance: no frequentist interval
+        except ValueError:  # no closed-form correction (judge no better than chance, one class)
             lr = None
         if lr is not None:
             for bound in lr:
@@ -250,31 +337,60 @@ class Posterior:
                 f"95% ETI=({low:.6g}, {high:.6g}), data={self.data!r}, flags={self.flags!r})")
 
 
-def _diagnostics(idata: Any) -> dict[str, float]:
-    import arviz as az
+def _check_levels(q: Any) -> np.ndarray:
+    if isinstance(q, (bool, np.bool_, str, bytes)) or q is None:
+        raise TypeError(f"`q` must be a probability or an array of them, got {q!r}.")
+    try:
+        levels = np.asarray(q, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"`q` must be a probability or an array of them, got {q!r}.") from None
+    if levels.size and not (np.all(levels > 0) and np.all(levels < 1)):
+        raise ValueError(f"`q` ({q!r}) must lie strictly between 0 and 1.")
+    return levels
 
-    post = idata.posterior[list(_PARAMETERS)]
-    rhat = az.rhat(post)
-    ess_bulk = az.ess(post, method="bulk")
-    ess_tail = az.ess(post, method="tail")
-    divergences = 0
-    if "sample_stats" in idata.groups() and "diverging" in idata.sample_stats:
-        divergences = int(np.asarray(idata.sample_stats["diverging"]).sum())
-    def extreme(values: Any, reduce: Any) -> float:
-        finite = [float(values[v]) for v in _PARAMETERS if np.isfinite(float(values[v]))]
-        return float(reduce(finite)) if finite else float("nan")
 
-    return {"r_hat": extreme(rhat, max), "ess_bulk": extreme(ess_bulk, min),
-            "ess_tail": extreme(ess_tail, min), "divergences": divergences}
+# -------------------------------------------------------------------------------------------
+# diagnostics
+# -------------------------------------------------------------------------------------------
+def _conflicts(engine: Any, data: JudgeData, prior: Prior) -> tuple[dict[str, float],
+                                                                      tuple[str, ...]]:
+    """Conflict and regime diagnostics (both engines) and the flags they raise."""
+    if isinstance(engine, DrawsEngine):
+        p_values = engine.predictive_p_values(data)
+    else:
+        p_values = engine.predictive_p_values()
+    prob_weak = engine.prob_youden_below(WEAK_YOUDEN)
+    (a0, b0), (a1, b1) = prior.q0, prior.q1
+    better = truncation_probability((a0 + data.k0, b0 + data.m0 - data.k0),
+                                    (a1 + data.k1, b1 + data.m1 - data.k1))
+    values = {f"p_value_{name}": value for name, value in p_values.items()}
+    values.update(prob_weak=prob_weak, prob_better_than_chance=better)
+    flags = []
+    if data.m0 == 0 or data.m1 == 0:
+        flags.append("one_class_labelled")
+    if prior.better_than_chance and better < CONTRADICTION_PROB:
+        flags.append("calibration_contradicts_prior")
+    if min(p_values.values()) < PREDICTIVE_ALPHA:
+        flags.append("test_calibration_conflict")
+    if prob_weak > 0.5:
+        flags.append("weak_judge")
+    return values, tuple(flags)
+
+
+def _warn(flags: tuple[str, ...], diagnostics: dict[str, float]) -> None:
+    if not flags:
+        return
+    details = "; ".join(f"{flag}: {DIAGNOSTIC_FLAGS[flag]}" for flag in flags)
+    warnings.warn(f"check this posterior -- {details}.", JudgeCalWarning, stacklevel=3)
 
 
 # -------------------------------------------------------------------------------------------
 # the entry point
 # -------------------------------------------------------------------------------------------
 def posterior(
-    data: JudgeData, *, prior: Prior | None = None, method: str = "nuts", draws: int = 2000,
+    data: JudgeData, *, prior: Prior | None = None, method: str = "exact", draws: int = 1000,
     tune: int = 1000, chains: int = 4, random_seed: Any = None, progressbar: bool = False,
-    sampler: str = "pymc", target_accept: float = 0.8, cores: int | None = None,
+    sampler: str = "pymc", target_accept: float = 0.8, cores: int = 1, compiled: Any = None,
 ) -> Posterior:
     """Posterior of the true accuracy theta and the judge's specificity q0 and sensitivity q1.
 
@@ -282,27 +398,28 @@ def posterior(
     ----------
     data : JudgeData
         With ``data.design == "random"`` (labelled items drawn from the test population) the
-        random-design model is used: the labelled class count m1 ~ Bin(m0 + m1, theta) also
-        informs theta (:mod:`judgecal.bayes.random_design`).
+        labelled class count m1 ~ Bin(m0 + m1, theta) also informs theta.
     prior : Prior, optional
         ``Prior()`` (uniform, judge better than chance) by default.
-    method : {"nuts", "exact"}
-        MCMC on the PyMC model, or deterministic quadrature (``ExactPosterior``).
-    draws, tune, chains : int
-        Draws kept and tuning steps per chain, number of chains (positive integers). For
-        ``method="exact"``, ``draws * chains`` i.i.d. draws fill the InferenceData.
+    method : {"exact", "nuts"}
+        Deterministic integration (default; exact marginals, milliseconds) or MCMC with NUTS.
+    draws, chains : int
+        Size of :attr:`Posterior.idata`: draws per chain and chains (for ``"exact"``,
+        ``draws * chains`` i.i.d. draws, made on first access).
+    tune : int
+        NUTS tuning steps per chain.
     random_seed : int or numpy.random.Generator, optional
         The only source of randomness; the same seed gives the same draws.
     progressbar : bool
-        Only used by ``sampler="nutpie"``; the built-in sampler runs silently.
+        Only used by ``sampler="nutpie"``.
     sampler : {"pymc", "nutpie"}
         NUTS implementation; nutpie must be installed.
     target_accept : float
         NUTS target acceptance rate (raise it, e.g. to 0.95, if divergences are reported).
-    cores : int, optional
-        Processes that run the chains of ``sampler="pymc"`` in parallel (default: the number of
-        CPUs, at most ``chains``; Linux only, elsewhere chains run one after another). The draws
-        are the same for any ``cores``.
+    cores : int, default 1
+        Processes that run NUTS chains; 1 starts none.
+    compiled : optional
+        A compiled-sampler cache (:class:`judgecal.bayes.nuts.NutsCache`) reused across fits.
 
     Returns
     -------
@@ -311,17 +428,21 @@ def posterior(
     Raises
     ------
     TypeError
-        If ``data`` is not a JudgeData or ``prior`` not a Prior.
+        If ``data`` is not a JudgeData, ``prior`` not a Prior, or a count option not an integer.
     ValueError
-        For an unknown ``method`` or ``sampler``, non-positive ``draws``/``tune``/``chains``, a
-        ``target_accept`` outside (0, 1), or nutpie requested but not installed.
-    RuntimeError
-        If the sampler fails (explained; no PyMC traceback).
+        For an unknown ``method`` or ``sampler``, non-positive ``draws``/``tune``/``chains``/
+        ``cores``, a ``target_accept`` outside (0, 1), or nutpie requested but not installed.
 
     Warns
     -----
     JudgeCalWarning
-        If R-hat > 1.01, an ESS < 400 or any divergence (the result carries the flags).
+        Once, listing every flag that applies (see :data:`DIAGNOSTIC_FLAGS`).
+
+    Examples
+    --------
+    >>> post = posterior(JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200))
+    >>> [round(v, 4) for v in post.ci(0.95)]
+    [0.0511, 0.2581]
     """
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
@@ -330,91 +451,32 @@ def posterior(
     elif not isinstance(prior, Prior):
         raise TypeError(f"`prior` must be a judgecal.bayes.Prior or None, got "
                         f"{type(prior).__name__}.")
-    method = _check_choice(method, "method", ("nuts", "exact"))
+    method = _check_choice(method, "method", ("exact", "nuts"))
     sampler = _check_choice(sampler, "sampler", ("pymc", "nutpie"))
-    draws, tune, chains = (_positive_int(v, name) for v, name in
-                           ((draws, "draws"), (tune, "tune"), (chains, "chains")))
+    draws, tune, chains, cores = (_positive_int(v, name) for v, name in (
+        (draws, "draws"), (tune, "tune"), (chains, "chains"), (cores, "cores")))
     target_accept = check_level(target_accept, "target_accept")
-    cores = _default_cores() if cores is None else _positive_int(cores, "cores")
     rng = as_generator(random_seed)
-    if data.design == "random":  # labelled items drawn from the test population
-        from judgecal.bayes.random_design import random_design_posterior
-
-        return random_design_posterior(data, prior, method=method, sampler=sampler, draws=draws,
-                                       tune=tune, chains=chains, rng=rng,
-                                       target_accept=target_accept, cores=cores)
     if method == "exact":
-        return _exact_posterior(data, prior, draws, chains, rng)
-    if sampler == "nutpie":
-        idata = _nutpie_idata(data, prior, draws, tune, chains, rng, progressbar, target_accept)
-        return Posterior.from_idata(idata, data=data, prior=prior, method="nuts")
-    engine = compiled_nuts(prior, target_accept=target_accept)
-    values, stats = engine.run(data, draws=draws, tune=tune, chains=chains, rng=rng, cores=cores)
-    idata = _to_idata(values, data, stats)
-    return Posterior.from_idata(idata, data=data, prior=prior, method="nuts")
+        from judgecal.bayes.exact import ExactPosterior
+        from judgecal.bayes.priors import random_design_prior
 
+        engine_prior = random_design_prior(data, prior) if data.design == "random" else prior
+        engine: Any = ExactPosterior(data, engine_prior)
+        sampled, diagnostics, flags = None, {}, ()
+    else:
+        from judgecal.bayes.nuts import sample_nuts
 
-def _default_cores() -> int:
-    import os
-
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-               else (os.cpu_count() or 1))
-
-
-def _to_idata(values: dict[str, np.ndarray], data: JudgeData,
-              stats: dict[str, np.ndarray] | None = None) -> az.InferenceData:
-    import arviz as az
-
-    groups: dict[str, Any] = {
-        "posterior": {name: values[name] for name in POSTERIOR_NAMES},
-        "observed_data": {name: np.asarray(getattr(data, name)) for name in OBSERVED_NAMES},
-        "constant_data": {name: np.asarray(getattr(data, name)) for name in ("n", "m0", "m1")},
-    }
-    if stats:
-        groups["sample_stats"] = stats
-    return az.from_dict(**groups)
-
-
-def _exact_posterior(data: JudgeData, prior: Prior, draws: int, chains: int,
-                     rng: np.random.Generator) -> Posterior:
-    from judgecal.bayes.exact import ExactPosterior
-
-    engine = ExactPosterior(data, prior)
-    sample = engine.sample(draws * chains, random_seed=rng)
-    theta, q0, q1 = (np.asarray(sample[v], dtype=float).reshape(chains, draws)
-                     for v in _PARAMETERS)
-    values = {"theta": theta, "q0": q0, "q1": q1, "p": theta * q1 + (1 - theta) * (1 - q0),
-              "youden": q0 + q1 - 1}
-    return Posterior.from_idata(_to_idata(values, data), data=data, prior=prior,
-                                method="exact", exact=engine)
-
-
-def _nutpie_idata(data: JudgeData, prior: Prior, draws: int, tune: int, chains: int,
-                  rng: np.random.Generator, progressbar: bool, target_accept: float) -> Any:
-    try:
-        import nutpie
-    except ImportError:
-        raise ValueError(
-            "`sampler` ('nutpie') needs the optional package nutpie, which is not installed; "
-            "install it (pip install nutpie) or use sampler='pymc'."
-        ) from None
-    from judgecal.bayes.model import DATA_NAMES, build_model
-
-    compiled = _NUTPIE_CACHE.get(prior)
-    if compiled is None:
-        compiled = nutpie.compile_pymc_model(build_model(data, prior))
-        _NUTPIE_CACHE[prior] = compiled
-    compiled = compiled.with_data(**{name: getattr(data, key) for key, name in DATA_NAMES.items()})
-    try:
-        idata = nutpie.sample(compiled, draws=draws, tune=tune, chains=chains,
-                              seed=int(rng.integers(2**31)), progress_bar=progressbar,
-                              target_accept=target_accept)
-    except Exception as error:  # nutpie raises plain RuntimeErrors
-        raise RuntimeError(f"nutpie failed for counts {data.to_dict()}: {error}. Try "
-                           "sampler='pymc' or method='exact'.") from None
-    keep = [name for name in POSTERIOR_NAMES if name in idata.posterior]
-    idata.posterior = idata.posterior[keep]
-    return idata
-
-
-_NUTPIE_CACHE: dict[Prior, Any] = {}
+        sampled = sample_nuts(data, prior, draws=draws, tune=tune, chains=chains, rng=rng,
+                              sampler=sampler, target_accept=target_accept, cores=cores,
+                              progressbar=progressbar, compiled=compiled)
+        engine = DrawsEngine({var: np.asarray(sampled.posterior[var]) for var in VARIABLES})
+        diagnostics = convergence(sampled, _PARAMETERS)
+        flags = convergence_flags(diagnostics)
+    conflict_values, conflict_flags = _conflicts(engine, data, prior)
+    diagnostics = {**diagnostics, **conflict_values}
+    flags = flags + conflict_flags
+    _warn(flags, diagnostics)
+    return Posterior(engine=engine, method=method, data=data, prior=prior, draws=draws,
+                     chains=chains, diagnostics=diagnostics, flags=flags,
+                     seed=int(rng.integers(2**63 - 1)), sampled=sampled)
