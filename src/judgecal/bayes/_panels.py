@@ -27,11 +27,14 @@ __all__ = ["PanelDensity", "gauss_legendre", "legendre_table", "shortest_interva
 
 #: Newton iterations and the tolerance (in the variable) of every quantile search.
 QUANTILE_ITERATIONS = 100
-QUANTILE_TOLERANCE = 1e-12
+QUANTILE_TOLERANCE = 1e-11
 #: Probabilities on the coarse grid that brackets the shortest interval.
-SHORTEST_GRID = 64
-#: Golden-section steps that shrink a grid cell (width <= 2 / SHORTEST_GRID) below 1e-9.
-GOLDEN_ITERATIONS = 32
+SHORTEST_GRID = 256
+#: Points per panel of the CDF table behind starting points and the shortest-interval grid.
+TABLE_POINTS = 16
+#: Steps and tolerance (in probability) of the false-position search for equal densities.
+REFINE_ITERATIONS = 100
+REFINE_TOLERANCE = 1e-10
 
 
 @functools.lru_cache(maxsize=16)
@@ -181,7 +184,7 @@ class PanelDensity:
         for side in (0, 1):
             self._fix_end(side, sel, t, panel, cdf, pdf)
         low, high = edges[:, :1], edges[:, -1:]
-        below, above = t <= low, t >= high
+        below, above = t < low, t > high
         cdf = np.where(below, 0.0, np.where(above, 1.0, np.clip(cdf, 0.0, 1.0)))
         pdf = np.where(below | above, 0.0, np.maximum(pdf, 0.0))
         return cdf, pdf
@@ -251,18 +254,44 @@ class PanelDensity:
                         np.broadcast_to(low, levels.shape), np.broadcast_to(high, levels.shape))
         return np.where(levels <= 0, low, np.where(levels >= 1, high, out))
 
-    def _start(self, levels: np.ndarray, sel: slice | np.ndarray) -> np.ndarray:
-        """Starting points: linear interpolation of the CDF between panel edges."""
-        edges, cum = self.edges[sel], self.cum[sel]
-        index = np.clip((levels[:, :, None] > cum[:, None, 1:]).sum(axis=2), 0,
-                        edges.shape[1] - 2)
-        c0 = np.take_along_axis(cum, index, axis=1)
-        c1 = np.take_along_axis(cum, index + 1, axis=1)
-        e0 = np.take_along_axis(edges, index, axis=1)
-        e1 = np.take_along_axis(edges, index + 1, axis=1)
+    def _table(self) -> tuple[np.ndarray, np.ndarray]:
+        """The CDF at ``TABLE_POINTS`` equally spaced points of every panel (built once)."""
+        if getattr(self, "_cached_table", None) is None:
+            frac = np.linspace(0.0, 1.0, TABLE_POINTS + 1)
+            t = self.edges[:, :-1, None] + 2 * self.half[:, :, None] * frac    # (R, P, S + 1)
+            rows, panels = self.half.shape
+            cdf = self.cdf_pdf(t.reshape(rows, -1))[0].reshape(t.shape)
+            cdf[:, :, 0], cdf[:, :, -1] = self.cum[:, :-1], self.cum[:, 1:]
+            self._cached_table = (t, np.maximum.accumulate(cdf, axis=2))
+        return self._cached_table
+
+    def approximate_quantile(self, levels: np.ndarray,
+                             sel: slice | np.ndarray = slice(None)) -> np.ndarray:
+        """Quantiles by linear interpolation of the tabulated CDF (starting points, grids)."""
+        levels = np.asarray(levels, float)
+        t_table, f_table = (v[sel] for v in self._table())
+        cum = self.cum[sel]
+        panel = np.clip((levels[:, :, None] > cum[:, None, 1:]).sum(axis=2), 0,
+                        t_table.shape[1] - 1)
+        t_sub = np.take_along_axis(t_table, panel[..., None], axis=1)          # (R, Q, S + 1)
+        f_sub = np.take_along_axis(f_table, panel[..., None], axis=1)
+        index = np.clip((levels[..., None] > f_sub[..., 1:]).sum(axis=2), 0, TABLE_POINTS - 1)
+        f0 = np.take_along_axis(f_sub, index[..., None], axis=2)[..., 0]
+        f1 = np.take_along_axis(f_sub, index[..., None] + 1, axis=2)[..., 0]
+        t0 = np.take_along_axis(t_sub, index[..., None], axis=2)[..., 0]
+        t1 = np.take_along_axis(t_sub, index[..., None] + 1, axis=2)[..., 0]
         with np.errstate(divide="ignore", invalid="ignore"):
-            frac = np.where(c1 > c0, (levels - c0) / (c1 - c0), 0.5)
-        return e0 + np.clip(frac, 0.0, 1.0) * (e1 - e0)
+            frac = np.where(f1 > f0, (levels - f0) / (f1 - f0), 0.5)
+        return t0 + np.clip(frac, 0.0, 1.0) * (t1 - t0)
+
+    def shortest(self, prob: float) -> tuple[np.ndarray, np.ndarray]:
+        """Shortest interval of mass ``prob`` of every row (see :func:`shortest_interval`)."""
+        return shortest_interval(self.quantile, lambda t: self.cdf_pdf(t)[1],
+                                 self.edges.shape[0], prob, approximate=self.approximate_quantile)
+
+    def _start(self, levels: np.ndarray, sel: slice | np.ndarray) -> np.ndarray:
+        """Starting points of the quantile search (see :meth:`approximate_quantile`)."""
+        return self.approximate_quantile(levels, sel)
 
 
 def solve_cdf(cdf_pdf, levels: np.ndarray, start: np.ndarray, low: np.ndarray,
@@ -292,75 +321,65 @@ def solve_cdf(cdf_pdf, levels: np.ndarray, start: np.ndarray, low: np.ndarray,
 
 
 def shortest_interval(quantile, density, rows: int, prob: float, *,
-                      grid: int = SHORTEST_GRID) -> tuple[np.ndarray, np.ndarray]:
+                      grid: int = SHORTEST_GRID, approximate=None
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """Shortest interval of mass ``prob`` for ``rows`` distributions.
 
     ``quantile(levels)`` maps probabilities of shape (rows, Q) to quantiles and ``density(t)``
-    gives the density there. The width ``w(a) = Q(a + prob) - Q(a)`` is evaluated on a grid of
-    ``a`` in [0, 1 - prob], ends included, so the global minimum is bracketed even when the
-    density has several modes or is unbounded at a bound of the support (where the shortest
-    interval may or may not touch that bound). Inside the best grid cell the minimum solves
-    ``w'(a) = 1 / f(Q(a + prob)) - 1 / f(Q(a)) = 0``, i.e. equal densities at both ends, found by
-    Illinois false position; when the sign does not change in that cell the minimum is at a grid
-    end and is refined by golden-section search on ``w`` itself.
+    gives the density there; ``approximate(levels)``, if given, is a cheaper quantile function
+    used on the grid only. The width ``w(a) = Q(a + prob) - Q(a)`` has
+
+    .. math:: w'(a) = 1 / f(Q(a + prob)) - 1 / f(Q(a)),
+
+    so its interior minima are where the densities at both ends are equal, the sign of
+    ``g(a) = f(Q(a)) - f(Q(a + prob))`` changing from - to +. On a grid of ``a`` in
+    [0, 1 - prob] every such change, and each end of the grid where the width grows away from it
+    (an interval touching a bound of the support, as when the density is unbounded there), is a
+    candidate; the candidate with the smallest width on the grid is refined by false position
+    (with a bisection every third step) on exact quantiles. Several modes are handled because
+    all local minima compete.
     """
     span = 1.0 - prob
     a = np.linspace(0.0, span, grid + 1)
     levels = np.broadcast_to(np.concatenate([a, a + prob]), (rows, 2 * grid + 2))
-    q = quantile(levels)
+    q = (approximate or quantile)(levels)
+    dens = density(q)
     width = q[:, grid + 1:] - q[:, :grid + 1]
-    best = np.argmin(width, axis=1)
-    lo_i, hi_i = np.maximum(best - 1, 0), np.minimum(best + 1, grid)
-    lo, hi = a[lo_i], a[hi_i]
+    g = dens[:, :grid + 1] - dens[:, grid + 1:]
+    rises = (g[:, :-1] < 0) & (g[:, 1:] >= 0)                    # interior minimum in cell i
+    cell_width = np.where(rises, np.minimum(width[:, :-1], width[:, 1:]), np.inf)
+    start_width = np.where(g[:, 0] >= 0, width[:, 0], np.inf)   # minimum at a = 0
+    end_width = np.where(g[:, -1] <= 0, width[:, -1], np.inf)   # minimum at a = 1 - prob
+    choices = np.concatenate([cell_width, start_width[:, None], end_width[:, None]], axis=1)
+    pick = np.argmin(choices, axis=1)
+    interior = pick < grid
+    cell = np.minimum(pick, grid - 1)
+    lo, hi = a[cell], a[cell + 1]
+    fixed = np.where(pick == grid, 0.0, span)
+    x = np.where(interior, 0.5 * (lo + hi), fixed)
 
-    def gap(x: np.ndarray, guess: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def gap(x: np.ndarray) -> np.ndarray:
         ends = quantile(np.stack([x, x + prob], axis=1))
-        dens = density(ends)
-        return dens[:, 0] - dens[:, 1], ends    # < 0 left of the minimum, > 0 right
+        values = density(ends)
+        return values[:, 0] - values[:, 1]        # < 0 left of the minimum, > 0 right of it
 
-    g_lo, _ = gap(lo)
-    g_hi, _ = gap(hi)
-    bracketed = (g_lo < 0) & (g_hi > 0)
-    # minimum at an end of [0, 1 - prob]: the interval touches a bound of the support
-    at_start = ~bracketed & (best == 0) & (g_lo >= 0)
-    at_end = ~bracketed & (best == grid) & (g_hi <= 0)
-    settled = bracketed | at_start | at_end
-    side = np.zeros(rows)
-    previous = np.full(rows, np.inf)
-    x = 0.5 * (lo + hi)
-    for _ in range(60):
-        with np.errstate(all="ignore"):
-            x = lo - g_lo * (hi - lo) / (g_hi - g_lo)
-        bad = ~np.isfinite(x) | (x <= lo) | (x >= hi)
-        x = np.where(bad, 0.5 * (lo + hi), x)
-        g_x, _ = gap(x)
-        pos = g_x > 0
-        hi, g_hi = np.where(pos, x, hi), np.where(pos, g_x, g_hi)
-        lo, g_lo = np.where(pos, lo, x), np.where(pos, g_lo, g_x)
-        side = np.where(pos, np.minimum(side, 0) - 1, np.maximum(side, 0) + 1)
-        g_lo = np.where(side >= 2, g_lo / 2, g_lo)   # Illinois: halve the stale end's value
-        g_hi = np.where(side <= -2, g_hi / 2, g_hi)
-        if np.all(~bracketed | (hi - lo < 1e-12) | (np.abs(g_x) == 0)
-                  | (np.abs(x - previous) < 1e-12)):
-            break
-        previous = x
-    refined = x
-    # no sign change in the best cell: minimise the width itself (golden section)
-    lo, hi = a[lo_i], a[hi_i]
-    ratio = (np.sqrt(5.0) - 1) / 2
-    todo = np.flatnonzero(~settled)
-    for _ in range(GOLDEN_ITERATIONS if todo.size else 0):
-        c, d = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
-        ends = quantile(np.stack([c, c + prob, d, d + prob], axis=1))
-        left = (ends[:, 1] - ends[:, 0]) <= (ends[:, 3] - ends[:, 2])
-        hi, lo = np.where(left, d, hi), np.where(left, lo, c)
-    choice = np.where(bracketed, refined, 0.5 * (lo + hi))
-    choice = np.where(at_start, 0.0, np.where(at_end, span, choice))
-    # compare with the grid's best point (an end of [0, 1 - prob] included)
-    candidates = np.stack([choice, a[best]], axis=1)
-    ends = quantile(np.concatenate([candidates, candidates + prob], axis=1))
-    widths = ends[:, 2:] - ends[:, :2]
-    pick = np.argmin(widths, axis=1)[:, None]
-    low = np.take_along_axis(ends[:, :2], pick, axis=1)[:, 0]
-    high = np.take_along_axis(ends[:, 2:], pick, axis=1)[:, 0]
-    return low, high
+    if interior.any():
+        g_lo, g_hi = gap(lo), gap(hi)
+        side = np.zeros(rows)
+        for step in range(REFINE_ITERATIONS):
+            with np.errstate(all="ignore"):
+                x = lo - g_lo * (hi - lo) / (g_hi - g_lo)
+            bad = ~np.isfinite(x) | (x <= lo) | (x >= hi) | (step % 3 == 2)
+            x = np.where(bad, 0.5 * (lo + hi), x)
+            g_x = gap(x)
+            right = g_x > 0
+            hi, g_hi = np.where(right, x, hi), np.where(right, g_x, g_hi)
+            lo, g_lo = np.where(right, lo, x), np.where(right, g_lo, g_x)
+            side = np.where(right, np.minimum(side, 0) - 1, np.maximum(side, 0) + 1)
+            g_lo = np.where(side >= 2, g_lo / 2, g_lo)    # Illinois: halve the stale end's value
+            g_hi = np.where(side <= -2, g_hi / 2, g_hi)
+            if np.all(~interior | (hi - lo < REFINE_TOLERANCE) | (g_x == 0)):
+                break
+        x = np.where(interior, x, fixed)
+    ends = quantile(np.stack([x, x + prob], axis=1))
+    return ends[:, 0], ends[:, 1]

@@ -63,7 +63,6 @@ from judgecal.bayes._panels import (
     gauss_legendre,
     jacobi_rule,
     legendre_table,
-    shortest_interval,
     to_coefficients,
 )
 from judgecal.bayes._terms import (
@@ -381,7 +380,7 @@ class ExactPosterior:
         if kind == "eti":
             low, high = density.quantile(np.array([[(1 - prob) / 2, (1 + prob) / 2]]))[0]
             return float(low), float(high)
-        low, high = shortest_interval(density.quantile, lambda t: density.cdf_pdf(t)[1], 1, prob)
+        low, high = density.shortest(prob)
         return float(low[0]), float(high[0])
 
     def predictive_p_values(self) -> dict[str, float]:
@@ -400,10 +399,10 @@ class ExactPosterior:
             if trials == 0:
                 out[name] = 1.0
                 continue
-            low = self._nested.expect(lambda r, c=count, m=trials: sc.bdtr(c, m, r), var)
-            high = self._nested.expect(
-                lambda r, c=count, m=trials: 1.0 - sc.bdtr(c - 1, m, r) if c > 0 else 1.0 + 0 * r,
-                var)
+            low, high = self._nested.expect(
+                [lambda r, c=count, m=trials: sc.bdtr(c, m, r),
+                 lambda r, c=count, m=trials: 1.0 - sc.bdtr(c - 1, m, r) if c > 0
+                 else np.ones_like(r)], var)
             out[name] = float(min(1.0, 2 * min(low, high)))
         return out
 
@@ -454,8 +453,10 @@ def _shaped(out: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | float:
 # ------------------------------------------------------------------------------------------------
 # expectations on the nested rule (diagnostics)
 # ------------------------------------------------------------------------------------------------
-#: Grid points of the interpolated smooth functions whose expectations the diagnostics need.
-EXPECT_GRID = 4097
+#: Grid points of the interpolated smooth functions whose expectations the diagnostics need,
+#: and the relative weight below which nodes are left out of those expectations.
+EXPECT_GRID = 1025
+PRUNE = 1e-15
 
 
 class _NestedRule:
@@ -491,14 +492,26 @@ class _NestedRule:
         with np.errstate(divide="ignore", invalid="ignore"):
             self.coef = to_coefficients(h) / np.where(mass > 0, mass, 1.0)[..., None] * 2
 
-    def expect(self, func, var: str) -> float:
-        """``E[func(var)]`` for a smooth vectorised ``func`` on [0, 1]."""
-        values = self.values[var]
-        live = self.node_weight > 0
-        low, high = float(values[live].min()), float(values[live].max())
-        grid = np.linspace(low, high, EXPECT_GRID) if high > low else np.array([low, low + 1e-12])
-        table = func(grid)
-        return float(np.sum(self.node_weight[live] * np.interp(values[live], grid, table)))
+    def expect(self, funcs: list, var: str) -> list[float]:
+        """``E[func(var)]`` for smooth vectorised functions on [0, 1] (one interpolation)."""
+        if var == "p":                      # p is constant along J: the (theta, p) pairs suffice
+            weight, values = self.pair_weight, self.values["p"][..., 0]
+        else:
+            weight, values = self.node_weight, self.values[var]
+        live = weight > PRUNE * weight.max()
+        weight, values = weight[live], values[live]
+        low, high = float(values.min()), float(values.max())
+        grid = np.linspace(low, max(high, low + 1e-12), EXPECT_GRID)
+        step = grid[1] - grid[0]
+        position = np.clip((values - low) / step, 0.0, EXPECT_GRID - 1.0)
+        index = np.minimum(position.astype(np.intp), EXPECT_GRID - 2)
+        frac = position - index
+        out = []
+        for func in funcs:
+            table = func(grid)
+            out.append(float(np.sum(weight * (table[index] + frac * (table[index + 1]
+                                                                    - table[index])))))
+        return out
 
     def youden_cdf(self, x: float) -> float:
         """``P(J <= x)``: on every (theta, p) pair the J density integrated up to x."""
@@ -671,6 +684,5 @@ def exact_interval(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *, prob: 
     if counts[0].size == 0:
         return np.empty(shape), np.empty(shape)
     density, inverse = _theta_marginals(counts, prior)
-    low, high = shortest_interval(density.quantile, lambda t: density.cdf_pdf(t)[1],
-                                  density.edges.shape[0], prob)
+    low, high = density.shortest(prob)
     return low[inverse].reshape(shape), high[inverse].reshape(shape)
