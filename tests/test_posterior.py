@@ -42,7 +42,7 @@ def test_default_is_the_exact_engine_and_idata_is_lazy(readme):
 def test_q0_summary_is_not_a_node_value(readme):
     # independent value quoted with the issue (JAGS / importance sampling): median of q0 0.6971
     assert readme.quantile(0.5, "q0") == pytest.approx(0.6971, abs=1e-4)
-    draws = readme.samples("q0")
+    draws = readme.draws("q0")
     assert np.unique(draws).size == draws.size      # continuous draws, not a dozen node values
     eti, hdi = readme.ci(0.95, "eti", "q0"), readme.ci(0.95, "hdi", "q0")
     assert hdi.low != eti.low and hdi.high != eti.high
@@ -52,7 +52,7 @@ def test_q0_summary_is_not_a_node_value(readme):
 
 @pytest.mark.parametrize("var", VARIABLES)
 def test_draws_follow_the_exact_marginals(readme, var):
-    draws = readme.samples(var)
+    draws = readme.draws(var)
     levels = np.array([0.1, 0.5, 0.9])
     exact = readme.quantile(levels, var)
     se = np.sqrt(levels * (1 - levels) / draws.size) / readme.pdf(exact, var)
@@ -65,9 +65,9 @@ def test_draws_follow_the_exact_marginals(readme, var):
 
 
 def test_same_seed_same_draws_other_seed_other_draws():
-    a = posterior(README, random_seed=5).samples("theta")
-    b = posterior(README, random_seed=np.random.default_rng(5)).samples("theta")
-    c = posterior(README, random_seed=6).samples("theta")
+    a = posterior(README, random_seed=5).draws("theta")
+    b = posterior(README, random_seed=np.random.default_rng(5)).draws("theta")
+    c = posterior(README, random_seed=6).draws("theta")
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -99,7 +99,8 @@ def test_draws_engine_hdi_is_the_shortest_window_of_the_draws():
     low, high = engine.interval(0.9, "hdi")
     ordered = np.sort(values)
     size = int(np.ceil(0.9 * values.size))
-    assert high - low == pytest.approx(np.min(ordered[size - 1:] - ordered[:values.size - size + 1]))
+    shortest = np.min(ordered[size - 1:] - ordered[:values.size - size + 1])
+    assert high - low == pytest.approx(shortest)
     assert np.mean((values >= low) & (values <= high)) >= 0.9
 
 

@@ -52,10 +52,10 @@ import numpy as np
 
 from judgecal._validate import as_generator, check_level
 from judgecal.compare_result import Comparison, IntervalEstimate, _interval_text
-from judgecal.bayes.diagnostics import WEAK_YOUDEN as WEAK_JUDGE_J
 from judgecal.data import JudgeData, binary_labels, read_label_csv
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import SMALL_CALIBRATION, lang_reiczigel_ci, z_quantile
+from judgecal.results import WEAK_YOUDEN as WEAK_JUDGE_J
 from judgecal.results import ConfidenceInterval
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from judgecal.data import JudgeData
 
-__all__ = ["FLAG_MESSAGES", "ConfidenceInterval", "Estimate", "format_report"]
+__all__ = ["FLAG_MESSAGES", "WEAK_YOUDEN", "ConfidenceInterval", "Estimate", "format_report"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -26,6 +26,10 @@ class ConfidenceInterval(NamedTuple):
 
 #: Plain-language explanation of every flag an :class:`Estimate` (or a
 #: :class:`~judgecal.ppi.PPIResult`) can carry.
+#: Youden's J below which a judge counts as weak (the correction divides by J); used by the
+#: posterior's ``weak_judge`` flag and the comparison's judge diagnostics.
+WEAK_YOUDEN = 0.2
+
 FLAG_MESSAGES = {
     "clipped": "the Rogan-Gladen estimate fell outside [0, 1] and was clipped to the boundary",
     "zero_width": "the Lang-Reiczigel interval has zero width after truncation to [0, 1]",

@@ -28,10 +28,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import special as sc
 
-from judgecal.bayes._panels import gauss_legendre
-from judgecal.bayes._terms import beta_box
+from judgecal.results import WEAK_YOUDEN
 
 __all__ = ["ADVICE", "CONTRADICTION_PROB", "ESS_MIN", "FLAGS", "PREDICTIVE_ALPHA", "R_HAT_MAX",
            "WEAK_YOUDEN", "convergence", "convergence_flags", "truncation_probability"]
@@ -42,7 +40,6 @@ ESS_MIN = 400
 #: Conflict thresholds (see the module docstring).
 CONTRADICTION_PROB = 0.05
 PREDICTIVE_ALPHA = 0.05
-WEAK_YOUDEN = 0.2
 
 #: Advice attached to the convergence flags.
 ADVICE = ("increase `draws` and `tune`, try a more informative `prior`, or use "
@@ -114,6 +111,11 @@ def truncation_probability(beta0: tuple[float, float], beta1: tuple[float, float
     with ``S1`` the survival function of q1; Gauss-Legendre on the box that holds all but
     1e-14 of q0's mass, split in four panels.
     """
+    from scipy import special as sc
+
+    from judgecal.bayes._panels import gauss_legendre
+    from judgecal.bayes._terms import beta_box
+
     (a0, b0), (a1, b1) = beta0, beta1
     low, high = (float(v) for v in beta_box(np.array(a0), np.array(b0)))
     x, w = gauss_legendre(32)

@@ -169,8 +169,8 @@ class Posterior:
     data : JudgeData
     prior : Prior
         The prior as given (for a random design the engine folds in the labelled class counts).
-    draws, chains : int
-        Size of :attr:`idata`.
+    n_draws, n_chains : int
+        Size of :attr:`idata` (draws per chain, chains).
     diagnostics : dict
         NUTS: ``r_hat`` (max over theta, q0, q1), ``ess_bulk`` / ``ess_tail`` (min),
         ``divergences``. Both methods: ``p_value_k``, ``p_value_k0``, ``p_value_k1``
@@ -184,8 +184,8 @@ class Posterior:
     method: str
     data: JudgeData
     prior: Prior
-    draws: int = 1000
-    chains: int = 4
+    n_draws: int = 1000
+    n_chains: int = 4
     diagnostics: dict[str, float] = field(default_factory=dict)
     flags: tuple[str, ...] = ()
     seed: int = field(default=0, repr=False)
@@ -202,8 +202,8 @@ class Posterior:
             return self.sampled
         import arviz as az
 
-        values = self.engine.sample(self.draws * self.chains, random_seed=self.seed)
-        posterior_group = {var: np.asarray(values[var]).reshape(self.chains, self.draws)
+        values = self.engine.sample(self.n_draws * self.n_chains, random_seed=self.seed)
+        posterior_group = {var: np.asarray(values[var]).reshape(self.n_chains, self.n_draws)
                            for var in VARIABLES}
         return az.from_dict(
             posterior=posterior_group,
@@ -213,7 +213,7 @@ class Posterior:
                            for name in ("n", "m0", "m1")})
 
     # -- numbers ------------------------------------------------------------------------------
-    def samples(self, var: str = "theta") -> np.ndarray:
+    def draws(self, var: str = "theta") -> np.ndarray:
         """All draws of ``var`` in :attr:`idata` (chains stacked), a 1-D array."""
         var = _check_choice(var, "var", VARIABLES)
         return np.asarray(self.idata.posterior[var]).reshape(-1)
@@ -477,6 +477,6 @@ def posterior(
     diagnostics = {**diagnostics, **conflict_values}
     flags = flags + conflict_flags
     _warn(flags, diagnostics)
-    return Posterior(engine=engine, method=method, data=data, prior=prior, draws=draws,
-                     chains=chains, diagnostics=diagnostics, flags=flags,
+    return Posterior(engine=engine, method=method, data=data, prior=prior, n_draws=draws,
+                     n_chains=chains, diagnostics=diagnostics, flags=flags,
                      seed=int(rng.integers(2**63 - 1)), sampled=sampled)
