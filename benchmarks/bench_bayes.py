@@ -1,19 +1,32 @@
-"""Speed of the Bayesian engines: exact quadrature versus NUTS (PyMC, and nutpie if installed).
+"""Speed of the Bayesian path: the exact engine (default) versus NUTS (PyMC; nutpie if installed).
 
-Measured in one run, on realistic datasets (n = 1000 test items, m0 = m1 = 100 calibration items):
+Measured in one run (issue 11 targets):
 
-1. exact engine, one dataset: ``ExactPosterior(data)`` plus its 95% ETI and HDI (median over
-   varied datasets), and ``judgecal.posterior(data, method="exact")`` end to end;
-2. exact throughput: ``exact_interval`` over many simulated datasets (ETI and HDI separately);
-3. NUTS cold: a fresh interpreter fits one dataset (import timed separately), once with an empty
-   pytensor compile directory (truly cold) and once with the on-disk compile cache warm;
-4. NUTS warm: refits with new counts in the same process (compiled model reused), chains in
-   parallel worker processes (the default ``cores``) and one after another (``cores=1``);
-5. the same with ``sampler="nutpie"`` when nutpie is installed;
-6. ratios between them.
+1. exact end to end, over a grid that includes weak judges: the wall time of
+   ``post = jc.posterior(data); post.ci(0.95, "eti"); post.ci(0.95, "hdi")`` (JudgeCalWarning
+   silenced), each grid dataset timed once after one warm-up call; median and p90 over the grid.
+   Grid: n in {100, 1000, 20000, 10**6} x m0 = m1 in {10, 30, 100, 1000} x (q0, q1) in
+   {(0.55, 0.6), (0.6, 0.6), (0.7, 0.9), (0.9, 0.95)} x theta in {0.05, 0.5, 0.9} (192
+   datasets) with the counts at their expected values (Python ``round``: k0 = round(m0 q0),
+   k1 = round(m1 q1), k = round(n p), p = theta q1 + (1 - theta)(1 - q0));
+2. on the README example data: first access of ``post.idata`` (draws x chains i.i.d. draws,
+   built lazily) and ``post.summary()``;
+3. exact throughput: ``exact_interval`` (ETI and HDI separately) over the datasets of a coverage
+   study: 21 theta in linspace(0.05, 0.95, 21) x reps, n = 1000, m0 = m1 = 100, q0 = 0.7,
+   q1 = 0.9, binomial counts drawn with a fixed seed;
+4. NUTS cold: a fresh interpreter fits one dataset (``import judgecal`` timed separately), once
+   with an empty pytensor compile directory (truly cold) and once with that directory filled by
+   the first run (on-disk compile cache warm);
+5. NUTS warm: refits with new counts in the same process, reusing the compilation through
+   ``compiled=NutsCache()``, with ``cores=1`` and ``cores=2``;
+6. the same with ``sampler="nutpie"`` when nutpie is installed;
+7. ratios between them (every speed figure is relative to another measured in this run).
 
-    python benchmarks/bench_bayes.py [--quick] [--single 50] [--size 10000] [--budget 150]
+    python benchmarks/bench_bayes.py [--quick] [--size 10500] [--budget 150] [--warm 3]
 
+``--quick`` (a smoke run, about 2 minutes): a 48-dataset subset of the grid (n in {100, 10**6},
+m in {10, 1000}), 1,050 coverage datasets, NUTS 4 x 1000 draws in one child (empty compiledir;
+the disk-cache-warm child is skipped) with one warm refit per ``cores`` setting.
 Prints a table and writes benchmarks/results/bayes.json.
 """
 
@@ -21,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import json
 import os
 import statistics
@@ -28,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -36,29 +51,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import write_results  # noqa: E402
 
 import judgecal as jc  # noqa: E402
-from judgecal.bayes.exact import ExactPosterior, exact_interval  # noqa: E402
+from judgecal.bayes.exact import exact_interval  # noqa: E402
 
-N, M0, M1 = 1000, 100, 100
-TARGETS = {"exact_per_dataset_ms": 20.0, "exact_datasets_per_second": 300.0,
-           "nuts_warm_s": 2.0}
+# --- the grid of single datasets ------------------------------------------------------------
+GRID_N = (100, 1000, 20_000, 10**6)
+GRID_M = (10, 30, 100, 1000)
+GRID_Q = ((0.55, 0.6), (0.6, 0.6), (0.7, 0.9), (0.9, 0.95))
+GRID_THETA = (0.05, 0.5, 0.9)
+QUICK_N, QUICK_M = (100, 10**6), (10, 1000)  # --quick: every q pair and theta, 48 datasets
+README_DATA = {"k": 400, "n": 1000, "k0": 140, "m0": 200, "k1": 180, "m1": 200}
 
+# --- the coverage study of exact_interval ---------------------------------------------------
+THETAS = np.linspace(0.05, 0.95, 21)
+N, M0, M1, Q0, Q1 = 1000, 100, 100, 0.7, 0.9
+FULL_STUDY = 21 * 10_000
 
-def simulate(size: int, seed: int = 0) -> tuple[np.ndarray, ...]:
-    """Counts of a coverage study: theta ~ U(0.1, 0.9), q0, q1 ~ U(0.7, 0.95)."""
-    rng = np.random.default_rng(seed)
-    theta = rng.uniform(0.1, 0.9, size)
-    q0 = rng.uniform(0.7, 0.95, size)
-    q1 = rng.uniform(0.7, 0.95, size)
-    p = theta * q1 + (1 - theta) * (1 - q0)
-    n, m0, m1 = (np.full(size, v) for v in (N, M0, M1))
-    return rng.binomial(n, p), n, rng.binomial(m0, q0), m0, rng.binomial(m1, q1), m1
+# --- NUTS settings (issue 11) ---------------------------------------------------------------
+DRAWS = TUNE = 1000
+CHAINS = 4
 
-
-def datasets(size: int, seed: int = 0) -> list[jc.JudgeData]:
-    """The simulated counts as JudgeData objects."""
-    k, n, k0, m0, k1, m1 = simulate(size, seed)
-    return [jc.JudgeData(k=int(a), n=int(b), k0=int(c), m0=int(d), k1=int(e), m1=int(f))
-            for a, b, c, d, e, f in zip(k, n, k0, m0, k1, m1, strict=True)]
+TARGETS = {"exact_end_to_end_median_ms": 20.0, "exact_end_to_end_p90_ms": 60.0,
+           "exact_interval_datasets_per_second": 3500.0}
 
 
 def timed(func) -> float:
@@ -68,226 +81,347 @@ def timed(func) -> float:
     return time.perf_counter() - start
 
 
-def exact_single(count: int) -> dict[str, float]:
-    """Per-dataset cost of the exact engine: ExactPosterior + 95% ETI + HDI, and posterior()."""
-    data = datasets(count, seed=1)
-    ExactPosterior(data[0]).interval(0.95, "hdi")  # warm-up (scipy special functions)
+# -------------------------------------------------------------------------------------------
+# 1-2. exact engine, one dataset at a time
+# -------------------------------------------------------------------------------------------
+def grid(quick: bool) -> list[dict[str, object]]:
+    """Grid cases with their settings and counts at the expected values."""
+    cases = []
+    for n, m, (q0, q1), theta in itertools.product(QUICK_N if quick else GRID_N,
+                                                    QUICK_M if quick else GRID_M,
+                                                    GRID_Q, GRID_THETA):
+        p = theta * q1 + (1 - theta) * (1 - q0)
+        cases.append({"n": n, "m": m, "q0": q0, "q1": q1, "theta": theta,
+                      "counts": {"k": round(n * p), "n": n, "k0": round(m * q0), "m0": m,
+                                 "k1": round(m * q1), "m1": m}})
+    return cases
 
-    def one(d: jc.JudgeData) -> None:
-        engine = ExactPosterior(d)
-        engine.interval(0.95, "eti")
-        engine.interval(0.95, "hdi")
 
-    engine_s = [timed(lambda d=d: one(d)) for d in data]
-    jc.posterior(data[0], method="exact", draws=1000, chains=4, random_seed=0)  # warm-up (arviz)
-    end_to_end_s = [timed(lambda d=d, i=i: jc.posterior(d, method="exact", draws=1000, chains=4,
-                                                         random_seed=i))
-                    for i, d in enumerate(data[: max(5, count // 5)])]
-    return {"datasets": count, "median_s": statistics.median(engine_s),
-            "p90_s": float(np.quantile(engine_s, 0.9)), "best_s": min(engine_s),
-            "posterior_exact_runs": len(end_to_end_s),
-            "posterior_exact_median_s": statistics.median(end_to_end_s),
-            "posterior_exact_best_s": min(end_to_end_s)}
+def end_to_end(data: jc.JudgeData) -> None:
+    """What a user runs for one dataset: the default (exact) posterior, its 95% ETI and HDI."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        post = jc.posterior(data)
+        post.ci(0.95, "eti")
+        post.ci(0.95, "hdi")
+
+
+def exact_grid(quick: bool) -> dict[str, object]:
+    """End-to-end time of every grid dataset (each once, after one warm-up call)."""
+    cases = grid(quick)
+    end_to_end(jc.JudgeData(**README_DATA))  # warm-up: imports, scipy special functions
+    times, errors = [], []
+    for case in cases:
+        data = jc.JudgeData(**case["counts"])
+        try:
+            seconds = timed(lambda data=data: end_to_end(data))
+        except Exception as error:  # noqa: BLE001 - reported, not hidden
+            case["error"] = f"{type(error).__name__}: {error}"
+            errors.append(case)
+            continue
+        case["ms"] = seconds * 1e3
+        times.append(seconds * 1e3)
+    if not times:
+        raise RuntimeError(f"every grid case failed, e.g. {errors[0]}")
+    median = statistics.median(times)
+    slowest = sorted((c for c in cases if "ms" in c), key=lambda c: -c["ms"])[:5]
+    return {"datasets": len(cases), "timed": len(times), "errors": errors,
+            "median_ms": median, "p90_ms": float(np.quantile(times, 0.9)),
+            "min_ms": min(times), "max_ms": max(times), "slowest": slowest,
+            "outliers_over_3x_median": [c for c in cases if c.get("ms", 0) > 3 * median],
+            "cases": cases}
+
+
+def readme_extras(repeats: int) -> dict[str, float]:
+    """README example: first access of ``post.idata`` and ``post.summary()``.
+
+    The very first ``idata`` access in the process includes importing arviz; it is reported
+    apart from the median first access on fresh Posterior objects (arviz already loaded).
+    ``summary`` is timed on fresh objects after one warm-up call (pandas import).
+    """
+    data = jc.JudgeData(**README_DATA)
+
+    def fresh() -> jc.Posterior:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", jc.JudgeCalWarning)
+            return jc.posterior(data, draws=DRAWS, chains=CHAINS, random_seed=0)
+
+    arviz_loaded = "arviz" in sys.modules
+    first_in_process = timed(lambda: fresh().idata)
+    idata_s = []
+    for _ in range(repeats):
+        post = fresh()
+        idata_s.append(timed(lambda post=post: post.idata))
+    shape = dict(fresh().idata.posterior.sizes)
+    fresh().summary()  # warm-up
+    summary_s = []
+    for _ in range(repeats):
+        post = fresh()
+        summary_s.append(timed(post.summary))
+    return {"idata_first_in_process_s": first_in_process,
+            "arviz_imported_before": arviz_loaded,
+            "idata_first_access_median_s": statistics.median(idata_s),
+            "idata_first_access_s": idata_s, "idata_shape": shape,
+            "summary_median_s": statistics.median(summary_s), "summary_s": summary_s}
+
+
+# -------------------------------------------------------------------------------------------
+# 3. exact throughput over a coverage study
+# -------------------------------------------------------------------------------------------
+def simulate(size: int, seed: int = 0) -> tuple[np.ndarray, ...]:
+    """Counts of a coverage study: the 21 thetas cycled over ``size`` datasets (reps each),
+    n = 1000, m0 = m1 = 100, q0 = 0.7, q1 = 0.9, binomial draws from ``seed``."""
+    rng = np.random.default_rng(seed)
+    theta = np.resize(THETAS, size)
+    p = theta * Q1 + (1 - theta) * (1 - Q0)
+    n, m0, m1 = (np.full(size, v) for v in (N, M0, M1))
+    return rng.binomial(n, p), n, rng.binomial(m0, Q0), m0, rng.binomial(m1, Q1), m1
 
 
 def exact_throughput(size: int, budget: float) -> dict[str, object]:
     """Datasets per second of the vectorised exact_interval, ETI and HDI separately.
 
-    Each kind first runs on a pilot of ``min(size, 1000)`` datasets; the full ``size`` runs only
-    if the pilot projects it to finish within ``budget`` seconds, else the pilot rate is reported
-    (pessimistic: a smaller set shares fewer calibration groups).
+    Each kind first runs on a pilot of ``min(size, 1050)`` datasets (50 reps); the full ``size``
+    runs only if the pilot projects it to finish within ``budget`` seconds, else the pilot rate is
+    reported (pessimistic: a smaller set shares fewer distinct datasets).
     """
     counts = simulate(size, seed=2)
-    exact_interval(*(c[:50] for c in counts), kind="hdi")  # warm-up
-    out: dict[str, object] = {"datasets": size}
+    exact_interval(*(c[:50] for c in counts), prob=0.95, kind="hdi")  # warm-up
+    out: dict[str, object] = {"requested": size}
     for kind in ("eti", "hdi"):
-        pilot = min(size, 1000)
+        pilot = min(size, 1050)
         used = [c[:pilot] for c in counts]
-        seconds = timed(lambda kind=kind, used=used: exact_interval(*used, kind=kind))
-        if pilot < size and seconds * size / pilot <= budget:
-            used = list(counts)
+        seconds = timed(lambda kind=kind, used=used: exact_interval(*used, prob=0.95, kind=kind))
+        full = pilot == size
+        if not full and seconds * size / pilot <= budget:
+            used, full = list(counts), True
             seconds = timed(lambda kind=kind: exact_interval(*counts, prob=0.95, kind=kind))
         rows = len(used[0])
-        groups = len(np.unique(np.stack([used[2], used[3], used[4], used[5]], axis=1), axis=0))
-        out[kind] = {"datasets": rows, "calibration_groups": groups, "seconds": seconds,
-                     "datasets_per_second": rows / seconds}
+        distinct = len(np.unique(np.stack(used, axis=1), axis=0))
+        calibration = len(np.unique(np.stack([used[2], used[4]], axis=1), axis=0))
+        rate = rows / seconds
+        out[kind] = {"datasets": rows, "full_size_run": full, "distinct_datasets": distinct,
+                     "distinct_calibration_pairs": calibration, "seconds": seconds,
+                     "datasets_per_second": rate,
+                     "implied_s_for_21x10000": FULL_STUDY / rate}
     return out
 
 
-# The fit inside a fresh interpreter: import judgecal, one cold fit, then warm refits.
+# -------------------------------------------------------------------------------------------
+# 4-6. NUTS in a fresh interpreter
+# -------------------------------------------------------------------------------------------
 _CHILD = """
 import json, statistics, sys, time, warnings
 warnings.simplefilter("ignore")
 t0 = time.perf_counter()
 import judgecal as jc
-from judgecal.bayes.model import cache_info
 import_s = time.perf_counter() - t0
+from judgecal.bayes.nuts import NutsCache
 sampler, draws, tune, chains, warm = sys.argv[1], *map(int, sys.argv[2:6])
-rows = json.loads(sys.argv[6])
-data = [jc.JudgeData(**row) for row in rows]
-def fit(d, seed, **options):
+data = [jc.JudgeData(**row) for row in json.loads(sys.argv[6])]
+cache = NutsCache()
+def fit(d, seed, cores):
     t = time.perf_counter()
     post = jc.posterior(d, method="nuts", draws=draws, tune=tune, chains=chains,
-                        random_seed=seed, sampler=sampler, **options)
+                        random_seed=seed, sampler=sampler, cores=cores, compiled=cache)
     return time.perf_counter() - t, post
-cold_s, post = fit(data[0], 1)
-warm_s = [fit(d, 2 + i)[0] for i, d in enumerate(data[1:1 + warm])]
-one_core = ([fit(d, 2 + i, cores=1)[0] for i, d in enumerate(data[1:1 + warm])]
-            if sampler == "pymc" else [])
-print(json.dumps({"import_s": import_s, "cold_s": cold_s, "warm_s": warm_s,
-                  "warm_median_s": statistics.median(warm_s) if warm_s else None,
-                  "warm_one_core_s": one_core,
-                  "diagnostics": post.diagnostics, "flags": list(post.flags),
-                  "cache": cache_info()}))
+cold_s, post = fit(data[0], 1, 1)
+refits = data[1:1 + warm]
+one = [fit(d, 2 + i, 1)[0] for i, d in enumerate(refits)]
+two = [fit(d, 2 + i, 2)[0] for i, d in enumerate(refits)] if sampler == "pymc" else []
+print(json.dumps({"import_s": import_s, "cold_s": cold_s, "warm_cores1_s": one,
+                  "warm_cores2_s": two, "diagnostics": post.diagnostics,
+                  "flags": list(post.flags), "cache": cache.info()}))
 """
 
 
-def nuts_subprocess(sampler: str, draws: int, tune: int, chains: int, warm: int,
-                    compiledir: str | None) -> dict[str, object]:
-    """Run the child script; ``compiledir`` set means an empty pytensor compile cache."""
-    rows = [{"k": d.k, "n": d.n, "k0": d.k0, "m0": d.m0, "k1": d.k1, "m1": d.m1}
-            for d in datasets(warm + 1, seed=3)]
+def nuts_subprocess(sampler: str, warm: int, compiledir: str) -> dict[str, object]:
+    """Run the child script with pytensor's compile directory set to ``compiledir``."""
+    counts = simulate(warm + 1, seed=3)
+    rows = [dict(zip(("k", "n", "k0", "m0", "k1", "m1"), map(int, row), strict=True))
+            for row in zip(*counts, strict=True)]
     env = dict(os.environ)
-    if compiledir is not None:
-        flags = [f for f in env.get("PYTENSOR_FLAGS", "").split(",") if f]
-        env["PYTENSOR_FLAGS"] = ",".join(flags + [f"compiledir={compiledir}"])
+    flags = [f for f in env.get("PYTENSOR_FLAGS", "").split(",")
+             if f and not f.startswith("compiledir=")]
+    env["PYTENSOR_FLAGS"] = ",".join(flags + [f"compiledir={compiledir}"])
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _CHILD, sampler, str(draws), str(tune),
-                           str(chains), str(warm), json.dumps(rows)],
+    proc = subprocess.run([sys.executable, "-c", _CHILD, sampler, str(DRAWS), str(TUNE),
+                           str(CHAINS), str(warm), json.dumps(rows)],
                           capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise RuntimeError(f"NUTS child ({sampler}) failed:\n{proc.stderr[-3000:]}")
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     result["process_wall_s"] = time.perf_counter() - start
-    result["fresh_compiledir"] = compiledir is not None
     return result
 
 
-def nuts_block(sampler: str, draws: int, tune: int, chains: int, warm: int) -> dict[str, object]:
-    """Truly cold (fresh compiledir) and disk-cache-warm runs, each with warm refits."""
+def nuts_block(sampler: str, warm: int, disk_run: bool = True) -> dict[str, object]:
+    """Truly cold (empty compiledir) and disk-cache-warm (same dir, now filled) child runs.
+
+    ``disk_run=False`` (``--quick``) skips the second child.
+    """
     with tempfile.TemporaryDirectory(prefix="judgecal-bench-pytensor-") as tmp:
-        fresh = nuts_subprocess(sampler, draws, tune, chains, warm, tmp)
-    nuts_subprocess(sampler, draws, tune, chains, 0, None)  # make sure the disk cache is warm
-    disk = nuts_subprocess(sampler, draws, tune, chains, warm, None)
-    return {"fresh_compiledir": fresh, "disk_cache_warm": disk,
-            "warm_median_s": statistics.median(fresh["warm_s"] + disk["warm_s"])}
+        runs = [nuts_subprocess(sampler, warm, tmp)]
+        if disk_run:
+            runs.append(nuts_subprocess(sampler, warm, tmp))
+    one = [s for run in runs for s in run["warm_cores1_s"]]
+    two = [s for run in runs for s in run["warm_cores2_s"]]
+    return {"fresh_compiledir": runs[0], "disk_cache_warm": runs[1] if disk_run else None,
+            "warm_refits": len(one),
+            "warm_cores1_median_s": statistics.median(one) if one else None,
+            "warm_cores2_median_s": statistics.median(two) if two else None}
 
 
+# -------------------------------------------------------------------------------------------
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
-                        help="smaller sizes: 10 single datasets, 1,000 for throughput, "
-                             "NUTS 4 x 200 draws, 1 warm refit")
-    parser.add_argument("--single", type=int, default=None,
-                        help="datasets timed one at a time (default 50)")
+                        help="smoke run: 48 grid datasets, 1,050 coverage datasets, one NUTS child "
+                             "(empty compiledir) with one warm refit per cores setting")
     parser.add_argument("--size", type=int, default=None,
-                        help="datasets for exact_interval throughput (default 10,000)")
+                        help="coverage datasets for exact_interval (default 21*500 = 10,500; "
+                             "quick 21*50)")
     parser.add_argument("--budget", type=float, default=150.0,
-                        help="seconds allowed per exact_interval throughput run; beyond it the "
-                             "rate of a 1,000-dataset pilot is reported")
+                        help="seconds allowed per exact_interval run; beyond it the rate of a "
+                             "1,050-dataset pilot is reported")
+    parser.add_argument("--warm", type=int, default=None,
+                        help="NUTS warm refits per cores setting and child (default 3; quick 1)")
     args = parser.parse_args()
-    single = args.single or (10 if args.quick else 50)
-    size = args.size or (1_000 if args.quick else 10_000)
-    draws = tune = 200 if args.quick else 1000
-    chains, warm = 4, (1 if args.quick else 3)
+    size = args.size or (21 * 50 if args.quick else 21 * 500)
+    warm = args.warm or (1 if args.quick else 3)
+    repeats = 3 if args.quick else 10
 
-    print(f"exact engine: {single} datasets one at a time ...", flush=True)
-    one = exact_single(single)
-    print(f"exact_interval: {size:,} datasets ...", flush=True)
+    print(f"exact end to end over the {'quick ' if args.quick else ''}grid ...", flush=True)
+    single = exact_grid(args.quick)
+    print("README example: idata and summary ...", flush=True)
+    extras = readme_extras(repeats)
+    print(f"exact_interval: {size:,} coverage datasets ...", flush=True)
     many = exact_throughput(size, args.budget)
-    print(f"NUTS (pymc): {chains} chains x {draws} draws, {tune} tune ...", flush=True)
-    nuts = nuts_block("pymc", draws, tune, chains, warm)
-    have_nutpie = importlib.util.find_spec("nutpie") is not None
-    if have_nutpie:
+    print(f"NUTS (pymc): {CHAINS} chains x {DRAWS} draws, {TUNE} tune, {warm} warm refit(s) "
+          "per cores setting and child ...", flush=True)
+    nuts = nuts_block("pymc", warm, disk_run=not args.quick)
+    nutpie = None
+    if importlib.util.find_spec("nutpie") is not None:
         print("NUTS (nutpie) ...", flush=True)
-        nutpie = nuts_block("nutpie", draws, tune, chains, warm)
-    else:
-        nutpie = None
-        print("nutpie not installed")
+        nutpie = nuts_block("nutpie", warm, disk_run=not args.quick)
 
-    per = one["median_s"]
+    median_s = single["median_ms"] / 1e3
     fresh, disk = nuts["fresh_compiledir"], nuts["disk_cache_warm"]
-    warm_s = nuts["warm_median_s"]
-    ratios = {"nuts_warm_over_exact": warm_s / per,
-              "nuts_cold_fresh_over_exact": fresh["cold_s"] / per,
-              "nuts_cold_disk_over_exact": disk["cold_s"] / per,
-              "nuts_warm_over_posterior_exact": warm_s / one["posterior_exact_median_s"],
-              "exact_hdi_throughput_over_nuts_warm": many["hdi"]["datasets_per_second"] * warm_s}
+    warm1, warm2 = nuts["warm_cores1_median_s"], nuts["warm_cores2_median_s"]
+    eti_rate = many["eti"]["datasets_per_second"]
+    hdi_rate = many["hdi"]["datasets_per_second"]
+    ratios = {"nuts_warm_cores1_over_exact": warm1 / median_s,
+              "nuts_warm_cores2_over_exact": warm2 / median_s,
+              "nuts_cold_fresh_over_exact": fresh["cold_s"] / median_s,
+              "nuts_cold_disk_over_exact": disk["cold_s"] / median_s if disk else None,
+              "nuts_warm_cores1_over_cores2": warm1 / warm2,
+              "exact_eti_per_nuts_warm_fit": eti_rate * min(warm1, warm2),
+              "exact_hdi_per_nuts_warm_fit": hdi_rate * min(warm1, warm2),
+              "idata_over_exact": extras["idata_first_access_median_s"] / median_s,
+              "summary_over_exact": extras["summary_median_s"] / median_s}
     if nutpie is not None:
-        ratios["nutpie_warm_over_exact"] = nutpie["warm_median_s"] / per
+        ratios["nutpie_warm_over_exact"] = nutpie["warm_cores1_median_s"] / median_s
+    met_flags = {
+        "exact_end_to_end_median": single["median_ms"] <= TARGETS["exact_end_to_end_median_ms"],
+        "exact_end_to_end_p90": single["p90_ms"] <= TARGETS["exact_end_to_end_p90_ms"],
+        "exact_interval_eti": eti_rate >= TARGETS["exact_interval_datasets_per_second"],
+        "exact_interval_hdi": hdi_rate >= TARGETS["exact_interval_datasets_per_second"],
+    }
 
-    def met(value: float, target: float, higher: bool = False) -> str:
-        return "yes" if (value >= target if higher else value <= target) else "NO"
+    def yes(flag: bool) -> str:
+        return "yes" if flag else "NO"
 
-    nuts_label = f"{chains}x{draws}"
+    label = f"{CHAINS}x{DRAWS}+{TUNE} tune"
+    rate_target = f">= {TARGETS['exact_interval_datasets_per_second']:,.0f}/s"
+    cpus = os.cpu_count()
     table = [
-        ("exact: ExactPosterior + ETI + HDI", f"{per * 1e3:.1f} ms (median of {single})",
-         f"<= {TARGETS['exact_per_dataset_ms']:.0f} ms",
-         met(per * 1e3, TARGETS["exact_per_dataset_ms"])),
-        ("exact: p90 / best", f"{one['p90_s'] * 1e3:.1f} / {one['best_s'] * 1e3:.1f} ms", "", ""),
-        ("exact: jc.posterior(method='exact')",
-         f"{one['posterior_exact_median_s'] * 1e3:.1f} ms (4x1000 draws)", "", ""),
+        ("exact end to end (posterior + ETI + HDI), median",
+         f"{single['median_ms']:.1f} ms ({single['timed']} datasets)",
+         f"<= {TARGETS['exact_end_to_end_median_ms']:.0f} ms",
+         yes(met_flags["exact_end_to_end_median"])),
+        ("exact end to end, p90", f"{single['p90_ms']:.1f} ms",
+         f"<= {TARGETS['exact_end_to_end_p90_ms']:.0f} ms", yes(met_flags["exact_end_to_end_p90"])),
+        ("exact end to end, min / max",
+         f"{single['min_ms']:.1f} / {single['max_ms']:.1f} ms", "", ""),
+        ("README data: first post.idata (in process)",
+         f"{extras['idata_first_in_process_s'] * 1e3:.0f} ms"
+         + ("" if extras["arviz_imported_before"] else " (incl. arviz import)"), "", ""),
+        ("README data: first post.idata (fresh post)",
+         f"{extras['idata_first_access_median_s'] * 1e3:.1f} ms ({CHAINS}x{DRAWS})", "", ""),
+        ("README data: post.summary()", f"{extras['summary_median_s'] * 1e3:.1f} ms", "", ""),
         ("exact_interval ETI throughput",
-         f"{many['eti']['datasets_per_second']:,.0f} /s ({many['eti']['datasets']:,} sets)",
-         f">= {TARGETS['exact_datasets_per_second']:.0f}/s",
-         met(many["eti"]["datasets_per_second"], TARGETS["exact_datasets_per_second"], True)),
+         f"{eti_rate:,.0f} /s ({many['eti']['datasets']:,} sets)", rate_target,
+         yes(met_flags["exact_interval_eti"])),
         ("exact_interval HDI throughput",
-         f"{many['hdi']['datasets_per_second']:,.0f} /s ({many['hdi']['datasets']:,} sets)",
-         f">= {TARGETS['exact_datasets_per_second']:.0f}/s",
-         met(many["hdi"]["datasets_per_second"], TARGETS["exact_datasets_per_second"], True)),
-        ("  (distinct calibration groups ETI/HDI)",
-         f"{many['eti']['calibration_groups']:,} / {many['hdi']['calibration_groups']:,}", "", ""),
-        ("import judgecal (child process)", f"{disk['import_s'] * 1e3:.0f} ms", "", ""),
-        (f"NUTS cold {nuts_label}, fresh compiledir", f"{fresh['cold_s']:.2f} s", "", ""),
-        (f"NUTS cold {nuts_label}, disk cache warm", f"{disk['cold_s']:.2f} s", "", ""),
-        (f"NUTS warm {nuts_label} (refit, {os.cpu_count()} CPUs)",
-         f"{warm_s:.2f} s (median of {len(fresh['warm_s']) + len(disk['warm_s'])})",
-         f"<= {TARGETS['nuts_warm_s']:.0f} s", met(warm_s, TARGETS["nuts_warm_s"])),
-        (f"NUTS warm {nuts_label} (refit, cores=1)",
-         f"{statistics.median(fresh['warm_one_core_s'] + disk['warm_one_core_s']):.2f} s",
-         "", ""),
+         f"{hdi_rate:,.0f} /s ({many['hdi']['datasets']:,} sets)", rate_target,
+         yes(met_flags["exact_interval_hdi"])),
+        ("  distinct datasets ETI / HDI",
+         f"{many['eti']['distinct_datasets']:,} / {many['hdi']['distinct_datasets']:,}", "", ""),
+        ("  implied 21 x 10,000 reps ETI / HDI",
+         f"{many['eti']['implied_s_for_21x10000']:.0f} / "
+         f"{many['hdi']['implied_s_for_21x10000']:.0f} s", "", ""),
+        ("import judgecal (child process)", f"{fresh['import_s'] * 1e3:.0f} ms", "", ""),
+        (f"NUTS cold {label}, empty compiledir", f"{fresh['cold_s']:.2f} s", "", ""),
+        (f"NUTS cold {label}, disk cache warm",
+         f"{disk['cold_s']:.2f} s" if disk else "skipped (--quick)", "", ""),
+        (f"NUTS warm refit {label}, cores=1",
+         f"{warm1:.2f} s (median of {nuts['warm_refits']})", "", ""),
+        (f"NUTS warm refit {label}, cores=2 ({cpus} CPUs)",
+         f"{warm2:.2f} s (median of {nuts['warm_refits']})", "", ""),
     ]
     if nutpie is not None:
         table += [
-            (f"nutpie cold {nuts_label}, fresh compiledir",
+            (f"nutpie cold {label}, empty compiledir",
              f"{nutpie['fresh_compiledir']['cold_s']:.2f} s", "", ""),
-            (f"nutpie cold {nuts_label}, disk cache warm",
-             f"{nutpie['disk_cache_warm']['cold_s']:.2f} s", "", ""),
-            (f"nutpie warm {nuts_label} (refit)", f"{nutpie['warm_median_s']:.2f} s", "", ""),
+            (f"nutpie cold {label}, disk cache warm",
+             f"{nutpie['disk_cache_warm']['cold_s']:.2f} s" if nutpie["disk_cache_warm"]
+             else "skipped (--quick)", "", ""),
+            (f"nutpie warm refit {label}", f"{nutpie['warm_cores1_median_s']:.2f} s", "", ""),
         ]
     else:
         table.append(("nutpie", "not installed", "", ""))
     table += [
-        ("ratio NUTS warm / exact", f"{ratios['nuts_warm_over_exact']:,.0f} x", "", ""),
-        ("ratio NUTS cold (fresh) / exact", f"{ratios['nuts_cold_fresh_over_exact']:,.0f} x",
-         "", ""),
-        ("ratio NUTS cold (disk) / exact", f"{ratios['nuts_cold_disk_over_exact']:,.0f} x",
-         "", ""),
-        ("ratio NUTS warm / posterior(exact)",
-         f"{ratios['nuts_warm_over_posterior_exact']:,.0f} x", "", ""),
-        ("exact HDI datasets per NUTS warm fit",
-         f"{ratios['exact_hdi_throughput_over_nuts_warm']:,.0f}", "", ""),
+        ("ratio NUTS warm cores=1 / exact median",
+         f"{ratios['nuts_warm_cores1_over_exact']:,.0f} x", "", ""),
+        ("ratio NUTS warm cores=2 / exact median",
+         f"{ratios['nuts_warm_cores2_over_exact']:,.0f} x", "", ""),
+        ("ratio NUTS cold (empty dir) / exact median",
+         f"{ratios['nuts_cold_fresh_over_exact']:,.0f} x", "", ""),
+        ("ratio NUTS warm cores=1 / cores=2",
+         f"{ratios['nuts_warm_cores1_over_cores2']:.2f} x", "", ""),
+        ("exact intervals per NUTS warm fit ETI / HDI",
+         f"{ratios['exact_eti_per_nuts_warm_fit']:,.0f} / "
+         f"{ratios['exact_hdi_per_nuts_warm_fit']:,.0f}", "", ""),
     ]
     if nutpie is not None:
-        table.append(("ratio nutpie warm / exact", f"{ratios['nutpie_warm_over_exact']:,.0f} x",
-                      "", ""))
-    print(f"\n{'name':<42}{'value':<30}{'target':<12}met?")
-    for row in table:
-        print(f"{row[0]:<42}{row[1]:<30}{row[2]:<12}{row[3]}")
+        table.append(("ratio nutpie warm / exact median",
+                      f"{ratios['nutpie_warm_over_exact']:,.0f} x", "", ""))
+    widths = [max(len(row[i]) for row in [("measure", "result", "target", "met"), *table])
+              for i in range(4)]
+    print()
+    for row in [("measure", "result", "target", "met"), tuple("-" * w for w in widths), *table]:
+        print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) + " |")
+    if single["errors"]:
+        print(f"\n{len(single['errors'])} grid case(s) raised:")
+        for case in single["errors"]:
+            print(f"  {case['counts']}: {case['error']}")
+    print("\nslowest grid cases:")
+    for case in single["slowest"]:
+        print(f"  {case['ms']:7.1f} ms  {case['counts']}")
+
     path = write_results("bayes", {
-        "quick": args.quick, "n": N, "m0": M0, "m1": M1,
-        "nuts_settings": {"draws": draws, "tune": tune, "chains": chains, "warm_refits": warm},
-        "exact_single": one, "exact_throughput": many, "nuts_pymc": nuts,
-        "nutpie": nutpie if nutpie is not None else "not installed", "ratios": ratios,
-        "targets": TARGETS,
-        "targets_met": {
-            "exact_per_dataset": per * 1e3 <= TARGETS["exact_per_dataset_ms"],
-            "exact_eti_throughput": many["eti"]["datasets_per_second"]
-            >= TARGETS["exact_datasets_per_second"],
-            "exact_hdi_throughput": many["hdi"]["datasets_per_second"]
-            >= TARGETS["exact_datasets_per_second"],
-            "nuts_warm": warm_s <= TARGETS["nuts_warm_s"],
-        },
+        "quick": args.quick,
+        "settings": {"grid": {"n": QUICK_N if args.quick else GRID_N,
+                              "m": QUICK_M if args.quick else GRID_M,
+                              "q0_q1": GRID_Q, "theta": GRID_THETA},
+                     "coverage_study": {"thetas": THETAS.tolist(), "n": N, "m0": M0, "m1": M1,
+                                        "q0": Q0, "q1": Q1, "size": size,
+                                        "budget_s": args.budget},
+                     "nuts": {"draws": DRAWS, "tune": TUNE, "chains": CHAINS,
+                              "warm_refits_per_cores_and_child": warm}},
+        "exact_end_to_end": single, "readme_example": extras, "exact_throughput": many,
+        "nuts_pymc": nuts, "nutpie": nutpie if nutpie is not None else "not installed",
+        "ratios": ratios, "targets": TARGETS, "targets_met": met_flags,
     })
     print(f"wrote {path}")
 

@@ -16,7 +16,7 @@ Intervals (all at ``--level``, default 0.95):
 ``posterior``
     Equal-tailed credible interval of the random-design posterior, exact engine: the stratified
     exact posterior under the theta prior Beta(1 + m1, 1 + m0)
-    (``judgecal.bayes.random_design.random_design_prior``; uniform priors, judge better than
+    (``judgecal.bayes.priors.random_design_prior``; uniform priors, judge better than
     chance). ``exact_interval`` is called once per distinct labelled class count m1, on the
     distinct datasets only.
 
@@ -123,7 +123,7 @@ def posterior_intervals(counts: dict[str, np.ndarray], level: float
                         ) -> tuple[np.ndarray, np.ndarray]:
     """Random-design exact ETI: one ``exact_interval`` call per distinct m1, distinct rows only."""
     from judgecal.bayes.exact import exact_interval
-    from judgecal.bayes.random_design import random_design_prior
+    from judgecal.bayes.priors import random_design_prior
     from judgecal.data import JudgeData
 
     table = np.stack([counts[name] for name in ("k", "n", "k0", "m0", "k1", "m1")], axis=1)

@@ -12,13 +12,7 @@ import pytest
 from scipy import integrate, special, stats
 
 from judgecal import JudgeCalWarning, JudgeData
-from judgecal.bayes.model import (
-    DATA_NAMES,
-    build_model,
-    cache_info,
-    compiled_nuts,
-    set_counts,
-)
+from judgecal.bayes.model import DATA_NAMES, build_model, set_counts
 from judgecal.bayes.posterior import Posterior, posterior
 from judgecal.bayes.priors import Prior
 from judgecal.results import ConfidenceInterval
@@ -28,7 +22,8 @@ EXAMPLE = JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
 
 
 def fit(data, **kwargs):
-    """Fit with JudgeCalWarning silenced (convergence flags are asserted separately)."""
+    """Fit with NUTS, JudgeCalWarning silenced (convergence flags are asserted separately)."""
+    kwargs.setdefault("method", "nuts")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)
         return posterior(data, **kwargs)
@@ -152,7 +147,7 @@ def test_exact_method_matches_grid_quadrature(grid_quantiles):
     np.testing.assert_allclose(exact.quantile(LEVELS), grid_quantiles, atol=3e-3)
     assert exact.idata.posterior.sizes["chain"] == 2
     assert exact.idata.posterior.sizes["draw"] == 500
-    assert exact.ci(0.9, "hdi") == ConfidenceInterval(*exact.exact.interval(0.9, "hdi"))
+    assert exact.ci(0.9, "hdi") == ConfidenceInterval(*exact.engine.interval(0.9, "hdi"))
     assert not exact.flags
 
 
@@ -167,15 +162,8 @@ def test_nearly_known_judge_gives_beta_posterior():
 
 
 # -- reproducibility and the compilation cache -----------------------------------------------
-def test_same_seed_same_draws_and_cache_hit(small_nuts):
-    before = cache_info()
-    engine = compiled_nuts(Prior())
-    uses = engine.uses
+def test_same_seed_same_draws(small_nuts):
     again = fit(SMALL, draws=1000, tune=500, chains=2, random_seed=11)
-    after = cache_info()
-    assert after["misses"] == before["misses"]          # nothing recompiled
-    assert after["hits"] >= before["hits"] + 2
-    assert engine.uses == uses + 1
     np.testing.assert_array_equal(again.draws("theta"), small_nuts.draws("theta"))
     other = fit(SMALL, draws=1000, tune=500, chains=2, random_seed=12)
     assert not np.array_equal(other.draws("theta"), small_nuts.draws("theta"))
@@ -216,13 +204,13 @@ def test_result_api(small_nuts):
     np.testing.assert_allclose(post.quantile([0.025, 0.975]), eti)
     assert np.all(post.draws("youden") > 0)                       # better than chance
     summary = post.summary()
-    assert {"mean", "sd", "ess_bulk", "ess_tail", "r_hat", "hdi_2.5%"} <= set(summary.columns)
-    assert list(summary.index) == ["theta", "q0", "q1", "p", "youden"]
+    assert {"mean", "sd", "ess_bulk", "ess_tail", "r_hat", "hdi_low"} <= set(summary.columns)
+    assert list(summary.index) == ["theta", "q0", "q1", "youden", "p"]
     json.dumps(post.to_dict())
-    ppc = post.posterior_predictive_check(random_seed=0)
+    ppc = post.posterior_predictive_check()
     assert list(ppc.index) == ["k", "k0", "k1"]
     assert ppc.loc["k", "observed"] == SMALL.k
-    assert ppc["p_value"].between(0.05, 0.95).all()
+    assert (ppc["p_value"] > 0.05).all()        # two-sided: no conflict in these counts
 
 
 def test_plot_returns_axes(small_nuts):
@@ -255,22 +243,23 @@ def test_mock_sample_wiring():
 
 def test_unconverged_run_warns_and_flags():
     with pytest.warns(JudgeCalWarning, match="effective sample size"):
-        post = posterior(SMALL, draws=30, tune=30, chains=2, random_seed=1)
+        post = posterior(SMALL, method="nuts", draws=30, tune=30, chains=2, random_seed=1)
     assert "low_ess" in post.flags
     assert "low_ess" in post.to_dict()["flags"]
 
 
 # -- errors ----------------------------------------------------------------------------------
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"method": "foo"}, r"`method` \('foo'\) must be 'nuts' or 'exact'"),
-    ({"sampler": "stan"}, r"`sampler` \('stan'\) must be 'pymc' or 'nutpie'"),
-    ({"draws": 0}, r"`draws` \(0\) must be a positive integer"),
-    ({"tune": 2.5}, r"`tune` \(2.5\) must be a positive integer"),
-    ({"chains": True}, r"`chains` \(True\) must be a positive integer"),
-    ({"target_accept": 1.0}, r"`target_accept` \(1\) must lie strictly between 0 and 1"),
+@pytest.mark.parametrize(("kwargs", "error", "message"), [
+    ({"method": "foo"}, ValueError, r"`method` \('foo'\) must be one of 'exact', 'nuts'"),
+    ({"sampler": "stan"}, ValueError, r"`sampler` \('stan'\) must be one of 'pymc', 'nutpie'"),
+    ({"draws": 0}, ValueError, r"`draws` \(0\) must be a positive integer"),
+    ({"tune": 2.5}, ValueError, r"`tune` \(2.5\) must be a positive integer"),
+    ({"chains": True}, TypeError, r"`chains` must be a positive integer, got True"),
+    ({"target_accept": 1.0}, ValueError,
+     r"`target_accept` \(1\) must lie strictly between 0 and 1"),
 ])
-def test_posterior_argument_errors(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+def test_posterior_argument_errors(kwargs, error, message):
+    with pytest.raises(error, match=message):
         posterior(SMALL, **kwargs)
 
 
@@ -284,13 +273,13 @@ def test_type_errors():
 
 
 def test_result_argument_errors(small_nuts):
-    with pytest.raises(ValueError, match=r"`kind` \('wide'\) must be 'eti' or 'hdi'"):
+    with pytest.raises(ValueError, match=r"`kind` \('wide'\) must be one of 'eti', 'hdi'"):
         small_nuts.ci(kind="wide")
     with pytest.raises(ValueError, match=r"`prob` \(1.5\) must lie strictly between 0 and 1"):
         small_nuts.ci(1.5)
     with pytest.raises(ValueError, match=r"`var` \('x'\) must be"):
         small_nuts.mean("x")
-    with pytest.raises(ValueError, match=r"`q` .* must lie in \[0, 1\]"):
+    with pytest.raises(ValueError, match=r"`q` .* must lie strictly between 0 and 1"):
         small_nuts.quantile(1.2)
 
 
@@ -300,23 +289,10 @@ def test_nutpie_missing_is_a_clear_error():
         import nutpie  # noqa: F401
     except ImportError:
         with pytest.raises(ValueError, match="needs the optional package nutpie"):
-            posterior(SMALL, sampler="nutpie")
+            posterior(SMALL, method="nuts", sampler="nutpie")
     else:  # pragma: no cover - only where nutpie is installed
         post = fit(SMALL, sampler="nutpie", draws=500, tune=500, chains=2, random_seed=1)
         assert set(post.idata.posterior.data_vars) == {"theta", "q0", "q1", "p", "youden"}
-
-
-def test_sampler_failure_is_explained(monkeypatch, small_nuts):
-    from pymc.exceptions import SamplingError
-
-    engine = compiled_nuts(Prior())
-
-    def broken(point):
-        raise SamplingError("Bad initial energy: inf. The model might be misspecified.")
-
-    monkeypatch.setattr(engine.step, "step", broken)
-    with pytest.raises(RuntimeError, match="NUTS failed on chain 0.*Bad initial energy"):
-        posterior(SMALL, draws=10, tune=10, chains=1, random_seed=1)
 
 
 def test_import_stays_light():

@@ -203,11 +203,15 @@ def test_calibration_rows_are_rejected_under_the_random_design(tmp_path, capsys)
     assert err.count("\n") == 1 and "calibration" in err
 
 
-def test_random_design_without_labelled_correct_items_is_a_user_error(tmp_path, capsys):
+def test_random_design_without_labelled_correct_items_is_legal_and_flagged(tmp_path, capsys):
+    """A random sample may hold one class only: the posterior exists (q1 from its prior)."""
     path = write_random_design_csv(tmp_path / "r.csv", [0, 0, 0], [0, 1, 0], [1, 0, 1, 1])
-    code, _, err = run(capsys, ["posterior", "--labels", str(path), "--design", "random"])
-    assert code == 2
-    assert err.count("\n") == 1 and "no truly correct" in err
+    for method in ("exact", "nuts"):
+        code, out, err = run(capsys, ["posterior", "--labels", str(path), "--design", "random",
+                                      "--method", method, "--draws", "100", "--chains", "2",
+                                      "--seed", "1"])
+        assert code == 0, err
+        assert "one true class only" in out
 
 
 def test_unknown_design_is_a_user_error(capsys):

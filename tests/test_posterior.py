@@ -176,7 +176,8 @@ def test_hdi_is_the_shortest_interval_under_a_jeffreys_prior(data):
 @pytest.mark.parametrize(("kwargs", "error", "message"), [
     ({"method": "mcmc"}, ValueError, r"`method` \('mcmc'\)"),
     ({"draws": 0}, ValueError, r"`draws` \(0\)"),
-    ({"draws": 2.5}, TypeError, r"`draws` \(2\.5\)"),
+    ({"draws": 2.5}, ValueError, r"`draws` \(2\.5\)"),
+    ({"chains": True}, TypeError, r"`chains` must be a positive integer"),
     ({"cores": 0}, ValueError, r"`cores` \(0\)"),
     ({"target_accept": 1.0}, ValueError, "`target_accept`"),
     ({"prior": (1, 1)}, TypeError, "`prior`"),

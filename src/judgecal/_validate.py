@@ -152,6 +152,20 @@ def check_counts(
     return array
 
 
+def check_positive_int(value: Any, name: str) -> int:
+    """Validate a single positive integer option (``draws``, ``chains``, ``cores`` ...).
+
+    A boolean or a non-number is a TypeError; a number that is not a whole number of at least
+    1 is a ValueError. Integral floats (``4.0``) are accepted.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                   np.floating)):
+        raise TypeError(f"`{name}` must be a positive integer, got {value!r}.")
+    if not (math.isfinite(value) and value == math.floor(value) and value >= 1):
+        raise ValueError(f"`{name}` ({value!r}) must be a positive integer.")
+    return int(value)
+
+
 def check_not_exceeding(
     part: np.ndarray, whole: np.ndarray, part_name: str, whole_name: str
 ) -> None:

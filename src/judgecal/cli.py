@@ -106,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_data_arguments(command)
         _add_output_arguments(command)
         _add_posterior_arguments(command)
+        _add_prior_arguments(command)
     demo = commands.add_parser(
         "demo", help="run the estimate and the cross-check on the bundled example data",
         description="The estimate and the cross-check on a bundled example evaluation.")
@@ -115,6 +116,59 @@ def build_parser() -> argparse.ArgumentParser:
     _add_figures_command(commands)
     _add_compare_command(commands)
     return parser
+
+
+def _beta_parameter(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number greater than 0, got {text!r}"
+                                         ) from None
+    if not 0.0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a finite number greater than 0, got {text!r}")
+    return value
+
+
+_PRIOR_OPTIONS = ("theta", "q0", "q1")
+_PRIOR_HELP = {"theta": "the true accuracy theta", "q0": "the specificity q0",
+               "q1": "the sensitivity q1"}
+
+
+def _add_prior_arguments(parser: argparse.ArgumentParser, *, hierarchical: bool = False) -> None:
+    group = parser.add_argument_group(
+        "prior" + (" (--method bayes; q0, q1 have the hierarchical prior of --sigma-scale, "
+                   "so --prior-q0, --prior-q1 and --no-truncation do not apply)"
+                   if hierarchical else " (default: uniform, judge better than chance)"))
+    for name in _PRIOR_OPTIONS if not hierarchical else ("theta",):
+        group.add_argument(f"--prior-{name}", nargs=2, type=_beta_parameter, metavar=("A", "B"),
+                           help=f"Beta(A, B) prior of {_PRIOR_HELP[name]} (default 1 1)")
+    if not hierarchical:
+        group.add_argument("--no-truncation", action="store_true",
+                           help="drop the truncation of the (q0, q1) prior to q0 + q1 > 1 "
+                           "(a judge better than chance)")
+
+
+def _prior_from_arguments(args: argparse.Namespace) -> Any:
+    from judgecal.bayes.priors import Prior
+
+    given = {name: tuple(getattr(args, f"prior_{name}")) for name in _PRIOR_OPTIONS
+             if getattr(args, f"prior_{name}", None) is not None}
+    return Prior(**given, better_than_chance=not args.no_truncation)
+
+
+def _describe_prior(prior: Any) -> str:
+    parts = [f"{name} ~ Beta({a:g}, {b:g})" for name in _PRIOR_OPTIONS
+             for a, b in [getattr(prior, name)]]
+    truncation = ("judge better than chance (q0 + q1 > 1)" if prior.better_than_chance
+                  else "no truncation")
+    return f"priors {', '.join(parts)}, {truncation}"
+
+
+def _nuts_diagnostic_lines(diagnostics: dict[str, Any]) -> list[str]:
+    """The NUTS convergence numbers, printed for every NUTS result."""
+    return [f"  NUTS diagnostics: max R-hat {diagnostics['r_hat']:.4f}, min ESS bulk "
+            f"{diagnostics['ess_bulk']:.0f}, min ESS tail {diagnostics['ess_tail']:.0f}, "
+            f"{int(diagnostics['divergences'])} divergences"]
 
 
 def _add_posterior_arguments(parser: argparse.ArgumentParser) -> None:
@@ -148,8 +202,11 @@ def _run_estimate(data: JudgeData, args: argparse.Namespace) -> str:
 
 
 def _posterior_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"method": args.method, "draws": args.draws, "chains": args.chains,
-            "random_seed": args.seed}
+    options = {"method": args.method, "draws": args.draws, "chains": args.chains,
+               "random_seed": args.seed}
+    if hasattr(args, "no_truncation"):  # demo has no prior options
+        options["prior"] = _prior_from_arguments(args)
+    return options
 
 
 def _run_posterior(data: JudgeData, args: argparse.Namespace) -> str:
@@ -162,14 +219,16 @@ def _run_posterior(data: JudgeData, args: argparse.Namespace) -> str:
     if args.json:
         return json.dumps(result.to_dict(prob=level), indent=2)
     pct = f"{100 * level:g}%"
-    lines = [f"judgecal posterior (method {result.method}, {pct} credible intervals, uniform "
-             "priors, judge better than chance)",
+    lines = [f"judgecal posterior (method {result.method}, {pct} credible intervals, "
+             f"{_describe_prior(result.prior)})",
              f"  {'':<8}{'mean':>9}{'median':>9}{'ETI low':>9}{'ETI high':>9}{'HDI low':>9}"
              f"{'HDI high':>9}"]
     for var in ("theta", "q0", "q1", "youden"):
         eti, hdi = result.ci(level, "eti", var), result.ci(level, "hdi", var)
         values = (result.mean(var), float(result.quantile(0.5, var)), *eti, *hdi)
         lines.append(f"  {var:<8}" + "".join(f"{v:9.4f}" for v in values))
+    if result.method == "nuts":
+        lines += _nuts_diagnostic_lines(result.diagnostics)
     lines += [f"  warning: {message}" for message in result.to_dict(prob=level)["flags"].values()]
     return "\n".join(lines)
 
@@ -181,7 +240,11 @@ def _run_crosscheck(data: JudgeData, args: argparse.Namespace) -> str:
         warnings.simplefilter("ignore", JudgeCalWarning)  # flags are printed in the report
         result = crosscheck(data, confidence_level=args.confidence_level,
                             **_posterior_options(args))
-    return json.dumps(result.to_dict(), indent=2) if args.json else str(result)
+    if args.json:
+        return json.dumps(result.to_dict(), indent=2)
+    if result.posterior.method != "nuts":
+        return str(result)
+    return "\n".join([str(result), *_nuts_diagnostic_lines(result.posterior.diagnostics)])
 
 
 _FIGURES = ("2", "3", "4", "shift", "human")
@@ -450,6 +513,12 @@ def _add_compare_command(commands: Any) -> None:
                         help="scale of the half-normal prior of the between-model spread of "
                         "logit q (bayes; default 0.5)")
     design.add_argument("--seed", type=int, default=None, help="random seed")
+    _add_prior_arguments(compare, hierarchical=True)
+    for name in ("q0", "q1"):  # accepted only to explain why they do not apply (exit 2)
+        compare.add_argument(f"--prior-{name}", nargs=2, metavar=("A", "B"),
+                             help=argparse.SUPPRESS, dest=f"unsupported_prior_{name}")
+    compare.add_argument("--no-truncation", action="store_true", help=argparse.SUPPRESS,
+                         dest="unsupported_no_truncation")
     _add_output_arguments(compare)
 
 
@@ -471,10 +540,27 @@ def _compare_model(args: argparse.Namespace, model: str, shared: bool) -> Any:
     return JudgeData(**dict(zip(_COUNTS, counts, strict=True)))
 
 
-def _run_compare(args: argparse.Namespace) -> str:
+def _compare_prior(args: argparse.Namespace) -> Any:
+    """The prior of the comparison model; prior options that it has no use for are errors."""
     from judgecal.bayes.compare_model import ComparePrior
+
+    for option in ("prior_q0", "prior_q1", "no_truncation"):
+        if getattr(args, f"unsupported_{option}"):
+            raise UserError(
+                f"--{option.replace('_', '-')} does not apply to compare: the comparison "
+                "model's (q0, q1) prior is hierarchical and not truncated (set its spread with "
+                "--sigma-scale)")
+    if args.prior_theta is not None and args.method != "bayes":
+        raise UserError(f"--prior-theta applies to --method bayes only, not --method "
+                        f"{args.method}")
+    theta = (1.0, 1.0) if args.prior_theta is None else tuple(args.prior_theta)
+    return ComparePrior(theta=theta, sigma_scale=args.sigma_scale)
+
+
+def _run_compare(args: argparse.Namespace) -> str:
     from judgecal.compare import compare
 
+    prior = _compare_prior(args)
     shared = args.calibration == "shared"
     a = _compare_model(args, "a", shared)
     b = _compare_model(args, "b", shared)
@@ -491,9 +577,12 @@ def _run_compare(args: argparse.Namespace) -> str:
             a, b, calibration=args.calibration, method=args.method,
             confidence_level=args.confidence_level, random_seed=args.seed,
             n_resamples=args.n_resamples, interval=args.interval,
-            prior=ComparePrior(sigma_scale=args.sigma_scale), draws=args.draws, tune=args.tune,
-            chains=args.chains)
-    return json.dumps(result.to_dict(), indent=2) if args.json else str(result)
+            prior=prior, draws=args.draws, tune=args.tune, chains=args.chains)
+    if args.json:
+        return json.dumps(result.to_dict(), indent=2)
+    if args.method != "bayes":
+        return str(result)
+    return "\n".join([str(result), *_nuts_diagnostic_lines(result.details["convergence"])])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -5,13 +5,12 @@ For model X in {A, B} and arm j in {0, 1} (specificity q0, sensitivity q1):
 .. math::
     \mu_j \sim \mathrm{Normal}(\mu_{loc}, \mu_{scale}), \quad
     \sigma_j \sim \mathrm{HalfNormal}(s), \quad
-    \mathrm{logit}\, q_{jX} = \mu_j + \sigma_j z_{jX}, \quad z_{jX} \sim \mathrm{Normal}(0, 1)
+    \mathrm{logit}\, q_{jX} \sim \mathrm{Normal}(\mu_j, \sigma_j)
 
-(the non-centred form of logit q_jX ~ Normal(mu_j, sigma_j), Gelman et al. 2013 ch. 5;
-Carpenter 2017 for the non-centred parametrisation). sigma_j is the between-model spread of the
-judge on the logit scale: sigma -> 0 is the shared-calibration assumption, a large sigma leaves
-each model with its own calibration, and its posterior is the Bayesian counterpart of the
-instability diagnostic J_A - J_B of papers/004 Sec. 4.4. The user sets the prior scale ``s``.
+(Gelman et al. 2013 ch. 5). sigma_j is the between-model spread of the judge on the logit scale:
+sigma -> 0 is the shared-calibration assumption, a large sigma leaves each model with its own
+calibration, and its posterior is the Bayesian counterpart of the instability diagnostic
+J_A - J_B of papers/004 Sec. 4.4. The user sets the prior scale ``s`` (:class:`ComparePrior`).
 
 Calibration: k0_X ~ Bin(m0_X, q0_X), k1_X ~ Bin(m1_X, q1_X) for every model whose calibration
 set enters the likelihood (model A only under ``calibration="shared"``; then B's (q0, q1) are
@@ -27,11 +26,40 @@ u ~ Uniform(0, 1). Any association between the two verdicts on an item is allowe
 sharpens p_A - p_B (as the paired test term of the delta method does) without an assumption about
 how the judge's errors on the two answers are related.
 
+**Parametrisation** (exactly the model above; only the coordinates NUTS moves in differ). With
+two models the hierarchy has a funnel whichever of the usual forms is sampled: the centred form
+(logit q given mu, sigma) pinches as sigma -> 0, the non-centred form
+(logit q = mu + sigma z, z ~ N(0, 1)) bends where the calibration data pin logit q down, and on
+realistic counts (the README example) both diverge. With both models' calibration sets in the
+likelihood the model therefore samples, per arm j:
+
+1. sigma_j (log scale, PyMC's HalfNormal transform) -- its prior as above;
+2. the pair l_j = (logit q_jA, logit q_jB) given sigma_j *with mu_j integrated out*: a priori
+   l_j ~ N(mu_loc 1, Sigma_j), Sigma_j = mu_scale^2 1 1' + sigma_j^2 I, written as
+   l_j = m_j + L_j e_j with a free e_j in R^2 and the exact density
+   N(l_j; mu_loc 1, Sigma_j) |det L_j| (a potential; a change of variables with its Jacobian).
+   m_j and the Cholesky factor L_j of C_j = (Sigma_j^-1 + Lambda_j)^-1 are the mean and
+   covariance of l_j given sigma_j under a normal approximation of the calibration likelihood
+   (Lambda_j = diag(m q_hat (1 - q_hat)) per calibrated model, 0 for a model without
+   calibration; q_hat = (k + 1/2) / (m + 1)). The approximation only chooses the coordinates --
+   the density is exact whatever it is -- but where it is good, e_j is close to N(0, I) for every
+   sigma_j: centred where the data are informative, non-centred where they are not, and no
+   funnel in between;
+3. mu_j from its exact conditional given l_j and sigma_j:
+   mu_j = (mu_loc sigma^2 + mu_scale^2 (l_A + l_B)) / (sigma^2 + 2 mu_scale^2)
+   + sqrt(mu_scale^2 sigma^2 / (sigma^2 + 2 mu_scale^2)) w_j, w_j ~ N(0, 1).
+
+The joint distribution of (theta, mu, sigma, q0, q1) is that of the model above; the helper
+variables e (``q_white``) and w (``mu_white``) are not reported. With one calibration set in the
+likelihood (``calibration="shared"``) model B's q is informed by the population only, where the
+non-centred form (helper ``offset``, not reported) samples better, and it is used there.
+
 Every count enters through a ``pm.Data`` container, so the model is built and compiled once per
 (prior, target_accept, paired or independent test sets, one or two calibration sets in the
-likelihood) -- :func:`compiled_compare_nuts`, kept in the cache of :mod:`judgecal.bayes.model` --
-and a later fit only swaps its counts in (:func:`set_compare_data`) and runs the cached NUTS step
-(:class:`judgecal.bayes.model.CompiledNUTS`). pymc, pytensor and arviz are imported inside the
+likelihood) -- :func:`compiled_compare_nuts`, kept in a caller-held
+:class:`judgecal.bayes.nuts.NutsCache` -- and a later fit only swaps its counts in
+(:func:`set_compare_data`) and runs the compiled NUTS step
+(:class:`judgecal.bayes.nuts.CompiledNUTS`). pymc, pytensor and arviz are imported inside the
 functions only.
 """
 
@@ -44,6 +72,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgecal.bayes.nuts import CompiledNUTS, NutsCache
 from judgecal.bayes.posterior import _ADVICE, DIAGNOSTIC_FLAGS, ESS_MIN, R_HAT_MAX
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -183,10 +212,14 @@ def build_compare_model(
     with pm.Model(coords=COORDS) as model:
         data = {name: pm.Data(name, value) for name, value in counts.values().items()}
         theta = pm.Beta("theta", *prior.theta, dims="model")
-        mu = pm.Normal("mu", prior.mu_loc, prior.mu_scale, dims="arm")
         sigma = pm.HalfNormal("sigma", prior.sigma_scale, dims="arm")
-        offset = pm.Normal("offset", 0.0, 1.0, dims=("model", "arm"))
-        q = pm.math.invlogit(mu[None, :] + sigma[None, :] * offset)
+        if calib_b is None:  # one calibration set: the non-centred form (module docstring)
+            mu = pm.Normal("mu", prior.mu_loc, prior.mu_scale, dims="arm")
+            offset = pm.Normal("offset", 0.0, 1.0, dims=("model", "arm"))
+            logit_q = mu[None, :] + sigma[None, :] * offset
+        else:
+            logit_q = _whitened_logit_q(sigma, data, prior)
+        q = pm.math.invlogit(logit_q)
         q0 = pm.Deterministic("q0", q[:, 0], dims="model")
         q1 = pm.Deterministic("q1", q[:, 1], dims="model")
         youden = pm.Deterministic("youden", q0 + q1 - 1.0, dims="model")
@@ -204,6 +237,58 @@ def build_compare_model(
         pm.Binomial("k1", n=data[DATA_NAMES["m1"]], p=q1[index],
                     observed=data[DATA_NAMES["k1"]])
     return model
+
+
+def _whitened_logit_q(sigma: Any, data: dict[str, Any], prior: ComparePrior) -> Any:
+    """Logit q (model x arm) in the whitened coordinates of the module docstring (steps 2-3).
+
+    Adds the free ``q_white`` (model x arm, flat) with the potential ``logit_q_prior`` (the
+    exact density of logit q given sigma, mu integrated out, times the Jacobian), and ``mu``
+    through the free ``mu_white`` ~ N(0, 1). 2x2 algebra written out per arm, in forms that stay
+    accurate as sigma -> 0.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    loc, scale2, s2 = prior.mu_loc, prior.mu_scale**2, sigma**2
+    l_hat, lam = _calibration_precision(data)          # (calibrations, arm)
+    lam_a, shift_a = lam[0], lam[0] * (l_hat[0] - loc)
+    lam_b, shift_b = lam[1], lam[1] * (l_hat[1] - loc)
+    # Sigma = [[v, c], [c, v]], det Sigma = v^2 - c^2 = s2 (2 scale2 + s2) (no cancellation);
+    # C = Sigma (I + Lambda Sigma)^-1 = (Sigma^-1 + Lambda)^-1, with det(I + Lambda Sigma) = det_a
+    v, c = scale2 + s2, scale2
+    det_sigma = s2 * (2.0 * scale2 + s2)
+    det_a = 1.0 + (lam_a + lam_b) * v + lam_a * lam_b * det_sigma
+    c11 = (v + lam_b * det_sigma) / det_a
+    c12 = c / det_a
+    c22 = (v + lam_a * det_sigma) / det_a
+    l11 = pt.sqrt(c11)
+    l21 = c12 / l11
+    l22 = pt.sqrt(det_sigma / (det_a * c11))              # det C = det Sigma / det_a
+    white = pm.Flat("q_white", dims=("model", "arm"))
+    logit_a = loc + c11 * shift_a + c12 * shift_b + l11 * white[0]
+    logit_b = loc + c12 * shift_a + c22 * shift_b + l21 * white[0] + l22 * white[1]
+    d_a, d_b = logit_a - loc, logit_b - loc
+    quad = (scale2 * (d_a - d_b) ** 2 + s2 * (d_a**2 + d_b**2)) / det_sigma
+    pm.Potential("logit_q_prior", pt.sum(-0.5 * quad - 0.5 * pt.log(det_sigma)
+                                         - np.log(2.0 * np.pi) + pt.log(l11) + pt.log(l22)))
+    mu_white = pm.Normal("mu_white", 0.0, 1.0, dims="arm")
+    total = s2 + 2.0 * scale2
+    pm.Deterministic("mu", (loc * s2 + scale2 * (logit_a + logit_b)) / total
+                     + pt.sqrt(scale2 * s2 / total) * mu_white, dims="arm")
+    return pt.stack([logit_a, logit_b])
+
+
+def _calibration_precision(data: dict[str, Any]) -> tuple[Any, Any]:
+    """Smoothed logit q_hat and its binomial Fisher information m q_hat (1 - q_hat)."""
+    import pytensor.tensor as pt
+
+    logits, information = [], []
+    for k, m in (("k0", "m0"), ("k1", "m1")):
+        q_hat = (data[DATA_NAMES[k]] + 0.5) / (data[DATA_NAMES[m]] + 1.0)
+        logits.append(pt.log(q_hat) - pt.log1p(-q_hat))
+        information.append(data[DATA_NAMES[m]] * q_hat * (1.0 - q_hat))
+    return pt.stack(logits, axis=1), pt.stack(information, axis=1)
 
 
 def _paired_likelihood(p: Any, cells: Any, n_pairs: Any) -> None:
@@ -230,30 +315,37 @@ def set_compare_data(model: pm.Model, counts: CompareCounts) -> None:
 _PLACEHOLDER = {"cells": (4, 2, 2, 2), "test": (5, 10, 5, 10), "calib": (7, 10, 7, 10)}
 
 
+#: Helper coordinates of the parametrisation (module docstring), not reported.
+AUXILIARY = ("q_white", "mu_white", "offset")
+
+
 def compiled_compare_nuts(
     prior: ComparePrior, *, target_accept: float, paired: bool, two_calibrations: bool,
-) -> Any:
-    """The compiled comparison model and NUTS step for this structure, built on first use.
+    cache: NutsCache | None = None,
+) -> CompiledNUTS:
+    """The compiled comparison model and NUTS step for this structure.
 
-    Cached in :func:`judgecal.bayes.model.cached_nuts` under ``("compare", prior,
-    target_accept, paired, two_calibrations)``; returns a
-    :class:`~judgecal.bayes.model.CompiledNUTS` whose ``run`` takes a :class:`CompareCounts`.
+    Compiled on first use and kept in ``cache`` (a caller-held
+    :class:`~judgecal.bayes.nuts.NutsCache`) under ``("compare", prior, target_accept, paired,
+    two_calibrations)``; without a cache it is compiled for this call only. Returns a
+    :class:`~judgecal.bayes.nuts.CompiledNUTS` whose ``run`` takes a :class:`CompareCounts`.
     """
-    from judgecal.bayes.model import cached_nuts, compile_nuts
+    from judgecal.bayes.nuts import compile_nuts
 
     target_accept = float(target_accept)
+    key = ("compare", prior, target_accept, bool(paired), bool(two_calibrations))
 
-    def factory() -> Any:
+    def factory() -> CompiledNUTS:
         calib = _PLACEHOLDER["calib"]
         model = build_compare_model(
             cells=_PLACEHOLDER["cells"] if paired else None, test=_PLACEHOLDER["test"],
             calib_a=calib, calib_b=calib if two_calibrations else None, prior=prior)
-        outputs = tuple(v.name for v in (*model.free_RVs, *model.deterministics))
+        outputs = tuple(v.name for v in (*model.free_RVs, *model.deterministics)
+                        if v.name not in AUXILIARY)
         return compile_nuts(model, target_accept=target_accept, output_names=outputs,
-                            set_data=set_compare_data)
+                            set_data=set_compare_data, key=key)
 
-    return cached_nuts(("compare", prior, target_accept, bool(paired), bool(two_calibrations)),
-                       factory)
+    return factory() if cache is None else cache.get(key, factory)
 
 
 # -------------------------------------------------------------------------------------------
@@ -311,11 +403,13 @@ def sample_comparison(
     *, cells: tuple[int, int, int, int] | None, test: tuple[int, int, int, int],
     calib_a: Calibration, calib_b: Calibration | None, prior: ComparePrior | None,
     rng: np.random.Generator, draws: int, tune: int, chains: int, target_accept: float,
+    compiled: NutsCache | None = None,
 ) -> CompareFit:
     """Sample the comparison model with PyMC's NUTS (one process, chains in sequence).
 
-    The compiled model is cached (:func:`compiled_compare_nuts`); chain ``c`` is seeded by the
-    c-th child of ``rng``, so the same generator state gives the same draws. Returns a
+    The compiled model is taken from (or added to) the caller's ``compiled`` cache
+    (:func:`compiled_compare_nuts`); chain ``c`` is seeded by the c-th child of ``rng``, so the
+    same generator state gives the same draws. Returns a
     :class:`CompareFit`; convergence problems become plain-language warnings (R-hat, ESS and
     divergence thresholds of :mod:`judgecal.bayes.posterior`).
     """
@@ -324,10 +418,13 @@ def sample_comparison(
     elif not isinstance(prior, ComparePrior):
         raise TypeError(f"`prior` must be a judgecal.bayes.compare_model.ComparePrior or None, "
                         f"got {type(prior).__name__}.")
+    if compiled is not None and not isinstance(compiled, NutsCache):
+        raise TypeError(f"`compiled` must be a judgecal.bayes.nuts.NutsCache or None, got "
+                        f"{type(compiled).__name__}.")
     counts = CompareCounts(cells, test, calib_a, calib_b)
     paired, two_calibrations = counts.structure
     engine = compiled_compare_nuts(prior, target_accept=target_accept, paired=paired,
-                                   two_calibrations=two_calibrations)
+                                   two_calibrations=two_calibrations, cache=compiled)
     values, stats = engine.run(counts, draws=draws, tune=tune, chains=chains, rng=rng)
     idata = _to_idata(engine.model, values, stats, counts)
     diagnostics = _diagnostics(idata)

@@ -56,6 +56,7 @@ import numpy as np
 from scipy import special as sc
 
 from judgecal._validate import as_generator, check_counts, check_level, check_not_exceeding
+from judgecal.bayes._batch import batch_ready, group_marginals, stack
 from judgecal.bayes._marginals import marginal
 from judgecal.bayes._panels import (
     PanelDensity,
@@ -605,14 +606,65 @@ def _broadcast_counts(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) -> lis
     return [a.astype(float) for a in np.broadcast_arrays(*arrays.values())]
 
 
-def _theta_marginals(counts: list[np.ndarray], prior: Prior) -> tuple[PanelDensity, np.ndarray]:
-    """Theta marginals of the distinct datasets among ``counts`` and the map back to them."""
+#: Smallest group of datasets sharing calibration counts that uses the shared table.
+BATCH_MIN_GROUP = 4
+
+
+def _theta_marginals(counts: list[np.ndarray], prior: Prior
+                     ) -> list[tuple[PanelDensity, np.ndarray]]:
+    """Theta marginals of the distinct datasets among ``counts``, in up to two blocks.
+
+    Groups of at least ``BATCH_MIN_GROUP`` distinct datasets sharing calibration counts use the
+    shared table of :mod:`judgecal.bayes._batch`; the rest the per-dataset rule. Each block comes
+    with ``(served, row)``: the flattened datasets it serves and its row for each of them.
+    """
     flat = np.stack([c.ravel() for c in counts], axis=1)
     unique, inverse = np.unique(flat, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
     rows = rows_for(*unique.T, prior)
-    edges, t, _, powers = _theta_rule(rows)
-    log_l = _log_likelihood(rows, t)
-    return _theta_density(rows, log_l, t, edges, powers), inverse.ravel()
+    keys, group = np.unique(unique[:, 2:], axis=0, return_inverse=True)
+    group = group.ravel()
+    batched, blocks, single = [], [], []
+    low, high = _theta_range(rows)
+    for g in range(keys.shape[0]):
+        members = np.flatnonzero(group == g)
+        part = rows.take(members)
+        if members.size >= BATCH_MIN_GROUP and batch_ready(part):
+            parts, served = group_marginals(part, float(low[members].min()),
+                                            float(high[members].max()))
+            blocks += parts
+            batched.append(members[served])
+            single.append(members[~served])
+        else:
+            single.append(members)
+    out = []
+    if blocks:
+        out.append((stack(blocks), np.concatenate(batched)))
+    single = [members for members in single if members.size]
+    if single:
+        members = np.concatenate(single)
+        part = rows.take(members)
+        edges, t, _, powers = _theta_rule(part)
+        out.append((_theta_density(part, _log_likelihood(part, t), t, edges, powers), members))
+    return [(density, _dataset_rows(members, inverse)) for density, members in out]
+
+
+def _dataset_rows(members: np.ndarray, inverse: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(datasets served by a block, the block row of each of them)."""
+    position = np.full(int(inverse.max()) + 1, -1)
+    position[members] = np.arange(members.size)
+    served = np.flatnonzero(position[inverse] >= 0)
+    return served, position[inverse[served]]
+
+
+def _per_dataset(counts: list[np.ndarray], prior: Prior, width: int, operation
+                 ) -> np.ndarray:
+    """``operation(marginals)`` -> (rows, width) for every dataset of the flattened counts."""
+    size = counts[0].size
+    out = np.empty((size, width))
+    for density, (served, row) in _theta_marginals(counts, prior):
+        out[served] = operation(density)[row]
+    return out
 
 
 def exact_quantiles(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, q: Any, *,
@@ -641,13 +693,10 @@ def exact_quantiles(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, q: Any, 
     counts = _broadcast_counts(k, n, k0, m0, k1, m1)
     shape = counts[0].shape
     flat_q = np.atleast_1d(levels)
-    if counts[0].size == 0:
-        out = np.empty(shape + (flat_q.size,))
-    else:
-        density, inverse = _theta_marginals(counts, prior)
-        rows = density.edges.shape[0]
-        out = density.quantile(np.broadcast_to(flat_q, (rows, flat_q.size)))[inverse]
-        out = out.reshape(shape + (flat_q.size,))
+    out = np.empty(shape + (flat_q.size,))
+    if counts[0].size:
+        out = _per_dataset(counts, prior, flat_q.size, lambda density: density.quantile(
+            np.broadcast_to(flat_q, (density.edges.shape[0], flat_q.size)))).reshape(out.shape)
     return out[..., 0] if levels.ndim == 0 else out
 
 
@@ -683,6 +732,5 @@ def exact_interval(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *, prob: 
     shape = counts[0].shape
     if counts[0].size == 0:
         return np.empty(shape), np.empty(shape)
-    density, inverse = _theta_marginals(counts, prior)
-    low, high = density.shortest(prob)
-    return low[inverse].reshape(shape), high[inverse].reshape(shape)
+    out = _per_dataset(counts, prior, 2, lambda density: np.stack(density.shortest(prob), axis=1))
+    return out[:, 0].reshape(shape), out[:, 1].reshape(shape)

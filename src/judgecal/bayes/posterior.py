@@ -17,7 +17,6 @@ engine it holds ``draws * chains`` i.i.d. joint draws from the same integration.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgecal._validate import as_generator, check_level
+from judgecal._validate import as_generator, check_level, check_positive_int
 from judgecal.bayes.diagnostics import (
     ADVICE,
     CONTRADICTION_PROB,
@@ -57,14 +56,6 @@ DIAGNOSTIC_FLAGS = FLAGS
 VARIABLES = ("theta", "q0", "q1", "youden", "p")
 _PARAMETERS = ("theta", "q0", "q1")
 _ADVICE = ADVICE
-
-
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"`{name}` ({value!r}) must be a positive integer.")
-    if value < 1:
-        raise ValueError(f"`{name}` ({value!r}) must be a positive integer.")
-    return int(value)
 
 
 def _check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
@@ -205,12 +196,41 @@ class Posterior:
         values = self.engine.sample(self.n_draws * self.n_chains, random_seed=self.seed)
         posterior_group = {var: np.asarray(values[var]).reshape(self.n_chains, self.n_draws)
                            for var in VARIABLES}
+        observed = {name: np.asarray(getattr(self.data, name)) for name in ("k", "k0", "k1")}
+        if self.data.design == "random":            # the labelled class count informs theta
+            observed["labelled_m1"] = np.asarray(self.data.m1)
         return az.from_dict(
             posterior=posterior_group,
-            observed_data={name: np.asarray(getattr(self.data, name))
-                           for name in ("k", "k0", "k1")},
+            observed_data=observed,
             constant_data={name: np.asarray(getattr(self.data, name))
                            for name in ("n", "m0", "m1")})
+
+    @classmethod
+    def from_idata(cls, idata: Any, *, data: JudgeData, prior: Prior | None = None,
+                   method: str = "nuts") -> Posterior:
+        """Wrap MCMC draws of this model (e.g. from your own PyMC run) as a Posterior.
+
+        ``idata.posterior`` must hold theta, q0, q1, youden and p. Convergence diagnostics (when
+        the draws have chains) and the conflict diagnostics are computed and warned about as in
+        :func:`posterior`.
+        """
+        if not isinstance(data, JudgeData):
+            raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
+        prior = Prior() if prior is None else prior
+        missing = [var for var in VARIABLES if var not in idata.posterior]
+        if missing:
+            raise ValueError(f"`idata` lacks the posterior variables {missing}.")
+        engine = DrawsEngine({var: np.asarray(idata.posterior[var]) for var in VARIABLES})
+        diagnostics = convergence(idata, _PARAMETERS)
+        flags = convergence_flags(diagnostics)
+        values, conflict_flags = _conflicts(engine, data, prior)
+        diagnostics = {**diagnostics, **values}
+        flags = flags + conflict_flags
+        _warn(flags, diagnostics)
+        sizes = idata.posterior.sizes
+        return cls(engine=engine, method=method, data=data, prior=prior,
+                   n_draws=int(sizes.get("draw", 1)), n_chains=int(sizes.get("chain", 1)),
+                   diagnostics=diagnostics, flags=flags, sampled=idata)
 
     # -- numbers ------------------------------------------------------------------------------
     def draws(self, var: str = "theta") -> np.ndarray:
@@ -453,7 +473,7 @@ def posterior(
                         f"{type(prior).__name__}.")
     method = _check_choice(method, "method", ("exact", "nuts"))
     sampler = _check_choice(sampler, "sampler", ("pymc", "nutpie"))
-    draws, tune, chains, cores = (_positive_int(v, name) for v, name in (
+    draws, tune, chains, cores = (check_positive_int(v, name) for v, name in (
         (draws, "draws"), (tune, "tune"), (chains, "chains"), (cores, "cores")))
     target_accept = check_level(target_accept, "target_accept")
     rng = as_generator(random_seed)
@@ -462,21 +482,16 @@ def posterior(
         from judgecal.bayes.priors import random_design_prior
 
         engine_prior = random_design_prior(data, prior) if data.design == "random" else prior
-        engine: Any = ExactPosterior(data, engine_prior)
-        sampled, diagnostics, flags = None, {}, ()
+        engine = ExactPosterior(data, engine_prior)
     else:
         from judgecal.bayes.nuts import sample_nuts
 
         sampled = sample_nuts(data, prior, draws=draws, tune=tune, chains=chains, rng=rng,
                               sampler=sampler, target_accept=target_accept, cores=cores,
                               progressbar=progressbar, compiled=compiled)
-        engine = DrawsEngine({var: np.asarray(sampled.posterior[var]) for var in VARIABLES})
-        diagnostics = convergence(sampled, _PARAMETERS)
-        flags = convergence_flags(diagnostics)
+        return Posterior.from_idata(sampled, data=data, prior=prior)
     conflict_values, conflict_flags = _conflicts(engine, data, prior)
-    diagnostics = {**diagnostics, **conflict_values}
-    flags = flags + conflict_flags
-    _warn(flags, diagnostics)
+    _warn(conflict_flags, conflict_values)
     return Posterior(engine=engine, method=method, data=data, prior=prior, n_draws=draws,
-                     n_chains=chains, diagnostics=diagnostics, flags=flags,
-                     seed=int(rng.integers(2**63 - 1)), sampled=sampled)
+                     n_chains=chains, diagnostics=conflict_values, flags=conflict_flags,
+                     seed=int(rng.integers(2**63 - 1)))

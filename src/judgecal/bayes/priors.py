@@ -8,17 +8,22 @@ Betas truncated to the region q0 + q1 > 1 (a judge better than chance):
 
 so the posterior cannot flip the labels (q -> 1 - q, theta -> 1 - theta) when the calibration set is
 small. theta stays independent of (q0, q1) a priori.
+
+:func:`random_design_prior` folds the labelled class counts of the random calibration design into
+the theta prior: the stratified posterior under it is the random-design posterior.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from dataclasses import dataclass
 from typing import Any
 
 from judgecal._validate import check_counts, check_not_exceeding
+from judgecal.data import JudgeData, require_design
 
-__all__ = ["Prior"]
+__all__ = ["Prior", "random_design_prior"]
 
 
 def _beta_parameters(value: Any, name: str) -> tuple[float, float]:
@@ -108,3 +113,41 @@ class Prior:
             q1=(a1 + counts["k1"], b1 + counts["m1"] - counts["k1"]),
             better_than_chance=better_than_chance,
         )
+
+
+def random_design_prior(data: JudgeData, prior: Prior | None = None) -> Prior:
+    r"""The stratified-model prior whose posterior equals the random-design posterior.
+
+    Under the random design the labelled items' class count adds the likelihood factor
+    :math:`\theta^{m_1}(1 - \theta)^{m_0}` (``labelled_m1 ~ Bin(m0 + m1, theta)``, see
+    :mod:`judgecal.bayes.model`), which depends on theta alone. Multiplied into a
+    ``Beta(a, b)`` theta prior it gives ``Beta(a + m1, b + m0)``; the priors of q0 and q1 and the
+    truncation are unchanged.
+
+    Parameters
+    ----------
+    data : JudgeData
+        Counts with ``design="random"``.
+    prior : Prior, optional
+        The user's prior; ``Prior()`` by default.
+
+    Returns
+    -------
+    Prior
+        ``prior`` with theta ~ Beta(a + m1, b + m0).
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a JudgeData or ``prior`` not a Prior.
+    ValueError
+        If ``data.design`` is not ``"random"``.
+    """
+    require_design(data, "random", "random_design_prior")
+    if prior is None:
+        prior = Prior()
+    elif not isinstance(prior, Prior):
+        raise TypeError(f"`prior` must be a judgecal.bayes.Prior or None, got "
+                        f"{type(prior).__name__}.")
+    a, b = prior.theta
+    return dataclasses.replace(prior, theta=(a + data.m1, b + data.m0))
