@@ -42,8 +42,11 @@ from judgecal.bayes._terms import (
 
 __all__ = ["batch_ready", "group_marginals", "stack"]
 
-#: p panels per theta node of the table (half on each side of p = theta).
+#: p panels per theta node of the table (half on each side of p = theta), and the kernel width
+#: (in its standard deviations) up to which one table panel may span it: such kernels are
+#: integrated on the table's own rule instead of interpolating log R.
 BAND_PANELS = 6
+DIRECT_WIDTH = 2.5
 #: Gauss nodes per theta panel and per p panel, and nodes of the J integral of the table.
 THETA_ORDER = 12
 P_ORDER = 16
@@ -59,9 +62,8 @@ MIN_PANELS, MAX_PANELS = 8, 400
 SUPPORT_DROP = 40.0
 BAND_DROP = 60.0
 CONFLICT_DEPTH = 25.0
-#: Datasets evaluated at once (memory bound), and the width of the empty padding panels.
+#: Datasets evaluated at once (memory bound).
 CHUNK = 64
-PAD = 1e-9
 
 
 def batch_ready(rows: Rows) -> bool:
@@ -120,6 +122,12 @@ class _Table:
         self.top = np.max(log_r, axis=(1, 2))
         log_r = np.maximum(log_r, self.top[:, None, None] - 2 * BAND_DROP)
         self.coef = to_coefficients(log_r)                                     # (T, B, Np)
+        # the table's own rule: nodes and log weights x R, for kernels as wide as a panel
+        wp = gauss_legendre(P_ORDER)[1]
+        self.p_nodes = p.reshape(p.shape[0], -1)                               # (T, B Np)
+        with np.errstate(divide="ignore"):
+            self.log_weighted_r = (log_r + np.log(half[..., None] * wp)).reshape(p.shape[0], -1)
+        self.widest = float(2 * half.max())
 
     def _evaluate(self, band: Rows, p_low: np.ndarray, split: np.ndarray, p_high: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray]:
@@ -133,14 +141,15 @@ class _Table:
 
     def log_r(self, node: np.ndarray, p: np.ndarray) -> np.ndarray:
         """``log R`` at theta nodes ``node`` (indices, shape S) and points p (S + (Q,))."""
-        edges = self.p_edges[node]                                             # S + (B + 1,)
-        panel = (p[..., None] >= edges[..., None, 1:-1]).sum(axis=-1)          # S + (Q,)
-        left = np.take_along_axis(edges, panel, axis=-1)
-        half = np.take_along_axis(self.p_half[node], panel, axis=-1)
+        edges = self.p_edges[node][..., None, :]                               # S + (1, B + 1)
+        panel = (p[..., None] >= edges[..., 1:-1]).sum(axis=-1)                # S + (Q,)
+        flat = node[..., None] * (self.p_edges.shape[1] - 1) + panel
+        left = self.p_edges[:, :-1].reshape(-1)[flat]
+        half = self.p_half.reshape(-1)[flat]
         u = np.clip((p - left) / np.where(half > 0, half, 1.0) - 1, -1.0, 1.0)
-        coef = np.take_along_axis(self.coef[node], panel[..., None], axis=-2)     # S+(Q, Np)
+        coef = self.coef.reshape(-1, P_ORDER)[flat]                              # S+(Q, Np)
         value = np.einsum("...l,...l->...", coef, legendre_table(u, P_ORDER - 1))
-        inside = (p > edges[..., :1]) & (p < edges[..., -1:])
+        inside = (p > edges[..., 0]) & (p < edges[..., -1])
         return np.where(inside, value, -np.inf)
 
 
@@ -164,7 +173,32 @@ def _log_r(rows: Rows, t: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def _log_likelihood(table: _Table, rows: Rows, node: np.ndarray, order: int) -> np.ndarray:
-    """``log L_k`` at theta nodes ``node`` (D, S) of datasets ``rows`` (D of them)."""
+    """``log L_k`` at theta nodes ``node`` (D, S) of datasets ``rows`` (D of them).
+
+    A kernel at least ``DIRECT_WIDTH`` panel widths wide (in standard deviations of p-hat) is
+    integrated on the table's own p rule; a narrower one on its own window, with ``log R``
+    interpolated from the table.
+    """
+    p_tilde = (rows.k + 1) / (rows.n + 2)
+    sd = np.sqrt(p_tilde * (1 - p_tilde) / (rows.n + 3))
+    direct = table.widest <= DIRECT_WIDTH * sd * (1 + 1e-9)
+    out = np.empty(node.shape)
+    if direct.any():
+        out[direct] = _direct(table, rows.take(np.flatnonzero(direct)), node[direct])
+    if (~direct).any():
+        out[~direct] = _interpolated(table, rows.take(np.flatnonzero(~direct)), node[~direct],
+                                     order)
+    return out
+
+
+def _direct(table: _Table, rows: Rows, node: np.ndarray) -> np.ndarray:
+    """``log L_k`` by the table's p rule (kernel smooth on the scale of a table panel)."""
+    log_b = log_kernel(rows.k[:, None, None], rows.n[:, None, None], table.p_nodes[node])
+    return logsumexp(log_b + table.log_weighted_r[node], axis=-1)
+
+
+def _interpolated(table: _Table, rows: Rows, node: np.ndarray, order: int) -> np.ndarray:
+    """``log L_k`` on the kernel's window within the band, ``log R`` interpolated."""
     xp, wp = gauss_legendre(order)
     t = table.theta[node]
     low = np.maximum(table.p_low[node], rows.box_p[0][:, None])
@@ -242,18 +276,15 @@ def group_marginals(rows: Rows, low: float, high: float
     return parts, np.concatenate(served_all)
 
 
-def stack(parts: list[tuple[np.ndarray, np.ndarray]]) -> PanelDensity:
-    """One PanelDensity from blocks of rows with different panel counts.
-
-    Shorter rows get extra panels of width ``PAD`` beyond their last edge, with zero density, so
-    every row has the same number of panels (no singular ends here, so the last panel is free).
-    """
-    width = max(edges.shape[1] for edges, _ in parts) - 1
-    all_edges, all_coef = [], []
-    for edges, coef in parts:
-        extra = width + 1 - edges.shape[1]
-        pad = edges[:, -1:] + PAD * np.arange(1, extra + 1)
-        all_edges.append(np.concatenate([edges, pad], axis=1))
-        all_coef.append(np.concatenate([coef, np.zeros((coef.shape[0], extra, coef.shape[2]))],
-                                       axis=1))
-    return PanelDensity(np.concatenate(all_edges), np.concatenate(all_coef))
+def stack(parts: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[PanelDensity, np.ndarray]]:
+    """PanelDensities from blocks of rows, one per panel count, with each one's block rows."""
+    widths = np.array([edges.shape[1] for edges, _ in parts])
+    starts = np.concatenate([[0], np.cumsum([edges.shape[0] for edges, _ in parts])])
+    out = []
+    for width in np.unique(widths):
+        chosen = np.flatnonzero(widths == width)
+        edges = np.concatenate([parts[i][0] for i in chosen])
+        coef = np.concatenate([parts[i][1] for i in chosen])
+        rows = np.concatenate([np.arange(starts[i], starts[i + 1]) for i in chosen])
+        out.append((PanelDensity(edges, coef), rows))
+    return out

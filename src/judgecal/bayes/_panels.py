@@ -31,7 +31,9 @@ QUANTILE_TOLERANCE = 1e-11
 #: Probabilities on the coarse grid that brackets the shortest interval.
 SHORTEST_GRID = 256
 #: Points per panel of the CDF table behind starting points and the shortest-interval grid.
-TABLE_POINTS = 16
+TABLE_POINTS = 8
+#: Grid cells by which the bracket of the equal-density search may widen on each side.
+BRACKET_STEPS = 8
 #: Steps and tolerance (in probability) of the false-position search for equal densities.
 REFINE_ITERATIONS = 100
 REFINE_TOLERANCE = 1e-10
@@ -144,6 +146,14 @@ class PanelDensity:
         self.coef = coef / self.norm[:, None, None]
         self.cum = np.concatenate([np.zeros((rows, 1)), np.cumsum(mass, axis=1)],
                                   axis=1) / self.norm[:, None]
+
+    def take(self, rows: np.ndarray) -> PanelDensity:
+        """The densities of ``rows`` only (normalisation kept)."""
+        out = PanelDensity.__new__(PanelDensity)
+        out.edges, out.half, out.coef = self.edges[rows], self.half[rows], self.coef[rows]
+        out.power = (self.power[0][rows], self.power[1][rows])
+        out.norm, out.cum = self.norm[rows], self.cum[rows]
+        return out
 
     @property
     def support(self) -> tuple[np.ndarray, np.ndarray]:
@@ -365,6 +375,15 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
 
     if interior.any():
         g_lo, g_hi = gap(lo), gap(hi)
+        step_size = a[1] - a[0]
+        for _ in range(BRACKET_STEPS):     # the approximate grid may put the root a cell off
+            left, right = interior & (g_lo > 0) & (lo > 0), interior & (g_hi < 0) & (hi < span)
+            if not (left.any() or right.any()):
+                break
+            lo = np.where(left, np.maximum(lo - step_size, 0.0), lo)
+            hi = np.where(right, np.minimum(hi + step_size, span), hi)
+            g_lo = np.where(left, gap(lo), g_lo)
+            g_hi = np.where(right, gap(hi), g_hi)
         side = np.zeros(rows)
         for step in range(REFINE_ITERATIONS):
             with np.errstate(all="ignore"):

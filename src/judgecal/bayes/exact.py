@@ -606,8 +606,10 @@ def _broadcast_counts(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) -> lis
     return [a.astype(float) for a in np.broadcast_arrays(*arrays.values())]
 
 
-#: Smallest group of datasets sharing calibration counts that uses the shared table.
+#: Smallest group of datasets sharing calibration counts that uses the shared table, and the
+#: rows of marginals whose quantiles and shortest intervals are searched at once.
 BATCH_MIN_GROUP = 4
+SOLVE_CHUNK = 1024
 
 
 def _theta_marginals(counts: list[np.ndarray], prior: Prior
@@ -639,7 +641,8 @@ def _theta_marginals(counts: list[np.ndarray], prior: Prior
             single.append(members)
     out = []
     if blocks:
-        out.append((stack(blocks), np.concatenate(batched)))
+        batched_members = np.concatenate(batched)
+        out += [(density, batched_members[rows]) for density, rows in stack(blocks)]
     single = [members for members in single if members.size]
     if single:
         members = np.concatenate(single)
@@ -663,7 +666,12 @@ def _per_dataset(counts: list[np.ndarray], prior: Prior, width: int, operation
     size = counts[0].size
     out = np.empty((size, width))
     for density, (served, row) in _theta_marginals(counts, prior):
-        out[served] = operation(density)[row]
+        rows = density.edges.shape[0]
+        result = np.empty((rows, width))
+        for start in range(0, rows, SOLVE_CHUNK):       # keeps the searches' arrays in cache
+            part = np.arange(start, min(start + SOLVE_CHUNK, rows))
+            result[part] = operation(density.take(part))
+        out[served] = result[row]
     return out
 
 
