@@ -84,7 +84,7 @@ def test_nuts_text_output_prints_the_diagnostics(capsys):
     line = next(line for line in out.splitlines() if "NUTS diagnostics" in line)
     assert "max R-hat" in line and "min ESS bulk" in line and "min ESS tail" in line
     assert "divergences" in line
-    assert "warning: an effective sample size is below 400" in out  # 200 draws: flagged
+    assert "warning (low_ess): an effective sample size is below 400" in out  # 200 draws: flagged
     code, out, _ = run(["posterior", *COUNTS], capsys)
     assert code == 0 and "NUTS diagnostics" not in out  # exact: nothing to diagnose
 

@@ -229,8 +229,18 @@ def _run_posterior(data: JudgeData, args: argparse.Namespace) -> str:
         lines.append(f"  {var:<8}" + "".join(f"{v:9.4f}" for v in values))
     if result.method == "nuts":
         lines += _nuts_diagnostic_lines(result.diagnostics)
-    lines += [f"  warning: {message}" for message in result.to_dict(prob=level)["flags"].values()]
+    lines += _check_lines(result.diagnostics)
+    lines += [f"  warning ({key}): {message}" for key, message in
+              result.to_dict(prob=level)["flags"].items()]
     return "\n".join(lines)
+
+
+def _check_lines(diagnostics: dict[str, Any]) -> list[str]:
+    """The conflict and regime checks behind the posterior's flags, printed for every result."""
+    d = diagnostics
+    return [f"  checks: posterior predictive p-values k {d['p_value_k']:.3f}, k0 "
+            f"{d['p_value_k0']:.3f}, k1 {d['p_value_k1']:.3f}; P(J < 0.2) {d['prob_weak']:.3f}; "
+            f"P(q0 + q1 > 1 | calibration) {d['prob_better_than_chance']:.3f}"]
 
 
 def _run_crosscheck(data: JudgeData, args: argparse.Namespace) -> str:
