@@ -235,3 +235,30 @@ def test_tiny_calibration_against_a_large_test_set(data):
     levels = np.array([0.025, 0.5, 0.975])
     reference = np.interp(levels, cum / cum[-1], t)
     np.testing.assert_allclose(ExactPosterior(data).quantile(levels), reference, atol=1e-4)
+
+
+@pytest.mark.parametrize("data", [JudgeData(k=400012345, n=10**9, k0=19, m0=20, k1=18, m1=20),
+                                  JudgeData(k=5_200_000, n=10**7, k0=30, m0=60, k1=33, m1=60)])
+def test_huge_test_set_gives_the_known_p_limit(data):
+    """n -> inf pins p at p-hat; then, with q0 = 1 - p + t J and q1 = p + (1 - t) J (Jacobian 1),
+    the density of theta is the integral over J > 0 of the two calibration Betas along that ray.
+
+    Reference: that 1-D integral by adaptive quadrature (scipy.integrate.quad) on 801 theta
+    points, CDF by Simpson's rule. The second case is a weak judge (J-hat = 0.05).
+    """
+    from scipy import integrate
+
+    p_hat = data.k / data.n
+    g0 = stats.beta(1 + data.k0, 1 + data.m0 - data.k0)
+    g1 = stats.beta(1 + data.k1, 1 + data.m1 - data.k1)
+
+    def density(t: float) -> float:
+        top = min(p_hat / t if t > 0 else np.inf, (1 - p_hat) / (1 - t) if t < 1 else np.inf)
+        return integrate.quad(lambda j: g0.pdf(1 - p_hat + t * j) * g1.pdf(p_hat + (1 - t) * j),
+                              0, top, epsabs=0, epsrel=1e-11, limit=400)[0]
+
+    t = np.linspace(0.0, 1.0, 801)
+    cdf = integrate.cumulative_simpson(np.array([density(x) for x in t]), x=t, initial=0)
+    levels = np.array([0.025, 0.5, 0.975])
+    reference = np.interp(levels, cdf / cdf[-1], t)
+    np.testing.assert_allclose(ExactPosterior(data).quantile(levels), reference, atol=1e-4)

@@ -38,12 +38,13 @@ Nested Gauss rules, each on the window where its integrand is not negligible:
 
 The theta marginal is tabulated at the outer nodes and held as a piecewise Legendre series
 (:class:`judgecal.bayes._panels.PanelDensity`): CDF, density, moments and quantiles are
-polynomial evaluations. The marginals of q0, q1, J and p keep the whole nested rule: their CDF
-at x integrates the innermost variable only up to the cut (``J <= (x - 1 + p) / theta`` for q0,
-``J <= (x - p) / (1 - theta)`` for q1, ``J <= x`` for J; for p the middle integral stops at x),
-using the Legendre interpolant of the integrand on its window, so no summary is a node value.
-Joint draws come from the same rule by conditional inversion: theta from its marginal, then p
-given theta, then J given (theta, p).
+polynomial evaluations. The marginals of q0, q1, J and p are tabulated the same way from 2-D
+integrals of their own (:mod:`judgecal.bayes._marginals`), so no summary is a node value. The
+nested rule also gives the diagnostics' expectations (posterior predictive p-values, the
+probability of a weak judge; :class:`_NestedRule`) and the joint draws, by conditional inversion:
+theta from its marginal, then p given theta, then J given (theta, p). Many datasets at once
+(:func:`exact_quantiles`, :func:`exact_interval`) share a table per calibration group
+(:mod:`judgecal.bayes._batch`).
 """
 
 from __future__ import annotations
