@@ -37,6 +37,9 @@ BRACKET_STEPS = 8
 #: Steps and tolerance (in probability) of the false-position search for equal densities.
 REFINE_ITERATIONS = 100
 REFINE_TOLERANCE = 1e-10
+#: Relative difference of the densities at both ends at which the search stops (the width is
+#: flat there: an end moves by about this times the interval's width).
+RELATIVE_GAP_TOLERANCE = 1e-8
 
 
 @functools.lru_cache(maxsize=16)
@@ -346,7 +349,7 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
     [0, 1 - prob] every such change, and each end of the grid where the width grows away from it
     (an interval touching a bound of the support, as when the density is unbounded there), is a
     candidate; the candidate with the smallest width on the grid is refined by false position
-    (with a bisection every third step) on exact quantiles. Several modes are handled because
+    (with a bisection every eighth step) on exact quantiles. Several modes are handled because
     all local minima compete.
     """
     span = 1.0 - prob
@@ -371,7 +374,8 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
     def gap(x: np.ndarray) -> np.ndarray:
         ends = quantile(np.stack([x, x + prob], axis=1))
         values = density(ends)
-        return values[:, 0] - values[:, 1]        # < 0 left of the minimum, > 0 right of it
+        with np.errstate(all="ignore"):           # < 0 left of the minimum, > 0 right of it
+            return np.nan_to_num((values[:, 0] - values[:, 1]) / (values[:, 0] + values[:, 1]))
 
     if interior.any():
         g_lo, g_hi = gap(lo), gap(hi)
@@ -388,7 +392,7 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
         for step in range(REFINE_ITERATIONS):
             with np.errstate(all="ignore"):
                 x = lo - g_lo * (hi - lo) / (g_hi - g_lo)
-            bad = ~np.isfinite(x) | (x <= lo) | (x >= hi) | (step % 3 == 2)
+            bad = ~np.isfinite(x) | (x <= lo) | (x >= hi) | (step % 8 == 7)
             x = np.where(bad, 0.5 * (lo + hi), x)
             g_x = gap(x)
             right = g_x > 0
@@ -397,7 +401,8 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
             side = np.where(right, np.minimum(side, 0) - 1, np.maximum(side, 0) + 1)
             g_lo = np.where(side >= 2, g_lo / 2, g_lo)    # Illinois: halve the stale end's value
             g_hi = np.where(side <= -2, g_hi / 2, g_hi)
-            if np.all(~interior | (hi - lo < REFINE_TOLERANCE) | (g_x == 0)):
+            if np.all(~interior | (hi - lo < REFINE_TOLERANCE)
+                      | (np.abs(g_x) < RELATIVE_GAP_TOLERANCE)):
                 break
         x = np.where(interior, x, fixed)
     ends = quantile(np.stack([x, x + prob], axis=1))
