@@ -156,7 +156,7 @@ def test_sampler_failure_is_explained(monkeypatch):
     ({"sampler": "stan"}, ValueError, r"`sampler` \('stan'\) must be 'pymc' or 'nutpie'"),
     ({"cores": 0}, ValueError, r"`cores` \(0\) must be a positive integer"),
     ({"draws": 2.5}, ValueError, r"`draws` \(2.5\) must be a positive integer"),
-    ({"chains": True}, ValueError, r"`chains` \(True\) must be a positive integer"),
+    ({"chains": True}, TypeError, r"`chains` must be a positive integer, got True"),
     ({"rng": 3}, TypeError, r"`rng` must be a numpy.random.Generator"),
     ({"compiled": {}}, TypeError, r"`compiled` must be a NutsCache"),
 ])

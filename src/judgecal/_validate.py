@@ -152,6 +152,21 @@ def check_counts(
     return array
 
 
+def check_open_probabilities(value: Any, name: str) -> np.ndarray:
+    """Validate probabilities strictly inside (0, 1) (a scalar or an array); returns floats."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise TypeError(f"`{name}` must be a probability or an array of them, got {value!r}.")
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be a probability or an array of them, got "
+                        f"{value!r}.") from None
+    if array.size and not (np.all(array > 0) and np.all(array < 1)):
+        bad = array[~((array > 0) & (array < 1))].ravel()[0]
+        raise ValueError(f"`{name}` ({bad!r}) must lie strictly between 0 and 1.")
+    return array
+
+
 def check_positive_int(value: Any, name: str) -> int:
     """Validate a single positive integer option (``draws``, ``chains``, ``cores`` ...).
 

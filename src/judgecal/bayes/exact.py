@@ -56,7 +56,13 @@ from typing import Any
 import numpy as np
 from scipy import special as sc
 
-from judgecal._validate import as_generator, check_counts, check_level, check_not_exceeding
+from judgecal._validate import (
+    as_generator,
+    check_counts,
+    check_level,
+    check_not_exceeding,
+    check_open_probabilities,
+)
 from judgecal.bayes._batch import batch_ready, group_marginals, stack
 from judgecal.bayes._marginals import marginal
 from judgecal.bayes._panels import (
@@ -78,7 +84,7 @@ from judgecal.bayes._terms import (
     p_window,
     rows_for,
 )
-from judgecal.bayes.priors import Prior
+from judgecal.bayes.priors import Prior, as_prior
 from judgecal.data import JudgeData
 
 __all__ = ["ExactPosterior", "VARIABLES", "exact_interval", "exact_quantiles"]
@@ -331,7 +337,7 @@ class ExactPosterior:
         if not isinstance(data, JudgeData):
             raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
         self.data = data
-        self.prior = _check_prior(prior)
+        self.prior = as_prior(prior)
         self._rows = rows_for(*(np.array([float(getattr(data, name))])
                                  for name in ("k", "n", "k0", "m0", "k1", "m1")), self.prior)
         edges, t, log_w, powers = _theta_rule(self._rows)
@@ -361,7 +367,7 @@ class ExactPosterior:
     def quantile(self, q: Any, var: str = "theta") -> np.ndarray | float:
         """Posterior quantile of ``var`` at probabilities ``q`` (vectorised)."""
         var = _check_var(var)
-        arr = _check_probs(q, "q")
+        arr = check_open_probabilities(q, "q")
         out = self._marginal(var).quantile(arr.reshape(1, -1))
         return _shaped(out, arr.shape)
 
@@ -573,30 +579,6 @@ def _check_kind(kind: Any) -> str:
     return str(kind)
 
 
-def _check_probs(q: Any, name: str) -> np.ndarray:
-    if isinstance(q, (bool, np.bool_, str, bytes)) or q is None:
-        raise TypeError(f"`{name}` must be a probability or an array of them, got {q!r}.")
-    try:
-        arr = np.asarray(q, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a probability or an array of them, got {q!r}.") from None
-    if arr.size and not (np.all(arr > 0) and np.all(arr < 1)):
-        bad = arr[~((arr > 0) & (arr < 1))].ravel()[0]
-        raise ValueError(f"`{name}` ({bad!r}) must lie strictly between 0 and 1.")
-    return arr
-
-
-def _check_prior(prior: Any) -> Prior:
-    if prior is None:
-        return Prior()
-    if not isinstance(prior, Prior):
-        raise TypeError(f"`prior` must be a judgecal Prior or None, got {type(prior).__name__}.")
-    return prior
-
-
-# ------------------------------------------------------------------------------------------------
-# vectorised path
-# ------------------------------------------------------------------------------------------------
 def _broadcast_counts(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) -> list[np.ndarray]:
     arrays = {}
     for name, value, minimum in (("k", k, 0), ("n", n, 1), ("k0", k0, 0), ("m0", m0, 0),
@@ -695,8 +677,8 @@ def exact_quantiles(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, q: Any, 
         Shape ``S + (len(q),)`` (``S`` when ``q`` is a scalar). Identical datasets are computed
         once.
     """
-    prior = _check_prior(prior)
-    levels = _check_probs(q, "q")
+    prior = as_prior(prior)
+    levels = check_open_probabilities(q, "q")
     if levels.ndim > 1:
         raise ValueError(f"`q` must be a scalar or 1-D, got shape {levels.shape}.")
     counts = _broadcast_counts(k, n, k0, m0, k1, m1)
@@ -732,7 +714,7 @@ def exact_interval(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *, prob: 
     """
     prob = check_level(prob, "prob")
     kind = _check_kind(kind)
-    prior = _check_prior(prior)
+    prior = as_prior(prior)
     if kind == "eti":
         out = exact_quantiles(k, n, k0, m0, k1, m1, [(1 - prob) / 2, (1 + prob) / 2],
                               prior=prior)

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from judgecal.bayes.priors import Prior
+from judgecal.bayes.priors import Prior, as_prior
 from judgecal.data import DESIGNS, JudgeData
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,12 +72,7 @@ def _check_inputs(data: Any, prior: Any) -> Prior:
     if data.design not in DESIGNS:
         raise ValueError(f"`data.design` ({data.design!r}) must be one of "
                          f"{', '.join(map(repr, DESIGNS))}.")
-    if prior is None:
-        return Prior()
-    if not isinstance(prior, Prior):
-        raise TypeError(f"`prior` must be a judgecal.bayes.Prior or None, got "
-                        f"{type(prior).__name__}.")
-    return prior
+    return as_prior(prior)
 
 
 def build_model(data: JudgeData, prior: Prior | None = None) -> pm.Model:

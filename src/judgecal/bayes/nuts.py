@@ -16,7 +16,6 @@ pymc, pytensor and arviz are imported inside the functions, never at module impo
 
 from __future__ import annotations
 
-import numbers
 import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgecal._validate import check_positive_int
 from judgecal.bayes.model import (
     DATA_NAMES,
     LABELLED_CLASS_NAME,
@@ -32,7 +32,7 @@ from judgecal.bayes.model import (
     build_model,
     set_counts,
 )
-from judgecal.bayes.priors import Prior
+from judgecal.bayes.priors import Prior, as_prior
 from judgecal.data import DESIGNS, JudgeData
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -335,7 +335,7 @@ def compiled_nuts(
     serves every dataset of that design. Each call compiles anew; keep the result (or use a
     :class:`NutsCache`) to reuse it.
     """
-    prior = _check_prior(prior)
+    prior = as_prior(prior)
     if design not in DESIGNS:
         raise ValueError(f"`design` ({design!r}) must be one of {', '.join(map(repr, DESIGNS))}.")
     target_accept = float(target_accept)
@@ -448,14 +448,14 @@ def sample_nuts(
     RuntimeError
         If the sampler fails (explained; no PyMC traceback).
     """
-    prior = _check_prior(prior)
+    prior = as_prior(prior)
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"`rng` must be a numpy.random.Generator, got {type(rng).__name__}.")
     if sampler not in SAMPLERS:
         raise ValueError(f"`sampler` ({sampler!r}) must be 'pymc' or 'nutpie'.")
-    draws, tune, chains, cores = (_positive_int(value, name) for value, name in (
+    draws, tune, chains, cores = (check_positive_int(value, name) for value, name in (
         (draws, "draws"), (tune, "tune"), (chains, "chains"), (cores, "cores")))
     if compiled is not None and not isinstance(compiled, (CompiledNUTS, NutsCache)):
         raise TypeError(f"`compiled` must be a NutsCache, a CompiledNUTS or None, got "
@@ -486,21 +486,6 @@ def _engine(compiled: CompiledNUTS | NutsCache | None, prior: Prior, design: str
             "design=..., target_accept=...)."
         )
     return compiled
-
-
-def _check_prior(prior: Any) -> Prior:
-    if prior is None:
-        return Prior()
-    if not isinstance(prior, Prior):
-        raise TypeError(f"`prior` must be a judgecal.bayes.Prior or None, got "
-                        f"{type(prior).__name__}.")
-    return prior
-
-
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"`{name}` ({value!r}) must be a positive integer.")
-    return int(value)
 
 
 def _data_groups(data: JudgeData) -> dict[str, dict[str, np.ndarray]]:

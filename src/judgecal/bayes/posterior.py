@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgecal._validate import as_generator, check_level, check_positive_int
+from judgecal._validate import (
+    as_generator,
+    check_level,
+    check_open_probabilities,
+    check_positive_int,
+)
 from judgecal.bayes.diagnostics import (
     ADVICE,
     CONTRADICTION_PROB,
@@ -37,7 +42,7 @@ from judgecal.bayes.diagnostics import (
     convergence_flags,
     truncation_probability,
 )
-from judgecal.bayes.priors import Prior
+from judgecal.bayes.priors import Prior, as_prior
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.results import ConfidenceInterval
@@ -241,7 +246,7 @@ class Posterior:
     def quantile(self, q: Any, var: str = "theta") -> float | np.ndarray:
         """Posterior quantile(s) of ``var`` at probabilities ``q`` in (0, 1)."""
         var = _check_choice(var, "var", VARIABLES)
-        levels = _check_levels(q)
+        levels = check_open_probabilities(q, "q")
         out = self.engine.quantile(levels if levels.ndim else float(levels), var=var)
         return float(out) if np.ndim(out) == 0 else np.asarray(out)
 
@@ -357,18 +362,6 @@ class Posterior:
                 f"95% ETI=({low:.6g}, {high:.6g}), data={self.data!r}, flags={self.flags!r})")
 
 
-def _check_levels(q: Any) -> np.ndarray:
-    if isinstance(q, (bool, np.bool_, str, bytes)) or q is None:
-        raise TypeError(f"`q` must be a probability or an array of them, got {q!r}.")
-    try:
-        levels = np.asarray(q, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"`q` must be a probability or an array of them, got {q!r}.") from None
-    if levels.size and not (np.all(levels > 0) and np.all(levels < 1)):
-        raise ValueError(f"`q` ({q!r}) must lie strictly between 0 and 1.")
-    return levels
-
-
 # -------------------------------------------------------------------------------------------
 # diagnostics
 # -------------------------------------------------------------------------------------------
@@ -466,11 +459,7 @@ def posterior(
     """
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
-    if prior is None:
-        prior = Prior()
-    elif not isinstance(prior, Prior):
-        raise TypeError(f"`prior` must be a judgecal.bayes.Prior or None, got "
-                        f"{type(prior).__name__}.")
+    prior = as_prior(prior)
     method = _check_choice(method, "method", ("exact", "nuts"))
     sampler = _check_choice(sampler, "sampler", ("pymc", "nutpie"))
     draws, tune, chains, cores = (check_positive_int(v, name) for v, name in (

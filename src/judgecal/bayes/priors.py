@@ -23,7 +23,7 @@ from typing import Any
 from judgecal._validate import check_counts, check_not_exceeding
 from judgecal.data import JudgeData, require_design
 
-__all__ = ["Prior", "random_design_prior"]
+__all__ = ["Prior", "as_prior", "random_design_prior"]
 
 
 def _beta_parameters(value: Any, name: str) -> tuple[float, float]:
@@ -151,3 +151,13 @@ def random_design_prior(data: JudgeData, prior: Prior | None = None) -> Prior:
                         f"{type(prior).__name__}.")
     a, b = prior.theta
     return dataclasses.replace(prior, theta=(a + data.m1, b + data.m0))
+
+
+def as_prior(prior: Any) -> Prior:
+    """``Prior()`` for None, the prior itself for a Prior; a TypeError naming `prior` otherwise."""
+    if prior is None:
+        return Prior()
+    if not isinstance(prior, Prior):
+        raise TypeError(f"`prior` must be a judgecal.bayes.Prior or None, got "
+                        f"{type(prior).__name__}.")
+    return prior
