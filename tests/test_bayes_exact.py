@@ -262,3 +262,18 @@ def test_huge_test_set_gives_the_known_p_limit(data):
     levels = np.array([0.025, 0.5, 0.975])
     reference = np.interp(levels, cdf / cdf[-1], t)
     np.testing.assert_allclose(ExactPosterior(data).quantile(levels), reference, atol=1e-4)
+
+
+def test_vectorised_results_do_not_depend_on_threads_or_grouping():
+    rng = np.random.default_rng(4)
+    k = rng.binomial(1000, 0.4, 60)
+    k0 = rng.choice([140, 150], 60)        # two calibration groups: the shared-table path
+    one = exact_interval(k, 1000, k0, 200, 180, 200, kind="hdi", workers=1)
+    two = exact_interval(k, 1000, k0, 200, 180, 200, kind="hdi", workers=2)
+    np.testing.assert_array_equal(one, two)
+    # the shared table agrees with the one-dataset engine
+    for i in range(0, 60, 15):
+        post = ExactPosterior(JudgeData(int(k[i]), 1000, int(k0[i]), 200, 180, 200))
+        np.testing.assert_allclose([one[0][i], one[1][i]], post.interval(0.95, "hdi"), atol=1e-4)
+    with pytest.raises(ValueError, match=r"`workers` \(0\)"):
+        exact_interval(k, 1000, k0, 200, 180, 200, workers=0)

@@ -62,6 +62,7 @@ from judgecal._validate import (
     check_level,
     check_not_exceeding,
     check_open_probabilities,
+    check_positive_int,
 )
 from judgecal.bayes._batch import batch_ready, group_marginals, stack
 from judgecal.bayes._marginals import marginal
@@ -595,13 +596,14 @@ BATCH_MIN_GROUP = 4
 SOLVE_CHUNK = 1024
 
 
-def _theta_marginals(counts: list[np.ndarray], prior: Prior
+def _theta_marginals(counts: list[np.ndarray], prior: Prior, pool: Any = None
                      ) -> list[tuple[PanelDensity, np.ndarray]]:
-    """Theta marginals of the distinct datasets among ``counts``, in up to two blocks.
+    """Theta marginals of the distinct datasets among ``counts``, in blocks.
 
     Groups of at least ``BATCH_MIN_GROUP`` distinct datasets sharing calibration counts use the
-    shared table of :mod:`judgecal.bayes._batch`; the rest the per-dataset rule. Each block comes
-    with ``(served, row)``: the flattened datasets it serves and its row for each of them.
+    shared table of :mod:`judgecal.bayes._batch` (one task per group, run on ``pool``'s threads
+    when given); the rest the per-dataset rule. Each block comes with ``(served, row)``: the
+    flattened datasets it serves and its row for each of them.
     """
     flat = np.stack([c.ravel() for c in counts], axis=1)
     unique, inverse = np.unique(flat, axis=0, return_inverse=True)
@@ -609,23 +611,27 @@ def _theta_marginals(counts: list[np.ndarray], prior: Prior
     rows = rows_for(*unique.T, prior)
     keys, group = np.unique(unique[:, 2:], axis=0, return_inverse=True)
     group = group.ravel()
-    batched, blocks, single = [], [], []
     low, high = _theta_range(rows)
+    tasks, single = [], []
     for g in range(keys.shape[0]):
         members = np.flatnonzero(group == g)
-        part = rows.take(members)
-        if members.size >= BATCH_MIN_GROUP and batch_ready(part):
-            parts, served = group_marginals(part, float(low[members].min()),
-                                            float(high[members].max()))
-            blocks += parts
-            batched.append(members[served])
-            single.append(members[~served])
+        if members.size >= BATCH_MIN_GROUP and batch_ready(rows.take(members[:1])):
+            tasks.append(members)
         else:
             single.append(members)
+
+    def run(members: np.ndarray) -> tuple[list, np.ndarray]:
+        return group_marginals(rows.take(members), float(low[members].min()),
+                               float(high[members].max()))
+
+    results = list((pool.map if pool is not None else map)(run, tasks))
+    blocks = [block for parts, _ in results for block in parts]
+    batched = [members[served] for members, (_, served) in zip(tasks, results, strict=True)]
+    single += [members[~served] for members, (_, served) in zip(tasks, results, strict=True)]
     out = []
     if blocks:
         batched_members = np.concatenate(batched)
-        out += [(density, batched_members[rows]) for density, rows in stack(blocks)]
+        out += [(density, batched_members[block_rows]) for density, block_rows in stack(blocks)]
     single = [members for members in single if members.size]
     if single:
         members = np.concatenate(single)
@@ -643,23 +649,39 @@ def _dataset_rows(members: np.ndarray, inverse: np.ndarray) -> tuple[np.ndarray,
     return served, position[inverse[served]]
 
 
-def _per_dataset(counts: list[np.ndarray], prior: Prior, width: int, operation
-                 ) -> np.ndarray:
-    """``operation(marginals)`` -> (rows, width) for every dataset of the flattened counts."""
+def _per_dataset(counts: list[np.ndarray], prior: Prior, width: int, operation,
+                 workers: int | None) -> np.ndarray:
+    """``operation(marginals)`` -> (rows, width) for every dataset of the flattened counts.
+
+    Calibration groups and chunks of the searches run on ``workers`` threads (numpy releases
+    the GIL in its array loops); the result does not depend on ``workers``.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
     size = counts[0].size
     out = np.empty((size, width))
-    for density, (served, row) in _theta_marginals(counts, prior):
-        rows = density.edges.shape[0]
-        result = np.empty((rows, width))
-        for start in range(0, rows, SOLVE_CHUNK):       # keeps the searches' arrays in cache
-            part = np.arange(start, min(start + SOLVE_CHUNK, rows))
-            result[part] = operation(density.take(part))
-        out[served] = result[row]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for density, (served, row) in _theta_marginals(counts, prior, pool):
+            rows = density.edges.shape[0]
+            chunks = [density.take(np.arange(start, min(start + SOLVE_CHUNK, rows)))
+                      for start in range(0, rows, SOLVE_CHUNK)]   # small arrays for the searches
+            result = (np.concatenate(list(pool.map(operation, chunks))) if rows
+                      else np.empty((0, width)))
+            out[served] = result[row]
     return out
 
 
+def _check_workers(workers: Any) -> int:
+    import os
+
+    if workers is None:
+        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                   else (os.cpu_count() or 1))
+    return check_positive_int(workers, "workers")
+
+
 def exact_quantiles(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, q: Any, *,
-                    prior: Prior | None = None) -> np.ndarray:
+                    prior: Prior | None = None, workers: int | None = None) -> np.ndarray:
     """Posterior quantiles of theta for many datasets at once.
 
     Parameters
@@ -670,6 +692,8 @@ def exact_quantiles(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, q: Any, 
         Probabilities strictly inside (0, 1).
     prior : Prior, optional
         Shared prior (default ``Prior()``).
+    workers : int, optional
+        Threads (default: the CPUs available); results do not depend on it.
 
     Returns
     -------
@@ -687,12 +711,13 @@ def exact_quantiles(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, q: Any, 
     out = np.empty(shape + (flat_q.size,))
     if counts[0].size:
         out = _per_dataset(counts, prior, flat_q.size, lambda density: density.quantile(
-            np.broadcast_to(flat_q, (density.edges.shape[0], flat_q.size)))).reshape(out.shape)
+            np.broadcast_to(flat_q, (density.edges.shape[0], flat_q.size))),
+            _check_workers(workers)).reshape(out.shape)
     return out[..., 0] if levels.ndim == 0 else out
 
 
 def exact_interval(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *, prob: float = 0.95,
-                   kind: str = "eti", prior: Prior | None = None
+                   kind: str = "eti", prior: Prior | None = None, workers: int | None = None
                    ) -> tuple[np.ndarray, np.ndarray]:
     """Credible intervals for theta for many datasets at once.
 
@@ -706,6 +731,8 @@ def exact_interval(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *, prob: 
         Equal-tailed or shortest (highest-density) interval.
     prior : Prior, optional
         Shared prior (default ``Prior()``).
+    workers : int, optional
+        Threads (default: the CPUs available); results do not depend on it.
 
     Returns
     -------
@@ -717,11 +744,12 @@ def exact_interval(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *, prob: 
     prior = as_prior(prior)
     if kind == "eti":
         out = exact_quantiles(k, n, k0, m0, k1, m1, [(1 - prob) / 2, (1 + prob) / 2],
-                              prior=prior)
+                              prior=prior, workers=workers)
         return out[..., 0], out[..., 1]
     counts = _broadcast_counts(k, n, k0, m0, k1, m1)
     shape = counts[0].shape
     if counts[0].size == 0:
         return np.empty(shape), np.empty(shape)
-    out = _per_dataset(counts, prior, 2, lambda density: np.stack(density.shortest(prob), axis=1))
+    out = _per_dataset(counts, prior, 2, lambda density: np.stack(density.shortest(prob), axis=1),
+                       _check_workers(workers))
     return out[:, 0].reshape(shape), out[:, 1].reshape(shape)
