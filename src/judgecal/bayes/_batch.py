@@ -156,7 +156,8 @@ class _Table:
 def _band_rows(rows: Rows) -> Rows:
     """The group's calibration with the kernel's window opened to [0, 1] (for the band of p)."""
     band = rows.take(np.array([0]))
-    band.box_p = (np.zeros(1), np.ones(1))
+    band.box0, band.box1 = band.calibration_box    # the calibration's own boxes, not widened
+    band.box_p = (np.zeros(1), np.ones(1))          # for one dataset's kernel
     return band
 
 

@@ -42,7 +42,28 @@ class Rows:
         self.box1 = beta_box(a1, b1)
         self.box_p = beta_box(self.k + 1.0, self.n - self.k + 1.0)
         self.p_hat = self.k / self.n
+        self.calibration_box = (self.box0, self.box1)
         self._bridge()
+        if self.truncate:
+            for _ in range(2):
+                self._follow_the_constraint()
+
+    def _follow_the_constraint(self) -> None:
+        """Extend each box into the tail where the truncation pushes the posterior.
+
+        Under truncation ``1 - q0 < p < q1``. When the kernel puts p high in q1's range (or
+        the calibration puts q1 low in p's range), the posterior lives in a tail of one Beta
+        that the other factor lifts; each box is extended to hold all but ``BOX_TAIL`` of its
+        Beta *given* the constraint: for q1 given ``q1 > p_low``, for q0 given
+        ``q0 > 1 - p_high``, for p given ``p < u1`` and given ``p > 1 - u0``.
+        """
+        (l0, u0), (l1, u1), (pl, pu) = self.box0, self.box1, self.box_p
+        (a0, b0), (a1, b1) = self.beta0, self.beta1
+        a, b = self.k + 1.0, self.n - self.k + 1.0
+        self.box1 = (l1, np.maximum(u1, _upper_given_above(a1, b1, pl)))
+        self.box0 = (l0, np.maximum(u0, _upper_given_above(a0, b0, 1 - pu)))
+        self.box_p = (np.minimum(pl, _lower_given_below(a, b, self.box1[1])),
+                      np.maximum(pu, _upper_given_above(a, b, 1 - self.box0[1])))
 
     def _bridge(self) -> None:
         """Widen the boxes where test and calibration data conflict so that they meet.
@@ -70,6 +91,7 @@ class Rows:
             setattr(out, name, getattr(self, name)[rows])
         for name in ("beta0", "beta1", "box0", "box1", "box_p"):
             setattr(out, name, tuple(v[rows] for v in getattr(self, name)))
+        out.calibration_box = tuple(tuple(v[rows] for v in box) for box in self.calibration_box)
         out.theta_prior, out.truncate = self.theta_prior, self.truncate
         return out
 
@@ -82,6 +104,7 @@ class Rows:
         out.k, out.n, out.p_hat = self.n - self.k, self.n, 1 - self.p_hat
         out.beta0, out.beta1 = self.beta1, self.beta0
         out.box0, out.box1 = self.box1, self.box0
+        out.calibration_box = self.calibration_box[::-1]
         out.box_p = (1 - self.box_p[1], 1 - self.box_p[0])
         out.theta_prior = self.theta_prior[::-1]
         out.truncate = self.truncate
@@ -95,6 +118,22 @@ class Rows:
 def beta_box(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Quantiles ``BOX_TAIL`` and ``1 - BOX_TAIL`` of Beta(a, b)."""
     return sc.betaincinv(a, b, BOX_TAIL), sc.betainccinv(a, b, BOX_TAIL)
+
+
+def _upper_given_above(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The point above which Beta(a, b) given ``> x`` holds ``BOX_TAIL`` of its mass."""
+    with np.errstate(all="ignore"):
+        tail = sc.betaincc(a, b, np.clip(x, 0.0, 1.0))
+        out = sc.betainccinv(a, b, BOX_TAIL * tail)
+    return np.where(tail > 1e-290, out, 1.0)
+
+
+def _lower_given_below(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The point below which Beta(a, b) given ``< x`` holds ``BOX_TAIL`` of its mass."""
+    with np.errstate(all="ignore"):
+        tail = sc.betainc(a, b, np.clip(x, 0.0, 1.0))
+        out = sc.betaincinv(a, b, BOX_TAIL * tail)
+    return np.where(tail > 1e-290, out, 0.0)
 
 
 def log_kernel(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
