@@ -41,7 +41,7 @@ REGIMES = (("weak", "weak judges (q0 + q1 from 1.02 to 1.2), n up to 1e6"),
            ("prior", "informative priors (theta Beta(2, 5), Jeffreys; q0 Beta(5, 2))"),
            ("jeffreys", "Jeffreys theta prior at 0 and 1"),
            ("m0_zero", "one empty calibration arm (random design)"),
-           ("m1_zero", "one empty calibration arm (random design)"),
+           ("m1_zero", "one empty calibration arm (random design)"),   # the same row
            ("", "other (README example, small n)"))
 
 
@@ -93,9 +93,11 @@ def main() -> None:
     print("| regime | cases | theta quantiles | q0, q1 quantiles | J, p quantiles "
           "| HDI of theta |")
     print("|---|---|---|---|---|---|")
+    printed = set()
     for _, label in REGIMES:
-        if label not in by_regime:
+        if label not in by_regime or label in printed:
             continue
+        printed.add(label)
         w = by_regime[label]
         q = max(w["quantile_q0"], w["quantile_q1"])
         jp = max(w["quantile_youden"], w["quantile_p"])

@@ -238,7 +238,7 @@ def prior_rule(low: np.ndarray, high: np.ndarray, prior: tuple[float, float], or
                                              (mid, high, bt, False, high >= 1.0)):
         width = end - start
         plain_t = start + width * s
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):   # empty windows: weight -inf
             plain_w = np.log(width * ws) + log_prior(at, bt, plain_t)
         if power >= 1:
             halves.append((plain_t, plain_w))
