@@ -98,6 +98,8 @@ SUPPORT_DROP = 40.0
 THETA_ORDER = 12
 P_ORDER = 16
 J_ORDER = 24
+#: Nodes of the p and J rules behind the diagnostics (posterior predictive p-values, P(J < x)).
+DIAGNOSTIC_ORDERS = (8, 16)
 #: Theta panels of the final tabulation, and (panels, p nodes, J nodes) of the scouting pass.
 THETA_PANELS = 10
 SCOUT = (6, 8, 12)
@@ -197,13 +199,22 @@ def _equal_panels(low: np.ndarray, high: np.ndarray, panels: int, order: int) ->
     return low[:, None] + (high - low)[:, None] * base[None, :]
 
 
-def _scout_support(rows: Rows) -> tuple[np.ndarray, np.ndarray]:
-    """Where the theta density is within ``exp(-SUPPORT_DROP)`` of its maximum (cheap pass)."""
+def _scout_support(rows: Rows, keep_rule: bool = False) -> tuple[np.ndarray, ...]:
+    """Where the theta density is within ``exp(-SUPPORT_DROP)`` of its maximum (cheap pass).
+
+    With ``keep_rule`` (one dataset) also the scouting pass's nested rule and the log weights
+    of its theta nodes (prior included), which the diagnostics use.
+    """
     low, high = _theta_range(rows)
     panels, p_order, j_order = SCOUT
     t = _equal_panels(low, high, panels, THETA_ORDER)
     at, bt = rows.theta_prior
-    log_f = _log_likelihood(rows, t, p_order, j_order) + log_prior(at, bt, t)
+    if keep_rule:
+        inner = _inner(rows, t, p_order, j_order)
+        log_l = inner.log_l
+    else:
+        log_l = _log_likelihood(rows, t, p_order, j_order)
+    log_f = log_l + log_prior(at, bt, t)
     top = np.max(log_f, axis=1, keepdims=True)
     keep = log_f >= top - SUPPORT_DROP
     keep &= np.isfinite(top)
@@ -214,7 +225,14 @@ def _scout_support(rows: Rows) -> tuple[np.ndarray, np.ndarray]:
     new_high = np.where(last < t.shape[1] - 1, t[index, np.minimum(last + 1, t.shape[1] - 1)],
                         high)
     found = keep.any(axis=1)
-    return np.where(found, new_low, low), np.where(found, new_high, high)
+    support = (np.where(found, new_low, low), np.where(found, new_high, high))
+    if not keep_rule:
+        return support
+    w = gauss_legendre(THETA_ORDER)[1]
+    with np.errstate(divide="ignore"):
+        log_w = (np.log((high - low) / (2 * panels))[:, None] + np.tile(np.log(w), panels)
+                 + log_prior(at, bt, t))
+    return (*support, inner, log_w)
 
 
 def _panel_edges(rows: Rows, low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -296,10 +314,16 @@ def _theta_density(rows: Rows, log_l: np.ndarray, t: np.ndarray, edges: np.ndarr
     return PanelDensity(edges, coef, *powers)
 
 
-def _theta_rule(rows: Rows) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                      tuple[np.ndarray, np.ndarray]]:
-    """Support, panel edges, nodes, log weights and singular powers of the theta rule."""
-    low, high = _scout_support(rows)
+def _theta_rule(rows: Rows, scout: list | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Support, panel edges, nodes, log weights and singular powers of the theta rule.
+
+    When ``scout`` is a list, the scouting pass's rule and theta log weights are appended to it.
+    """
+    found = _scout_support(rows, keep_rule=scout is not None)
+    low, high = found[:2]
+    if scout is not None:
+        scout.extend(found[2:])
     edges = _panel_edges(rows, low, high)
     powers = _singular_powers(rows, edges)
     t, log_w = _theta_nodes(edges, powers)
@@ -344,7 +368,9 @@ class ExactPosterior:
         edges, t, log_w, powers = _theta_rule(self._rows)
         inner = _inner(self._rows, t)
         self._marginals = {"theta": _theta_density(self._rows, inner.log_l, t, edges, powers)}
-        self._nested = _NestedRule(inner, log_w + _regular_log_prior(self._rows, t, powers))
+        # the diagnostics' expectations need less: the same theta rule, coarser p and J rules
+        self._nested = _NestedRule(_inner(self._rows, t, *DIAGNOSTIC_ORDERS),
+                                   log_w + _regular_log_prior(self._rows, t, powers))
 
     def _marginal(self, var: str) -> PanelDensity:
         """The marginal of ``var`` as a piecewise Legendre series (built on first use)."""
@@ -479,8 +505,8 @@ class _NestedRule:
     """
 
     def __init__(self, inner: _Inner, log_w_theta: np.ndarray) -> None:
-        xj, wj = gauss_legendre(J_ORDER)
-        wp = gauss_legendre(P_ORDER)[1]
+        xj, wj = gauss_legendre(inner.log_h.shape[-1])
+        wp = gauss_legendre(inner.p.shape[-1])[1]
         j_half = (inner.j_high[0] - inner.j_low[0]) / 2                        # (T, 2, Np)
         with np.errstate(divide="ignore"):
             log_pair = (log_w_theta[0][:, None, None] + np.log(inner.p_half[0])[..., None]
@@ -527,8 +553,9 @@ class _NestedRule:
         live = self.pair_weight > 0
         u = np.clip((x - self.j_low[live]) / self.j_half[live] - 1, -1.0, 1.0)
         coef = self.coef[live]
-        table = legendre_table(u, J_ORDER)
-        integral = (table[..., 2:] - table[..., :-2]) / (2 * np.arange(1, J_ORDER) + 1)
+        order = coef.shape[-1]
+        table = legendre_table(u, order)
+        integral = (table[..., 2:] - table[..., :-2]) / (2 * np.arange(1, order) + 1)
         part = coef[..., 0] * (u + 1) + np.sum(coef[..., 1:] * integral, axis=-1)
         return float(np.clip(np.sum(self.pair_weight[live] * part / 2), 0.0, 1.0))
 
