@@ -99,7 +99,7 @@ THETA_ORDER = 12
 P_ORDER = 16
 J_ORDER = 24
 #: Nodes of the p and J rules behind the diagnostics (posterior predictive p-values, P(J < x)).
-DIAGNOSTIC_ORDERS = (8, 16)
+DIAGNOSTIC_ORDERS = (8, 24)
 #: Theta panels of the final tabulation, and (panels, p nodes, J nodes) of the scouting pass.
 THETA_PANELS = 10
 SCOUT = (6, 8, 12)
