@@ -102,7 +102,7 @@ J_ORDER = 24
 DIAGNOSTIC_ORDERS = (8, 24)
 #: Theta panels of the final tabulation, and (panels, p nodes, J nodes) of the scouting pass.
 THETA_PANELS = 10
-SCOUT = (6, 8, 12)
+SCOUT = (4, 8, 12)
 #: Array elements evaluated at once (memory bound of the vectorised path).
 MAX_ELEMENTS = 3_000_000
 
