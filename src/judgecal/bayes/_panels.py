@@ -22,8 +22,8 @@ import functools
 import numpy as np
 from scipy import special as sc
 
-__all__ = ["PanelDensity", "gauss_legendre", "legendre_table", "shortest_interval",
-           "to_coefficients"]
+__all__ = ["PanelDensity", "end_nodes", "end_to_coefficients", "gauss_legendre",
+           "legendre_table", "shortest_interval", "to_coefficients"]
 
 #: Newton iterations and the tolerance (in the variable) of every quantile search.
 QUANTILE_ITERATIONS = 100
@@ -85,9 +85,7 @@ def jacobi_rule(order: int, power: float) -> tuple[np.ndarray, np.ndarray]:
 @functools.lru_cache(maxsize=64)
 def _jacobi_to_coefficients(order: int, power: float, at_low_end: bool) -> np.ndarray:
     """Matrix taking values at the Jacobi nodes of an end panel to Legendre coefficients."""
-    v = jacobi_rule(order, power)[0]
-    u = 2 * v - 1 if at_low_end else 1 - 2 * v
-    out = np.linalg.inv(legendre_table(u, order - 1))
+    out = np.linalg.inv(legendre_table(end_nodes(order, power, at_low_end), order - 1))
     out.flags.writeable = False
     return out
 
@@ -95,6 +93,11 @@ def _jacobi_to_coefficients(order: int, power: float, at_low_end: bool) -> np.nd
 def to_coefficients(values: np.ndarray) -> np.ndarray:
     """Legendre coefficients of the interpolant through values at Gauss-Legendre nodes."""
     return values @ _gauss_to_coefficients(values.shape[-1]).T
+
+
+def end_to_coefficients(values: np.ndarray, power: float, at_low_end: bool) -> np.ndarray:
+    """Legendre coefficients of the interpolant through values at a singular end panel's nodes."""
+    return values @ _jacobi_to_coefficients(values.shape[-1], power, at_low_end).T
 
 
 def end_nodes(order: int, power: float, at_low_end: bool) -> np.ndarray:

@@ -68,7 +68,7 @@ from judgecal.bayes._batch import batch_ready, group_marginals, stack
 from judgecal.bayes._marginals import marginal
 from judgecal.bayes._panels import (
     PanelDensity,
-    end_nodes,
+    end_to_coefficients,
     gauss_legendre,
     jacobi_rule,
     legendre_table,
@@ -308,9 +308,7 @@ def _theta_density(rows: Rows, log_l: np.ndarray, t: np.ndarray, edges: np.ndarr
     for side, power in ((0, powers[0]), (-1, powers[1])):
         for value in np.unique(power[power != 1.0]):
             hit = power == value
-            u = end_nodes(THETA_ORDER, float(value), side == 0)
-            coef[hit, side] = np.linalg.solve(legendre_table(u, THETA_ORDER - 1),
-                                              values[hit, side].T).T
+            coef[hit, side] = end_to_coefficients(values[hit, side], float(value), side == 0)
     return PanelDensity(edges, coef, *powers)
 
 
