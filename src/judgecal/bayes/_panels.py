@@ -351,9 +351,11 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
     ``g(a) = f(Q(a)) - f(Q(a + prob))`` changing from - to +. On a grid of ``a`` in
     [0, 1 - prob] every such change, and each end of the grid where the width grows away from it
     (an interval touching a bound of the support, as when the density is unbounded there), is a
-    candidate; the candidate with the smallest width on the grid is refined by false position
-    (with a bisection every eighth step) on exact quantiles. Several modes are handled because
-    all local minima compete.
+    candidate. The interior candidate with the smallest width on the grid is refined by false
+    position (with a bisection every eighth step) on exact quantiles; it then competes with
+    the end candidates on exact widths, since near an end of the support the width can be
+    flat enough in ``a`` that the approximate grid ranks them wrongly. Several modes are
+    handled because all local minima compete.
     """
     span = 1.0 - prob
     a = np.linspace(0.0, span, grid + 1)
@@ -366,13 +368,11 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
     cell_width = np.where(rises, np.minimum(width[:, :-1], width[:, 1:]), np.inf)
     start_width = np.where(g[:, 0] >= 0, width[:, 0], np.inf)   # minimum at a = 0
     end_width = np.where(g[:, -1] <= 0, width[:, -1], np.inf)   # minimum at a = 1 - prob
-    choices = np.concatenate([cell_width, start_width[:, None], end_width[:, None]], axis=1)
-    pick = np.argmin(choices, axis=1)
-    interior = pick < grid
-    cell = np.minimum(pick, grid - 1)
+    cell = np.argmin(cell_width, axis=1)
     lo, hi = a[cell], a[cell + 1]
-    fixed = np.where(pick == grid, 0.0, span)
-    x = np.where(interior, 0.5 * (lo + hi), fixed)
+    best = np.stack([cell_width[np.arange(rows), cell], start_width, end_width], axis=1)
+    pick = np.argmin(best, axis=1)
+    interior = np.isfinite(best[:, 0])
 
     def gap(x: np.ndarray) -> np.ndarray:
         ends = quantile(np.stack([x, x + prob], axis=1))
@@ -380,9 +380,20 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
         with np.errstate(all="ignore"):           # < 0 left of the minimum, > 0 right of it
             return np.nan_to_num((values[:, 0] - values[:, 1]) / (values[:, 0] + values[:, 1]))
 
+    # an end is a minimum only if the width grows away from it; checked on exact quantiles, an
+    # end the grid picked that fails puts the minimum within a few cells of that end
+    step_size = a[1] - a[0]
+    start_ok = np.isfinite(start_width) & (gap(np.zeros(rows)) >= 0)
+    end_ok = np.isfinite(end_width) & (gap(np.full(rows, span)) <= 0)
+    near_start, near_end = (pick == 1) & ~start_ok, (pick == 2) & ~end_ok
+    lo = np.where(near_start, 0.0, np.where(near_end, span - step_size, lo))
+    hi = np.where(near_start, step_size, np.where(near_end, span, hi))
+    interior = np.where(near_start | near_end, True, interior & (pick == 0))
+    interior |= ~(start_ok | end_ok)
+    x = 0.5 * (lo + hi)
+
     if interior.any():
         g_lo, g_hi = gap(lo), gap(hi)
-        step_size = a[1] - a[0]
         for _ in range(BRACKET_STEPS):     # the approximate grid may put the root a cell off
             left, right = interior & (g_lo > 0) & (lo > 0), interior & (g_hi < 0) & (hi < span)
             if not (left.any() or right.any()):
@@ -407,6 +418,11 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
             if np.all(~interior | (hi - lo < REFINE_TOLERANCE)
                       | (np.abs(g_x) < RELATIVE_GAP_TOLERANCE)):
                 break
-        x = np.where(interior, x, fixed)
-    ends = quantile(np.stack([x, x + prob], axis=1))
-    return ends[:, 0], ends[:, 1]
+    # exact widths of the refined interior candidate and of the end candidates
+    starts = np.stack([np.where(interior, x, 0.0), np.zeros(rows), np.full(rows, span)], axis=1)
+    ends = quantile(np.concatenate([starts, starts + prob], axis=1))
+    exact_width = ends[:, 3:] - ends[:, :3]
+    valid = np.stack([interior, start_ok, end_ok], axis=1)
+    pick = np.argmin(np.where(valid, exact_width, np.inf), axis=1)
+    chosen = np.arange(rows)
+    return ends[chosen, pick], ends[chosen, pick + 3]

@@ -651,8 +651,9 @@ def _theta_marginals(counts: list[np.ndarray], prior: Prior, pool: Any = None
 
     results = list((pool.map if pool is not None else map)(run, tasks))
     blocks = [block for parts, _ in results for block in parts]
-    batched = [members[served] for members, (_, served) in zip(tasks, results, strict=True)]
-    single += [members[~served] for members, (_, served) in zip(tasks, results, strict=True)]
+    batched = [members[index] for members, (_, index) in zip(tasks, results, strict=True)]
+    single += [np.delete(members, index) for members, (_, index) in zip(tasks, results,
+                                                                       strict=True)]
     out = []
     if blocks:
         batched_members = np.concatenate(batched)
