@@ -120,6 +120,11 @@ CASES: list[tuple[str, bf.Case, str]] = [
      "m0=0 with q0 ~ Beta(5, 2): one-class calibration"),
     ("m1_zero", C(400, 1000, 90, 100, 0, 0),
      "m1=0: q1 only from its prior"),
+    ("hdi_flat_end", C(846, 1000, 67, 100, 90, 100),
+     "shortest interval ends 4e-4 below 1, where its width is nearly flat in the start: the "
+     "end candidate is 4e-6 longer, closer than approximate quantiles resolve"),
+    ("coverage_cell_m100", C(524, 1000, 66, 100, 96, 100),
+     "a coverage-study dataset (q0=0.7, q1=0.9, m=100, n=1000) where engines differed by 2e-5"),
     ("small_n", C(3, 10, 8, 10, 9, 10),
      "small n and m: a case where plain Monte Carlo is efficient (used for the MC check)"),
 ]

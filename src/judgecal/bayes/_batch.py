@@ -20,8 +20,9 @@ node pair inside the calibration's window, once for the group; then
 is one matrix product, (datasets x p nodes) times (p nodes x theta nodes).
 
 The p rule has no node at the kinks of ``R`` (``p = theta``, and ``p = 1 - theta`` without the
-truncation, see :func:`smooth_in_p`), so a group is served here only where those kinks are mild;
-the others, and theta priors with unbounded density at an end, go to the per-dataset engine.
+truncation), so a group is served here only where those kinks are mild (see
+:func:`batch_ready`); the others, and theta priors with unbounded density at an end, go to the
+per-dataset engine.
 So do datasets whose test count conflicts with the calibration (the kernel meets ``R`` only in
 its far tail, ``CONFLICT_DEPTH`` below its top): their posterior sits where one shared rule
 would not resolve it.
@@ -53,36 +54,34 @@ PANEL_SCALE = 2.5
 MIN_PANELS, MAX_PANELS = 8, 400
 #: Width of a panel of the p rule, in kernel widths (standard deviations) of the largest n.
 SHARED_WIDTH = 2.5
-#: Smallest calibration Beta parameter at a kink of R for which the p rule needs no node there.
-SMOOTH_ORDER = 3
 #: Log-density drop below the maximum that bounds a dataset's support, and the depth of a
 #: dataset's kernel in the tail of R beyond which test and calibration conflict.
 SUPPORT_DROP = 40.0
 CONFLICT_DEPTH = 25.0
 #: Points per theta of the coarse grid on which the top of R is found (conflict check).
 COARSE_POINTS = 33
-#: Largest array evaluated at once (memory bound).
-MAX_ELEMENTS = 2_000_000
-
-
-def smooth_in_p(rows: Rows) -> bool:
-    r"""Whether ``R(theta, .)`` is smooth enough at its kinks for a rule with no node there.
-
-    ``R(theta, p)`` has kinks where the end of the J segment switches from one constraint to
-    another: at ``p = theta`` (``q0 = 1`` meets ``q1 = 1``) and, without the truncation, at
-    ``p = 1 - theta`` (``q0 = 0`` meets ``q1 = 0``). A calibration Beta whose parameter at that
-    end is ``c`` vanishes there like ``(1 - q)^(c - 1)``, so the jump is in the ``c``-th
-    derivative of R.
-    """
-    (a0, b0), (a1, b1) = ((float(a[0]), float(b[0])) for a, b in (rows.beta0, rows.beta1))
-    ends = (b0, b1) if rows.truncate else (a0, b0, a1, b1)
-    return min(ends) >= SMOOTH_ORDER
+#: Largest array evaluated at once: small enough to stay in cache and in the allocator's
+#: reused memory (fresh pages are slow to map on some virtual machines).
+MAX_ELEMENTS = 30_000
 
 
 def batch_ready(rows: Rows) -> bool:
-    """Whether the group's datasets can use the shared rule (see the module docstring)."""
+    r"""Whether the group's datasets can use the shared rule.
+
+    The theta prior must be bounded (parameters at least 1: the shared theta panels have no
+    singular end panel). ``R(theta, p)`` has kinks where the end of the J segment switches
+    from one constraint to another: at ``p = theta``, where ``q0 = 1`` meets ``q1 = 1``, and,
+    without the truncation, at ``p = 1 - theta``, where ``q0 = 0`` meets ``q1 = 0``. A
+    calibration Beta with parameter ``c`` at that end vanishes there like ``(1 - q)^(c - 1)``;
+    the p rule, which has no node at the kink, stays accurate while one of the two Betas
+    vanishes there, but not when both are non-zero at the corner (every calibration item of
+    both classes judged right, or wrong), which also puts a kink into the theta likelihood
+    itself, nor when either is unbounded there (a Beta prior parameter below 1).
+    """
     at, bt = rows.theta_prior
-    return at >= 1 and bt >= 1 and smooth_in_p(rows)
+    (a0, b0), (a1, b1) = ((float(a[0]), float(b[0])) for a, b in (rows.beta0, rows.beta1))
+    corners = [(b0, b1)] if rows.truncate else [(b0, b1), (a0, a1)]
+    return at >= 1 and bt >= 1 and all(min(c) >= 1 and max(c) > 1 for c in corners)
 
 
 def _scale(rows: Rows) -> float:
