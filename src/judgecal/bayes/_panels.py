@@ -366,49 +366,57 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
     g = dens[:, :grid + 1] - dens[:, grid + 1:]
     rises = (g[:, :-1] < 0) & (g[:, 1:] >= 0)                    # interior minimum in cell i
     cell_width = np.where(rises, np.minimum(width[:, :-1], width[:, 1:]), np.inf)
-    start_width = np.where(g[:, 0] >= 0, width[:, 0], np.inf)   # minimum at a = 0
-    end_width = np.where(g[:, -1] <= 0, width[:, -1], np.inf)   # minimum at a = 1 - prob
     cell = np.argmin(cell_width, axis=1)
-    lo, hi = a[cell], a[cell + 1]
-    best = np.stack([cell_width[np.arange(rows), cell], start_width, end_width], axis=1)
+    best = np.stack([cell_width[np.arange(rows), cell],
+                     np.where(g[:, 0] >= 0, width[:, 0], np.inf),      # minimum at a = 0
+                     np.where(g[:, -1] <= 0, width[:, -1], np.inf)],   # minimum at a = span
+                    axis=1)
     pick = np.argmin(best, axis=1)
-    interior = np.isfinite(best[:, 0])
 
-    def gap(x: np.ndarray) -> np.ndarray:
-        ends = quantile(np.stack([x, x + prob], axis=1))
+    def gap(starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Relative density gap at starts (rows, S), < 0 left of a minimum; and the ends."""
+        ends = quantile(np.concatenate([starts, starts + prob], axis=1))
         values = density(ends)
-        with np.errstate(all="ignore"):           # < 0 left of the minimum, > 0 right of it
-            return np.nan_to_num((values[:, 0] - values[:, 1]) / (values[:, 0] + values[:, 1]))
+        size = starts.shape[1]
+        with np.errstate(all="ignore"):
+            out = (values[:, :size] - values[:, size:]) / (values[:, :size] + values[:, size:])
+        return np.nan_to_num(out), ends
 
-    # an end is a minimum only if the width grows away from it; checked on exact quantiles, an
-    # end the grid picked that fails puts the minimum within a few cells of that end
+    # exact gaps at the grid cell's ends and at both ends of [0, span]: an end is a minimum
+    # only if the width grows away from it; an end the grid picked that fails this puts the
+    # minimum within a few cells of that end
     step_size = a[1] - a[0]
-    start_ok = np.isfinite(start_width) & (gap(np.zeros(rows)) >= 0)
-    end_ok = np.isfinite(end_width) & (gap(np.full(rows, span)) <= 0)
+    lo, hi = a[cell], a[cell + 1]
+    g4, ends4 = gap(np.stack([lo, hi, np.zeros(rows), np.full(rows, span)], axis=1))
+    g_lo, g_hi = g4[:, 0], g4[:, 1]
+    start_ok = np.isfinite(best[:, 1]) & (g4[:, 2] >= 0)
+    end_ok = np.isfinite(best[:, 2]) & (g4[:, 3] <= 0)
     near_start, near_end = (pick == 1) & ~start_ok, (pick == 2) & ~end_ok
     lo = np.where(near_start, 0.0, np.where(near_end, span - step_size, lo))
     hi = np.where(near_start, step_size, np.where(near_end, span, hi))
-    interior = np.where(near_start | near_end, True, interior & (pick == 0))
+    g_lo = np.where(near_start, g4[:, 2], np.where(near_end, gap(lo[:, None])[0][:, 0], g_lo))
+    g_hi = np.where(near_start, gap(hi[:, None])[0][:, 0], np.where(near_end, g4[:, 3], g_hi))
+    interior = (np.isfinite(best[:, 0]) & (pick == 0)) | near_start | near_end
     interior |= ~(start_ok | end_ok)
     x = 0.5 * (lo + hi)
-
+    x_ends = np.full((rows, 2), np.nan)
     if interior.any():
-        g_lo, g_hi = gap(lo), gap(hi)
         for _ in range(BRACKET_STEPS):     # the approximate grid may put the root a cell off
             left, right = interior & (g_lo > 0) & (lo > 0), interior & (g_hi < 0) & (hi < span)
             if not (left.any() or right.any()):
                 break
             lo = np.where(left, np.maximum(lo - step_size, 0.0), lo)
             hi = np.where(right, np.minimum(hi + step_size, span), hi)
-            g_lo = np.where(left, gap(lo), g_lo)
-            g_hi = np.where(right, gap(hi), g_hi)
+            g_lo = np.where(left, gap(lo[:, None])[0][:, 0], g_lo)
+            g_hi = np.where(right, gap(hi[:, None])[0][:, 0], g_hi)
         side = np.zeros(rows)
         for step in range(REFINE_ITERATIONS):
             with np.errstate(all="ignore"):
                 x = lo - g_lo * (hi - lo) / (g_hi - g_lo)
             bad = ~np.isfinite(x) | (x <= lo) | (x >= hi) | (step % 8 == 7)
             x = np.where(bad, 0.5 * (lo + hi), x)
-            g_x = gap(x)
+            g_x, x_ends = gap(x[:, None])
+            g_x = g_x[:, 0]
             right = g_x > 0
             hi, g_hi = np.where(right, x, hi), np.where(right, g_x, g_hi)
             lo, g_lo = np.where(right, lo, x), np.where(right, g_lo, g_x)
@@ -418,11 +426,10 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
             if np.all(~interior | (hi - lo < REFINE_TOLERANCE)
                       | (np.abs(g_x) < RELATIVE_GAP_TOLERANCE)):
                 break
-    # exact widths of the refined interior candidate and of the end candidates
-    starts = np.stack([np.where(interior, x, 0.0), np.zeros(rows), np.full(rows, span)], axis=1)
-    ends = quantile(np.concatenate([starts, starts + prob], axis=1))
-    exact_width = ends[:, 3:] - ends[:, :3]
+    # the refined interior candidate and the end candidates compete on exact widths
+    lows = np.stack([x_ends[:, 0], ends4[:, 2], ends4[:, 3]], axis=1)
+    highs = np.stack([x_ends[:, 1], ends4[:, 6], ends4[:, 7]], axis=1)
     valid = np.stack([interior, start_ok, end_ok], axis=1)
-    pick = np.argmin(np.where(valid, exact_width, np.inf), axis=1)
+    pick = np.argmin(np.where(valid, highs - lows, np.inf), axis=1)
     chosen = np.arange(rows)
-    return ends[chosen, pick], ends[chosen, pick + 3]
+    return lows[chosen, pick], highs[chosen, pick]
