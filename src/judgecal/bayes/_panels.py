@@ -106,16 +106,14 @@ def end_nodes(order: int, power: float, at_low_end: bool) -> np.ndarray:
     return 2 * v - 1 if at_low_end else 1 - 2 * v
 
 
-def _series_integral(coef: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """``int_{-1}^{u} sum_l c_l P_l`` for coefficients (..., N) and points u (...)."""
+def _series_value_and_integral(coef: np.ndarray, u: np.ndarray
+                               ) -> tuple[np.ndarray, np.ndarray]:
+    """``sum_l c_l P_l(u)`` and ``int_{-1}^{u} sum_l c_l P_l`` for coefficients (..., N)."""
     order = coef.shape[-1]
-    table = legendre_table(u, order)
+    table = legendre_table(u, order)                 # P_0 .. P_N serve both
+    value = np.einsum("...l,...l->...", coef, table[..., :order])
     integral = (table[..., 2:] - table[..., :-2]) / (2 * np.arange(1, order) + 1)
-    return coef[..., 0] * (u + 1) + np.einsum("...l,...l->...", coef[..., 1:], integral)
-
-
-def _series_value(coef: np.ndarray, u: np.ndarray) -> np.ndarray:
-    return np.einsum("...l,...l->...", coef, legendre_table(u, coef.shape[-1] - 1))
+    return value, coef[..., 0] * (u + 1) + np.einsum("...l,...l->...", coef[..., 1:], integral)
 
 
 class PanelDensity:
@@ -191,12 +189,12 @@ class PanelDensity:
         t = np.asarray(t, float)
         count = half.shape[1]
         panel = np.clip((t[:, :, None] >= edges[:, None, 1:-1]).sum(axis=2), 0, count - 1)
-        left = np.take_along_axis(edges, panel, axis=1)
-        width = np.take_along_axis(half, panel, axis=1)
+        row = np.arange(edges.shape[0])[:, None]
+        left, width = edges[row, panel], half[row, panel]
         u = np.clip((t - left) / width - 1, -1.0, 1.0)
-        coef = np.take_along_axis(self.coef[sel], panel[..., None], axis=1)   # (R, Q, N)
-        pdf = _series_value(coef, u)
-        cdf = np.take_along_axis(self.cum[sel], panel, axis=1) + width * _series_integral(coef, u)
+        coef = self.coef[sel][row, panel]                                      # (R, Q, N)
+        pdf, integral = _series_value_and_integral(coef, u)
+        cdf = self.cum[sel][row, panel] + width * integral
         for side in (0, 1):
             self._fix_end(side, sel, t, panel, cdf, pdf)
         low, high = edges[:, :1], edges[:, -1:]
@@ -289,13 +287,13 @@ class PanelDensity:
         cum = self.cum[sel]
         panel = np.clip((levels[:, :, None] > cum[:, None, 1:]).sum(axis=2), 0,
                         t_table.shape[1] - 1)
-        t_sub = np.take_along_axis(t_table, panel[..., None], axis=1)          # (R, Q, S + 1)
-        f_sub = np.take_along_axis(f_table, panel[..., None], axis=1)
+        row = np.arange(levels.shape[0])[:, None]
+        t_sub, f_sub = t_table[row, panel], f_table[row, panel]                # (R, Q, S + 1)
         index = np.clip((levels[..., None] > f_sub[..., 1:]).sum(axis=2), 0, TABLE_POINTS - 1)
-        f0 = np.take_along_axis(f_sub, index[..., None], axis=2)[..., 0]
-        f1 = np.take_along_axis(f_sub, index[..., None] + 1, axis=2)[..., 0]
-        t0 = np.take_along_axis(t_sub, index[..., None], axis=2)[..., 0]
-        t1 = np.take_along_axis(t_sub, index[..., None] + 1, axis=2)[..., 0]
+        point = (row[..., None], np.arange(levels.shape[1])[None, :, None], index[..., None])
+        f0, t0 = f_sub[point][..., 0], t_sub[point][..., 0]
+        after = point[:2] + (point[2] + 1,)
+        f1, t1 = f_sub[after][..., 0], t_sub[after][..., 0]
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.where(f1 > f0, (levels - f0) / (f1 - f0), 0.5)
         return t0 + np.clip(frac, 0.0, 1.0) * (t1 - t0)
