@@ -1,6 +1,6 @@
 """Speed of the coverage studies (judgecal.simulate.coverage), as ratios measured in one run.
 
-1. papers/000 Fig. 4 design: 21 theta x 10,000 reps, n = 1000, m0 + m1 = 500, equal and adaptive
+1. Lee et al. v1 Fig. 4 design: 21 theta x 10,000 reps, n = 1000, m0 + m1 = 500, equal and adaptive
    (Algorithm 1) allocation, naive and Lang-Reiczigel intervals (best of 3), against a plain
    per-replication Python loop of the same study that calls scipy's ``norm.ppf`` once per
    interval like the paper's reference code (timed on ``--loop-reps`` replications per theta

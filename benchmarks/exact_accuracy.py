@@ -3,8 +3,11 @@
 For every case of tests/reference/posterior_reference.json (made by
 tests/reference/make_reference.py, an independent integration that shares no code with the
 engine), the engine's 2.5%, 50% and 97.5% quantiles and means of theta, q0, q1, Youden's J and p,
-and its shortest 95% interval of theta, are compared with the reference. Prints the worst
-absolute error per regime and writes benchmarks/results/exact_accuracy.json.
+and its shortest 95% interval of theta, are compared with the reference; so are the theta
+quantiles and shortest interval of the vectorised path (``exact_quantiles`` / ``exact_interval``
+on the case and six neighbouring test counts sharing its calibration, a group that takes the
+shared-calibration rule wherever it applies). Prints the worst absolute error per regime and
+writes benchmarks/results/exact_accuracy.json.
 
     python benchmarks/exact_accuracy.py
 """
@@ -23,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import write_results  # noqa: E402
 
 import judgecal as jc  # noqa: E402
-from judgecal.bayes.exact import ExactPosterior  # noqa: E402
+from judgecal.bayes.exact import ExactPosterior, exact_interval, exact_quantiles  # noqa: E402
 from judgecal.bayes.priors import Prior  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "reference" / "posterior_reference.json"
@@ -70,6 +73,15 @@ def errors(entry: dict) -> dict[str, float]:
         out[f"mean_{var}"] = abs(post.mean(var) - ref["mean"])
     out["hdi_theta"] = float(np.max(np.abs(np.asarray(post.interval(0.95, "hdi"))
                                            - entry["summary"]["theta"]["hdi95"])))
+    ks = np.unique(np.clip(c["k"] + np.array([0, 1, -1, 2, -2, 3, -3]), 0, c["n"]))
+    row = int(np.flatnonzero(ks == c["k"])[0])
+    counts = (ks, c["n"], c["k0"], c["m0"], c["k1"], c["m1"])
+    quantiles = exact_quantiles(*counts, entry["levels"], prior=prior)[row]
+    out["vectorised_quantile_theta"] = float(np.max(np.abs(
+        quantiles - entry["summary"]["theta"]["quantiles"])))
+    low, high = exact_interval(*counts, kind="hdi", prior=prior)
+    out["vectorised_hdi_theta"] = float(np.max(np.abs(
+        np.array([low[row], high[row]]) - entry["summary"]["theta"]["hdi95"])))
     return out
 
 
@@ -91,8 +103,8 @@ def main() -> None:
             worst[key] = max(worst.get(key, 0.0), value)
     print(f"{len(cases)} reference cases, {time.perf_counter() - start:.1f} s")
     print("| regime | cases | theta quantiles | q0, q1 quantiles | J, p quantiles "
-          "| HDI of theta |")
-    print("|---|---|---|---|---|---|")
+          "| HDI of theta | vectorised: theta quantiles, HDI |")
+    print("|---|---|---|---|---|---|---|")
     printed = set()
     for _, label in REGIMES:
         if label not in by_regime or label in printed:
@@ -102,7 +114,8 @@ def main() -> None:
         q = max(w["quantile_q0"], w["quantile_q1"])
         jp = max(w["quantile_youden"], w["quantile_p"])
         print(f"| {label} | {counts[label]} | {w['quantile_theta']:.1e} | {q:.1e} | {jp:.1e} "
-              f"| {w['hdi_theta']:.1e} |")
+              f"| {w['hdi_theta']:.1e} | {w['vectorised_quantile_theta']:.1e}, "
+              f"{w['vectorised_hdi_theta']:.1e} |")
     overall = max(max(v for k, v in err.items()) for err in rows.values())
     print(f"worst absolute error over every case, variable and summary: {overall:.1e}")
     write_results("exact_accuracy", {"cases": rows, "by_regime": by_regime, "counts": counts,

@@ -1,10 +1,10 @@
 r"""Data-generating processes and Monte Carlo coverage studies.
 
-The data-generating process is that of papers/000 Sec. 5 and papers/001 Sec. 7.1 (with the
-calibration designs of papers/001 Sec. 8):
+The data-generating process is that of Sec. 5 of Lee et al. (arXiv 2511.21140 v1) and Sec. 7.1
+of Lee et al. (ICML 2026) (with the calibration designs of Lee et al. (ICML 2026) Sec. 8):
 
 .. math::
-    p = \theta q_1 + (1 - \theta)(1 - q_0) \quad\text{(papers/001 eq. 9)}, \qquad
+    p = \theta q_1 + (1 - \theta)(1 - q_0) \quad\text{(Lee et al. (ICML 2026) eq. 9)}, \qquad
     k \sim \mathrm{Bin}(n, p), \quad k_0 \sim \mathrm{Bin}(m_0, q_0), \quad
     k_1 \sim \mathrm{Bin}(m_1, q_1).
 
@@ -16,11 +16,11 @@ Calibration designs
     ``m = m0 + m1`` items drawn at random from a calibration population whose true accuracy is
     ``theta_cal`` (default: ``theta``, the test population's), so ``m1 ~ Bin(m, theta_cal)`` and
     ``m0 = m - m1`` are random. The judge's behaviour given the true label is the same in both
-    populations (papers/001 Sec. 8, the assumption under which the Rogan-Gladen estimate stays
-    unbiased).
+    populations (Lee et al. (ICML 2026) Sec. 8, the assumption under which the Rogan-Gladen
+    estimate stays unbiased).
 
 With ``allocation="adaptive"`` (stratified design only) the budget ``m = m0 + m1`` is split by
-Algorithm 1 of papers/000: a pilot of ``m_pilot`` items per arm, then
+Algorithm 1 of Lee et al. v1: a pilot of ``m_pilot`` items per arm, then
 ``m1 = round(m / (1 + (1/p_hat - 1) sqrt(kappa)))`` with ``kappa = (1 - q0~) / (1 - q1~)``
 (Prop. 2), clamped to ``[m_pilot, m - m_pilot]``; the pilot items are part of the arms.
 
@@ -62,8 +62,10 @@ STATISTICS = ("coverage", "coverage_se", "width_mean", "width_median", "bias", "
 
 #: Rows (replications x cells) per chunk: bounds the memory of one chunk to ~100 MB.
 _CHUNK_ROWS = 2**19
-#: Rows per chunk for the Bayesian methods (each chunk is one call of the exact engine).
-_CHUNK_ROWS_BAYES = 2**15
+#: Rows per chunk for the Bayesian methods (each chunk is one call of the exact engine, whose
+#: work per calibration group is shared by the group's datasets: large chunks share more;
+#: about 250 MB of marginals at most).
+_CHUNK_ROWS_BAYES = 2**18
 
 
 # ------------------------------------------------------------------------------------------------
@@ -161,7 +163,7 @@ def cell_generator(entropy: int, cell: int) -> np.random.Generator:
 
 def adaptive_allocation(m: Any, p_hat: Any, k0_pilot: Any, k1_pilot: Any,
                         m_pilot: int) -> tuple[np.ndarray, np.ndarray]:
-    r"""Calibration allocation of Algorithm 1 (papers/000; Prop. 2), vectorised.
+    r"""Calibration allocation of Algorithm 1 (Lee et al. v1; Prop. 2), vectorised.
 
     .. math:: m_1 = \min\{\max\{\mathrm{round}(m / (1 + (1/\hat p - 1)\sqrt{\hat\kappa})),
               m_{pilot}\}, m - m_{pilot}\}, \quad m_0 = m - m_1,
@@ -224,7 +226,7 @@ def simulate_counts(*, theta: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, r
                     design: str = "stratified", theta_cal: Any = None,
                     allocation: str = "fixed", m_pilot: int = 10,
                     random_seed: Any = None) -> Any:
-    """Draw test and calibration counts over a grid of parameters (papers/001 eq. 9).
+    """Draw test and calibration counts over a grid of parameters (Lee et al. (ICML 2026) eq. 9).
 
     Parameters
     ----------
@@ -240,7 +242,7 @@ def simulate_counts(*, theta: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, r
     theta_cal : float, 1-D sequence or DataArray, optional
         Accuracy of the calibration population (design ``"random"`` only; default ``theta``).
     allocation : {"fixed", "adaptive"}
-        Arm sizes as given, or chosen by Algorithm 1 of papers/000 from a pilot of ``m_pilot``
+        Arm sizes as given, or chosen by Algorithm 1 of Lee et al. v1 from a pilot of ``m_pilot``
         items per arm.
     m_pilot : int, default 10
         Pilot items per arm for the adaptive allocation.
@@ -325,16 +327,16 @@ def coverage(method: str | Sequence[str], *, theta: Any, q0: Any, q1: Any, n: An
     r"""Coverage, width, bias and RMSE of an interval method over a grid of settings.
 
     For every grid cell, ``reps`` datasets are drawn from the data-generating process of
-    :func:`simulate_counts` (papers/000 Sec. 5, papers/001 Sec. 7.1), the interval and point
-    estimate of ``method`` are computed for each, and the replications are reduced to summary
-    statistics chunk by chunk, so arbitrarily large grids run in bounded memory.
+    :func:`simulate_counts` (Lee et al. v1 Sec. 5, Lee et al. (ICML 2026) Sec. 7.1), the interval
+    and point estimate of ``method`` are computed for each, and the replications are reduced to
+    summary statistics chunk by chunk, so arbitrarily large grids run in bounded memory.
 
     Parameters
     ----------
     method : {"naive", "lang_reiczigel", "bayes_eti", "bayes_hdi"} or a sequence of them
         A sequence evaluates every method on the same simulated datasets and adds a first
         dimension ``interval`` to the result (not ``method``, which ``Dataset.sel`` reserves).
-        ``"naive"``: Wald interval of p-hat, estimate p-hat (papers/000 eq. 2).
+        ``"naive"``: Wald interval of p-hat, estimate p-hat (Lee et al. v1 eq. 2).
         ``"lang_reiczigel"``: eqs. (5)-(7), estimate the clipped Rogan-Gladen eq. (4).
         ``"bayes_eti"`` / ``"bayes_hdi"``: equal-tailed / highest-density credible interval of
         the exact posterior (:func:`judgecal.bayes.exact.exact_interval`); the point estimate is
