@@ -1,4 +1,7 @@
-"""Model comparison under shared vs model-specific calibration (papers/004 Sec. 5).
+"""Model comparison under shared vs model-specific calibration.
+
+Reproduces the Sec. 5 study of "Bias and Uncertainty in LLM-as-a-Judge Estimation" (the follow-up
+on bias and uncertainty).
 
 The true gap theta_A - theta_B is fixed; the judge has q0 = q1 = (1 + J_X) / 2 for model X, with
 J_A = J + dJ / 2 and J_B = J - dJ / 2 (model A easier to judge). Two sweeps: J with dJ fixed, and

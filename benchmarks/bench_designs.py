@@ -3,13 +3,13 @@
 Issue 7, item 5. The labelled items are a random subsample of ``m`` items; the test set has
 n = 1000 *unlabelled* items (``judgecal.simulate.simulate_counts(design="random")``):
 
-    k ~ Bin(n, p),  p = theta q1 + (1 - theta)(1 - q0)              (papers/001 eq. 9)
+    k ~ Bin(n, p),  p = theta q1 + (1 - theta)(1 - q0)              (Lee et al. (ICML 2026) eq. 9)
     m1 ~ Bin(m, theta_cal),  m0 = m - m1,  k0 ~ Bin(m0, q0),  k1 ~ Bin(m1, q1)
 
 Intervals (all at ``--level``, default 0.95):
 
 ``lang_reiczigel``
-    Rogan-Gladen + Lang-Reiczigel (papers/000 eqs. 3-7) from p-hat = k/n, q0-hat, q1-hat.
+    Rogan-Gladen + Lang-Reiczigel (Lee et al. v1 eqs. 3-7) from p-hat = k/n, q0-hat, q1-hat.
 ``ppi``, ``ppi_pp``
     PPI (lambda = 1) and PPI++ (power-tuned lambda in [0, 1]) with their CLT intervals
     (``judgecal.ppi.ppi_counts``; not truncated to [0, 1]).
@@ -24,8 +24,9 @@ Scenarios: m in {30, 100, 300}, (q0, q1) in {(0.7, 0.9), (0.9, 0.9), (0.7, 0.7)}
 {0.1, ..., 0.9}; first without shift (theta_cal = theta), then under a shift of the labelled
 class balance: the calibration population's odds of a correct item are the test population's
 times each ``--shift-odds`` (default 0.5 and 2; at theta = 0.5 that is theta_cal = 1/3 and 2/3,
-inside papers/001 Fig. 7's range 0.25-0.75). The judge's behaviour Pr(Z-hat | Z) is shared, so
-Rogan-Gladen stays unbiased (papers/001 Sec. 8) while PPI, PPI++ and the posterior do not.
+inside Lee et al. (ICML 2026) Fig. 7's range 0.25-0.75). The judge's behaviour Pr(Z-hat | Z) is
+shared, so Rogan-Gladen stays unbiased (Lee et al. (ICML 2026) Sec. 8) while PPI, PPI++ and the
+posterior do not.
 
 Datasets in which a labelled class is empty (m0 = 0 or m1 = 0) cannot be analysed by the
 Rogan-Gladen or Bayesian model: they are dropped (counted per scenario in ``dropped``) and every

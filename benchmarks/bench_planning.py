@@ -1,6 +1,6 @@
 """Calibration planning (judgecal.allocation): the figures of the planning issue, in one run.
 
-1. papers/000 Fig. 4c: mean Lang-Reiczigel width (eqs. 5-7) under Algorithm 1's adaptive split
+1. Lee et al. v1 Fig. 4c: mean Lang-Reiczigel width (eqs. 5-7) under Algorithm 1's adaptive split
    (pilot of 10 per arm) and under the equal split m0 = m1 = 250, for theta = 0, 0.05, ..., 1,
    n = 1000, m = 500, q0 = 0.7, q1 = 0.9, ``--reps`` replications (default 10,000), seed 2026, by
    ``judgecal.simulate.coverage``. The same datasets are redrawn with ``simulate_counts`` (same
@@ -11,7 +11,8 @@
    for the optimum, Algorithm 1 with the exact kappa, and Algorithm 1 with a 10-item pilot's
    Laplace smoothing (its kappa is 2, not 3).
 2. ``optimal_allocation`` savings against the equal split and Algorithm 1 (exact kappa, and a
-   10-item pilot) over a grid of theta x (q0, q1) x m at n = 1000, p from papers/001 eq. (9).
+   10-item pilot) over a grid of theta x (q0, q1) x m at n = 1000, p from Lee et al. (ICML 2026)
+   eq. (9).
 3. ``required_calibration`` for the README example (width 0.1, p = 0.3, q0 = 0.7, q1 = 0.9) under
    each allocation rule and each method (frequentist and plugin with n = inf and n = 10,000;
    bayes with n = 10,000), with wall times.
@@ -86,7 +87,7 @@ def planned_widths() -> dict[str, list[float]]:
         "optimal", "optimal_m0", "algorithm1_exact_kappa", "algorithm1_pilot10",
         "algorithm1_pilot10_m0", "equal")}
     for theta in THETA:
-        p = theta * 0.9 + (1 - theta) * 0.3  # papers/001 eq. (9)
+        p = theta * 0.9 + (1 - theta) * 0.3  # Lee et al. (ICML 2026) eq. (9)
         exact = quiet(optimal_allocation, 500, p, 0.7, 0.9, n=1000)
         pilot = quiet(optimal_allocation, 500, p, 0.7, 0.9, n=1000, m_pilot=M_PILOT)
         out["optimal"].append(exact.width)
@@ -114,7 +115,7 @@ def figure_4c(reps: int, exact_sums: bool = True) -> dict[str, object]:
         exact_s, exact = timed(lambda: coverage("lang_reiczigel", **FIG4, exact=True,
                                                 progress=False).width_mean.values)
     planned_s, planned = timed(planned_widths)
-    print(f"\n1. papers/000 Fig. 4c: mean Lang-Reiczigel width, n = 1000, m = 500, q0 = 0.7, "
+    print(f"\n1. Lee et al. v1 Fig. 4c: mean Lang-Reiczigel width, n = 1000, m = 500, q0 = 0.7, "
           f"q1 = 0.9, {reps} reps, seed {SEED}")
     print(f"{'theta':>6}{'equal':>9}{'Alg. 1':>9}{'diff':>9}{'se':>8}{'| exact':>9}{'optimum':>9}"
           f"{'opt m0':>7}{'A1 k=3':>9}{'A1 pilot':>9}{'A1 m0':>7}")
@@ -143,7 +144,7 @@ def figure_4c(reps: int, exact_sums: bool = True) -> dict[str, object]:
 # 2. savings of the optimum
 # ---------------------------------------------------------------------------------------------
 def savings_grid() -> list[dict[str, object]]:
-    """Savings over theta x (q0, q1) x m; p = theta q1 + (1 - theta)(1 - q0) (papers/001 eq. 9)."""
+    """Savings over theta x (q0, q1) x m; p = theta q1 + (1 - theta)(1 - q0) (ICML 2026 eq. 9)."""
     rows = []
     print("\n2. optimal_allocation, n = 1000: % shorter than the equal split and Algorithm 1 "
           "(exact kappa / 10-item pilot)")

@@ -1,9 +1,10 @@
 """Calibration planning: Algorithm 1, the exact optimum, budgets, widths, humans-only comparison.
 
-Reference values come from hand computations of papers/000 Algorithm 1, a transcription of the
-interval of papers/000 eqs. (5)-(7) written here, brute-force loops over splits and over the
-binomial outcomes (scipy.stats.binom), the closed forms of papers/001 Prop. 6.1, and Monte Carlo
-runs of the independent simulation engine (judgecal.simulate).
+Reference values come from hand computations of Algorithm 1 of Lee et al. (arXiv 2511.21140 v1,
+"Lee et al. v1"), a transcription of the interval of Lee et al. v1 eqs. (5)-(7) written here,
+brute-force loops over splits and over the binomial outcomes (scipy.stats.binom), the closed
+forms of Lee et al. (ICML 2026) Prop. 6.1, and Monte Carlo runs of the independent simulation
+engine (judgecal.simulate).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ matplotlib.use("Agg")
 Z95 = NormalDist().inv_cdf(0.975)
 
 
-# ---- papers/000 eqs. (5)-(7), transcribed (scalar, truncated to [0, 1]) -----------------------
+# ---- Lee et al. v1 eqs. (5)-(7), transcribed (scalar, truncated to [0, 1]) -----------------------
 def lr_width(p, q0, q1, n, m0, m1, z=Z95):
     z2 = z * z
     p_t = p if math.isinf(n) else (n * p + z2 / 2) / (n + z2)
@@ -173,7 +174,8 @@ def test_grouped_quadrature_is_accurate(m0, m1, p, q0, q1, n):
 
 
 def test_plugin_width_is_the_interval_at_the_planning_values():
-    # papers/002's example: (0.0564, 0.2627) at p = 0.4, q0 = 0.7, q1 = 0.9, n = 1000, 200/200
+    # the example of the authors' reference code: (0.0564, 0.2627) at p = 0.4, q0 = 0.7,
+    # q1 = 0.9, n = 1000, 200/200
     assert expected_width(200, 200, 0.4, 0.7, 0.9, n=1000, method="plugin") == pytest.approx(
         lr_width(0.4, 0.7, 0.9, 1000, 200, 200), abs=1e-12)
 
@@ -185,7 +187,7 @@ def test_expected_width_matches_monte_carlo_of_the_simulation_engine():
         run = simulate.coverage("lang_reiczigel", theta=theta, q0=0.7, q1=0.9, n=1000, m0=m0,
                                 m1=m1, reps=20_000, random_seed=11)
         for t, mc in zip(theta, run.width_mean.values, strict=True):
-            p = t * 0.9 + (1 - t) * 0.3  # papers/001 eq. (9)
+            p = t * 0.9 + (1 - t) * 0.3  # Lee et al. (ICML 2026) eq. (9)
             # width sd <= 0.1, so the Monte Carlo standard error is below 0.0007
             assert expected_width(m0, m1, p, 0.7, 0.9, n=1000) == pytest.approx(mc, abs=0.002)
 
@@ -239,7 +241,7 @@ def test_optimum_is_never_longer_than_algorithm1_or_the_equal_split():
 
 
 def test_symmetric_split_points_of_section_five():
-    # papers/000 Sec. 5: kappa = 3 -> Prop. 2 is symmetric where (1/p - 1) sqrt 3 = 1,
+    # Lee et al. v1 Sec. 5: kappa = 3 -> Prop. 2 is symmetric where (1/p - 1) sqrt 3 = 1,
     # p = sqrt3 / (1 + sqrt3) = 0.634, theta = (p + 0.7 - 1) / 0.6 = 0.557 (eq. 8)
     p_prop2 = math.sqrt(3) / (1 + math.sqrt(3))
     assert (p_prop2 + 0.7 - 1) / 0.6 == pytest.approx(0.557, abs=5e-4)
@@ -264,7 +266,7 @@ def test_large_budget_uses_the_refined_search_and_finds_the_exhaustive_optimum()
 
 # ---- the budget -------------------------------------------------------------------------------
 def test_figure_three_equal_split_needs_about_200_per_arm():
-    # papers/000 Fig. 3: p = 0.3, q0 = 0.7, q1 = 0.9, n -> inf: width 0.1 needs m0 = m1 ~ 200
+    # Lee et al. v1 Fig. 3: p = 0.3, q0 = 0.7, q1 = 0.9, n -> inf: width 0.1 needs m0 = m1 ~ 200
     plan = required_calibration(0.1, 0.3, 0.7, 0.9, allocation="equal", method="plugin")
     assert 170 <= plan.m1 <= plan.m0 <= plan.m1 + 1 <= 211
     m = plan.total
@@ -339,7 +341,7 @@ def test_bayes_expected_width_matches_monte_carlo_of_posterior_widths():
         mc, abs=4 * se + 0.003)
 
 
-# ---- humans only (papers/001 Sec. 6) ----------------------------------------------------------
+# ---- humans only (Lee et al. (ICML 2026) Sec. 6) --------------------------------------------
 def test_human_only_boundary_of_proposition_6_1():
     # theta(1 - theta) = q(1-q)/(2q-1)^2 at theta = 1/2 +- sqrt(1/2 - 1/(4(2q-1)^2))
     for q in (0.87, 0.9, 0.95):
@@ -518,7 +520,7 @@ def test_cli_plan_errors_exit_2_with_one_line(capsys, argv, message):
     assert err.count("\n") == 1 and message in err
 
 
-# ---- Monte Carlo check of Algorithm 1 (papers/000 Fig. 4c) ------------------------------------
+# ---- Monte Carlo check of Algorithm 1 (Lee et al. v1 Fig. 4c) ------------------------------------
 def test_algorithm1_shortens_intervals_except_near_the_symmetric_point():
     simulate = pytest.importorskip("judgecal.simulate")
     theta = np.round(np.arange(0, 1.0001, 0.05), 2)

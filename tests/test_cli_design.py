@@ -1,9 +1,10 @@
 """`judgecal estimate|posterior|crosscheck --design random`: a labelled random subsample.
 
 Expected numbers are computed here from the item-level labels (PPI / PPI++ by their formulas,
-Angelopoulos, Duchi & Zrnic; papers/001 Table 2 row iii), from the delta-method variance of
-papers/001 eq. 10 (class-balance test), or by brute-force integration of the random-design
-likelihood (posterior).
+Angelopoulos, Duchi & Zrnic; Lee et al. (ICML 2026) Table 2 row iii), from the delta-method
+variance of Lee et al. (ICML 2026) eq. 10 (class-balance test), or by brute-force integration of
+the random-design likelihood (posterior). Lee et al. (ICML 2026) is the later version of
+arXiv 2511.21140.
 """
 
 import json
@@ -108,7 +109,7 @@ def test_counts_and_labels_give_the_same_report(labels_file, capsys):
 
 def test_text_report_rows_for_ppi(capsys):
     # k/n = 0.6, labelled cells (1,1)=90, (1,0)=10, (0,1)=30, (0,0)=70 of m = 200:
-    # PPI estimate = 0.6 + (10 - 30) / 200 = 0.5 (papers/001 Table 2 row iii)
+    # PPI estimate = 0.6 + (10 - 30) / 200 = 0.5 (Lee et al. (ICML 2026) Table 2 row iii)
     code, out, _ = run(capsys, ["estimate", *COUNTS, "--design", "random"])
     assert code == 0
     ppi_row = next(line for line in out.splitlines() if line.startswith("  PPI (lambda = 1.00)"))
@@ -120,7 +121,10 @@ def test_text_report_rows_for_ppi(capsys):
 
 
 def hand_class_balance(k, n, k0, m0, k1, m1):
-    """z = (m1/m - theta_RG) / sqrt(phi(1 - phi)/m + Var(theta_RG)), Var of papers/001 eq. 10."""
+    """z = (m1/m - theta_RG) / sqrt(phi(1 - phi)/m + Var(theta_RG)).
+
+    Var(theta_RG) as in Lee et al. (ICML 2026) eq. 10.
+    """
     p, q0, q1, m = k / n, k0 / m0, k1 / m1, m0 + m1
     theta = (p + q0 - 1) / (q0 + q1 - 1)
     var_rg = (p * (1 - p) / n + (1 - theta) ** 2 * q0 * (1 - q0) / m0

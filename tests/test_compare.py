@@ -1,10 +1,11 @@
-"""Two-model comparison (judgecal.compare): papers/004 App. B-C, the bootstrap, the hierarchy.
+"""Two-model comparison (judgecal.compare): App. B-C of the follow-up, the bootstrap, the hierarchy.
 
-Every expected number is derived here: the delta-method variance by hand from papers/004 App. B
-(and papers/000 App. A.1 per model) and checked against exact enumeration or Monte Carlo written
-in the test; the BCa acceleration by a brute-force item-by-item jackknife; the bootstrap against
-the delta method on a large sample and against scipy.stats.bootstrap; the shared-calibration bias
-against the algebra of papers/004 App. C.
+"The follow-up" is "Bias and Uncertainty in LLM-as-a-Judge Estimation" (the follow-up on bias and
+uncertainty). Every expected number is derived here: the delta-method variance by hand from the
+follow-up's App. B (and Lee et al., arXiv 2511.21140 v1, App. A.1 per model) and checked against
+exact enumeration or Monte Carlo written in the test; the BCa acceleration by a brute-force
+item-by-item jackknife; the bootstrap against the delta method on a large sample and against
+scipy.stats.bootstrap; the shared-calibration bias against the algebra of the follow-up's App. C.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def labels(cells, calib=None, rng=None):
 
 
 # ---------------------------------------------------------------------------------------------
-# delta method: hand formulas of papers/004 App. B
+# delta method: hand formulas of the follow-up on bias and uncertainty App. B
 # ---------------------------------------------------------------------------------------------
 def test_shared_delta_matches_the_hand_formula_of_appendix_b():
     a = JudgeData(k=60, n=100, k0=40, m0=50, k1=45, m1=50)
@@ -74,7 +75,7 @@ def test_model_specific_delta_matches_the_per_model_formula():
     b = JudgeData(k=55, n=120, k0=30, m0=40, k1=54, m1=60)
     result = compare(a, b)
 
-    def theta_and_variance(p, n, q0, m0, q1, m1):  # papers/000 App. A.1
+    def theta_and_variance(p, n, q0, m0, q1, m1):  # Lee et al. v1 App. A.1
         j = q0 + q1 - 1
         theta = (p + q0 - 1) / j
         return theta, (p * (1 - p) / n + (1 - theta) ** 2 * q0 * (1 - q0) / m0
@@ -198,7 +199,7 @@ def test_pairing_shrinks_the_interval_when_verdicts_agree():
 
 
 # ---------------------------------------------------------------------------------------------
-# papers/004 App. C: the shared-calibration bias
+# the follow-up on bias and uncertainty App. C: the shared-calibration bias
 # ---------------------------------------------------------------------------------------------
 def test_expected_bias_is_the_limit_of_the_shared_estimator():
     # counts at their expected values: theta_A = 0.7, theta_B = 0.6, (q0, q1) = (0.8, 0.9) for A

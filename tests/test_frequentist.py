@@ -1,4 +1,4 @@
-"""Tests of the closed-form path: eqs. (4)-(7) of papers/000, the Wald interval, the delta-method
+"""Tests of the closed-form path: eqs. (4)-(7) of Lee et al. v1, the Wald interval, the delta-method
 variance, estimate() and the Estimate result object.
 
 Reference values are computed in this file from the paper's formulas in plain Python, with z from
@@ -28,7 +28,7 @@ TOL = 1e-12
 
 
 # ---------------------------------------------------------------------------------------------
-# independent references, written from papers/000
+# independent references, written from Lee et al. v1
 # ---------------------------------------------------------------------------------------------
 def z_of(level: float) -> float:
     """z_alpha: the (1 - alpha/2) standard normal quantile, alpha = 1 - level (below eq. 5)."""
@@ -182,7 +182,7 @@ class TestRoganGladen:
 # ---------------------------------------------------------------------------------------------
 class TestLangReiczigel:
     def test_paper_example(self):
-        # papers/002 usage example: p=0.4, q0=0.7, q1=0.9, n=1000, m0=m1=200
+        # the authors' reference code usage example: p=0.4, q0=0.7, q1=0.9, n=1000, m0=m1=200
         low, high = jc.lang_reiczigel_ci(0.4, 0.7, 0.9, 1000, 200, 200)
         assert low == pytest.approx(0.0564, abs=5e-5)
         assert high == pytest.approx(0.2627, abs=5e-5)

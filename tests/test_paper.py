@@ -1,4 +1,4 @@
-"""judgecal.paper against a transcription of the paper's own code (papers/000 App. B, Fig. 5).
+"""judgecal.paper against a transcription of the paper's own code (Lee et al. v1 App. B, Fig. 5).
 
 The reference below is the appendix code with ``scipy.stats.norm.ppf`` replaced by
 ``statistics.NormalDist().inv_cdf`` (independent of scipy).
@@ -20,7 +20,7 @@ from judgecal.paper import confidence_interval, point_estimator
 TOL = 1e-12
 
 
-# ---- papers/000, Appendix B (Fig. 5), transcribed ------------------------------------------
+# ---- Lee et al. v1, Appendix B (Fig. 5), transcribed ------------------------------------------
 def clip(x, low=0.0, high=1.0):
     return max(low, min(high, x))
 

@@ -15,7 +15,7 @@ Z95 = 1.959963984540054
 
 
 def test_fig2_turning_point_is_three_quarters():
-    # papers/000 Fig. 2: with q0 = 0.7, q1 = 0.9, E[p-hat] overestimates theta below 0.75 and
+    # Lee et al. v1 Fig. 2: with q0 = 0.7, q1 = 0.9, E[p-hat] overestimates theta below 0.75 and
     # underestimates it above; eq. (9): E[p-hat] - theta = (q0 + q1 - 2) theta + 1 - q0
     assert plots.naive_bias(0.75) == pytest.approx(0.0, abs=1e-15)
     assert plots.naive_bias(0.2) == pytest.approx(-0.4 * 0.2 + 0.3)
@@ -23,7 +23,7 @@ def test_fig2_turning_point_is_three_quarters():
 
 
 def _lr_length_infinite_n(p, q0, q1, m0, m1):
-    # papers/000 eqs. (5)-(7) with n -> infinity: p~ = p, no test-set variance
+    # Lee et al. v1 eqs. (5)-(7) with n -> infinity: p~ = p, no test-set variance
     z2 = Z95**2
     q0t, q1t = (m0 * q0 + 1) / (m0 + 2), (m1 * q1 + 1) / (m1 + 2)
     th = (p + q0t - 1) / (q0t + q1t - 1)
@@ -38,7 +38,8 @@ def test_fig3_length_by_hand_and_the_200_items_statement():
     ds = plots.interval_length([0.3, 0.5], m=np.arange(100, 301, 10))
     assert float(ds.symmetric.sel(p_hat=0.5, m=120)) == pytest.approx(
         _lr_length_infinite_n(0.5, 0.7, 0.9, 120, 120), abs=1e-12)
-    # papers/001 Sec. 4.2: at p-hat = 0.3 an interval shorter than 0.1 needs m ~ 200 per arm
+    # Lee et al. (ICML 2026) Sec. 4.2: at p-hat = 0.3 an interval shorter than 0.1 needs m ~ 200
+    # per arm
     short = ds.m.values[ds.symmetric.sel(p_hat=0.3).values < 0.1]
     assert 170 <= short.min() <= 200
     # the adaptive allocation (solid) is never longer than the symmetric one (dashed) here
@@ -46,7 +47,7 @@ def test_fig3_length_by_hand_and_the_200_items_statement():
 
 
 def test_fig7_biases_under_shift_by_hand():
-    # theta_P = 0.5, q0 = 0.7, q1 = 0.9. Expected biases (papers/001 Table 2):
+    # theta_P = 0.5, q0 = 0.7, q1 = 0.9. Expected biases (Lee et al. (ICML 2026) Table 2):
     # (i) p - theta = 0.1; (ii) theta_Q - theta_P; (iii) (theta_Q - theta_P)(2 - q0 - q1);
     # (v) Rogan-Gladen: about 0 (unbiased up to O(1/m))
     theta_q = np.array([0.25, 0.5, 0.75])
@@ -64,7 +65,7 @@ def test_fig5_study_covers_and_adaptive_allocation_is_shorter_away_from_the_midd
     study = plots.coverage_study("001", reps=400, random_seed=3)
     assert ((study["adjusted"].coverage > 0.94) & (study["adjusted"].coverage < 0.98)).all()
     assert int(study["single_run"].m0) == 100
-    # papers/000 Sec. 5: shorter intervals with Algorithm 1 away from theta ~ 0.557
+    # Lee et al. v1 Sec. 5: shorter intervals with Algorithm 1 away from theta ~ 0.557
     ratio = (study["adaptive"].width_mean / study["adjusted_mc"].width_mean)
     assert float(ratio.sel(theta=0.1)) < 0.97 and float(ratio.sel(theta=0.95)) < 0.97
     fig = plots.plot_coverage_study(study=study)

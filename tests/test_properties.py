@@ -1,4 +1,4 @@
-"""Property tests (hypothesis) of the closed form: papers/000 eqs. (4)-(7)."""
+"""Property tests (hypothesis) of the closed form: Lee et al. v1 eqs. (4)-(7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""The five estimators of papers/001 Table 2 (judgecal.shift) and the class-balance diagnostic."""
+"""The five estimators of Lee et al. (ICML 2026) Table 2 (judgecal.shift), class-balance diagnostic.
+
+Lee et al. (ICML 2026) is the later version of arXiv 2511.21140, "How to Correctly Report
+LLM-as-a-Judge Evaluations".
+"""
 
 import math
 import re
@@ -20,7 +24,7 @@ def wald(p, n):
 
 
 def table2_by_matrices(data):
-    """papers/001 Table 2 in its own matrix form (App. B.3), from the 2 x 2 labelled table."""
+    """Lee et al. (ICML 2026) Table 2 in matrix form (App. B.3), from the 2 x 2 labelled table."""
     joint = np.array([[data.k1, data.m0 - data.k0],      # rows: Z-hat = 1, 0
                       [data.m1 - data.k1, data.k0]], float)  # cols: Z = 1, 0
     e_p_zhat = np.array([data.p, 1 - data.p])
@@ -49,7 +53,7 @@ class TestTable2:
         frame = jc.shift_estimators(CONSISTENT)
         assert list(frame.index) == list(ESTIMATORS) and frame.index.name == "estimator"
         assert list(frame.columns) == ["estimate", "low", "high", "assumption"]
-        # the right-hand column of papers/001 Table 2
+        # the right-hand column of Lee et al. (ICML 2026) Table 2
         for name, condition in [("naive", "Pr_P(Z) = Pr_P(Z_hat)"),
                                 ("calibration_only", "Pr_P(Z) = Pr_Q(Z)"),
                                 ("difference", "Pr_P(Z - Z_hat) = Pr_Q(Z - Z_hat)"),
@@ -122,8 +126,9 @@ def first_order_bias(theta_p, theta_q, q0, q1):
             "misclassification_adjusted": 0.0}
 
 
-def test_bias_under_shift_papers_001_fig7():
-    """papers/001 Sec. 8 / App. E: q0 = 0.7, q1 = 0.9, theta_P = 0.5, n = 1000, m = 200."""
+def test_bias_under_shift_icml_2026_fig7():
+    """Lee et al. (ICML 2026) Sec. 8 / App. E: q0 = 0.7, q1 = 0.9, theta_P = 0.5, n = 1000, m = 200.
+    """
     rng = np.random.default_rng(20260)
     reps, q0, q1, n, m = 20_000, 0.7, 0.9, 1000, 200
     for theta_q in (0.25, 0.5, 0.75):

@@ -43,7 +43,7 @@ def test_same_seed_same_dataset_and_different_seed_differs():
 
 
 def test_test_counts_follow_eq9_mean_and_variance():
-    # papers/001 eq. (9): E[p-hat] = (q0 + q1 - 1) theta + 1 - q0; k ~ Bin(n, p)
+    # Lee et al. (ICML 2026) eq. (9): E[p-hat] = (q0 + q1 - 1) theta + 1 - q0; k ~ Bin(n, p)
     theta, q0, q1, n, reps = 0.3, 0.7, 0.9, 400, 20_000
     ds = simulate_counts(theta=theta, q0=q0, q1=q1, n=n, m0=50, m1=80, reps=reps, random_seed=2)
     p = (q0 + q1 - 1) * theta + 1 - q0
@@ -55,7 +55,7 @@ def test_test_counts_follow_eq9_mean_and_variance():
 
 
 def test_random_design_draws_arm_sizes_from_the_calibration_population():
-    # m1 ~ Bin(m0 + m1, theta_cal), m0 = m - m1 (papers/001 Sec. 8)
+    # m1 ~ Bin(m0 + m1, theta_cal), m0 = m - m1 (Lee et al. (ICML 2026) Sec. 8)
     reps = 20_000
     ds = simulate_counts(theta=0.5, q0=0.7, q1=0.9, n=100, m0=60, m1=40, reps=reps,
                          design="random", theta_cal=0.25, random_seed=3)
@@ -161,7 +161,7 @@ def test_monte_carlo_agrees_with_exact_within_its_standard_error():
 # the papers' statements
 # ------------------------------------------------------------------------------------------------
 def test_fig4_lang_reiczigel_covers_about_95_percent_for_every_theta():
-    # papers/000 Fig. 4b: (q0, q1) = (0.7, 0.9), n = 1000, m0 = m1 = 250; coverage "consistently
+    # Lee et al. v1 Fig. 4b: (q0, q1) = (0.7, 0.9), n = 1000, m0 = m1 = 250; coverage "consistently
     # close to the nominal 95% level", while the naive interval has "nearly zero coverage except
     # at a few values of theta" (the judged rate p equals theta only at theta = 0.75)
     theta = [0.0, 0.25, 0.5, 0.95]
@@ -175,7 +175,7 @@ def test_fig4_lang_reiczigel_covers_about_95_percent_for_every_theta():
 
 
 def test_appendix_c_small_design_still_covers():
-    # papers/000 App. C: n = 200, m0 + m1 = 200, (q0, q1) = (0.7, 0.7): coverage attains nominal
+    # Lee et al. v1 App. C: n = 200, m0 + m1 = 200, (q0, q1) = (0.7, 0.7): coverage attains nominal
     ds = coverage("lang_reiczigel", theta=[0.2, 0.5, 0.8], q0=0.7, q1=0.7, n=200, m0=100,
                   m1=100, exact=True)
     assert ((ds.coverage > 0.94) & (ds.coverage < 0.99)).all()

@@ -8,7 +8,7 @@ statistics of :data:`judgecal.simulate.STATISTICS`. Exact chunks sum the joint p
 .. math:: P(k, k_0, k_1) = \mathrm{Bin}(k; n, p)\,\mathrm{Bin}(k_0; m_0, q_0)\,
           \mathrm{Bin}(k_1; m_1, q_1), \qquad p = \theta q_1 + (1 - \theta)(1 - q_0),
 
-over the data space (papers/001 eq. 9), so they carry no Monte Carlo error.
+over the data space (Lee et al. (ICML 2026) eq. 9), so they carry no Monte Carlo error.
 
 Everything here is a plain module-level function of picklable arguments, so Dask workers can run
 it.

@@ -4,15 +4,16 @@ A calibration set has ``m0`` truly-incorrect items (they measure the specificity
 truly-correct items (they measure the sensitivity q1). For a planned test set (judged-correct rate
 ``p``, size ``n``) and a guess of the judge's q0 and q1, this module answers
 
-* how to split a budget ``m = m0 + m1``: :func:`allocate_calibration` (papers/000 Algorithm 1,
-  the paper's approximate rule) and :func:`optimal_allocation` (the exact optimum);
+* how to split a budget ``m = m0 + m1``: :func:`allocate_calibration` (Algorithm 1 of Lee et al.,
+  arXiv 2511.21140 v1 ("Lee et al. v1"), the paper's approximate rule) and
+  :func:`optimal_allocation` (the exact optimum);
 * how large a budget must be for an interval of a given width: :func:`required_calibration`;
 * how wide the interval will be for a given split: :func:`expected_width`.
 
 What "expected width" means (``method``)
 ----------------------------------------
 ``"frequentist"`` (default)
-    The expectation of the width of the Lang-Reiczigel interval (papers/000 eqs. 5-7, truncated
+    The expectation of the width of the Lang-Reiczigel interval (Lee et al. v1 eqs. 5-7, truncated
     to [0, 1] as reported) over the sampling distribution of the data the plan will produce:
     ``k0 ~ Bin(m0, q0)``, ``k1 ~ Bin(m1, q1)`` and, for a finite ``n``, ``k ~ Bin(n, p)``.
     It is computed by enumerating the binomial supports (outcomes with probability below 1e-12
@@ -24,8 +25,8 @@ What "expected width" means (``method``)
     width 1 (nothing is learnt about theta).
 ``"plugin"``
     The width at the planning values, as if the data came out exactly at p, q0, q1: the curves
-    of papers/000 Fig. 3. Cheap, but it understates the expected width where truncation at 0 or 1
-    matters (theta near the boundary).
+    of Lee et al. v1 Fig. 3. Cheap, but it understates the expected width where truncation at 0 or
+    1 matters (theta near the boundary).
 ``"bayes"``
     The expectation, over the same sampling distribution, of the width of the posterior credible
     interval of theta (:func:`judgecal.bayes.exact.exact_interval`; analysis prior ``prior``,
@@ -105,7 +106,7 @@ class CalibrationPlan:
     width : float
         Expected interval width under ``method`` (see the module docstring).
     plugin_width : float
-        Lang-Reiczigel width at the planning values (papers/000 Fig. 3's curves).
+        Lang-Reiczigel width at the planning values (Lee et al. v1 Fig. 3's curves).
     rule : {"optimal", "equal", "algorithm1"}
         How the split was chosen.
     method : {"frequentist", "plugin", "bayes"}
@@ -276,7 +277,7 @@ def _check_pilot(m_pilot: Any, total: int | None) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# Algorithm 1 (papers/000 Sec. 3; papers/001 App. A)
+# Algorithm 1 (Lee et al. v1 Sec. 3; Lee et al. (ICML 2026) App. A)
 # ---------------------------------------------------------------------------------------------
 def _smoothed_pilot(q_pilot: float, m_pilot: int) -> float:
     """Step 3: q~ = (k + 1) / (m_pilot + 2) with k = q_pilot * m_pilot successes."""
@@ -306,18 +307,19 @@ def allocate_calibration(
     m: Any, p: Any, *, q0_pilot: Any, q1_pilot: Any, m_pilot: Any,
     n: Any = math.inf, confidence_level: float = 0.95,
 ) -> CalibrationPlan:
-    r"""Split a calibration budget by Algorithm 1 of papers/000 (papers/001 App. A).
+    r"""Split a calibration budget by Algorithm 1 of Lee et al. v1 (ICML 2026 version: App. A).
 
     1. A pilot of ``m_pilot`` items of each kind gives the smoothed accuracies
        :math:`\tilde q_j = (m_\text{pilot} \hat q_{j,\text{pilot}} + 1)/(m_\text{pilot} + 2)`.
     2. Error ratio :math:`\hat\kappa = (1 - \tilde q_0)/(1 - \tilde q_1)`.
-    3. Prop. 2 (papers/001 Prop. 5.2): :math:`m_1^* = \mathrm{round}(m / (1 + (1/\hat p - 1)
-       \sqrt{\hat\kappa}))`.
+    3. Prop. 2 (Lee et al. (ICML 2026) Prop. 5.2):
+       :math:`m_1^* = \mathrm{round}(m / (1 + (1/\hat p - 1) \sqrt{\hat\kappa}))`.
     4. Pilot floor: :math:`m_1 = \min(\max(m_1^*, f), m - f)` and :math:`m_0 = m - m_1`.
 
     Decisions on the paper's text
     -----------------------------
-    * Step 7 of papers/000 assigns m1 twice; we read it as ``m0 = m - m1`` (papers/001 does).
+    * Step 7 of Lee et al. v1 assigns m1 twice; we read it as ``m0 = m - m1`` (as Lee et al.
+      (ICML 2026) does).
     * p-hat near 0: the step-3 formula divides by p-hat. Its limit, m1* -> 0 (the whole budget to
       m0, where the variance is), is used: the formula is evaluated as
       m p s1 / (p s1 + (1 - p) s0), s_j = sqrt(1 - q~_j), which never divides by p-hat.
@@ -523,9 +525,9 @@ def expected_width(
     r"""Expected width of the interval for theta that a calibration split ``(m0, m1)`` gives.
 
     The inverse of :func:`required_calibration`. See the module docstring for what each
-    ``method`` computes: the expectation of the Lang-Reiczigel width (papers/000 eqs. 5-7) over
+    ``method`` computes: the expectation of the Lang-Reiczigel width (Lee et al. v1 eqs. 5-7) over
     the binomial sampling distribution of the counts (``"frequentist"``), the width at the
-    planning values (``"plugin"``, papers/000 Fig. 3), or the expected posterior credible width
+    planning values (``"plugin"``, Lee et al. v1 Fig. 3), or the expected posterior credible width
     (``"bayes"``).
 
     Parameters
@@ -635,7 +637,7 @@ def optimal_allocation(
     r"""The split of a budget ``m`` that minimises the expected Lang-Reiczigel width.
 
     Minimises, over the integer splits m0 + m1 = m with m0, m1 >= 1, the expected width of the
-    interval of papers/000 eq. (5) (``method="frequentist"``, see the module docstring) or its
+    interval of Lee et al. v1 eq. (5) (``method="frequentist"``, see the module docstring) or its
     width at the planning values (``method="plugin"``, the criterion of Prop. 2 without the
     q -> 1 approximation). The search is exhaustive for m <= 129 and beyond that a bracketed
     search (a grid of 33 splits refined around its minimum, then exhaustive over the last 128; the
@@ -750,7 +752,7 @@ def required_calibration(
 
     For each total m the split is chosen by ``allocation`` ("optimal": the split minimising the
     frequentist expected width, or the plug-in width for ``method="plugin"``; "equal":
-    m0 = ceil(m/2), m1 = floor(m/2); "algorithm1": papers/000 Algorithm 1 with the planning
+    m0 = ceil(m/2), m1 = floor(m/2); "algorithm1": Lee et al. v1 Algorithm 1 with the planning
     q0, q1 as pilot proportions, see :func:`optimal_allocation` for ``m_pilot``), and the expected
     width under ``method`` is evaluated (module docstring). The smallest passing total is found by
     doubling from the smallest feasible budget and bisecting; the widths seen along the search

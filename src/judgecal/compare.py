@@ -1,25 +1,26 @@
 r"""Comparing two models judged by the same judge: theta_A - theta_B with honest diagnostics.
 
-Follows papers/004 ("Bias and Uncertainty in LLM-as-a-Judge Estimation"); its equations were
-numbered only in part, so the formulas are written out here (Delta = model A minus model B,
-J = q0 + q1 - 1 is Youden's index).
+Follows "Bias and Uncertainty in LLM-as-a-Judge Estimation" (below: the follow-up on bias and
+uncertainty); its equations were numbered only in part, so the formulas are written out here
+(Delta = model A minus model B, J = q0 + q1 - 1 is Youden's index).
 
-**Per-model estimate** (Rogan-Gladen, papers/000 eq. 4): theta_X = (p_X + q0_X - 1) / J_X.
+**Per-model estimate** (Rogan-Gladen; Lee et al., arXiv 2511.21140 v1, eq. 4):
+theta_X = (p_X + q0_X - 1) / J_X.
 
-**Calibration design** (papers/004 Sec. 4.1, App. A.1). *Model-specific*: each model is corrected
-with the (q0, q1) measured on its own labelled responses. *Shared* ("judge-centric"): model A's
-calibration serves both models, so
+**Calibration design** (the follow-up on bias and uncertainty Sec. 4.1, App. A.1).
+*Model-specific*: each model is corrected with the (q0, q1) measured on its own labelled
+responses. *Shared* ("judge-centric"): model A's calibration serves both models, so
 
 .. math:: \hat\theta_A - \hat\theta_B = (\hat p_A - \hat p_B) / \hat J
 
-(papers/004 App. B: the (1 - q0) terms cancel).
+(the follow-up on bias and uncertainty App. B: the (1 - q0) terms cancel).
 
-**Delta-method variance** (papers/004 App. B). Shared calibration:
+**Delta-method variance** (the follow-up on bias and uncertainty App. B). Shared calibration:
 
 .. math:: \mathrm{Var} = \frac{\mathrm{Var}(\hat p_A - \hat p_B)}{J^2}
           + \frac{(p_A - p_B)^2}{J^4}\Big(\frac{q_0(1-q_0)}{m_0} + \frac{q_1(1-q_1)}{m_1}\Big);
 
-model-specific calibration (independent calibration sets, papers/000 App. A.1 per model):
+model-specific calibration (independent calibration sets, Lee et al. v1 App. A.1 per model):
 
 .. math:: \mathrm{Var} = \mathrm{Var}\Big(\frac{\hat p_A}{J_A} - \frac{\hat p_B}{J_B}\Big)
           + \sum_{X\in\{A,B\}} \frac{(1-\theta_X)^2 q_{0X}(1-q_{0X})/m_{0X}
@@ -29,12 +30,12 @@ The test term comes from the per-item differences w_i = y_Ai/J_A - y_Bi/J_B when
 paired (its plug-in variance over n), and from p_X(1 - p_X)/(n_X J_X^2) summed over the models
 when they are not.
 
-**Judge diagnostics** (papers/004 Sec. 4.4, Sec. 7 items 5-6): J per model, and the instability
-Delta J = J_A - J_B (with Delta q0, Delta q1), each from the model's own calibration set with an
-Agresti-Caffo interval (one success and one failure added to every calibration arm, the
-adjustment of papers/000 eq. 6). **Expected shared-calibration bias** (papers/004 App. C): with A's
-calibration applied to B, theta_B-tilde tends to (theta_B J_B + q0_A - q0_B) / J_A, so the
-comparison is off by
+**Judge diagnostics** (the follow-up on bias and uncertainty Sec. 4.4, Sec. 7 items 5-6): J per
+model, and the instability Delta J = J_A - J_B (with Delta q0, Delta q1), each from the model's
+own calibration set with an Agresti-Caffo interval (one success and one failure added to every
+calibration arm, the adjustment of Lee et al. v1 eq. 6). **Expected shared-calibration bias**
+(the follow-up on bias and uncertainty App. C): with A's calibration applied to B,
+theta_B-tilde tends to (theta_B J_B + q0_A - q0_B) / J_A, so the comparison is off by
 
 .. math:: \mathrm{bias} = \frac{\theta_B\,\Delta J - \Delta q_0}{J_A}
           = \frac{\theta_B\,\Delta q_1 - (1 - \theta_B)\,\Delta q_0}{J_A}.
@@ -67,7 +68,8 @@ __all__ = ["CALIBRATION_DESIGNS", "METHODS", "Comparison", "IntervalEstimate", "
 
 CALIBRATION_DESIGNS = ("model_specific", "shared")
 METHODS = ("delta", "bootstrap", "bayes")
-#: A judge whose J interval reaches below this is flagged as weak (papers/004 Sec. 4.4).
+#: A judge whose J interval reaches below this is flagged as weak (the follow-up on bias and
+#: uncertainty Sec. 4.4).
 LOW_J = WEAK_JUDGE_J
 
 
@@ -267,7 +269,10 @@ def _point(inputs: _Inputs) -> tuple[float, float]:
 
 
 def _delta_variance(inputs: _Inputs) -> float:
-    """Delta-method variance of theta_A - theta_B (module docstring; papers/004 App. B)."""
+    """Delta-method variance of theta_A - theta_B (module docstring).
+
+    From App. B of the follow-up on bias and uncertainty.
+    """
     theta_a, theta_b = _point(inputs)
     ja, jb = _youden(inputs.calib_a), _youden(inputs.calib_b_used)
     if inputs.cells is not None:
@@ -293,7 +298,9 @@ def _delta_variance(inputs: _Inputs) -> float:
 
 def expected_shared_bias(theta_b: float, q0_a: float, q1_a: float, q0_b: float,
                          q1_b: float) -> float:
-    r"""Asymptotic bias of theta_A - theta_B when A's calibration corrects B (papers/004 App. C).
+    r"""Asymptotic bias of theta_A - theta_B when A's calibration corrects B.
+
+    From App. C of the follow-up on bias and uncertainty.
 
     .. math:: \mathrm{bias} = \frac{\theta_B (J_A - J_B) - (q_{0A} - q_{0B})}{J_A}
               = \frac{\theta_B \Delta q_1 - (1 - \theta_B) \Delta q_0}{J_A}
@@ -517,7 +524,8 @@ def _judge_warnings(inputs: _Inputs, diag: _Diagnostics, estimate: float,
         found.append(
             "calibration is shared, but model B has no calibration labels of its own, so whether "
             "the judge treats both models alike (the instability J_A - J_B) cannot be checked; "
-            "shared calibration needs that check to be defensible (papers/004 Sec. 7).")
+            "shared calibration needs that check to be defensible (the follow-up on bias and "
+            "uncertainty Sec. 7).")
         return found, notes
     parts = (("J_A - J_B", diag.instability), ("q0_A - q0_B", diag.delta_q0),
              ("q1_A - q1_B", diag.delta_q1))
@@ -528,14 +536,14 @@ def _judge_warnings(inputs: _Inputs, diag: _Diagnostics, estimate: float,
         found.append(
             f"the judge treats the two models differently ({'; '.join(unstable)}; {pct} "
             "intervals excluding zero). Shared calibration routes this mismatch into the "
-            f"comparison, amplified by 1/J (expected bias {bias:+.3f}, papers/004 App. C): use "
-            "calibration='model_specific'.")
+            f"comparison, amplified by 1/J (expected bias {bias:+.3f}, the follow-up on bias and "
+            "uncertainty App. C): use calibration='model_specific'.")
     elif unstable:
         notes.append(
             f"the judge treats the two models differently ({'; '.join(unstable)}); "
             "model-specific calibration, used here, corrects each model with its own (q0, q1). "
             f"Sharing model A's calibration would have biased the comparison by about "
-            f"{bias:+.3f} (papers/004 App. C).")
+            f"{bias:+.3f} (the follow-up on bias and uncertainty App. C).")
     elif max(abs(diag.instability.low), abs(diag.instability.high)) > INSTABILITY_NOTE:
         notes.append(
             f"the instability J_A - J_B = {_interval_text(diag.instability)} is not "
@@ -592,8 +600,9 @@ def _randomness(inputs: _Inputs, method: str, details: dict[str, Any]) -> str:
     if method == "delta":
         how = ("paired per-item differences" if inputs.cells is not None
                else "independent binomial test sets")
-        return (f"delta method (papers/004 App. B; test term from {how}): covers sampling of "
-                f"the {test} and of {calib}; per-model rows use Lang-Reiczigel intervals")
+        return (f"delta method (the follow-up on bias and uncertainty App. B; test term from "
+                f"{how}): covers sampling of the {test} and of {calib}; per-model rows use "
+                "Lang-Reiczigel intervals")
     if method == "bootstrap":
         return (f"bootstrap, {details['n_resamples']} replicates, {details['interval']} "
                 f"intervals: resamples the {test}, and separately each calibration arm of "
@@ -647,12 +656,13 @@ def compare(
         independent test sets. With ``calibration="shared"`` the calibration of ``a`` corrects
         both models and that of ``b`` (if any) is used only for the diagnostics.
     calibration : {"model_specific", "shared"}
-        Correct each model with its own calibration set, or both with model A's (papers/004
-        Sec. 4.1; shared calibration is biased when the judge treats the models differently).
+        Correct each model with its own calibration set, or both with model A's (the follow-up
+        on bias and uncertainty Sec. 4.1; shared calibration is biased when the judge treats the
+        models differently).
     method : {"delta", "bootstrap", "bayes"}
-        Delta-method interval (papers/004 App. B); bootstrap resampling the test items jointly
-        (pairing kept) and every calibration arm separately; or the posterior of the hierarchical
-        model of :mod:`judgecal.bayes.compare_model`.
+        Delta-method interval (the follow-up on bias and uncertainty App. B); bootstrap
+        resampling the test items jointly (pairing kept) and every calibration arm separately;
+        or the posterior of the hierarchical model of :mod:`judgecal.bayes.compare_model`.
     confidence_level : float, default 0.95
         Level of every interval (credible probability for ``"bayes"``).
     random_seed : int or numpy.random.Generator, optional
@@ -674,7 +684,8 @@ def compare(
     -------
     Comparison
         With the estimate, its interval, J per model, the instability J_A - J_B, the expected
-        shared-calibration bias (papers/004 App. C), plain-language warnings and a verdict.
+        shared-calibration bias (the follow-up on bias and uncertainty App. C), plain-language
+        warnings and a verdict.
         Warnings are also issued as one :class:`~judgecal.JudgeCalWarning`; they never stop the
         comparison from being reported.
 

@@ -4,8 +4,10 @@ Everything here is numpy only (the normal quantile comes from :func:`scipy.speci
 equals ``scipy.stats.norm.ppf`` bitwise at a fraction of the import and call cost), broadcasts over
 arrays, and keeps the dims and coords of ``xarray.DataArray`` inputs.
 
-Equation numbers refer to papers/000 (Lee et al., arXiv 2511.21140 v1); papers/001 (the ICML 2026
-version) numbers them one higher: eq. (4) here is its eq. (5), eqs. (5)-(7) here are its (6)-(8).
+Equation numbers refer to Lee et al., "How to Correctly Report LLM-as-a-Judge Evaluations",
+arXiv 2511.21140 v1 ("Lee et al. v1" below); the later version, Lee et al. (ICML 2026; arXiv
+2511.21140, later version), numbers them one higher: eq. (4) here is its eq. (5), eqs. (5)-(7)
+here are its (6)-(8).
 """
 
 from __future__ import annotations
@@ -104,7 +106,7 @@ def _warn_no_correction(count: int, total: int, smoothed: bool) -> None:
 # Rogan-Gladen point estimate, eq. (4)
 # ---------------------------------------------------------------------------------------------
 def rogan_gladen(p: Any, q0: Any, q1: Any, *, clip: bool = True) -> Any:
-    r"""Rogan-Gladen bias-corrected accuracy (papers/000 eq. 4; papers/001 eq. 5).
+    r"""Rogan-Gladen bias-corrected accuracy (Lee et al. v1 eq. 4; Lee et al. (ICML 2026) eq. 5).
 
     .. math:: \hat\theta = \frac{\hat p + \hat q_0 - 1}{\hat q_0 + \hat q_1 - 1}
 
@@ -155,7 +157,7 @@ def rogan_gladen(p: Any, q0: Any, q1: Any, *, clip: bool = True) -> Any:
 
 
 def rogan_gladen_variance(p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any) -> Any:
-    r"""Delta-method variance of the Rogan-Gladen estimate (papers/000 App. A.1; papers/001 eq. 10).
+    r"""Delta-method variance of Rogan-Gladen (Lee et al. v1 App. A.1; ICML 2026 version eq. 10).
 
     .. math::
         \mathrm{Var}(\hat\theta) = \frac{\hat p(1-\hat p)/n
@@ -274,7 +276,7 @@ def _lang_reiczigel(values: tuple[np.ndarray, ...], z: float) -> ConfidenceInter
 def lang_reiczigel_ci(
     p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, *, confidence_level: float = 0.95
 ) -> ConfidenceInterval:
-    r"""Lang-Reiczigel confidence interval for the true accuracy (papers/000 eqs. 5-7).
+    r"""Lang-Reiczigel confidence interval for the true accuracy (Lee et al. v1 eqs. 5-7).
 
     .. math::
         \tilde\theta + d\tilde\theta \pm z_\alpha \frac{\sqrt{\tilde p(1-\tilde p)/\tilde n
@@ -318,8 +320,9 @@ def lang_reiczigel_ci(
 
     Notes
     -----
-    papers/001 eq. (6) centres the interval at theta-hat + d-theta~ instead of theta~ + d-theta~;
-    we follow papers/000 eq. (5) and both versions' reference code (theta~ + d-theta~).
+    Lee et al. (ICML 2026) eq. (6) centres the interval at theta-hat + d-theta~ instead of
+    theta~ + d-theta~; we follow Lee et al. v1 eq. (5) and both versions' reference code
+    (theta~ + d-theta~).
 
     Examples
     --------
@@ -343,7 +346,7 @@ def naive_wald_ci(p: Any, n: Any, *, confidence_level: float = 0.95) -> Confiden
 
     .. math:: \hat p \pm z_\alpha \sqrt{\hat p (1 - \hat p) / n}
 
-    truncated to [0, 1]. This is the uncorrected interval of papers/000 Fig. 4, reported to show
+    truncated to [0, 1]. This is the uncorrected interval of Lee et al. v1 Fig. 4, reported to show
     how badly it covers the true accuracy theta when the judge errs. ``n`` may be ``numpy.inf``
     (zero width).
     """

@@ -1,6 +1,7 @@
-"""The paper's own function names and signatures (papers/000 App. B, papers/002), as thin wrappers.
+"""The paper's own function names and signatures (Lee et al. v1 App. B), as thin wrappers.
 
-A drop-in for readers of Lee et al., "How to Correctly Report LLM-as-a-Judge Evaluations"::
+A drop-in for readers of Lee et al., "How to Correctly Report LLM-as-a-Judge Evaluations"
+(arXiv 2511.21140 v1, "Lee et al. v1"; App. B and the authors' reference code)::
 
     from judgecal.paper import point_estimator, confidence_interval
 

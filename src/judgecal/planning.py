@@ -1,11 +1,14 @@
-r"""Judge plus calibration, or humans only? (papers/001 Sec. 6, Prop. 6.1 and Fig. 4).
+r"""Judge plus calibration, or humans only? (Lee et al. (ICML 2026) Sec. 6, Prop. 6.1, Fig. 4).
+
+Lee et al. (ICML 2026) is the later version of Lee et al., "How to Correctly Report LLM-as-a-Judge
+Evaluations" (arXiv 2511.21140); Lee et al. v1 is its first arXiv version.
 
 A budget of m human labels can (i) calibrate the judge, whose verdicts on a large test set are then
 bias-corrected, or (ii) label m test items directly. The human-only estimate phi-hat = M1 / m has
 
 .. math:: \mathrm{Var}(\hat\phi) = \theta(1 - \theta)/m.
 
-The judge-based estimate has the delta-method variance of papers/001 eq. (10),
+The judge-based estimate has the delta-method variance of Lee et al. (ICML 2026) eq. (10),
 
 .. math:: \mathrm{Var}(\hat\theta) = \frac{p(1-p)/n + (1-\theta)^2 q_0(1-q_0)/m_0
           + \theta^2 q_1(1-q_1)/m_1}{(q_0 + q_1 - 1)^2},
@@ -55,7 +58,7 @@ def _calibration_term(theta: Any, q0: Any, q1: Any, split: str) -> Any:
 
 
 def human_only_ratio(theta: Any, q0: Any, q1: Any, *, split: str = "natural") -> np.ndarray:
-    r"""Var(judge + calibration) / Var(humans only) for m, n -> inf (papers/001 Fig. 4).
+    r"""Var(judge + calibration) / Var(humans only) for m, n -> inf (Lee et al. (ICML 2026) Fig. 4).
 
     .. math:: \frac{c(\theta, q_0, q_1)}{(q_0 + q_1 - 1)^2\,\theta(1 - \theta)}
 
@@ -132,7 +135,7 @@ class HumanOnlyComparison:
             ("optimal", self.var_judge_optimal))}
         return "\n".join([
             f"judge + calibration vs humans only, m = {self.m} human labels "
-            f"(theta = {self.theta:.4f}; papers/001 Prop. 6.1)",
+            f"(theta = {self.theta:.4f}; Lee et al. (ICML 2026) Prop. 6.1)",
             f"  humans only, m test items            : sd {sd['human']:.4f}",
             f"  judge, random calibration items      : sd {sd['natural']:.4f}"
             f"  -> better: {verdict(self.judge_better)}",
@@ -145,8 +148,9 @@ def compare_human_only(m: Any, p: Any, q0: Any, q1: Any, *,
                        n: Any = math.inf) -> HumanOnlyComparison:
     """Compare, for a budget of m human labels, the judge-based and the human-only estimate.
 
-    theta is the Rogan-Gladen accuracy of the planning values (papers/000 eq. 4, truncated to
-    [0, 1]); the variances are those of the module docstring (papers/001 eq. 10 and Prop. 6.1).
+    theta is the Rogan-Gladen accuracy of the planning values (Lee et al. v1 eq. 4, truncated to
+    [0, 1]); the variances are those of the module docstring (Lee et al. (ICML 2026) eq. 10 and
+    Prop. 6.1).
     """
     total = _check_total(m, "m", 1)
     p_f, q0_f, q1_f = _check_planning_values(p, q0, q1)
@@ -162,7 +166,7 @@ def compare_human_only(m: Any, p: Any, q0: Any, q1: Any, *,
 
 def plot_human_only_regime(ax: Axes | None = None, *, q0: float | None = None,
                            split: str = "natural", resolution: int = 201) -> Axes:
-    """Regime map of papers/001 Fig. 4: where judge + calibration beats humans only.
+    """Regime map of Lee et al. (ICML 2026) Fig. 4: where judge + calibration beats humans only.
 
     x is theta; y is q = q0 = q1 (``q0=None``, Prop. 6.1's setting, with its closed-form boundary
     theta = 1/2 +- sqrt(1/2 - 1/(4 (2q - 1)^2)) drawn for the natural split) or q1 with q0 fixed.

@@ -3,16 +3,19 @@ r"""The papers' figures, recomputed with judgecal (matplotlib is imported inside
 Each figure has a data function returning numbers (tested against the papers' statements) and a
 ``plot_*`` function drawing them:
 
-========================  ============================  =========================================
-figure                    data                          plot
-========================  ============================  =========================================
-papers/000 Fig. 2         :func:`naive_bias`            :func:`plot_bias`
-papers/000 Fig. 3         :func:`interval_length`       :func:`plot_interval_length`
-papers/000 Fig. 4 / 001   :func:`coverage_study`        :func:`plot_coverage_study`
-Fig. 5
-papers/001 Fig. 7         :func:`shift_bias`            :func:`plot_shift`
-papers/001 Fig. 4         judgecal.planning             :func:`plot_human_regions`
-========================  ============================  =========================================
+==========================  ==========================  ==========================================
+figure                      data                        plot
+==========================  ==========================  ==========================================
+v1 Fig. 2                   :func:`naive_bias`          :func:`plot_bias`
+v1 Fig. 3                   :func:`interval_length`     :func:`plot_interval_length`
+v1 Fig. 4 / ICML Fig. 5     :func:`coverage_study`      :func:`plot_coverage_study`
+ICML Fig. 7                 :func:`shift_bias`          :func:`plot_shift`
+ICML Fig. 4                 judgecal.planning           :func:`plot_human_regions`
+==========================  ==========================  ==========================================
+
+"v1" is Lee et al. v1: Lee et al., "How to Correctly Report LLM-as-a-Judge Evaluations", arXiv
+2511.21140 v1 (``paper="000"``). "ICML" is Lee et al. (ICML 2026), the later version of the same
+paper (``paper="001"``).
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ def _axes(ax: Any) -> Any:
 # Fig. 2: bias of the naive rate
 # ------------------------------------------------------------------------------------------------
 def naive_bias(theta: Any, q0: float = 0.7, q1: float = 0.9) -> np.ndarray:
-    r"""Bias of the judged-correct rate, :math:`E[\hat p] - \theta` (papers/001 eq. 9).
+    r"""Bias of the judged-correct rate, :math:`E[\hat p] - \theta` (Lee et al. (ICML 2026) eq. 9).
 
     .. math:: E[\hat p] - \theta = (q_0 + q_1 - 2)\theta + 1 - q_0,
 
@@ -66,7 +69,7 @@ def naive_bias(theta: Any, q0: float = 0.7, q1: float = 0.9) -> np.ndarray:
 
 def plot_bias(q0: float = 0.7, q1: float = 0.9, *, m: int | None = 100, n: int = 1000,
               ax: Any = None) -> Any:
-    """papers/000 Fig. 2: E[p-hat] against theta, and E[theta-hat] with ``m`` items per arm.
+    """Lee et al. v1 Fig. 2: E[p-hat] against theta, and E[theta-hat] with ``m`` items per arm.
 
     E[theta-hat] (clipped Rogan-Gladen) is computed exactly by summing over the data space
     (:func:`judgecal.simulate.coverage` with ``exact=True``). Returns the Axes.
@@ -130,7 +133,7 @@ def interval_length(p_hat: Any = (0.3, 0.5, 0.7, 0.9), m: Any = None, *, q0: flo
 
 def plot_interval_length(p_hat: Any = (0.3, 0.5, 0.7, 0.9), *, q0: float = 0.7, q1: float = 0.9,
                          ax: Any = None) -> Any:
-    """papers/000 Fig. 3: dashed symmetric, solid adaptive allocation. Returns the Axes."""
+    """Lee et al. v1 Fig. 3: dashed symmetric, solid adaptive allocation. Returns the Axes."""
     ax = _axes(ax)
     ds = interval_length(p_hat, q0=q0, q1=q1)
     for i, p in enumerate(ds.p_hat.values):
@@ -145,11 +148,14 @@ def plot_interval_length(p_hat: Any = (0.3, 0.5, 0.7, 0.9), *, q0: float = 0.7, 
 
 
 # ------------------------------------------------------------------------------------------------
-# Fig. 4 (papers/000) / Fig. 5 (papers/001): the Monte Carlo study
+# Fig. 4 (Lee et al. v1) / Fig. 5 (Lee et al. (ICML 2026)): the Monte Carlo study
 # ------------------------------------------------------------------------------------------------
 def coverage_study(paper: str = "000", *, reps: int = 10_000, q0: float = 0.7, q1: float = 0.9,
                    n: int = 1000, random_seed: Any = 0, exact: bool = True) -> dict[str, Any]:
-    """The numbers of papers/000 Fig. 4 (``paper="000"``, m0 + m1 = 500) or papers/001 Fig. 5.
+    """The numbers of Lee et al. v1 Fig. 4 or Lee et al. (ICML 2026) Fig. 5 (``paper``).
+
+    ``paper="000"``: Lee et al. v1, m0 + m1 = 500; ``paper="001"``: Lee et al. (ICML 2026),
+    m0 + m1 = 200.
 
     Returns ``{"single_run": Dataset, "naive": Dataset, "adjusted": Dataset,
     "adaptive": Dataset}``: one replication per theta (counts, estimates, intervals), the
@@ -184,7 +190,7 @@ def coverage_study(paper: str = "000", *, reps: int = 10_000, q0: float = 0.7, q
 
 def plot_coverage_study(paper: str = "000", *, reps: int = 10_000, random_seed: Any = 0,
                         study: dict[str, Any] | None = None) -> Any:
-    """papers/000 Fig. 4 (papers/001 Fig. 5): single run, coverage, length. Returns the Figure."""
+    """Lee et al. v1 Fig. 4 (ICML 2026 version: Fig. 5): single run, coverage, length; a Figure."""
     import matplotlib.pyplot as plt
 
     study = coverage_study(paper, reps=reps, random_seed=random_seed) if study is None else study
@@ -219,14 +225,15 @@ def plot_coverage_study(paper: str = "000", *, reps: int = 10_000, random_seed: 
 
 
 # ------------------------------------------------------------------------------------------------
-# papers/001 Fig. 7: five estimators under distribution shift
+# Lee et al. (ICML 2026) Fig. 7: five estimators under distribution shift
 # ------------------------------------------------------------------------------------------------
 def shift_bias(theta_cal: Any = None, *, theta: float = 0.5, q0: float = 0.7, q1: float = 0.9,
                n: int = 1000, m: int = 200, reps: int = 10_000, random_seed: Any = 0) -> Any:
-    """Bias of the five estimators of papers/001 Table 2 under a shift of the true accuracy.
+    """Bias of the five estimators of Lee et al. (ICML 2026) Table 2 under a shift of accuracy.
 
     The calibration set is a random sample of ``m`` items from a population with accuracy
-    ``theta_cal``; the test set has accuracy ``theta`` (papers/001 Sec. 8, Fig. 7, App. E).
+    ``theta_cal``; the test set has accuracy ``theta`` (Lee et al. (ICML 2026) Sec. 8, Fig. 7,
+    App. E).
     Returns a DataArray over (estimator, theta_cal).
     """
     import xarray as xr
@@ -249,7 +256,7 @@ def shift_bias(theta_cal: Any = None, *, theta: float = 0.5, q0: float = 0.7, q1
 
 
 def plot_shift(*, reps: int = 10_000, random_seed: Any = 0, ax: Any = None) -> Any:
-    """papers/001 Fig. 7: bias of the five estimators against the calibration accuracy."""
+    """Lee et al. (ICML 2026) Fig. 7: bias of the five estimators against calibration accuracy."""
     ax = _axes(ax)
     bias = shift_bias(reps=reps, random_seed=random_seed)
     for i, name in enumerate(bias.estimator.values):
@@ -263,10 +270,10 @@ def plot_shift(*, reps: int = 10_000, random_seed: Any = 0, ax: Any = None) -> A
 
 
 # ------------------------------------------------------------------------------------------------
-# papers/001 Fig. 4: where the judge beats human-only labelling
+# Lee et al. (ICML 2026) Fig. 4: where the judge beats human-only labelling
 # ------------------------------------------------------------------------------------------------
 def plot_human_regions(q0_values: Any = (None, 0.9), *, axes: Any = None) -> Any:
-    """papers/001 Fig. 4 with :func:`judgecal.planning.plot_human_only_regime`, one panel per q0.
+    """Lee et al. (ICML 2026) Fig. 4: :func:`judgecal.planning.plot_human_only_regime` per q0.
 
     ``None`` draws Prop. 6.1's setting q0 = q1 = q (with its closed-form boundary); a number fixes
     q0 and puts q1 on the y axis. Returns the Figure.

@@ -3,7 +3,8 @@ r"""Prediction-powered inference for the true accuracy: PPI and PPI++.
 Setting (the random calibration design): ``m`` labelled items with human labels Y_j and judge
 verdicts Yhat_j, a random subsample of the test population, and ``N`` unlabelled test items with
 judge verdicts Yhat_i only. For a tuning weight lambda the estimate of theta = E[Y] is
-(Angelopoulos, Duchi & Zrnic 2023, "PPI++"; papers/001 Table 2 row iii for lambda = 1)
+(Angelopoulos, Duchi & Zrnic 2023, "PPI++"; Lee et al. (ICML 2026; arXiv 2511.21140, later
+version) Table 2 row iii for lambda = 1)
 
 .. math::
     \hat\theta_\lambda = \lambda\,\overline{\hat Y}^{u} + \overline{(Y - \lambda \hat Y)}^{l},
@@ -40,7 +41,7 @@ phi = m1/m (mean label), c = (k1 + m0 - k0)/m (mean verdict), r = k1/m (mean pro
 item-level labels.
 
 Assumption: the labelled items are drawn from the test population (no shift), so that the judge's
-error Z - Z-hat has the same distribution on both (papers/001 Sec. 8, Table 2 row iii).
+error Z - Z-hat has the same distribution on both (Lee et al. (ICML 2026) Sec. 8, Table 2 row iii).
 
 Two departures from ppi-python, both at the boundary (``adjust=True``, the default; everything
 else is ppi-python's number to rounding):
@@ -58,9 +59,9 @@ else is ppi-python's number to rounding):
   .. math::
       \tilde\phi = \frac{m_1 + z^2/2}{m + z^2},
 
-  the Agresti-Coull adjustment the Lang-Reiczigel interval applies to p-hat (papers/000 eq. 6;
-  for ``lam=0`` this is the Wald interval with the Agresti-Coull variance, about as wide as the
-  rule of three's 3/m), and
+  the Agresti-Coull adjustment the Lang-Reiczigel interval applies to p-hat (arXiv 2511.21140 v1
+  eq. 6; for ``lam=0`` this is the Wald interval with the Agresti-Coull variance, about as wide
+  as the rule of three's 3/m), and
   flags ``one_class_labelled``: the judge's error rate on the missing class is not measured, so
   the honest report is the posterior (:func:`judgecal.posterior`).
 """
@@ -86,11 +87,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["PPI_ASSUMPTION", "PPIResult", "ppi", "ppi_counts", "ppi_from_data"]
 
-#: What PPI and PPI++ assume (papers/001 Table 2, row iii).
+#: What PPI and PPI++ assume (Lee et al. (ICML 2026) Table 2, row iii).
 PPI_ASSUMPTION = (
     "Pr_P(Z - Z_hat) = Pr_Q(Z - Z_hat): the labelled items are a random sample of the test "
     "population, so the judge's errors are distributed alike on both (no distribution shift; "
-    "papers/001 Table 2 row iii)"
+    "Lee et al. (ICML 2026) Table 2 row iii)"
 )
 
 

@@ -1,13 +1,13 @@
-r"""The five estimators of papers/001 Table 2 and what each assumes about distribution shift.
+r"""The five estimators of Lee et al. (ICML 2026) Table 2 and what each assumes about shift.
 
 Test population P, calibration (labelled) population Q; Z the human label, Z-hat the judge's
 verdict. Under the random calibration design (``JudgeData.design == "random"``) the data are
 ``k`` of ``n`` unlabelled test items judged correct (p-hat = k / n) and the labelled cells
-(1, 1): k1, (1, 0): m1 - k1, (0, 1): m0 - k0, (0, 0): k0 of m = m0 + m1 items. papers/001
-Sec. 8 writes each estimator of E_P[Z] = theta as
+(1, 1): k1, (1, 0): m1 - k1, (0, 1): m0 - k0, (0, 0): k0 of m = m0 + m1 items. Lee et al.
+(ICML 2026; arXiv 2511.21140, later version) Sec. 8 writes each estimator of E_P[Z] = theta as
 
 =================================  =================================  =============================
-estimator                          formula (papers/001 Table 2)       assumes
+estimator                          formula (its Table 2)              assumes
 =================================  =================================  =============================
 (i) ``naive``                      E_P[Zh] = p-hat                    Pr_P(Z) = Pr_P(Zh)
 (ii) ``calibration_only``          E_Q[Z] = m1 / m                    Pr_P(Z) = Pr_Q(Z)
@@ -21,8 +21,8 @@ estimator                          formula (papers/001 Table 2)       assumes
 In counts: (iii) is p-hat + ((m1 - k1) - (m0 - k0)) / m; (iv) is a p-hat + b (1 - p-hat) with
 a = Pr_Q(Z = 1 | Z-hat = 1) = k1 / (k1 + m0 - k0) and b = Pr_Q(Z = 1 | Z-hat = 0) =
 (m1 - k1) / (k0 + m1 - k1); (v) is the Rogan-Gladen estimate (p-hat + q0 - 1) / (q0 + q1 - 1)
-(papers/001 App. B.3). Only (v) survives a shift of the class balance Pr(Z) when the judge's
-behaviour Pr(Z-hat | Z) is shared (papers/001 eq. 12, Fig. 7).
+(Lee et al. (ICML 2026) App. B.3). Only (v) survives a shift of the class balance Pr(Z) when
+the judge's behaviour Pr(Z-hat | Z) is shared (Lee et al. (ICML 2026) eq. 12, Fig. 7).
 
 Intervals (:func:`shift_estimators`): (i) Wald with n, (ii) Wald with m, (iii) the PPI CLT interval
 (:func:`judgecal.ppi.ppi_counts`, lambda = 1), (iv) the delta method
@@ -30,7 +30,8 @@ Intervals (:func:`shift_estimators`): (i) Wald with n, (ii) Wald with m, (iii) t
 .. math:: \mathrm{Var} = (a - b)^2 \frac{\hat p(1-\hat p)}{n} + \hat p^2 \frac{a(1-a)}{c_1}
           + (1-\hat p)^2 \frac{b(1-b)}{c_0}
 
-(c1, c0: labelled items judged correct / incorrect), (v) Lang-Reiczigel (papers/000 eqs. 5-7).
+(c1, c0: labelled items judged correct / incorrect), (v) Lang-Reiczigel (Lee et al., arXiv
+2511.21140 v1, eqs. 5-7).
 """
 
 from __future__ import annotations
@@ -66,11 +67,11 @@ __all__ = [
     "shift_point_estimates",
 ]
 
-#: The estimators of papers/001 Table 2, in its order (i)-(v).
+#: The estimators of Lee et al. (ICML 2026) Table 2, in its order (i)-(v).
 ESTIMATORS = ("naive", "calibration_only", "difference", "conditional_calibration",
               "misclassification_adjusted")
 
-#: What each estimator needs to be unbiased (papers/001 Table 2, right column).
+#: What each estimator needs to be unbiased (Lee et al. (ICML 2026) Table 2, right column).
 ASSUMPTIONS = {
     "naive": "Pr_P(Z) = Pr_P(Z_hat): the judge's verdicts have the true class balance "
              "(its two kinds of error cancel)",
@@ -82,7 +83,7 @@ ASSUMPTIONS = {
                                "shifts",
     "misclassification_adjusted": "Pr_P(Z_hat | Z) = Pr_Q(Z_hat | Z): the judge's specificity "
                                   "and sensitivity are the same on test and labelled items; the "
-                                  "class balance may shift (papers/001 Sec. 8)",
+                                  "class balance may shift (Lee et al. (ICML 2026) Sec. 8)",
 }
 
 #: Level of the class-balance test below which :func:`shift_estimators` warns.
@@ -99,7 +100,7 @@ def _counts(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) -> list[np.ndarr
 
 
 def shift_point_estimates(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) -> dict[str, Any]:
-    """The five point estimates of papers/001 Table 2 from counts, broadcast over arrays.
+    """The five point estimates of Lee et al. (ICML 2026) Table 2 from counts, over arrays.
 
     ``k, n`` are the unlabelled test items, ``k0, m0, k1, m1`` the labelled cells (random design;
     see the module docstring). Estimates are not clipped; an undefined one (no labelled item
@@ -141,7 +142,7 @@ def _conditional_interval(data: JudgeData, z: float) -> tuple[float, float, floa
 
 
 def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> pd.DataFrame:
-    """The five estimators of papers/001 Table 2 with intervals and the assumption each needs.
+    """The five estimators of Lee et al. (ICML 2026) Table 2, their intervals and assumptions.
 
     Parameters
     ----------
@@ -258,14 +259,15 @@ class ClassBalanceTest:
 def class_balance_test(data: JudgeData) -> ClassBalanceTest:
     r"""Test whether the labelled class balance is consistent with the test population's accuracy.
 
-    Under no shift, m1 / m and the Rogan-Gladen estimate (papers/001 eq. 5) from the unlabelled
-    items both estimate theta and are uncorrelated to first order (the Rogan-Gladen estimate is
-    unbiased given m0, m1), so
+    Under no shift, m1 / m and the Rogan-Gladen estimate (Lee et al. (ICML 2026) eq. 5) from the
+    unlabelled items both estimate theta and are uncorrelated to first order (the Rogan-Gladen
+    estimate is unbiased given m0, m1), so
 
     .. math:: z = \frac{\hat\phi - \hat\theta_{RG}}
               {\sqrt{\hat\phi(1-\hat\phi)/m + \widehat{\mathrm{Var}}(\hat\theta_{RG})}}
 
-    is approximately standard normal, with the delta-method variance of papers/001 eq. 10.
+    is approximately standard normal, with the delta-method variance of Lee et al. (ICML 2026)
+    eq. 10.
 
     Raises
     ------

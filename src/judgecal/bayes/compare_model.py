@@ -10,17 +10,19 @@ For model X in {A, B} and arm j in {0, 1} (specificity q0, sensitivity q1):
 (Gelman et al. 2013 ch. 5). sigma_j is the between-model spread of the judge on the logit scale:
 sigma -> 0 is the shared-calibration assumption, a large sigma leaves each model with its own
 calibration, and its posterior is the Bayesian counterpart of the instability diagnostic
-J_A - J_B of papers/004 Sec. 4.4. The user sets the prior scale ``s`` (:class:`ComparePrior`).
+J_A - J_B of "Bias and Uncertainty in LLM-as-a-Judge Estimation" (the follow-up on bias and
+uncertainty) Sec. 4.4. The user sets the prior scale ``s`` (:class:`ComparePrior`).
 
 Calibration: k0_X ~ Bin(m0_X, q0_X), k1_X ~ Bin(m1_X, q1_X) for every model whose calibration
 set enters the likelihood (model A only under ``calibration="shared"``; then B's (q0, q1) are
 known only through the population and the test verdicts).
 
 Test verdicts. theta_X ~ Beta(a, b) and the judged-correct rate is
-p_X = theta_X q1_X + (1 - theta_X)(1 - q0_X) (papers/004 eq. 1). Independent test sets:
-k_X ~ Bin(n_X, p_X). Paired test items: the four verdict cells (both judged correct, A only,
-B only, neither) are multinomial with probabilities (c, p_A - c, p_B - c, 1 - p_A - p_B + c),
-where c = P(both judged correct) ranges over its Frechet bounds
+p_X = theta_X q1_X + (1 - theta_X)(1 - q0_X) (the follow-up on bias and uncertainty eq. 1).
+Independent test sets: k_X ~ Bin(n_X, p_X). Paired test items: the four verdict cells (both
+judged correct, A only, B only, neither) are multinomial with probabilities
+(c, p_A - c, p_B - c, 1 - p_A - p_B + c), where c = P(both judged correct) ranges over its
+Frechet bounds
 max(0, p_A + p_B - 1) <= c <= min(p_A, p_B) through c = lower + u (upper - lower),
 u ~ Uniform(0, 1). Any association between the two verdicts on an item is allowed, so the pairing
 sharpens p_A - p_B (as the paired test term of the delta method does) without an assumption about
