@@ -22,7 +22,8 @@ def run(capsys, argv):
 def test_estimate_from_counts_prints_the_paper_example(capsys):
     code, out, err = run(capsys, ["estimate", *PAPER_COUNTS])
     assert code == 0 and err == ""
-    # papers/002: theta-hat = (0.4 + 0.7 - 1) / (0.7 + 0.9 - 1) = 1/6, interval (0.0564, 0.2627)
+    # the authors' reference code: theta-hat = (0.4 + 0.7 - 1) / (0.7 + 0.9 - 1) = 1/6,
+    # interval (0.0564, 0.2627)
     assert "0.1667   0.0564   0.2627" in out
     assert "400 of 1000" in out
 

@@ -20,7 +20,8 @@ def paper_check():
 def test_rows_hold_the_closed_form_and_the_posterior(paper_check):
     rows = paper_check.rows
     assert list(rows) == ["naive", "rogan_gladen", "posterior_eti", "posterior_hdi"]
-    # eq. (4): (0.4 + 0.7 - 1) / (0.7 + 0.9 - 1) = 1/6; papers/002 interval (0.0564, 0.2627)
+    # eq. (4): (0.4 + 0.7 - 1) / (0.7 + 0.9 - 1) = 1/6; interval of the authors' reference code
+    # (0.0564, 0.2627)
     assert rows["rogan_gladen"][0] == pytest.approx(1 / 6, abs=1e-12)
     assert rows["rogan_gladen"][1:] == pytest.approx((0.0564, 0.2627), abs=5e-5)
     assert rows["naive"][0] == 0.4

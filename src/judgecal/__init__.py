@@ -29,6 +29,7 @@ from judgecal.frequentist import (
     rogan_gladen_variance,
 )
 from judgecal.ppi import PPIResult, ppi
+from judgecal.report import Report, report  # matplotlib loads only when a figure is drawn
 from judgecal.results import ConfidenceInterval, Estimate
 from judgecal.shift import class_balance_test, shift_estimators
 
@@ -46,6 +47,7 @@ __all__ = [
     "PPIResult",
     "Posterior",
     "Prior",
+    "Report",
     "allocate_calibration",
     "class_balance_test",
     "compare",
@@ -57,6 +59,7 @@ __all__ = [
     "optimal_allocation",
     "posterior",
     "ppi",
+    "report",
     "required_calibration",
     "rogan_gladen",
     "rogan_gladen_variance",

@@ -69,11 +69,53 @@ def _level(text: str) -> float:
 
 
 def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("data (counts, or --labels)")
+    group = parser.add_argument_group("data (counts, or --labels, or --log / --items)")
     for name in _COUNTS:
         group.add_argument(f"--{name}", type=_count, metavar="INT", help=_COUNT_HELP[name])
     group.add_argument("--labels", metavar="FILE.csv", help=_LABELS_HELP)
     group.add_argument("--design", choices=DESIGNS, default="stratified", help=_DESIGN_HELP)
+    _add_item_arguments(parser)
+
+
+_INPUT_FORMATS = ("inspect", "promptfoo", "lm-eval", "frame")
+
+
+def _add_item_arguments(parser: argparse.ArgumentParser) -> None:
+    """--log / --items and their options: item-level verdicts read by judgecal.io."""
+    group = parser.add_argument_group(
+        "item-level files (judgecal.io): rows with a human label are the calibration set, the "
+        "others the test set (with --design random: the labelled rows are a random subsample)")
+    group.add_argument("--log", metavar="FILE", help="an eval log: Inspect AI (.eval or .json), "
+                       "promptfoo results (.json/.jsonl) or lm-evaluation-harness samples_*.jsonl")
+    group.add_argument("--items", metavar="FILE", help="a table with one row per item (.csv, "
+                       ".tsv, .jsonl, .json, .parquet): see --judge-column, --human-column")
+    group.add_argument("--input-format", choices=_INPUT_FORMATS, default=None,
+                       help="the kind of --log / --items file (default: --items is 'frame'; a "
+                       "--log is recognised by its extension and keys)")
+    group.add_argument("--scorer", metavar="NAME", help="the judge: Inspect scorer name, "
+                       "promptfoo assertion type or metric (default: the model-graded one), or "
+                       "lm-eval metric field (required for lm-eval)")
+    group.add_argument("--judge-column", default="judge", metavar="COL",
+                       help="--items: column of the judge's verdicts (default judge)")
+    group.add_argument("--human-column", default=None, metavar="COL",
+                       help="--items: column of human labels, empty where unlabelled")
+    group.add_argument("--id-column", default=None, metavar="COL",
+                       help="--items: column of item ids (default: 'id' if present, else the "
+                       "row number)")
+    group.add_argument("--positive", action="append", default=None, metavar="VALUE",
+                       help="a verdict value meaning 'correct' (e.g. C, PASS, yes; repeat for "
+                       "several); without it verdicts must be 0/1 or true/false")
+    group.add_argument("--threshold", type=float, default=None, metavar="X",
+                       help="numeric judge scores: a score >= X is 'correct'")
+    group.add_argument("--human", metavar="FILE", help="human labels to join on the item id "
+                       "(.csv, .jsonl, .parquet; columns set by --on and --label-column)")
+    group.add_argument("--on", default="id", metavar="COL",
+                       help="--human: the id column of the label file (default id)")
+    group.add_argument("--label-column", default="human", metavar="COL",
+                       help="--human: the label column (default human); values 0/1, true/false "
+                       "or those of --positive")
+    group.add_argument("--filter", default=None, metavar="NAME",
+                       help="lm-eval: the filter whose records to read (e.g. strict-match)")
 
 
 def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -112,9 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="The estimate and the cross-check on a bundled example evaluation.")
     _add_output_arguments(demo)
     _add_posterior_arguments(demo)
+    demo.add_argument("--show-data", action="store_true",
+                      help="print the paths of the bundled example data files and exit")
     _add_plan_command(commands)
     _add_figures_command(commands)
     _add_compare_command(commands)
+    _add_report_command(commands)
     return parser
 
 
@@ -182,14 +227,86 @@ def _add_posterior_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _data_from_arguments(args: argparse.Namespace) -> JudgeData:
     given = {name: getattr(args, name) for name in _COUNTS if getattr(args, name) is not None}
+    files = [f"--{name}" for name in ("labels", "log", "items") if getattr(args, name, None)]
+    if len(files) + bool(given) > 1:
+        inputs = files + (["the six counts"] if given else [])
+        raise UserError(f"give either {' or '.join(inputs)}, not both" if len(inputs) == 2
+                        else f"give only one of {', '.join(inputs)}")
     if args.labels is not None:
-        if given:
-            raise UserError("give either --labels or the six counts, not both")
         return JudgeData.from_csv(args.labels, design=args.design)
+    if files:
+        return JudgeData.from_items(_items_from_arguments(args), design=args.design)
+    if args.human is not None:
+        raise UserError("--human joins labels to the items of --log or --items; give one")
     missing = [f"--{name}" for name in _COUNTS if name not in given]
     if missing:
-        raise UserError(f"missing {', '.join(missing)} (or give --labels FILE.csv)")
+        raise UserError(f"missing {', '.join(missing)} (or give --labels FILE.csv, --log FILE "
+                        "or --items FILE)")
     return JudgeData(**given, design=args.design)
+
+
+def _items_from_arguments(args: argparse.Namespace) -> Any:
+    """The items frame of --log / --items, with --human joined on the item id."""
+    import judgecal.io as jio
+
+    path = args.log if args.log is not None else args.items
+    kind = args.input_format or ("frame" if args.items is not None else _log_format(path))
+    positive = _positive(args.positive)
+    if kind != "frame" and args.human_column is not None:
+        raise UserError("--human-column applies to --items tables; join labels to a log with "
+                        "--human FILE --on COL")
+    if kind == "frame":
+        items = jio.read_frame(path, judge=args.judge_column, human=args.human_column,
+                               id=args.id_column, positive=positive, threshold=args.threshold)
+    elif kind == "inspect":
+        options = {} if positive is None else {"positive": positive}
+        items = jio.read_inspect(path, scorer=args.scorer, threshold=args.threshold, **options)
+    elif kind == "promptfoo":
+        items = jio.read_promptfoo(path, judge=args.scorer, threshold=args.threshold)
+    else:
+        if args.scorer is None:
+            raise UserError(f"{path}: an lm-evaluation-harness log needs --scorer METRIC (the "
+                            "metric field to read, e.g. acc or exact_match)")
+        items = jio.read_lm_eval(path, metric=args.scorer, threshold=args.threshold,
+                                 positive=positive, filter=args.filter)
+    if args.human is not None:
+        items = jio.join_human(items, args.human, on=args.on, column=args.label_column,
+                               positive=positive if kind == "frame" else None)
+    return items
+
+
+def _positive(values: list[str] | None) -> Any:
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else list(values)
+
+
+def _log_format(path: str) -> str:
+    """Which tool wrote an eval log: by its extension, then by its keys."""
+    from pathlib import Path
+
+    from judgecal.io._items import load_json
+    from judgecal.io.lm_eval import is_lm_eval_sample
+    from judgecal.io.promptfoo import is_promptfoo
+
+    suffix = Path(path).suffix.lower()
+    if suffix == ".eval":
+        return "inspect"
+    if suffix not in (".json", ".jsonl", ".ndjson"):
+        raise UserError(f"{path}: unknown log type {suffix or '(no extension)'!r}; expected an "
+                        "Inspect AI .eval/.json log, promptfoo .json/.jsonl results or an "
+                        "lm-evaluation-harness samples_*.jsonl (or give --input-format)")
+    document = load_json(path)
+    if isinstance(document, dict) and "eval" in document and (
+            "samples" in document or "status" in document):
+        return "inspect"
+    if is_promptfoo(document):
+        return "promptfoo"
+    if isinstance(document, list) and document and is_lm_eval_sample(document[0]):
+        return "lm-eval"
+    raise UserError(f"{path}: not a log judgecal reads (no Inspect AI `eval` and `samples`, no "
+                    "promptfoo `results.results`, no lm-eval `doc_id`/`metrics` records); give "
+                    "--input-format, or --items for a plain table")
 
 
 def _run_estimate(data: JudgeData, args: argparse.Namespace) -> str:
@@ -264,14 +381,15 @@ def _add_figures_command(commands: Any) -> None:
     figures = commands.add_parser(
         "figures", help="reproduce a figure of the papers as an image file",
         description="Recompute a figure of the papers: 2 (bias of the naive rate), 3 (interval "
-        "length vs calibration size), 4 (coverage study, papers/000 Fig. 4), shift (papers/001 "
-        "Fig. 7), human (papers/001 Fig. 4).")
+        "length vs calibration size), 4 (coverage study, Lee et al., arXiv 2511.21140 v1 Fig. 4), "
+        "shift (Lee et al. (ICML 2026) Fig. 7), human (Lee et al. (ICML 2026) Fig. 4).")
     figures.add_argument("figure", choices=_FIGURES, help="which figure")
     figures.add_argument("--output", required=True, metavar="FILE.png", help="image file")
     figures.add_argument("--reps", type=int, default=10_000,
                          help="Monte Carlo replications (figures 4 and shift; default 10000)")
     figures.add_argument("--paper", choices=("000", "001"), default="000",
-                         help="figure 4: m0 + m1 = 500 (000) or 200 (001, its Fig. 5)")
+                         help="figure 4: m0 + m1 = 500 (000: arXiv 2511.21140 v1) or 200 "
+                         "(001: Lee et al. (ICML 2026), its Fig. 5)")
     figures.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
 
 
@@ -301,6 +419,8 @@ def _run_figures(args: argparse.Namespace) -> str:
 
 
 def _dispatch(args: argparse.Namespace) -> str:
+    if args.command == "report":
+        return _run_report(args)
     if args.command == "compare":
         return _run_compare(args)
     if args.command == "plan":
@@ -308,8 +428,10 @@ def _dispatch(args: argparse.Namespace) -> str:
     if args.command == "figures":
         return _run_figures(args)
     if args.command == "demo":
-        from judgecal.datasets import example_path
+        from judgecal.datasets import data_files, example_path
 
+        if args.show_data:
+            return "\n".join(str(path) for path in data_files().values())
         data = JudgeData.from_csv(example_path())
         if args.json:
             return json.dumps({"estimate": json.loads(_run_estimate(data, args)),
@@ -452,7 +574,7 @@ def _run_plan(args: argparse.Namespace) -> str:
         lines.append(f"  {name:<16}{plan.m0:>8}{plan.m1:>8}{plan.total:>8}{plan.width:9.4f}"
                      f"{plan.plugin_width:9.4f}" + (f"{bayes[name]:9.4f}" if bayes else ""))
     lines.append("  width: expected over the sampling distribution of the counts; plug-in: at "
-                 "the planning values (papers/000 Fig. 3); bayes: expected credible width")
+                 "the planning values (arXiv 2511.21140 v1 Fig. 3); bayes: expected credible width")
     flags = dict.fromkeys(message for plan in plans.values() for message in plan.flag_messages)
     lines += ["", str(human)] + [f"  warning: {message}" for message in flags]
     return "\n".join(lines)
@@ -497,7 +619,7 @@ def _add_compare_command(commands: Any) -> None:
         description="Estimate theta_A - theta_B, the difference in true accuracy of two models "
         "judged by the same LLM judge, with judge diagnostics (Youden's J per model, the "
         "cross-model instability J_A - J_B, the expected bias of shared calibration) and the "
-        "reporting checklist of papers/004 Sec. 7.",
+        "reporting checklist of Sec. 7 of 'Bias and Uncertainty in LLM-as-a-Judge Estimation'.",
         epilog=_COMPARE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     data = compare.add_argument_group("data (counts or label files per model)")
     for model in ("a", "b"):
@@ -595,12 +717,98 @@ def _run_compare(args: argparse.Namespace) -> str:
     return "\n".join([str(result), *_nuts_diagnostic_lines(result.details["convergence"])])
 
 
+# ---- judgecal report: the HTML / Markdown report (judgecal.report) ----------------------------
+_REPORT_FORMATS = ("html", "markdown")
+
+
+def _add_report_command(commands: Any) -> None:
+    report = commands.add_parser(
+        "report", help="write a stand-alone HTML or Markdown report for a reviewer",
+        description="Write a report of one evaluation: the inputs, the cross-check table (the "
+        "closed form and the posterior side by side) with its advice, the posterior density of "
+        "theta with every interval marked, the judge's quality (q0, q1, J with credible "
+        "intervals), the flags, and a reproducibility block. HTML embeds its figures; Markdown "
+        "writes them as PNG files next to the .md file (or embeds them with --embed-figures).",
+        epilog="examples: judgecal report --k 400 --n 1000 --k0 140 --m0 200 --k1 180 --m1 200 "
+        "--output report.html;  judgecal report --labels labels.csv --output appendix.md")
+    report.set_defaults(report_parser=report)
+    _add_data_arguments(report)
+    output = report.add_argument_group("output")
+    output.add_argument("--output", required=True, metavar="FILE",
+                        help="the report to write (.html/.htm or .md/.markdown); its folder must "
+                        "exist; nothing is written on error")
+    output.add_argument("--format", choices=_REPORT_FORMATS, default=None,
+                        help="html or markdown (default: from the extension of --output)")
+    output.add_argument("--embed-figures", action="store_true",
+                        help="markdown: embed the figures as data URIs instead of writing "
+                        "<stem>_theta.png and <stem>_judge.png next to the report")
+    output.add_argument("--confidence-level", type=_level, default=0.95, metavar="LEVEL",
+                        help="level of every interval, strictly between 0 and 1 (default 0.95)")
+    _add_posterior_arguments(report)
+    _add_prior_arguments(report)
+
+
+def _report_command_line(args: argparse.Namespace) -> str:
+    """The command that reproduces this report: every option that differs from its default."""
+    import shlex
+
+    def word(value: Any) -> str:
+        if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return str(value)
+
+    words = ["judgecal", args.command]
+    for action in args.report_parser._actions:
+        value = getattr(args, action.dest, None)
+        if not action.option_strings or value is None or value is False or (
+                value == action.default):
+            continue
+        words.append(max(action.option_strings, key=len))
+        if action.nargs != 0:
+            words += [word(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+    return shlex.join(words)
+
+
+def _run_report(args: argparse.Namespace) -> str:
+    from pathlib import Path
+
+    from judgecal._validate import check_level
+    from judgecal.report import FORMATS, report
+
+    output = Path(args.output)
+    kind = args.format or FORMATS.get(output.suffix.lower())
+    if kind is None:
+        raise UserError(f"cannot tell the format of {args.output} from its extension; name it "
+                        ".html or .md, or give --format html or --format markdown")
+    if not output.resolve().parent.is_dir():
+        raise UserError(f"cannot write {args.output}: its folder does not exist")
+    if output.is_dir():
+        raise UserError(f"cannot write {args.output}: it is a folder")
+    check_level(args.confidence_level, "confidence_level")  # named as the other commands do
+    data = _data_from_arguments(args)
+    options = _posterior_options(args)
+    options["random_seed"] = 0 if args.seed is None else args.seed
+    source = next((getattr(args, name) for name in ("labels", "log", "items")
+                   if getattr(args, name, None) is not None), None)
+    if source is not None and getattr(args, "human", None) is not None:
+        source = f"{source} (human labels: {args.human})"
+    result = report(data, prob=args.confidence_level, source=source,
+                    command=_report_command_line(args), **options)
+    try:
+        written = result.save(output, format=kind, embed_figures=args.embed_figures)
+    except OSError as error:
+        raise UserError(f"cannot write {args.output}: {error.strerror or error}") from None
+    figures = f" (figures: {', '.join(str(path) for path in written[1:])})" if written[1:] else ""
+    return f"wrote the {kind} report to {written[0]}{figures}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 success, 2 user error)."""
     try:
         args = build_parser().parse_args(argv)
         output = _dispatch(args)
-    except (UserError, ValueError, TypeError) as error:
+    except (UserError, ValueError, TypeError, ImportError) as error:
+        # ImportError: an optional extra a reader needs is missing (its message says which)
         print(f"judgecal: error: {_one_line(error)}", file=sys.stderr)
         return 2
     except SystemExit as exit_:  # --help and --version exit through argparse

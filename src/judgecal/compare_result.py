@@ -1,4 +1,8 @@
-"""The result of :func:`judgecal.compare`: numbers, the papers/004 Sec. 7 report, a picture."""
+"""The result of :func:`judgecal.compare`: numbers, the Sec. 7 checklist report, a picture.
+
+Sections refer to "Bias and Uncertainty in LLM-as-a-Judge Estimation" (the follow-up on bias and
+uncertainty).
+"""
 
 from __future__ import annotations
 
@@ -74,9 +78,11 @@ class Comparison:
         model's own calibration set (Agresti-Caffo interval); ``"B"`` is None when model B has no
         calibration labels.
     instability, delta_q0, delta_q1 : IntervalEstimate or None
-        J_A - J_B, q0_A - q0_B, q1_A - q1_B (papers/004 Sec. 4.4); None without B's calibration.
+        J_A - J_B, q0_A - q0_B, q1_A - q1_B (the follow-up on bias and uncertainty Sec. 4.4);
+        None without B's calibration.
     expected_bias : float or None
-        Bias of the shared-calibration comparison at the estimates (papers/004 App. C).
+        Bias of the shared-calibration comparison at the estimates (the follow-up on bias and
+        uncertainty App. C).
     warnings : tuple of str
         Plain-language warnings (also issued as one JudgeCalWarning).
     notes : tuple of str
@@ -127,7 +133,7 @@ class Comparison:
         return rows
 
     def summary(self) -> pd.DataFrame:
-        """Print the papers/004 Sec. 7 checklist report and return the numbers as a DataFrame.
+        """Print the Sec. 7 checklist report and return the numbers as a DataFrame.
 
         Prints :meth:`report` (warnings first, then estimand, correction, calibration design,
         intervals with the randomness they cover, J per model, the instability and the verdict)
@@ -169,9 +175,9 @@ class Comparison:
             "warnings": list(self.warnings), "notes": list(self.notes), "verdict": self.verdict,
         }
 
-    # -- the printed report: papers/004 Sec. 7 checklist ---------------------------------------
+    # -- the printed report: Sec. 7 checklist of the follow-up on bias and uncertainty ---------
     def report(self) -> str:
-        """The papers/004 Sec. 7 checklist as a printed report, warnings first."""
+        """The Sec. 7 checklist as a printed report, warnings first (see the module docstring)."""
         inputs = self.inputs
         pct = f"{100 * self.confidence_level:g}%"
         lines = [f"judgecal comparison of two models judged by the same judge ({pct} intervals)"]
@@ -214,6 +220,18 @@ class Comparison:
 
     def __str__(self) -> str:
         return self.report()
+
+    def _repr_html_(self) -> str:
+        """Compact HTML table for notebooks: every quantity, the warnings and the verdict."""
+        from judgecal._html import fmt4, result_block
+
+        title = (f"judgecal comparison, theta_A - theta_B ({100 * self.confidence_level:g}% "
+                 f"intervals; {self.method}, {self.calibration} calibration)")
+        rows = [(name, *(fmt4(v) for v in value)) for name, value in self._rows().items()
+                if value is not None]
+        notes = ([("warning", text) for text in self.warnings]
+                 + [("verdict", self.verdict)] + [("note", text) for text in self.notes])
+        return result_block(title, ("quantity", "estimate", "low", "high"), rows, notes)
 
     def __repr__(self) -> str:
         return (f"Comparison(estimate={self.estimate:.6g}, ci=({self.ci.low:.6g}, "

@@ -2,10 +2,10 @@
 
 The two answers agree when the calibration set is large, the judge is good and the estimate is
 away from 0 and 1; they part where the normal approximation behind the Lang-Reiczigel interval
-(papers/000 eqs. 5-7) is poor: small calibration arms, a weak judge (Youden's J near 0, where
-theta = (p + q0 - 1) / J is a ratio with an uncertain denominator), and estimates at the
-boundary, where the Rogan-Gladen estimate is clipped and the equal-tailed credible interval
-excludes the boundary by construction.
+(Lee et al., arXiv 2511.21140 v1, eqs. 5-7) is poor: small calibration arms, a weak judge
+(Youden's J near 0, where theta = (p + q0 - 1) / J is a ratio with an uncertain denominator),
+and estimates at the boundary, where the Rogan-Gladen estimate is clipped and the equal-tailed
+credible interval excludes the boundary by construction.
 """
 
 from __future__ import annotations
@@ -119,6 +119,19 @@ class CrossCheck:
             f"note: the closed form and the posterior agree (interval ends within "
             f"{self.tolerance:g}); either may be reported."]
         return format_report(title, self.data, rows, notes)
+
+    def _repr_html_(self) -> str:
+        """Compact HTML table for notebooks: the four rows and the notes (escaped)."""
+        from judgecal._html import fmt4, result_block
+
+        title = (f"judgecal cross-check ({100 * self.confidence_level:g}% intervals; posterior "
+                 f"by {self.posterior.method})")
+        rows = [(ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))
+                for key, (value, low, high) in self.rows.items()]
+        notes = list(self.flags.items()) or [
+            ("", f"the closed form and the posterior agree (interval ends within "
+                 f"{self.tolerance:g}); either may be reported.")]
+        return result_block(title, ("method", "estimate", "low", "high", "width"), rows, notes)
 
     def plot(self, ax: Any = None) -> Any:
         """Posterior density of theta with every interval drawn beneath it; returns the Axes."""
@@ -264,7 +277,7 @@ def crosscheck(
     """Compare the closed form with the posterior for one dataset.
 
     Rows: naive p-hat with its Wald interval; Rogan-Gladen with the Lang-Reiczigel interval
-    (papers/000 eqs. 4-7); posterior median with the equal-tailed credible interval; posterior
+    (Lee et al. v1 eqs. 4-7); posterior median with the equal-tailed credible interval; posterior
     mode with the highest-density interval. Flags, each a plain sentence that says which answer to
     trust: the Lang-Reiczigel and equal-tailed interval ends differ by more than ``tolerance``
     (and which to prefer, unless the data conflict); a calibration arm under 30 items; a clipped

@@ -1,13 +1,14 @@
 """The data layer: :class:`JudgeData`, the six counts every estimator in judgecal starts from.
 
-Notation (papers/000 Sec. 2-3): a test set of ``n`` items of which ``k`` are judged "correct"
-(p-hat = k / n, eq. 2); a calibration set with human labels, holding ``m0`` truly-incorrect items of
-which ``k0`` are judged incorrect (specificity q0-hat = k0 / m0) and ``m1`` truly-correct items of
-which ``k1`` are judged correct (sensitivity q1-hat = k1 / m1).
+Notation (Lee et al., "How to Correctly Report LLM-as-a-Judge Evaluations", arXiv 2511.21140 v1,
+Sec. 2-3; "Lee et al. v1" below): a test set of ``n`` items of which ``k`` are judged "correct"
+(p-hat = k / n, eq. 2); a calibration set with human labels, holding ``m0`` truly-incorrect items
+of which ``k0`` are judged incorrect (specificity q0-hat = k0 / m0) and ``m1`` truly-correct items
+of which ``k1`` are judged correct (sensitivity q1-hat = k1 / m1).
 
 Two calibration designs (``JudgeData.design``):
 
-``"stratified"`` (the default; papers/000, papers/001)
+``"stratified"`` (the default; the design of Lee et al. v1 and of its ICML 2026 version)
     ``m0`` truly-incorrect and ``m1`` truly-correct items are chosen by design, so the class counts
     carry no information about the accuracy theta.
 ``"random"``
@@ -129,7 +130,7 @@ class JudgeData:
     # -- derived quantities ------------------------------------------------------------------
     @property
     def p(self) -> float:
-        """Proportion of test items judged correct, p-hat = k / n (papers/000 eq. 2)."""
+        """Proportion of test items judged correct, p-hat = k / n (Lee et al. v1 eq. 2)."""
         return self.k / self.n
 
     @property
@@ -190,6 +191,16 @@ class JudgeData:
                            for name in ("k", "n", "k0", "m0", "k1", "m1"))
         design = "" if self.design == "stratified" else f", design={self.design!r}"
         return f"JudgeData({counts}{design})"
+
+    def _repr_html_(self) -> str:
+        """Compact HTML table for notebooks: the six counts and the rates they give."""
+        from judgecal._html import fmt4, result_block
+
+        rows = [("test set: judged correct", f"{self.k} of {self.n}", fmt4(self.p)),
+                ("calibration: specificity q0", f"{self.k0} of {self.m0}", fmt4(self.q0)),
+                ("calibration: sensitivity q1", f"{self.k1} of {self.m1}", fmt4(self.q1)),
+                ("Youden's J = q0 + q1 - 1", "", fmt4(self.youden))]
+        return result_block(f"JudgeData (design {self.design})", ("", "count", "rate"), rows)
 
     # -- constructors --------------------------------------------------------------------------
     @classmethod
@@ -308,17 +319,52 @@ class JudgeData:
 
     @classmethod
     def from_frame(
-        cls, frame: Any, *, set_column: str = "set", judge_column: str = "judge",
+        cls, frame: Any, *, judge: str | None = None, human: str | None = None,
+        id: str | None = None, positive: Any = None, threshold: float | None = None,
+        human_positive: Any = None, set_column: str = "set", judge_column: str = "judge",
         human_column: str = "human", design: str = "stratified",
     ) -> JudgeData:
-        """Count item-level labels held in a pandas DataFrame (the layout of :meth:`from_csv`).
+        """Count item-level verdicts and labels held in a pandas DataFrame.
 
-        Rows whose ``set`` is ``"test"`` contribute their judge label to the test set; rows whose
-        ``set`` is ``"calibration"`` contribute a (human, judge) pair. With ``design="random"``
-        every row is a ``"test"`` row and a human label marks the labelled ones (see
-        :meth:`from_csv`).
+        Two layouts, chosen by the keywords:
+
+        **Named verdict columns** (any of ``judge``, ``human``, ``id``, ``positive``,
+        ``threshold``, ``human_positive`` given; ``judge`` is then required): one row per item,
+        the judge's verdict in column ``judge`` mapped to 0/1 by ``positive`` (e.g. ``"C"``,
+        ``"PASS"``, ``"yes"``, ``True``) or ``threshold`` (score >= threshold is 1), the human
+        label in column ``human`` (empty where nobody labelled the item). Rows with a human
+        label form the calibration set, the others the test set (``design="stratified"``); with
+        ``design="random"`` every row is a test item and the labelled rows are the random
+        labelled subsample. This is :func:`judgecal.io.read_frame` followed by
+        :meth:`from_items`; see there for ``id`` and ``human_positive``.
+
+        **The set/judge/human layout of** :meth:`from_csv` (none of those keywords): rows whose
+        ``set_column`` is ``"test"`` contribute their judge label to the test set; rows whose
+        ``set_column`` is ``"calibration"`` contribute a (human, judge) pair. With
+        ``design="random"`` every row is a ``"test"`` row and a human label marks the labelled
+        ones. ``judge_column`` and ``human_column`` name the 0/1 columns.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> frame = pd.DataFrame({"verdict": ["C", "I", "C", "I", "C"],
+        ...                       "human_label": ["C", "I", None, None, None]})
+        >>> JudgeData.from_frame(frame, judge="verdict", human="human_label", positive="C")
+        JudgeData(k=2, n=3, k0=1, m0=1, k1=1, m1=1)
         """
         design = _check_design(design)
+        named = {"judge": judge, "human": human, "id": id, "positive": positive,
+                 "threshold": threshold, "human_positive": human_positive}
+        if any(value is not None for value in named.values()):
+            if judge is None:
+                given = ", ".join(f"`{k}`" for k, v in named.items() if v is not None)
+                raise TypeError(f"`judge` (the column of the judge's verdicts) is required "
+                                f"when {given} is given.")
+            from judgecal.io.frames import read_frame
+
+            items = read_frame(frame, judge=judge, human=human, id=id, positive=positive,
+                               threshold=threshold, human_positive=human_positive)
+            return cls.from_items(items, design=design)
         missing = [c for c in (set_column, judge_column, human_column) if c not in frame.columns]
         if missing:
             raise ValueError(
@@ -329,6 +375,52 @@ class JudgeData:
                    frame[human_column].tolist(), strict=True)
         return cls._from_rows(rows, source="`frame`", first_row=0, row_word="row",
                               columns=(set_column, judge_column, human_column), design=design)
+
+    @classmethod
+    def from_items(cls, items: Any, *, design: str = "stratified") -> JudgeData:
+        """Count an items frame, the table every reader in :mod:`judgecal.io` returns.
+
+        Parameters
+        ----------
+        items : pandas.DataFrame
+            One row per item with the columns ``id``, ``judge`` (0/1) and ``human`` (0/1, or
+            missing where no person labelled the item); ``items.attrs["source"]`` names the
+            file in error messages.
+        design : {"stratified", "random"}, default "stratified"
+            ``"stratified"``: the rows with a human label are the calibration set (``k0, m0``
+            from human label 0, ``k1, m1`` from human label 1) and the rows without are the
+            test set (``k, n``). ``"random"``: every row is a test item and the labelled rows
+            are the random labelled subsample; as in :meth:`from_labels`, ``k, n`` then count
+            the unlabelled items and ``k0, m0, k1, m1`` the labelled ones.
+
+        Returns
+        -------
+        JudgeData
+
+        Raises
+        ------
+        ValueError
+            Naming the source: a missing column, an id that repeats (an item judged several
+            times, e.g. Inspect epochs: repeated judging is not yet supported, so select one
+            epoch first), an item without a judge verdict, no labelled items, no unlabelled
+            (test) items, a stratified calibration set without one of the classes.
+        """
+        design = _check_design(design)
+        source = _items_source(items)
+        judge, human = _items_labels(items, source)
+        if not (human >= 0).any():
+            raise ValueError(f"{source}: no item has a human label, so the judge's error rates "
+                             "cannot be measured; label some items (join a label file on the "
+                             "item id).")
+        if design == "random":
+            return cls._from_binary(judge, human, judge, source=f"{source}: ", design="random")
+        labelled = human >= 0
+        if labelled.all():
+            raise ValueError(f"{source}: every item has a human label, so no test items are "
+                             "left for the judge; with design='stratified' the unlabelled items "
+                             "are the test set.")
+        return cls._from_binary(judge[~labelled], human[labelled], judge[labelled],
+                                source=f"{source}: ")
 
     @classmethod
     def from_csv(cls, path: str | os.PathLike[str], *, design: str = "stratified") -> JudgeData:
@@ -376,6 +468,48 @@ class JudgeData:
             return cls._from_binary(labels.test, labels.human, labels.test,
                                     source=f"{source}: ", design="random")
         return cls._from_binary(labels.test, labels.human, labels.judge, source=f"{source}: ")
+
+
+def _items_source(items: Any) -> str:
+    """The source named in an items frame's errors; raise unless ``items`` is an items frame."""
+    columns = getattr(items, "columns", None)
+    if columns is None or not hasattr(items, "attrs"):
+        raise TypeError("`items` must be an items frame (a pandas DataFrame from a judgecal.io "
+                        f"reader), got {type(items).__name__}.")
+    source = str(items.attrs.get("source", "`items`"))
+    missing = [c for c in ("id", "judge", "human") if c not in columns]
+    if missing:
+        raise ValueError(f"{source}: the items frame lacks the column(s) "
+                         f"{', '.join(map(repr, missing))}; it has "
+                         f"{', '.join(map(repr, map(str, columns)))}.")
+    if len(items) == 0:
+        raise ValueError(f"{source}: the items frame holds no items.")
+    return source
+
+
+def _items_labels(items: Any, source: str) -> tuple[np.ndarray, np.ndarray]:
+    """(judge 0/1, human 0/1 or -1) of an items frame; raise for repeated ids, missing verdicts."""
+    ids = items["id"].astype(str)
+    repeated = ids[ids.duplicated(keep=False)]
+    if len(repeated):
+        shown = ", ".join(map(repr, list(dict.fromkeys(repeated))[:3]))
+        epochs = " (an `epoch` column: the items were judged several times)" \
+            if "epoch" in items.columns else ""
+        raise ValueError(
+            f"{source}: {repeated.nunique()} item id(s) occur more than once, e.g. {shown}"
+            f"{epochs}. Repeated judging of one item is not yet supported, and counting each "
+            "repetition would double count the calibration; select one row per item, e.g. "
+            "items[items['epoch'] == 1] or items.drop_duplicates('id')."
+        )
+    no_verdict = items["judge"].isna()
+    if no_verdict.any():
+        shown = ", ".join(map(repr, list(ids[no_verdict])[:3]))
+        raise ValueError(f"{source}: {int(no_verdict.sum())} item(s) have no judge verdict "
+                         f"(ids {shown}); drop them first, e.g. "
+                         "items.dropna(subset=['judge']).")
+    judge = binary_labels(items["judge"], "judge")
+    human = binary_labels(items["human"], "human", allow_missing=True)
+    return judge, human
 
 
 def read_label_csv(path: str | os.PathLike[str], *, design: str = "stratified") -> LabelRows:

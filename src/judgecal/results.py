@@ -58,15 +58,16 @@ class Estimate:
     confidence_level : float
         Level of both intervals.
     naive : float
-        p-hat = k / n, the uncorrected judged-correct rate (papers/000 eq. 2).
+        p-hat = k / n, the uncorrected judged-correct rate (Lee et al., arXiv 2511.21140 v1,
+        eq. 2; "Lee et al. v1" below).
     naive_ci : ConfidenceInterval
         Wald interval for p-hat (ignores the judge's errors).
     theta_raw : float
-        Rogan-Gladen estimate before truncation (papers/000 eq. 4); may lie outside [0, 1].
+        Rogan-Gladen estimate before truncation (Lee et al. v1 eq. 4); may lie outside [0, 1].
     theta : float
         Rogan-Gladen estimate truncated to [0, 1].
     ci : ConfidenceInterval
-        Lang-Reiczigel interval (papers/000 eqs. 5-7).
+        Lang-Reiczigel interval (Lee et al. v1 eqs. 5-7).
     youden : float
         J = q0-hat + q1-hat - 1.
     flags : tuple of str
@@ -127,6 +128,17 @@ class Estimate:
                                        columns=["estimate", "low", "high", "width"])
         frame.index.name = "method"
         return frame
+
+    def _repr_html_(self) -> str:
+        """Compact HTML table for notebooks: the counts, both rows and the flags (escaped)."""
+        from judgecal._html import fmt4, result_block
+
+        d = self.data
+        title = (f"judgecal estimate ({100 * self.confidence_level:g}% intervals): k = {d.k} of "
+                 f"n = {d.n}, q0 = {d.k0}/{d.m0}, q1 = {d.k1}/{d.m1}, J = {fmt4(d.youden)}")
+        rows = [(name, *(fmt4(v) for v in row)) for name, row in self._rows().items()]
+        notes = [(flag, FLAG_MESSAGES[flag]) for flag in self.flags]
+        return result_block(title, ("method", "estimate", "low", "high", "width"), rows, notes)
 
     def __str__(self) -> str:
         title = f"judgecal estimate ({100 * self.confidence_level:g}% intervals)"

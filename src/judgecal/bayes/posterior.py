@@ -356,6 +356,22 @@ class Posterior:
         ax.legend(loc="best", fontsize="small")
         return ax
 
+    def _repr_html_(self) -> str:
+        """Compact HTML table for notebooks: 95% summaries of theta, q0, q1, J; the flags."""
+        from judgecal._html import fmt4, result_block
+
+        rows = []
+        for var in ("theta", "q0", "q1", "youden"):
+            eti, hdi = self.ci(0.95, "eti", var), self.ci(0.95, "hdi", var)
+            values = (self.mean(var), float(self.quantile(0.5, var)), *eti, *hdi)
+            rows.append((var, *(fmt4(v) for v in values)))
+        d = self.data
+        title = (f"judgecal posterior (method {self.method}, 95% credible intervals): k = {d.k} "
+                 f"of n = {d.n}, q0 = {d.k0}/{d.m0}, q1 = {d.k1}/{d.m1}")
+        header = ("", "mean", "median", "ETI low", "ETI high", "HDI low", "HDI high")
+        return result_block(title, header, rows,
+                            [(flag, DIAGNOSTIC_FLAGS[flag]) for flag in self.flags])
+
     def __repr__(self) -> str:
         low, high = self.ci()
         return (f"Posterior(method={self.method!r}, theta mean={self.mean():.6g}, "

@@ -5,6 +5,13 @@
 judge specificity 0.78, sensitivity 0.91) and a calibration set of 110 truly-incorrect and 95
 truly-correct answers labelled by humans. Columns: ``item_id``, ``set`` (test/calibration),
 ``judge`` (0/1), ``human`` (0/1 on calibration rows, empty on test rows).
+
+Item-level examples for :mod:`judgecal.io` (made by ``scripts/make_io_examples.py``; true
+accuracy 0.70, judge specificity 0.80, sensitivity 0.90): ``example_items.csv`` (``id``,
+``verdict`` C/I, ``human_label`` C/I or empty), ``example_lm_eval_samples.jsonl`` (an
+lm-evaluation-harness samples file, metric ``acc``) with ``example_human_labels.csv`` (``id``,
+``human``: labels of 40 of its documents), and ``example_promptfoo_results.json`` (promptfoo
+results with an ``llm-rubric`` judge, 20 rows rated by a person). :func:`data_files` lists them.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from typing import Any
 
 from judgecal.data import JudgeData
 
-__all__ = ["coverage_atlas", "example_path", "load_example"]
+__all__ = ["coverage_atlas", "data_files", "example_path", "load_example"]
 
 #: The true parameters the example was simulated from (for checking what the methods recover).
 EXAMPLE_TRUTH = {"theta": 0.62, "q0": 0.78, "q1": 0.91}
@@ -25,6 +32,18 @@ EXAMPLE_TRUTH = {"theta": 0.62, "q0": 0.78, "q1": 0.91}
 def example_path() -> Path:
     """Path of the bundled item-level example CSV."""
     return Path(str(resources.files(__package__).joinpath("example_labels.csv")))
+
+
+#: Extensions of the bundled example data files that :func:`data_files` lists.
+DATA_SUFFIXES = (".csv", ".json", ".jsonl", ".eval")
+
+
+def data_files() -> dict[str, Path]:
+    """The bundled example data files, by file name (``judgecal demo --show-data`` prints them)."""
+    folder = resources.files(__package__)
+    return {entry.name: Path(str(entry)) for entry in sorted(folder.iterdir(),
+                                                             key=lambda e: e.name)
+            if entry.is_file() and entry.name.endswith(DATA_SUFFIXES)}
 
 
 def load_example() -> JudgeData:

@@ -1,0 +1,36 @@
+"""Readers: item-level verdicts and human labels from data frames, files and eval-framework logs.
+
+Every reader returns an *items frame* (see :mod:`judgecal.io._items`): one row per judged item
+with the columns ``id`` (str), ``judge`` and ``human`` (``Int64`` 0/1, ``<NA>`` = no human
+label), and ``frame.attrs["source"]``. :meth:`judgecal.JudgeData.from_items` counts it.
+
+This subpackage is imported on use (``import judgecal`` does not load it, nor pandas); the Inspect
+AI and MLflow readers load only when their names are first used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from judgecal.io._items import items_frame, join_human, map_verdicts
+from judgecal.io.frames import read_frame
+from judgecal.io.lm_eval import read_lm_eval
+from judgecal.io.promptfoo import read_promptfoo
+
+__all__ = ["items_frame", "join_human", "map_verdicts", "read_frame", "read_inspect",
+           "read_lm_eval", "read_mlflow", "read_promptfoo"]
+
+_LAZY = {"read_inspect": "judgecal.io.inspect_ai", "read_mlflow": "judgecal.io.mlflow"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

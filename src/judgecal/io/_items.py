@@ -1,0 +1,517 @@
+"""The items frame: the one table every reader in :mod:`judgecal.io` returns.
+
+An *items frame* is a :class:`pandas.DataFrame` with one row per judged item (per epoch, where an
+item was judged several times) and the columns
+
+``id``
+    the item id as the tool writes it, converted to ``str``;
+``judge``
+    the judge's verdict, pandas nullable ``Int64``: 1 = "correct", 0 = "incorrect", ``<NA>`` where
+    the judge gave no verdict;
+``human``
+    the human label, ``Int64``: 1, 0, or ``<NA>`` where no person labelled the item;
+
+optionally ``epoch`` (the repetition of a repeatedly judged item) and metadata columns a reader
+keeps (``model``, ``task``, ...). ``frame.attrs["source"]`` names where the items came from (a
+path, or a short description such as ``"data frame"``); errors quote it.
+
+:meth:`judgecal.JudgeData.from_items` counts such a frame.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ITEM_COLUMNS", "item_ids", "items_frame", "join_human", "load_json", "map_verdicts",
+           "read_table"]
+
+#: The columns every items frame has, in order.
+ITEM_COLUMNS = ("id", "judge", "human")
+
+#: For a string ``positive``, its "incorrect" partner (compared case-insensitively).
+VERDICT_PAIRS = {
+    "c": "i", "i": "c",
+    "pass": "fail", "fail": "pass",
+    "passed": "failed", "failed": "passed",
+    "yes": "no", "no": "yes",
+    "y": "n", "n": "y",
+    "true": "false", "false": "true",
+    "correct": "incorrect", "incorrect": "correct",
+    "1": "0", "0": "1",
+}
+
+_SHOWN = 5  # how many offending values or ids an error message lists
+
+
+# ---- verdict mapping --------------------------------------------------------------------------
+def map_verdicts(
+    values: Any, *, positive: Any = None, threshold: float | None = None,
+    negative: Any = None, name: str, source: str,
+) -> pd.arrays.IntegerArray:
+    """Map verdicts or labels as a tool writes them to 0/1 (``Int64``; missing stays ``<NA>``).
+
+    Parameters
+    ----------
+    values : sequence
+        One verdict per item: strings, booleans, numbers; ``None``, NaN, pandas NA and empty
+        strings are missing and become ``<NA>``.
+    positive : scalar or sequence, optional
+        The value(s) that mean "correct" (mapped to 1), e.g. ``"C"``, ``"PASS"``, ``["yes", "y"]``
+        or ``True``. Strings are compared case-insensitively, ignoring surrounding spaces. Values
+        mapped to 0 are ``negative`` when given; otherwise the usual partner of each positive word
+        (C/I, PASS/FAIL, yes/no, y/n, true/false, correct/incorrect, 1/0); otherwise, if the
+        column holds exactly one other value, that value.
+    threshold : float, optional
+        For numeric scores: a score ``>= threshold`` is 1, below it 0. Not with ``positive``.
+    negative : scalar or sequence, optional
+        The value(s) that mean "incorrect" (mapped to 0), when they cannot be inferred.
+    name : str
+        What the values are (a column or field name), for error messages.
+    source : str
+        Where the values come from (a path or ``"data frame"``), for error messages.
+
+    Without ``positive`` and ``threshold`` the values must already be 0/1: booleans, the
+    numbers 0 and 1, or the strings "0", "1", "true", "false".
+
+    Returns
+    -------
+    pandas.arrays.IntegerArray
+        ``Int64`` values 0, 1 or ``<NA>``, one per input value.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, ``source``, the values outside the mapping (with their counts) and the
+        mapping in use; if both ``positive`` and ``threshold`` are given; for a non-numeric score
+        with ``threshold``.
+    """
+    items = _as_list(values, name, source)
+    missing = [_is_missing(v) for v in items]
+    if threshold is not None:
+        if positive is not None or negative is not None:
+            raise ValueError(f"`threshold` ({threshold!r}) and `positive`/`negative` "
+                             f"({positive!r}/{negative!r}) exclude each other: give a "
+                             "threshold for numeric scores or positive values for labels.")
+        return _threshold(items, missing, threshold, name=name, source=source)
+    if positive is None:
+        if negative is not None:
+            raise ValueError(f"`negative` ({negative!r}) needs `positive`: say which values "
+                             "mean 'correct' too.")
+        mapping = {"1": 1, "1.0": 1, "true": 1, "0": 0, "0.0": 0, "false": 0}
+        described = "0/1 or true/false (give `positive` to map other values, `threshold` for "
+        described += "scores)"
+    else:
+        mapping = _positive_mapping(items, missing, positive, negative)
+        ones = sorted(k for k, v in mapping.items() if v == 1)
+        zeros = sorted(k for k, v in mapping.items() if v == 0)
+        described = (f"{_listing(ones)} -> 1, "
+                     f"{_listing(zeros) if zeros else 'nothing'} -> 0 (case-insensitive)")
+    out: list[Any] = []
+    bad: dict[str, int] = {}
+    for value, gone in zip(items, missing, strict=True):
+        if gone:
+            out.append(pd.NA)
+            continue
+        mapped = mapping.get(_key(value))
+        if mapped is None:
+            bad[repr(_plain(value))] = bad.get(repr(_plain(value)), 0) + 1
+        out.append(mapped)
+    if bad:
+        shown = ", ".join(f"{v} ({c} item{'s' * (c != 1)})" for v, c in list(bad.items())[:_SHOWN])
+        more = f" and {len(bad) - _SHOWN} more" if len(bad) > _SHOWN else ""
+        raise ValueError(f"{source}: `{name}` has values outside the mapping: {shown}{more}; "
+                         f"allowed: {described}, or missing.")
+    return pd.array(out, dtype="Int64")
+
+
+def _positive_mapping(items: list[Any], missing: list[bool], positive: Any,
+                      negative: Any) -> dict[str, int]:
+    ones = {_key(v) for v in _as_values(positive)}
+    if negative is not None:
+        zeros = {_key(v) for v in _as_values(negative)}
+        overlap = ones & zeros
+        if overlap:
+            raise ValueError(f"`positive` ({positive!r}) and `negative` ({negative!r}) share "
+                             f"the value(s) {_listing(sorted(overlap))}.")
+    else:
+        zeros = {VERDICT_PAIRS[k] for k in ones if k in VERDICT_PAIRS} - ones
+        if not zeros:  # no known partner: the one other value in the column, if there is one
+            others = {_key(v) for v, gone in zip(items, missing, strict=True) if not gone} - ones
+            if len(others) == 1:
+                zeros = others
+    return {**dict.fromkeys(zeros, 0), **dict.fromkeys(ones, 1)}
+
+
+def _threshold(items: list[Any], missing: list[bool], threshold: Any, *, name: str,
+               source: str) -> pd.arrays.IntegerArray:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)) \
+            or not math.isfinite(threshold):
+        raise ValueError(f"`threshold` must be a finite number, got {threshold!r}.")
+    out: list[Any] = []
+    bad: dict[str, int] = {}
+    for value, gone in zip(items, missing, strict=True):
+        if gone:
+            out.append(pd.NA)
+            continue
+        number = _number(value)
+        if number is None:
+            bad[repr(_plain(value))] = bad.get(repr(_plain(value)), 0) + 1
+            out.append(None)
+        else:
+            out.append(int(number >= threshold))
+    if bad:
+        shown = ", ".join(f"{v} ({c} item{'s' * (c != 1)})" for v, c in list(bad.items())[:_SHOWN])
+        raise ValueError(f"{source}: `{name}` must hold numeric scores with `threshold` "
+                         f"({threshold!r}), but has {shown}.")
+    return pd.array(out, dtype="Int64")
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def _key(value: Any) -> str:
+    """Comparison key of a verdict: booleans and whole numbers as 'true'/'1', words lowercased."""
+    value = _plain(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip().lower()
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _as_values(value: Any) -> list[Any]:
+    if isinstance(value, (str, bytes)) or np.ndim(value) == 0:
+        return [value]
+    return list(value)
+
+
+def _as_list(values: Any, name: str, source: str) -> list[Any]:
+    if isinstance(values, (str, bytes, Mapping)) or np.ndim(values) == 0:
+        raise TypeError(f"{source}: `{name}` must be a sequence of verdicts, got "
+                        f"{type(values).__name__}.")
+    if hasattr(values, "to_numpy"):
+        values = values.to_numpy(dtype=object)
+    return list(values)
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return math.isnan(value)
+    return isinstance(value, str) and not value.strip()
+
+
+def _listing(values: Iterable[Any]) -> str:
+    return ", ".join(repr(v) for v in values)
+
+
+# ---- the frame --------------------------------------------------------------------------------
+def item_ids(values: Any, *, name: str = "id", source: str) -> list[str]:
+    """Item ids as strings: whole-number floats lose their ``.0`` (a CSV column with gaps)."""
+    items = _as_list(values, name, source)
+    out = []
+    for number, value in enumerate(items):
+        if _is_missing(value):
+            raise ValueError(f"{source}: `{name}` is missing on item {number}; every item "
+                             "needs an id.")
+        value = _plain(value)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        out.append(str(value).strip() if isinstance(value, str) else str(value))
+    return out
+
+
+def items_frame(
+    ids: Any, judge: Any, human: Any = None, *, source: str,
+    extra: Mapping[str, Any] | pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Build and validate an items frame (see the module docstring).
+
+    Parameters
+    ----------
+    ids : sequence
+        One id per item; converted to ``str`` (a whole-number float ``3.0`` becomes ``"3"``).
+    judge : sequence of {0, 1, missing}
+        The judge's verdicts, already mapped (see :func:`map_verdicts`); booleans count as 0/1.
+    human : sequence of {0, 1, missing}, optional
+        The human labels; all missing when not given.
+    source : str
+        Where the items came from, stored in ``frame.attrs["source"]`` and quoted in errors.
+    extra : mapping or DataFrame, optional
+        More columns (``epoch``, ``model``, ...), each one value per item.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``id``, ``judge``, ``human`` and then those of ``extra``; a fresh default index.
+
+    Raises
+    ------
+    ValueError
+        For no items, sequences of different lengths, a missing id, a judge or human value other
+        than 0/1/missing (naming ``source`` and the values), or an ``extra`` column that would
+        replace ``id``, ``judge`` or ``human``.
+    """
+    id_list = item_ids(ids, source=source)
+    if not id_list:
+        raise ValueError(f"{source}: no items were found (`ids` is empty).")
+    columns: dict[str, Any] = {"id": pd.array(id_list, dtype=object)}
+    for name, values in (("judge", judge), ("human", human)):
+        if values is None:
+            columns[name] = pd.array([pd.NA] * len(id_list), dtype="Int64")
+            continue
+        mapped = map_verdicts(values, name=name, source=source)
+        if len(mapped) != len(id_list):
+            raise ValueError(f"{source}: `{name}` has {len(mapped)} values for "
+                             f"{len(id_list)} ids; give one per item.")
+        columns[name] = mapped
+    for name, values in _extra_columns(extra).items():
+        if name in ITEM_COLUMNS:
+            raise ValueError(f"`extra` must not hold the column {name!r}: {', '.join(ITEM_COLUMNS)}"
+                             " are given as arguments.")
+        values = list(values.to_numpy(dtype=object)) if hasattr(values, "to_numpy") else values
+        if len(values) != len(id_list):
+            raise ValueError(f"{source}: `extra` column {name!r} has {len(values)} values for "
+                             f"{len(id_list)} ids; give one per item.")
+        columns[name] = values
+    frame = pd.DataFrame(columns)
+    frame.attrs["source"] = str(source)
+    return frame
+
+
+def _extra_columns(extra: Any) -> dict[str, Any]:
+    if extra is None:
+        return {}
+    if isinstance(extra, pd.DataFrame):
+        return {str(c): extra[c] for c in extra.columns}
+    if isinstance(extra, Mapping):
+        return {str(k): v for k, v in extra.items()}
+    raise TypeError(f"`extra` must be a mapping of column name to values or a DataFrame, got "
+                    f"{type(extra).__name__}.")
+
+
+# ---- files ------------------------------------------------------------------------------------
+_CSV = (".csv", ".tsv")
+_JSONL = (".jsonl", ".ndjson")
+_PARQUET = (".parquet", ".pq")
+
+
+def read_table(path: str | os.PathLike[str], *, string_columns: Iterable[str] = ()
+               ) -> pd.DataFrame:
+    """Read a CSV / TSV, JSON lines (or a JSON array of records) or Parquet file, by extension.
+
+    ``string_columns`` are read as text where the format allows it (CSV), so that ids such as
+    ``007`` keep their leading zeros.
+
+    Raises
+    ------
+    ValueError
+        Naming the file: it does not exist, has an unknown extension, is empty, corrupt or
+        truncated; Parquet without ``pyarrow`` installed.
+    """
+    name = os.fspath(path)
+    suffix = Path(name).suffix.lower()
+    if suffix not in (*_CSV, *_JSONL, ".json", *_PARQUET):
+        raise ValueError(f"{name}: unknown file type {suffix or '(no extension)'!r}; expected "
+                         ".csv, .tsv, .jsonl, .ndjson, .json or .parquet.")
+    if not Path(name).is_file():
+        raise ValueError(f"{name}: no such file.")
+    try:
+        if suffix in _CSV:
+            frame = pd.read_csv(name, sep="\t" if suffix == ".tsv" else ",",
+                                dtype=dict.fromkeys(string_columns, str),
+                                keep_default_na=True, encoding="utf-8-sig")
+        elif suffix in _PARQUET:
+            frame = _read_parquet(name)
+        else:
+            frame = _read_json_records(name, lines=suffix in _JSONL)
+    except ValueError as error:
+        if str(error).startswith(name):
+            raise
+        raise ValueError(f"{name}: not a readable {suffix[1:]} table ({_first_line(error)}).") \
+            from None
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as error:
+        raise ValueError(f"{name}: not a readable {suffix[1:]} table ({_first_line(error)}).") \
+            from None
+    if frame.shape[1] == 0:
+        raise ValueError(f"{name}: the file holds no columns.")
+    return frame
+
+
+def _read_parquet(name: str) -> pd.DataFrame:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ValueError(f"{name}: reading Parquet needs pyarrow, which is not installed "
+                         "(pip install pyarrow); or save the table as CSV or JSON lines.") from None
+    return pd.read_parquet(name)
+
+
+def _read_json_records(name: str, *, lines: bool) -> pd.DataFrame:
+    records = load_json(name, lines=lines)
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise ValueError(f"{name}: expected JSON objects, one per item (a list of records or "
+                         "JSON lines), got another JSON structure.")
+    return pd.DataFrame.from_records(records)
+
+
+def load_json(path: str | os.PathLike[str], *, lines: bool | None = None) -> Any:
+    """Parse a JSON document, or JSON lines into a list (``lines=None``: by the extension).
+
+    Raises
+    ------
+    ValueError
+        Naming the file: missing, empty, not UTF-8, or not valid JSON (with the line of the
+        first problem; a truncated file ends in an incomplete object).
+    """
+    import json
+
+    name = os.fspath(path)
+    if lines is None:
+        lines = Path(name).suffix.lower() in _JSONL
+    try:
+        with open(name, encoding="utf-8-sig") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise ValueError(f"{name}: no such file.") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{name}: cannot be read as UTF-8 text ({_first_line(error)}).") \
+            from None
+    if not text.strip():
+        raise ValueError(f"{name}: the file is empty.")
+    if not lines:
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{name}: not valid JSON ({error.msg} at line {error.lineno}); the "
+                             "file may be truncated.") from None
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{name}: line {number} is not valid JSON ({error.msg}); the file "
+                             "may be truncated or not JSON lines.") from None
+    return records
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+# ---- human labels joined on the item id --------------------------------------------------------
+def join_human(
+    items: pd.DataFrame, human: Any, *, on: str = "id", column: str = "human",
+    positive: Any = None, negative: Any = None,
+) -> pd.DataFrame:
+    """Add human labels from a separate table to an items frame, joined on the item id.
+
+    Parameters
+    ----------
+    items : pandas.DataFrame
+        An items frame (from a reader in :mod:`judgecal.io`). It is not modified.
+    human : path or pandas.DataFrame
+        The labels: a CSV / TSV / JSON lines / JSON / Parquet file, or a DataFrame, with one row
+        per labelled item, the id in column ``on`` and the label in column ``column``. Rows with
+        an empty label are skipped (the item stays unlabelled).
+    on : str, default "id"
+        The id column of the label table; its values are compared as strings with
+        ``items["id"]``.
+    column : str, default "human"
+        The label column of the label table.
+    positive, negative : optional
+        How labels map to 1/0 (see :func:`map_verdicts`); by default labels are 0/1 or
+        true/false.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``items`` whose ``human`` column holds the joined labels (every row of an id,
+        every epoch, gets its label). Labels already in ``items`` are kept; a joined label that
+        contradicts one is an error.
+
+    Raises
+    ------
+    ValueError
+        For a missing column, an id that is not among the items, an id labelled twice in the
+        table, a label outside the mapping, a label that contradicts one already in ``items``.
+    """
+    if not isinstance(items, pd.DataFrame) or "id" not in items.columns:
+        raise TypeError("`items` must be an items frame (a DataFrame with an `id` column, as the "
+                        f"judgecal.io readers return), got {type(items).__name__}.")
+    if isinstance(human, pd.DataFrame):
+        table, source = human, "`human` (data frame)"
+    elif isinstance(human, (str, os.PathLike)):
+        table, source = read_table(human, string_columns=[on]), os.fspath(human)
+    else:
+        raise TypeError(f"`human` must be a path or a DataFrame, got {type(human).__name__}.")
+    missing = [c for c in (on, column) if c not in table.columns]
+    if missing:
+        raise ValueError(f"{source}: missing column(s) {_listing(missing)} (`on`={on!r}, "
+                         f"`column`={column!r}); the table has "
+                         f"{_listing(map(str, table.columns))}.")
+    labels = map_verdicts(table[column], positive=positive, negative=negative, name=column,
+                          source=source)
+    ids = item_ids(table[on], name=on, source=source)
+    given = {i: int(v) for i, v in zip(ids, labels, strict=True) if v is not pd.NA}
+    _check_label_ids(ids, labels, items, source=source, on=on, column=column)
+    target = items.attrs.get("source", "the items")
+    current = items["human"] if "human" in items.columns else pd.Series(pd.NA, index=items.index)
+    joined = []
+    for item, old in zip(items["id"].astype(str), current, strict=True):
+        new = given.get(item, pd.NA)
+        if new is not pd.NA and not _is_missing(old) and int(old) != new:
+            raise ValueError(f"{source}: the label of id {item!r} ({new}) contradicts the human "
+                             f"label {int(old)} already in {target}.")
+        joined.append(old if new is pd.NA else new)
+    out = items.copy()
+    out["human"] = pd.array(joined, dtype="Int64")
+    out.attrs = {**items.attrs, "human_source": source}
+    return out
+
+
+def _check_label_ids(ids: list[str], labels: Any, items: pd.DataFrame, *, source: str,
+                     on: str, column: str) -> None:
+    seen: dict[str, int] = {}
+    for item in ids:
+        seen[item] = seen.get(item, 0) + 1
+    repeated = [i for i, count in seen.items() if count > 1]
+    if repeated:
+        raise ValueError(f"{source}: {len(repeated)} id(s) appear more than once in column "
+                         f"`{on}` ({_listing(repeated[:_SHOWN])}); label each item once.")
+    known = set(items["id"].astype(str))
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        target = items.attrs.get("source", "the items")
+        example = _listing(list(items["id"].astype(str))[:3])
+        raise ValueError(f"{source}: {len(unknown)} of {len(ids)} labelled id(s) are not among "
+                         f"the {len(known)} items of {target} ({_listing(unknown[:_SHOWN])}; "
+                         f"item ids look like {example}); check `on` and the id column.")
+    if not any(v is not pd.NA for v in labels):
+        raise ValueError(f"{source}: column `{column}` holds no labels.")

@@ -1,0 +1,590 @@
+"""The report a reviewer opens: :func:`report` -> :class:`Report` -> HTML or Markdown.
+
+A report holds the results of the public API for one dataset -- :func:`judgecal.estimate`,
+:func:`judgecal.crosscheck` and the :func:`judgecal.posterior` inside the cross-check -- and
+renders them as a stand-alone document: the inputs, the recommended interval (or, while the
+cross-check makes no single recommendation, its table and notes), the posterior density of theta
+with every interval marked, the judge's quality (q0, q1 and Youden's J with credible intervals),
+every flag with its advice, and a reproducibility block.
+
+Numbers are printed with the CLI's rounding (four decimals; three for the posterior checks) so
+the report shows exactly what ``judgecal estimate``, ``judgecal posterior`` and
+``judgecal crosscheck`` print for the same input.
+
+Figures (matplotlib, imported only when a figure is drawn):
+
+- HTML: embedded as base64 PNG ``data:`` URIs, so the file stands alone.
+- Markdown: :meth:`Report.save` writes the PNG files next to the ``.md`` file
+  (``<stem>_theta.png``, ``<stem>_judge.png``) and links them by relative name, which GitHub,
+  pandoc and LaTeX converters all follow; :meth:`Report.to_markdown` without ``figure_stem``
+  (or ``save(..., embed_figures=True)``) embeds ``data:`` URIs instead, for a single file.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import html
+import io
+import os
+import platform
+import tempfile
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from judgecal._html import fmt4, table
+from judgecal._validate import check_level
+from judgecal.data import JudgeData
+from judgecal.exceptions import JudgeCalWarning
+from judgecal.results import FLAG_MESSAGES
+
+__all__ = ["FORMATS", "Report", "report"]
+
+#: Output formats of :meth:`Report.save`, and the file extensions that select them.
+FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown"}
+
+#: Figures of a report: file suffix -> caption.
+FIGURES = {
+    "theta": "Posterior density of the true accuracy theta, with every interval drawn beneath "
+             "it (dot: the point estimate of that row).",
+    "judge": "Posterior densities of the judge's specificity q0 and sensitivity q1, with their "
+             "equal-tailed credible intervals.",
+}
+_VARIABLES = ("theta", "q0", "q1", "youden")
+_VARIABLE_LABELS = {"theta": "theta (true accuracy)", "q0": "q0 (specificity)",
+                    "q1": "q1 (sensitivity)", "youden": "J = q0 + q1 - 1"}
+_INTERVAL_HEADER = ("method", "estimate", "low", "high", "width")
+_POSTERIOR_HEADER = ("", "calibration", "mean", "median", "ETI low", "ETI high", "HDI low",
+                     "HDI high")
+
+
+# -------------------------------------------------------------------------------------------
+# the result
+# -------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Report:
+    """Everything a report shows, as numbers; rendered by :meth:`to_html` / :meth:`to_markdown`.
+
+    Attributes
+    ----------
+    data : JudgeData
+    prob : float
+        Level of every interval (confidence and credible).
+    crosscheck : CrossCheck
+        The closed form and the posterior side by side (:func:`judgecal.crosscheck`).
+    estimate : Estimate or None
+        The fast default (:func:`judgecal.estimate`); None where no closed-form correction
+        exists (then the ``no_closed_form`` flag of the cross-check says why).
+    source : str or None
+        The file the data were read from, if any.
+    command : str
+        The command line or Python call that reproduces the report.
+    random_seed : int or None
+        The seed of the posterior (matters for ``method="nuts"`` and for the idata draws).
+    version : str
+        judgecal's version.
+    created : str
+        When the report was computed (UTC, ISO 8601).
+    """
+
+    data: JudgeData
+    prob: float
+    crosscheck: Any
+    estimate: Any
+    source: str | None
+    command: str
+    random_seed: int | None
+    version: str
+    created: str
+    environment: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def posterior(self) -> Any:
+        """The posterior of the cross-check (:class:`judgecal.Posterior`)."""
+        return self.crosscheck.posterior
+
+    @property
+    def recommended(self) -> Any:
+        """The cross-check's recommended interval, where it offers one (else None)."""
+        return getattr(self.crosscheck, "recommended", None)
+
+    # -- the content, as strings ----------------------------------------------------------------
+    def _pct(self) -> str:
+        return f"{100 * self.prob:g}%"
+
+    def input_rows(self) -> list[tuple[str, str]]:
+        """(label, value) rows of the inputs, with the CLI's wording and rounding."""
+        d = self.data
+        rows = [("test set", f"{d.k} of {d.n} judged correct (p-hat = {d.p:.4f})"),
+                ("specificity q0", f"{d.k0}/{d.m0} = {d.q0:.4f}"),
+                ("sensitivity q1", f"{d.k1}/{d.m1} = {d.q1:.4f}"),
+                ("Youden's J", f"{d.youden:.4f}"),
+                ("design", _DESIGN_TEXT[d.design])]
+        if self.source is not None:
+            rows.append(("source file", self.source))
+        return rows
+
+    def interval_rows(self) -> list[tuple[str, ...]]:
+        """The cross-check table: method, estimate, low, high, width (four decimals)."""
+        from judgecal.crosscheck import ROW_LABELS
+
+        return [(ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))
+                for key, (value, low, high) in self.crosscheck.rows.items()]
+
+    def posterior_rows(self) -> list[tuple[str, ...]]:
+        """theta, q0, q1, J: the calibration estimate, then the posterior summary (as the CLI)."""
+        post, d = self.posterior, self.data
+        observed = {"theta": float("nan"), "q0": d.q0, "q1": d.q1, "youden": d.youden}
+        rows = []
+        for var in _VARIABLES:
+            eti, hdi = post.ci(self.prob, "eti", var), post.ci(self.prob, "hdi", var)
+            values = (post.mean(var), float(post.quantile(0.5, var)), *eti, *hdi)
+            rows.append((_VARIABLE_LABELS[var], "" if var == "theta" else fmt4(observed[var]),
+                         *(fmt4(v) for v in values)))
+        return rows
+
+    def check_text(self) -> str:
+        """The posterior's checks, as ``judgecal posterior`` prints them."""
+        d = self.posterior.diagnostics
+        return (f"posterior predictive p-values k {d['p_value_k']:.3f}, k0 {d['p_value_k0']:.3f}"
+                f", k1 {d['p_value_k1']:.3f}; P(J < 0.2) {d['prob_weak']:.3f}; "
+                f"P(q0 + q1 > 1 | calibration) {d['prob_better_than_chance']:.3f}")
+
+    def recommendation(self) -> tuple[str, list[tuple[str, str]]]:
+        """The headline sentence and the notes behind it.
+
+        With a ``recommended`` interval on the cross-check: that interval and its reason.
+        Without: the cross-check's own notes (its flags, or that both answers agree).
+        """
+        rec = self.recommended
+        if rec is not None:
+            method = getattr(rec, "method", "recommended interval")
+            level = getattr(rec, "level", self.prob)
+            head = (f"Report {fmt4(rec.estimate)} ({fmt4(rec.low)}, {fmt4(rec.high)}): "
+                    f"{method}, {100 * float(level):g}% interval.")
+            reason = getattr(rec, "reason", "")
+            return head, [("reason", reason)] if reason else []
+        cc = self.crosscheck
+        notes = list(cc.flags.items()) or [
+            ("", f"the closed form and the posterior agree (interval ends within "
+                 f"{cc.tolerance:g}); either may be reported.")]
+        return ("The cross-check below compares the closed form with the posterior; its notes "
+                "say which interval to trust.", notes)
+
+    def flag_rows(self) -> list[tuple[str, str, str]]:
+        """Every flag: (where it comes from, key, message with its advice)."""
+        rows = [("cross-check", key, message) for key, message in self.crosscheck.flags.items()]
+        if self.estimate is not None:
+            rows += [("estimate", key, FLAG_MESSAGES[key]) for key in self.estimate.flags]
+        return rows
+
+    def reproducibility_rows(self) -> list[tuple[str, str]]:
+        """(label, value): version, command, seed, posterior settings, prior, date, platform."""
+        post = self.posterior
+        rows = [("judgecal version", self.version), ("command", self.command),
+                ("random seed", "none" if self.random_seed is None else str(self.random_seed)),
+                ("posterior", f"method {post.method}, {post.n_chains} x {post.n_draws} draws"),
+                ("prior", _describe_prior(post.prior)),
+                ("created", self.created)]
+        rows += list(self.environment.items())
+        return rows
+
+    # -- figures -------------------------------------------------------------------------------
+    @cached_property
+    def figures(self) -> dict[str, bytes]:
+        """PNG bytes of each figure in :data:`FIGURES` (drawn once, on first use)."""
+        return {"theta": _png(self._draw_theta, (7.5, 4.2)),
+                "judge": _png(self._draw_judge, (7.5, 3.2))}
+
+    def _draw_theta(self, ax: Any) -> None:
+        self.crosscheck.plot(ax=ax)
+        rec = self.recommended
+        if rec is not None:
+            y = ax.get_ylim()[0]
+            ax.plot([rec.low, rec.high], [y * 0.9] * 2, color="tab:red", lw=4,
+                    label=f"recommended: {getattr(rec, 'method', '')}")
+            ax.legend(fontsize="small", loc="upper right")
+
+    def _draw_judge(self, ax: Any) -> None:
+        post = self.posterior
+        grid = np.linspace(0.0, 1.0, 801)
+        for var, colour in (("q0", "tab:purple"), ("q1", "tab:olive")):
+            density = np.asarray(post.pdf(grid, var=var), dtype=float)
+            low, high = post.ci(self.prob, "eti", var)
+            ax.plot(grid, density, color=colour, label=f"{_VARIABLE_LABELS[var]}, "
+                    f"{self._pct()} ETI ({low:.4f}, {high:.4f})")
+            inside = (grid >= low) & (grid <= high)
+            ax.fill_between(grid[inside], density[inside], color=colour, alpha=0.2)
+        ax.set_xlabel("rate")
+        ax.set_ylabel("density")
+        ax.set_title("Judge quality")
+        ax.legend(fontsize="small", loc="upper left")
+
+    # -- renderers -----------------------------------------------------------------------------
+    def to_html(self) -> str:
+        """The report as one stand-alone HTML document (figures embedded as base64 PNG)."""
+        return _render_html(self)
+
+    def to_markdown(self, figure_stem: str | None = None) -> str:
+        """The report as Markdown (CommonMark with pipe tables).
+
+        Parameters
+        ----------
+        figure_stem : str, optional
+            Link the figures as ``<figure_stem>_theta.png`` and ``<figure_stem>_judge.png``
+            (relative to the Markdown file; :meth:`save` writes them). By default the figures
+            are embedded as ``data:`` URIs, so the text stands alone.
+        """
+        return _render_markdown(self, figure_stem)
+
+    def save(self, path: str | os.PathLike[str], *, format: str | None = None,
+             embed_figures: bool | None = None) -> list[Path]:
+        """Write the report; return the paths written (the document first).
+
+        Every file is written to a temporary file in the target folder and renamed into place
+        only when all of them are complete, so an error leaves nothing behind.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The document to write; its folder must exist.
+        format : {"html", "markdown"}, optional
+            By default taken from the extension (see :data:`FORMATS`).
+        embed_figures : bool, optional
+            Markdown only: embed the figures as ``data:`` URIs (True) or write them as PNG files
+            next to the document (False, the default). HTML always embeds them.
+
+        Raises
+        ------
+        ValueError
+            If the format is unknown or cannot be told from the extension, or the folder does
+            not exist.
+        OSError
+            If a file cannot be written.
+        """
+        target = Path(path)
+        kind = _check_format(format, target)
+        if not target.resolve().parent.is_dir():
+            raise ValueError(f"`path` ({os.fspath(path)!r}): its folder does not exist.")
+        files: dict[Path, bytes] = {}
+        if kind == "html":
+            files[target] = self.to_html().encode("utf-8")
+        elif embed_figures:
+            files[target] = self.to_markdown().encode("utf-8")
+        else:
+            files[target] = self.to_markdown(figure_stem=target.stem).encode("utf-8")
+            for name, png in self.figures.items():
+                files[target.with_name(f"{target.stem}_{name}.png")] = png
+        _write_all(files)
+        return list(files)
+
+    def __repr__(self) -> str:
+        return (f"Report(data={self.data!r}, prob={self.prob!r}, "
+                f"flags={tuple(self.crosscheck.flags)!r})")
+
+    def _repr_html_(self) -> str:
+        """The report itself, without the page's head (for notebooks)."""
+        return _html_body(self)
+
+
+_DESIGN_TEXT = {
+    "stratified": "stratified: m0 truly-incorrect and m1 truly-correct calibration items "
+                  "chosen by design",
+    "random": "random: the labelled items are a random subsample of the test items; k and n "
+              "count the unlabelled ones",
+}
+
+
+def _describe_prior(prior: Any) -> str:
+    """The prior in words, as ``judgecal posterior`` prints it."""
+    parts = [f"{name} ~ Beta({a:g}, {b:g})" for name in ("theta", "q0", "q1")
+             for a, b in [getattr(prior, name)]]
+    truncation = ("judge better than chance (q0 + q1 > 1)" if prior.better_than_chance
+                  else "no truncation")
+    return f"{', '.join(parts)}, {truncation}"
+
+
+def _check_format(format: str | None, path: Path) -> str:
+    if format is not None:
+        if format not in ("html", "markdown"):
+            raise ValueError(f"`format` ({format!r}) must be 'html' or 'markdown'.")
+        return format
+    kind = FORMATS.get(path.suffix.lower())
+    if kind is None:
+        raise ValueError(f"`path` ({os.fspath(path)!r}): cannot tell the format from the "
+                         f"extension {path.suffix!r}; use one of {', '.join(FORMATS)} or give "
+                         "`format` ('html' or 'markdown').")
+    return kind
+
+
+def _write_all(files: dict[Path, bytes]) -> None:
+    """Write every file to a temporary sibling, then rename them all into place."""
+    written: dict[Path, str] = {}
+    try:
+        for target, content in files.items():
+            handle, temporary = tempfile.mkstemp(dir=target.resolve().parent,
+                                                 prefix=f".{target.name}.", suffix=".tmp")
+            written[target] = temporary
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(content)
+    except BaseException:
+        for temporary in written.values():
+            Path(temporary).unlink(missing_ok=True)
+        raise
+    for target, temporary in written.items():
+        os.replace(temporary, target)
+
+
+def _png(draw: Callable[[Any], None], size: tuple[float, float]) -> bytes:
+    """Draw on a fresh Figure (no pyplot state, no backend switch) and return PNG bytes."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=size, layout="constrained")
+    draw(figure.subplots())
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110)
+    return buffer.getvalue()
+
+
+def _data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+# -------------------------------------------------------------------------------------------
+# HTML
+# -------------------------------------------------------------------------------------------
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 60rem;
+       margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2rem;
+     border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.5rem 0; font-variant-numeric: tabular-nums; }
+th, td { padding: 0.2rem 0.6rem; border-bottom: 1px solid #eee; text-align: right; }
+td.mono { text-align: left; }
+th[scope="row"], thead th:first-child { text-align: left; }
+th[scope="row"] { white-space: nowrap; }
+caption { text-align: left; font-weight: 600; padding-bottom: 0.3rem; }
+.headline { font-size: 1.15rem; background: #f3f7fb; border-left: 4px solid #2a6ebb;
+            padding: 0.6rem 1rem; }
+figure { margin: 1rem 0; } figure img { max-width: 100%; height: auto; }
+figcaption { color: #555; font-size: 0.9rem; }
+code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; }
+dl.flags dt { font-family: ui-monospace, monospace; margin-top: 0.5rem; }
+dl.flags dd { margin-left: 1.5rem; }
+"""
+
+
+def _kv_table(rows: list[tuple[str, str]], css_class: str) -> str:
+    body = "".join(f'<tr><th scope="row">{html.escape(k)}</th><td class="mono">'
+                   f"{html.escape(v)}</td></tr>" for k, v in rows)
+    return f'<table class="{css_class}"><tbody>{body}</tbody></table>'
+
+
+def _html_figure(report: Report, name: str) -> str:
+    alt = f"figure: {FIGURES[name]}"
+    return (f'<figure id="figure-{name}"><img src="{_data_uri(report.figures[name])}" '
+            f'alt="{html.escape(alt)}"><figcaption>{html.escape(FIGURES[name])}</figcaption>'
+            "</figure>")
+
+
+def _html_body(report: Report) -> str:
+    pct = report._pct()
+    head, notes = report.recommendation()
+    note_items = "".join(f"<li><code>{html.escape(k)}</code>: {html.escape(v)}</li>" if k
+                         else f"<li>{html.escape(v)}</li>" for k, v in notes)
+    flags = report.flag_rows()
+    flag_html = ("<dl class=\"flags\">" + "".join(
+        f"<dt>{html.escape(key)} <small>({html.escape(where)})</small></dt>"
+        f"<dd>{html.escape(message)}</dd>" for where, key, message in flags) + "</dl>"
+                 if flags else "<p>No flags: nothing in these data calls for caution.</p>")
+    post = report.posterior
+    return "".join([
+        '<div class="judgecal-report">',
+        "<h1>judgecal report: the true accuracy of a model graded by an LLM judge</h1>",
+        f'<section id="recommendation"><p class="headline">{html.escape(head)}</p>',
+        f'<ul class="notes">{note_items}</ul></section>' if note_items else "</section>",
+        '<section id="inputs"><h2>Inputs</h2>', _kv_table(report.input_rows(), "inputs"),
+        "</section>",
+        f'<section id="estimates"><h2>True accuracy theta ({html.escape(pct)} intervals)</h2>',
+        table(_INTERVAL_HEADER, report.interval_rows(), css_class="intervals",
+              caption=f"judgecal cross-check ({pct} intervals; posterior by {post.method})"),
+        _html_figure(report, "theta"), "</section>",
+        '<section id="judge-quality"><h2>Judge quality</h2>',
+        table(_POSTERIOR_HEADER, report.posterior_rows(), css_class="posterior",
+              caption=f"judgecal posterior (method {post.method}, {pct} credible intervals)"),
+        f"<p>Checks: {html.escape(report.check_text())}</p>",
+        _html_figure(report, "judge"), "</section>",
+        f'<section id="flags"><h2>Flags ({len(flags)})</h2>{flag_html}</section>',
+        '<section id="reproducibility"><h2>Reproducibility</h2>',
+        _kv_table(report.reproducibility_rows(), "reproducibility"), "</section></div>",
+    ])
+
+
+def _render_html(report: Report) -> str:
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<meta name=\"generator\" content=\"judgecal {html.escape(report.version)}\">"
+            "<title>judgecal report</title>"
+            f"<style>{_CSS}</style></head>\n<body>\n{_html_body(report)}\n</body></html>\n")
+
+
+# -------------------------------------------------------------------------------------------
+# Markdown
+# -------------------------------------------------------------------------------------------
+_MD_SPECIAL = set("\\`*_[]<>|#")
+
+
+def _md(text: Any) -> str:
+    """Backslash-escape the characters that Markdown (or inline HTML) would interpret."""
+    return "".join("\\" + c if c in _MD_SPECIAL else c for c in str(text))
+
+
+def _md_table(header: tuple[str, ...], rows: list[tuple[str, ...]], *,
+              numeric: bool = True) -> list[str]:
+    align = "---:" if numeric else ":---"
+    lines = ["| " + " | ".join(_md(h) for h in header) + " |",
+             "|" + "|".join([":---"] + [align] * (len(header) - 1)) + "|"]
+    lines += ["| " + " | ".join(_md(cell) for cell in row) + " |" for row in rows]
+    return lines
+
+
+def _md_figure(report: Report, name: str, figure_stem: str | None) -> list[str]:
+    target = (_data_uri(report.figures[name]) if figure_stem is None
+              else f"{figure_stem}_{name}.png".replace(" ", "%20"))
+    return [f"![{_md(FIGURES[name])}]({target})", "", f"*{_md(FIGURES[name])}*", ""]
+
+
+def _render_markdown(report: Report, figure_stem: str | None) -> str:
+    pct = report._pct()
+    post = report.posterior
+    head, notes = report.recommendation()
+    lines = ["# judgecal report: the true accuracy of a model graded by an LLM judge", "",
+             f"**{_md(head)}**", ""]
+    lines += [f"- `{k}`: {_md(v)}" if k else f"- {_md(v)}" for k, v in notes]
+    lines += ["", "## Inputs", ""]
+    lines += _md_table(("", "value"), report.input_rows(), numeric=False)
+    lines += ["", f"## True accuracy theta ({pct} intervals)", "",
+              f"judgecal cross-check ({_md(pct)} intervals; posterior by {post.method})", ""]
+    lines += _md_table(_INTERVAL_HEADER, report.interval_rows())
+    lines += [""] + _md_figure(report, "theta", figure_stem)
+    lines += ["## Judge quality", "",
+              f"judgecal posterior (method {post.method}, {_md(pct)} credible intervals)", ""]
+    lines += _md_table(_POSTERIOR_HEADER, report.posterior_rows())
+    lines += ["", f"Checks: {_md(report.check_text())}", ""]
+    lines += _md_figure(report, "judge", figure_stem)
+    flags = report.flag_rows()
+    lines += [f"## Flags ({len(flags)})", ""]
+    lines += [f"- `{key}` ({where}): {_md(message)}" for where, key, message in flags] or [
+        "No flags: nothing in these data calls for caution."]
+    lines += ["", "## Reproducibility", ""]
+    lines += _md_table(("", "value"), report.reproducibility_rows(), numeric=False)
+    return "\n".join(lines) + "\n"
+
+
+# -------------------------------------------------------------------------------------------
+# the entry point
+# -------------------------------------------------------------------------------------------
+def report(
+    data: JudgeData,
+    *,
+    prob: float = 0.95,
+    prior: Any = None,
+    random_seed: int | None = 0,
+    method: str = "exact",
+    draws: int = 1000,
+    chains: int = 4,
+    source: str | os.PathLike[str] | None = None,
+    command: str | None = None,
+) -> Report:
+    """Compute everything a report shows for one dataset.
+
+    Runs :func:`judgecal.estimate` (the Rogan-Gladen estimate with the Lang-Reiczigel interval,
+    Lee et al., arXiv 2511.21140 v1, eqs. 4-7) and :func:`judgecal.crosscheck` (which computes
+    the posterior with the same prior, method and seed as :func:`judgecal.posterior` would), at
+    one level for every interval. Flags are not warned about: the report lists them, with their
+    advice. Render with :meth:`Report.to_html`, :meth:`Report.to_markdown` or :meth:`Report.save`.
+
+    Parameters
+    ----------
+    data : JudgeData
+    prob : float, default 0.95
+        Level of every interval: the confidence intervals and the credible intervals (the CLI's
+        ``--confidence-level``).
+    prior : Prior, optional
+        Prior of the posterior (uniform, judge better than chance, by default).
+    random_seed : int or None, default 0
+        Seed of the posterior (NUTS draws, and the i.i.d. draws of the exact posterior's idata).
+    method : {"exact", "nuts"}, default "exact"
+        How the posterior is computed.
+    draws, chains : int
+        Posterior draws per chain and chains.
+    source : str or path-like, optional
+        The file the data were read from; shown with the inputs.
+    command : str, optional
+        The command that produced the report, shown for reproducibility (the CLI passes its own
+        command line); by default the equivalent Python call.
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a JudgeData, or ``random_seed`` not an int or None.
+    ValueError
+        If ``prob`` is not strictly between 0 and 1, or a posterior option is invalid.
+
+    Examples
+    --------
+    >>> import judgecal as jc
+    >>> data = jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
+    >>> rep = jc.report(data)
+    >>> rep.interval_rows()[1]
+    ('Rogan-Gladen + Lang-Reiczigel', '0.1667', '0.0564', '0.2627', '0.2064')
+    """
+    from judgecal import __version__
+    from judgecal.crosscheck import crosscheck
+    from judgecal.frequentist import estimate
+
+    if not isinstance(data, JudgeData):
+        raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
+    prob = check_level(prob, "prob")
+    if random_seed is not None and (isinstance(random_seed, bool)
+                                    or not isinstance(random_seed, (int, np.integer))):
+        raise TypeError(f"`random_seed` ({random_seed!r}) must be an int or None, so that the "
+                        "report can show it.")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeCalWarning)  # the report lists every flag
+        try:
+            est = estimate(data, confidence_level=prob)
+        except ValueError:  # no correction; the cross-check's no_closed_form flag says why
+            est = None
+        checked = crosscheck(data, confidence_level=prob, prior=prior, method=method,
+                             random_seed=random_seed, draws=draws, chains=chains)
+    if command is None:
+        command = _python_call(data, prob, prior, random_seed, method, draws, chains)
+    return Report(
+        data=data, prob=prob, crosscheck=checked, estimate=est,
+        source=None if source is None else os.fspath(source), command=str(command),
+        random_seed=None if random_seed is None else int(random_seed), version=__version__,
+        created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        environment={"python": platform.python_version(), "numpy": np.__version__})
+
+
+def _python_call(data: JudgeData, prob: float, prior: Any, random_seed: int | None, method: str,
+                 draws: int, chains: int) -> str:
+    """The Python call that reproduces a report (arguments at their defaults left out)."""
+    options = [f"prob={prob!r}"] if prob != 0.95 else []
+    options += [f"prior={prior!r}"] if prior is not None else []
+    options += [f"random_seed={random_seed!r}"]
+    options += [f"method={method!r}"] if method != "exact" else []
+    options += [f"draws={draws!r}"] if draws != 1000 else []
+    options += [f"chains={chains!r}"] if chains != 4 else []
+    return f"judgecal.report(judgecal.{data!r}, {', '.join(options)})"

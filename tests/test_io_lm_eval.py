@@ -1,0 +1,98 @@
+"""judgecal.io.read_lm_eval on fixtures in the harness's layout (tests/fixtures/io/README.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import judgecal as jc
+from judgecal.io import join_human, read_lm_eval
+
+FIXTURES = Path(__file__).parent / "fixtures" / "io"
+ARC = FIXTURES / "samples_arc_easy_2026-01-01T00-00-00.000000.jsonl"
+GSM = FIXTURES / "samples_gsm8k_2026-01-01T00-00-00.000000.jsonl"
+
+
+def as_list(values):
+    return [None if v is pd.NA else int(v) for v in values]
+
+
+def test_reads_metric_keyed_by_doc_id():
+    items = read_lm_eval(ARC, metric="acc")
+    assert items["id"].tolist() == ["0", "1", "2", "3", "4", "5"]
+    assert as_list(items["judge"]) == [1, 0, 1, 1, 0, 1]
+    assert items["human"].isna().all()
+    assert items["target"].tolist() == ["0", "1", "0", "1", "0", "1"]
+    assert items.attrs["source"] == str(ARC)
+
+
+def test_joined_labels_hand_counts():
+    # README.md: test docs 2, 3, 5 (judge 1, 1, 1); human 1: docs 0 (judge 1), 4 (judge 0);
+    # human 0: doc 1 (judge 0)
+    items = join_human(read_lm_eval(ARC, metric="acc"), FIXTURES / "lm_eval_labels.csv",
+                       on="doc_id", column="label")
+    assert jc.JudgeData.from_items(items) == jc.JudgeData(k=3, n=3, k0=1, m0=1, k1=1, m1=2)
+
+
+def test_filters():
+    with pytest.raises(ValueError, match="once per filter \\('strict-match', "
+                                         "'flexible-extract'\\); choose one with `filter`"):
+        read_lm_eval(GSM, metric="exact_match")
+    strict = read_lm_eval(GSM, metric="exact_match", filter="strict-match")
+    flexible = read_lm_eval(GSM, metric="exact_match", filter="flexible-extract")
+    assert as_list(strict["judge"]) == [1, 0, 0, 1]
+    assert as_list(flexible["judge"]) == [1, 1, 0, 1]
+    with pytest.raises(ValueError, match="no records with filter 'none'"):
+        read_lm_eval(GSM, metric="exact_match", filter="none")
+
+
+def test_unknown_metric_lists_metrics():
+    with pytest.raises(ValueError, match=r"no metric 'f1' in 6 of 6 records.*'acc', 'acc_norm'"):
+        read_lm_eval(ARC, metric="f1")
+
+
+def _rewrite(tmp_path, change):
+    lines = [json.loads(line) for line in ARC.read_text().splitlines()]
+    for record in lines:
+        change(record)
+    path = tmp_path / "samples_x.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    return path
+
+
+def test_continuous_metric_needs_threshold(tmp_path):
+    scores = iter([0.91, 0.12, 0.55, 0.49, 0.5, 0.8])
+    path = _rewrite(tmp_path, lambda r: r.update(judge_score=next(scores)))
+    with pytest.raises(ValueError, match="`judge_score` has values outside the mapping"):
+        read_lm_eval(path, metric="judge_score")
+    assert as_list(read_lm_eval(path, metric="judge_score", threshold=0.5)["judge"]) == \
+        [1, 0, 1, 0, 1, 1]
+
+
+def test_label_metric_with_positive(tmp_path):
+    grades = iter(["yes", "no", "no", "yes", "yes", "no"])
+    path = _rewrite(tmp_path, lambda r: r.update(grade=next(grades)))
+    assert as_list(read_lm_eval(path, metric="grade", positive="yes")["judge"]) == \
+        [1, 0, 0, 1, 1, 0]
+
+
+def test_not_lm_eval():
+    with pytest.raises(ValueError, match="not an lm-evaluation-harness samples file"):
+        read_lm_eval(FIXTURES / "promptfoo_results.jsonl", metric="acc")
+
+
+def test_truncated(tmp_path):
+    path = tmp_path / "samples_cut.jsonl"
+    path.write_text(ARC.read_text()[:-40])
+    with pytest.raises(ValueError, match="samples_cut.jsonl: line 6 is not valid JSON"):
+        read_lm_eval(path, metric="acc")
+
+
+def test_empty(tmp_path):
+    path = tmp_path / "samples_empty.jsonl"
+    path.write_text("")
+    with pytest.raises(ValueError, match="samples_empty.jsonl: the file is empty"):
+        read_lm_eval(path, metric="acc")
