@@ -39,17 +39,18 @@ N = [200, 1000, 100_000]
 THETA = np.round(np.linspace(0, 1, 21), 10)
 
 
-def closed_form(reps: int, client: str | None) -> xr.Dataset:
+def closed_form(reps: int, client: str | None, progress: bool | None = None) -> xr.Dataset:
     m = xr.DataArray(M, dims="m", coords={"m": M})
     return coverage(["naive", "lang_reiczigel"], theta=THETA, q0=Q, q1=Q, n=N, m0=m, m1=m,
-                    reps=reps, random_seed=2026, client=client)
+                    reps=reps, random_seed=2026, client=client, progress=progress)
 
 
-def bayesian(reps: int, client: str | None) -> xr.Dataset:
+def bayesian(reps: int, client: str | None, progress: bool | None = None) -> xr.Dataset:
     m_values = [5, 10, 20, 50, 100]
     m = xr.DataArray(m_values, dims="m", coords={"m": m_values})
     grid = dict(theta=[0.1, 0.3, 0.5, 0.7, 0.9], q0=[0.6, 0.8, 0.95], q1=[0.6, 0.8, 0.95],
-                n=1000, m0=m, m1=m, reps=reps, random_seed=2027, client=client)
+                n=1000, m0=m, m1=m, reps=reps, random_seed=2027, client=client,
+                progress=progress)
     return coverage(["lang_reiczigel", "bayes_eti", "bayes_hdi"], **grid)
 
 
@@ -78,20 +79,23 @@ def main() -> None:
     parser.add_argument("--bayes-reps", type=int, default=400)
     parser.add_argument("--client", default=None, help="'local' or a scheduler address")
     parser.add_argument("--skip-bayes", action="store_true")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bars on stderr (default: drawn on a terminal)")
     args = parser.parse_args()
+    progress = False if args.no_progress else None
     RESULTS.mkdir(exist_ok=True)
     payload: dict[str, object] = {"reps": args.reps, "bayes_reps": args.bayes_reps}
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)
-        closed = closed_form(args.reps, args.client)
+        closed = closed_form(args.reps, args.client, progress)
     payload["closed_form_seconds"] = time.perf_counter() - start
     closed.to_netcdf(RESULTS / "coverage_atlas.nc", engine="scipy")
     payload["closed_form"] = summary(closed)
     print(f"closed form: {payload['closed_form_seconds']:.1f} s")
     if not args.skip_bayes:
         start = time.perf_counter()
-        bayes = bayesian(args.bayes_reps, args.client)
+        bayes = bayesian(args.bayes_reps, args.client, progress)
         payload["bayes_seconds"] = time.perf_counter() - start
         bayes.to_netcdf(RESULTS / "coverage_atlas_bayes.nc", engine="scipy")
         payload["bayes"] = summary(bayes)

@@ -11,6 +11,14 @@ where it agrees with the judge. Needs ``pip install 'judgecal[inspect]'``; run f
 repository root:
 
     python scripts/make_example_inspect.py
+
+It also writes the inputs of ``judgecal compare --log-a ... --log-b ...``:
+``example_inspect_b.eval``, a second model (true accuracy 0.60) answering the same 400 questions
+(same ids), graded by the same judge and not reviewed in the log, and
+``example_compare_labels.csv`` (columns ``id``, ``model``, ``human``): human labels of both
+models' answers to the 80 reviewed questions, ``model`` naming the model of each row as the logs
+do (``eval.model``). Model A's rows repeat the reviewers' verdicts recorded in
+``example_inspect.eval``.
 """
 
 from datetime import UTC, datetime
@@ -70,11 +78,50 @@ def build_log() -> EvalLog:
     return log
 
 
-def main() -> None:
-    """Write the example log (same seed, same content)."""
-    path = Path(__file__).resolve().parents[1] / "src/judgecal/datasets/example_inspect.eval"
-    write_eval_log(build_log(), str(path))
-    print(f"wrote {path} ({path.stat().st_size} bytes)")
+MODEL_A, MODEL_B, THETA_B = "example/model-under-test", "example/model-b", 0.60
+DATASETS = Path(__file__).resolve().parents[1] / "src/judgecal/datasets"
+
+
+def build_second_model(log_a: EvalLog) -> tuple[EvalLog, list[tuple[str, str, int]]]:
+    """Model B's log (no reviews in it) and the label rows (id, model, human) of both models."""
+    rng = np.random.default_rng(20251121)
+    truth_b = rng.random(N_ITEMS) < THETA_B
+    says_correct = np.where(truth_b, rng.random(N_ITEMS) < Q1, rng.random(N_ITEMS) >= Q0)
+    spec = log_a.eval.model_copy(update={"model": MODEL_B})
+    samples = [EvalSample(id=f"q{i:03d}", epoch=1, input=f"Question {i}?", target=f"answer {i}",
+                          scores={SCORER: Score(value="C" if c else "I",
+                                                explanation="graded by the judge")})
+               for i, c in enumerate(says_correct)]
+    rows: list[tuple[str, str, int]] = []
+    for sample in log_a.samples or []:
+        score = sample.scores[SCORER]
+        if len(score.history) > 1:  # reviewed: the reviewer's verdict is the current value
+            i = int(str(sample.id)[1:])
+            rows.append((str(sample.id), MODEL_A, int(score.value == "C")))
+            rows.append((str(sample.id), MODEL_B, int(truth_b[i])))
+    return EvalLog(eval=spec, samples=samples, status="success"), rows
+
+
+def main(only_second: bool = False) -> None:
+    """Write the example logs and the label file (same seeds, same content)."""
+    import csv
+    import sys
+
+    from inspect_ai.log import read_eval_log
+
+    path = DATASETS / "example_inspect.eval"
+    if not (only_second or "--only-second" in sys.argv[1:]):
+        write_eval_log(build_log(), str(path))
+        print(f"wrote {path} ({path.stat().st_size} bytes)")
+    log_b, rows = build_second_model(read_eval_log(str(path)))
+    path_b = DATASETS / "example_inspect_b.eval"
+    write_eval_log(log_b, str(path_b))
+    labels = DATASETS / "example_compare_labels.csv"
+    with labels.open("w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(("id", "model", "human"))
+        writer.writerows(sorted(rows))
+    print(f"wrote {path_b} ({path_b.stat().st_size} bytes) and {labels} ({len(rows)} labels)")
 
 
 if __name__ == "__main__":

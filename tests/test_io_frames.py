@@ -274,7 +274,7 @@ class TestFromItems:
         items = items_frame(["a", "a", "b", "b"], [1, 0, 1, 1], [1, 1, None, None],
                             source="run.eval", extra={"epoch": [1, 2, 1, 2]})
         with pytest.raises(ValueError, match=r"run.eval: 2 item id\(s\) occur more than once.*"
-                                             r"epoch.*not yet supported.*items\['epoch'\] == 1"):
+                                             r"epoch.*estimate_items.*items\['epoch'\] == 1"):
             jc.JudgeData.from_items(items)
 
     def test_no_labelled_items(self):

@@ -285,3 +285,16 @@ def test_bundled_example_matches_a_direct_read():
     assert int(items["human"].sum()) == sum(value == "C" for value, _ in reviews)
     assert items["human_author"].value_counts().to_dict() == {"reviewer-a": 40, "reviewer-b": 40}
     assert {"P", "N"} <= set(originals)
+
+
+def test_edit_without_provenance_is_not_a_human_label(tmp_path):
+    """A programmatic edit (no provenance: no person behind it) labels nothing."""
+    log = _log(samples=[(1, 1, "C", 1.0), (2, 1, "I", 0.0)], edits=False)
+    edit_score(log, 1, SCORER, ScoreEdit(value="I"), recompute_metrics=False)
+    edit_score(log, 2, SCORER, ScoreEdit(value="C", provenance=ProvenanceData(
+        author="ann", reason="review")), recompute_metrics=False)
+    path = tmp_path / "noprov.eval"
+    write_eval_log(log, str(path))
+    items = read_inspect(path, scorer=SCORER).set_index("id")
+    assert items.loc["1", "judge"] == 1 and pd.isna(items.loc["1", "human"])
+    assert items.loc["2", "judge"] == 0 and items.loc["2", "human"] == 1

@@ -142,3 +142,13 @@ def test_truncated(tmp_path):
     path.write_text(JSON.read_text()[:2000])
     with pytest.raises(ValueError, match="cut.json: not valid JSON.*truncated"):
         read_promptfoo(path)
+
+
+def test_errored_row_rated_by_a_person_has_no_judge_verdict(tmp_path):
+    rows = json.loads(JSON.read_text())["results"]["results"]
+    rows[4]["error"] = "provider timed out"
+    rows[4]["gradingResult"] = {"pass": True, "score": 1.0, "reason": "", "componentResults": [
+        {"pass": True, "score": 1.0, "reason": "fine", "assertion": {"type": "human"}}]}
+    items = read_promptfoo(_write(tmp_path, rows))
+    assert as_list(items["judge"])[4] is None
+    assert as_list(items["human"])[4] == 1

@@ -387,3 +387,16 @@ def test_report_takes_the_inputs_of_the_other_commands(tmp_path, capsys):
     expected = cli_rows(crosscheck_out, CROSSCHECK_LABELS)
     assert {row[0]: row[1:] for row in found["intervals"][1:]} == expected
     assert ["source file", str(table)] in found["inputs"]
+
+
+def test_saved_files_follow_the_umask(paper_report, tmp_path):
+    """Files are readable as any new file would be (mkstemp alone would make them 0600)."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        written = paper_report.save(tmp_path / "r.md")
+    finally:
+        os.umask(old)
+    assert {stat.S_IMODE(os.stat(path).st_mode) for path in written} == {0o644}

@@ -28,6 +28,7 @@ from judgecal.frequentist import (
     rogan_gladen,
     rogan_gladen_variance,
 )
+from judgecal.grouped import ClusteredEstimate, GroupedEstimates, estimate_items
 from judgecal.ppi import PPIResult, ppi
 from judgecal.report import Report, report  # matplotlib loads only when a figure is drawn
 from judgecal.results import ConfidenceInterval, Estimate
@@ -37,10 +38,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CalibrationPlan",
+    "ClusteredEstimate",
     "Comparison",
     "ConfidenceInterval",
     "CrossCheck",
     "Estimate",
+    "GroupedEstimates",
     "JudgeCalWarning",
     "JudgeData",
     "ModelLabels",
@@ -53,6 +56,7 @@ __all__ = [
     "compare",
     "crosscheck",
     "estimate",
+    "estimate_items",
     "expected_width",
     "lang_reiczigel_ci",
     "naive_wald_ci",

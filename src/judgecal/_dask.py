@@ -13,31 +13,54 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["ProgressBar", "run_chunks"]
+__all__ = ["ProgressBar", "is_enabled", "run_chunks"]
 
 
 class ProgressBar:
-    """A minimal text progress bar on stderr (no dependency); silent when disabled."""
+    """A minimal text progress bar on stderr (no dependency); silent when disabled.
 
-    def __init__(self, total: int, enabled: bool | None, label: str = "coverage") -> None:
-        if enabled is None:
-            enabled = sys.stderr.isatty() and not os.environ.get("CI")
-        self.total, self.enabled, self.label = total, bool(enabled), label
-        self.done, self.start = 0, time.perf_counter()
+    ``enabled=None`` turns it on only when stderr is a terminal and the ``CI`` environment
+    variable is unset. ``total=None`` draws a counter without a bar (a search of unknown
+    length); :meth:`close` ends its line.
+    """
+
+    def __init__(self, total: int | None, enabled: bool | None, label: str = "coverage",
+                 unit: str = "chunks") -> None:
+        self.total, self.enabled, self.label, self.unit = total, is_enabled(enabled), label, unit
+        self.done, self.start, self.closed = 0, time.perf_counter(), False
 
     def update(self, count: int = 1) -> None:
-        """Advance by ``count`` chunks and redraw."""
+        """Advance by ``count`` units and redraw."""
         self.done += count
-        if not self.enabled:
+        if not self.enabled or self.closed:
             return
-        fraction = self.done / self.total if self.total else 1.0
-        bar = "#" * int(30 * fraction)
         elapsed = time.perf_counter() - self.start
-        sys.stderr.write(f"\r{self.label}: [{bar:<30}] {self.done}/{self.total} chunks "
-                         f"{elapsed:6.1f} s")
-        if self.done >= self.total:
-            sys.stderr.write("\n")
+        if self.total is None:
+            sys.stderr.write(f"\r{self.label}: {self.done} {self.unit} {elapsed:6.1f} s")
+        else:
+            fraction = min(self.done / self.total, 1.0) if self.total else 1.0
+            bar = "#" * int(30 * fraction)
+            sys.stderr.write(f"\r{self.label}: [{bar:<30}] {self.done}/{self.total} "
+                             f"{self.unit} {elapsed:6.1f} s")
+            if self.done >= self.total:
+                sys.stderr.write("\n")
+                self.closed = True
         sys.stderr.flush()
+
+    def close(self) -> None:
+        """End the bar's line (once; nothing when disabled or already complete)."""
+        if self.enabled and not self.closed and self.done:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+        self.closed = True
+
+
+def is_enabled(enabled: bool | None) -> bool:
+    """Resolve a ``progress`` argument: None means "stderr is a terminal and ``CI`` is unset"."""
+    if enabled is None:
+        isatty = getattr(sys.stderr, "isatty", None)
+        return bool(callable(isatty) and isatty()) and not os.environ.get("CI")
+    return bool(enabled)
 
 
 def _client(client: Any, n_workers: int | None) -> tuple[Any, list[Any]]:

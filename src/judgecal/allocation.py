@@ -706,15 +706,18 @@ def _width_floor(setting: _Setting) -> float:
 
 
 def _search_total(target: float, evaluate: Callable[[int], float], start: int,
-                  unreachable: str) -> tuple[int, tuple[tuple[int, float], ...]]:
+                  unreachable: str, bar: Any = None) -> tuple[int, tuple[tuple[int, float], ...]]:
     """Smallest total in [start, 2**26] with evaluate(total) <= target (doubling, then bisection).
 
-    Returns the total and the (total, width) pairs tried.
+    Returns the total and the (total, width) pairs tried. ``bar`` (a
+    :class:`judgecal._dask.ProgressBar`), if given, advances once per budget tried.
     """
     trace: dict[int, float] = {}
 
     def passes(total: int) -> bool:
         trace[total] = evaluate(total)
+        if bar is not None:
+            bar.update()
         return trace[total] <= target
 
     if passes(start):
@@ -746,7 +749,7 @@ def _check_width(width: Any) -> float:
 def required_calibration(
     width: Any, p: Any, q0: Any, q1: Any, *, n: Any = math.inf, confidence_level: float = 0.95,
     allocation: str = "optimal", method: str = "frequentist", m_pilot: Any = None,
-    kind: str = "eti", prior: Prior | None = None,
+    kind: str = "eti", prior: Prior | None = None, progress: bool | None = None,
 ) -> CalibrationPlan:
     r"""Smallest calibration budget whose expected interval is no wider than ``width``.
 
@@ -778,6 +781,10 @@ def required_calibration(
         Credible-interval kind for ``method="bayes"``.
     prior : Prior, optional
         Analysis prior for ``method="bayes"``.
+    progress : bool, optional
+        ``method="bayes"`` (seconds to a minute): count the budgets tried on stderr. Default on
+        when stderr is a terminal and ``CI`` is unset; the other methods take milliseconds and
+        draw nothing.
 
     Returns
     -------
@@ -820,7 +827,14 @@ def required_calibration(
     start = max(2, 2 * (pilot or 0)) if allocation == "algorithm1" else 2
     unreachable = (f"`width` ({target:g}) was not reached with up to {_MAX_TOTAL} calibration "
                    "items; ask for a wider interval.")
-    total, trace = _search_total(target, evaluate, start, unreachable)
+    from judgecal._dask import ProgressBar
+
+    bar = ProgressBar(None, progress if method == "bayes" else False,
+                      label="planning (method='bayes')", unit="budgets tried")
+    try:
+        total, trace = _search_total(target, evaluate, start, unreachable, bar)
+    finally:
+        bar.close()
     m0, m1 = _rule_split(allocation, total, setting, split_model, pilot)
     fields = _algorithm1_fields(setting, total, pilot) if allocation == "algorithm1" else {}
     plan = _make_plan(setting, m0, m1, allocation, method, width=dict(trace)[total],

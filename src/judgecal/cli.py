@@ -78,6 +78,14 @@ def _add_data_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 _INPUT_FORMATS = ("inspect", "promptfoo", "lm-eval", "frame")
+_CORRECTIONS = ("holm", "bonferroni", "none")  # judgecal.grouped.CORRECTIONS (imported lazily)
+
+
+def _accuracy(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an accuracy in [0, 1], got {text!r}") from None
 
 
 def _add_item_arguments(parser: argparse.ArgumentParser) -> None:
@@ -116,6 +124,19 @@ def _add_item_arguments(parser: argparse.ArgumentParser) -> None:
                        "or those of --positive")
     group.add_argument("--filter", default=None, metavar="NAME",
                        help="lm-eval: the filter whose records to read (e.g. strict-match)")
+    grouping = parser.add_argument_group(
+        "groups and repeated judging (estimate with --log / --items): rows whose item id "
+        "repeats (e.g. Inspect epochs) are clustered by id automatically")
+    grouping.add_argument("--by", action="append", default=None, metavar="COLUMN",
+                          help="one estimate per value of this metadata column of the items "
+                          "(e.g. model, task; repeat or separate by commas for several)")
+    grouping.add_argument("--correction", choices=_CORRECTIONS, default=None,
+                          help="with --by: multiplicity correction across the groups (default "
+                          "holm: Bonferroni-simultaneous intervals, Holm-adjusted p-values; "
+                          "bonferroni; none: marginal)")
+    grouping.add_argument("--null", type=_accuracy, default=None, metavar="THETA0",
+                          help="with --by: test H0: theta = THETA0 in every group (p-values by "
+                          "inverting the Lang-Reiczigel interval, adjusted by --correction)")
 
 
 def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -149,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_output_arguments(command)
         _add_posterior_arguments(command)
         _add_prior_arguments(command)
+        _add_progress_argument(command, "the sampling of --method nuts")
     demo = commands.add_parser(
         "demo", help="run the estimate and the cross-check on the bundled example data",
         description="The estimate and the cross-check on a bundled example evaluation.")
@@ -318,11 +340,71 @@ def _run_estimate(data: JudgeData, args: argparse.Namespace) -> str:
     return json.dumps(result.to_dict(), indent=2) if args.json else str(result)
 
 
+def _by_columns(args: argparse.Namespace) -> list[str]:
+    """The --by columns: repeated options and comma-separated names, in order."""
+    names = [name.strip() for value in (getattr(args, "by", None) or [])
+             for name in value.split(",")]
+    if any(not name for name in names):
+        raise UserError("--by needs a column name (e.g. --by model or --by model,task)")
+    return names
+
+
+def _run_estimate_items(args: argparse.Namespace) -> str | None:
+    """`estimate` on --log / --items with --by or repeated ids: judgecal.estimate_items.
+
+    Returns None where the ordinary path applies (no grouping, no repeated ids, counts or
+    --labels, conflicting inputs: its own checks report those). Other commands reject --by,
+    --correction and --null: the posterior does not cluster or group.
+    """
+    by = _by_columns(args)
+    given = [f"--{name}" for name in ("by", "correction", "null")
+             if getattr(args, name, None) is not None]
+    if args.command != "estimate":
+        if given:
+            raise UserError(f"{', '.join(given)} appl{'ies' if len(given) == 1 else 'y'} to "
+                            f"`judgecal estimate` only, not {args.command}: the posterior "
+                            "neither groups nor clusters")
+        return None
+    if given and not by:
+        raise UserError(f"{', '.join(given)} need{'s' * (len(given) == 1)} --by COLUMN (one "
+                        "estimate per group)")
+    counts = any(getattr(args, name) is not None for name in _COUNTS)
+    files = [name for name in ("labels", "log", "items") if getattr(args, name, None)]
+    if files not in (["log"], ["items"]) or counts:
+        if by and len(files) + counts == 1:
+            raise UserError("--by needs item-level input with the grouping column: --log FILE "
+                            "or --items FILE")
+        return None  # the ordinary path reports conflicting inputs
+    items = _items_from_arguments(args)
+    if not by and not items["id"].astype(str).duplicated().any():
+        return None
+    return _format_items_estimate(items, by, args)
+
+
+def _format_items_estimate(items: Any, by: list[str], args: argparse.Namespace) -> str:
+    from judgecal.grouped import estimate_items
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeCalWarning)  # flags are printed in the report
+        result = estimate_items(items, by=by or None, design=args.design,
+                                confidence_level=args.confidence_level,
+                                correction=args.correction or "holm", null=args.null)
+    if args.json:
+        return json.dumps(result.to_dict(), indent=2)
+    text = str(result)
+    if args.design == "random" and not by:
+        text += ("\n  random design: PPI / PPI++ and the class-balance test are not shown for "
+                 "repeated judging (they treat every judgment as an independent item)")
+    return text
+
+
 def _posterior_options(args: argparse.Namespace) -> dict[str, Any]:
     options = {"method": args.method, "draws": args.draws, "chains": args.chains,
                "random_seed": args.seed}
     if hasattr(args, "no_truncation"):  # demo has no prior options
         options["prior"] = _prior_from_arguments(args)
+    if getattr(args, "no_progress", False):  # posterior, crosscheck: NUTS draws a bar by default
+        options["progressbar"] = False
     return options
 
 
@@ -419,6 +501,9 @@ def _run_figures(args: argparse.Namespace) -> str:
 
 
 def _dispatch(args: argparse.Namespace) -> str:
+    grouped_or_clustered = _run_estimate_items(args)  # estimate --by, or repeated item ids
+    if grouped_or_clustered is not None:
+        return grouped_or_clustered
     if args.command == "report":
         return _run_report(args)
     if args.command == "compare":
@@ -524,6 +609,7 @@ def _add_plan_command(commands: Any) -> None:
     plan.add_argument("--bayes", action="store_true",
                       help="also the expected posterior credible width (needs --n; slower)")
     _add_output_arguments(plan)
+    _add_progress_argument(plan, "the budget search of --bayes --width")
 
 
 def _plan_rows(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, float]]:
@@ -537,7 +623,7 @@ def _plan_rows(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, floa
                  for rule in _PLAN_RULES}
         if args.bayes:
             plans["optimal, bayes"] = required_calibration(args.width, *values, method="bayes",
-                                                           **common)
+                                                           progress=_progress(args), **common)
         return plans, {}
     best = optimal_allocation(args.m, *values, **common)
     plans = {rule: best.alternative(rule) for rule in _PLAN_RULES[:2]} | {"optimal": best}
@@ -595,10 +681,28 @@ inputs, for each model either counts or an item-level label file:
                          file's calibration rows are that model's own labelled responses; a
                          file without calibration rows is allowed for B with --calibration
                          shared.
+  --log-a/--log-b        eval logs (Inspect AI .eval/.json, promptfoo, lm-eval samples), or
+  --items-a/--items-b    item tables, one per model, read with the same options as `estimate
+                         --log/--items` (--scorer, --positive, --threshold, --input-format,
+                         --judge-column, --human-column, --id-column). --human FILE joins human
+                         labels on the item id (--on, --label-column). A human label judges ONE
+                         model's answer, so:
+                           with --model-column COL, the rows whose COL equals a model's name
+                           (--name-a/--name-b; default: the log's `model` value, else A/B)
+                           label that model's items: model-specific calibration;
+                           without it, the labels join to model A's items only, and A's
+                           calibration corrects both models: --calibration shared (implied;
+                           --calibration model_specific is then an error).
+                         Labels already in a log (edited Inspect scores) count too. When both
+                         logs hold the same item ids, the test items are PAIRED BY ID: an item
+                         is a test item when neither model's answer to it is labelled; with
+                         disjoint ids (or --unpaired) the test sets are independent.
 examples:
   judgecal compare --a 700,1000,170,200,180,200 --b 600,1000,168,200,182,200
   judgecal compare --labels-a a.csv --labels-b b.csv --method bootstrap --seed 1
-  judgecal compare --a 700,1000,170,200,180,200 --b 600,1000 --calibration shared"""
+  judgecal compare --a 700,1000,170,200,180,200 --b 600,1000 --calibration shared
+  judgecal compare --log-a a.eval --log-b b.eval --human labels.csv --on id \
+      --model-column model"""
 
 
 def _count_list(text: str) -> tuple[float, ...]:
@@ -627,11 +731,11 @@ def _add_compare_command(commands: Any) -> None:
                           help=f"counts of model {model.upper()}")
         data.add_argument(f"--labels-{model}", metavar="FILE.csv",
                           help=f"item-level labels of model {model.upper()}")
+    _add_compare_item_arguments(compare)
     design = compare.add_argument_group("design and method")
-    design.add_argument("--calibration", choices=("model_specific", "shared"),
-                        default="model_specific",
+    design.add_argument("--calibration", choices=("model_specific", "shared"), default=None,
                         help="correct each model with its own calibration (default) or both "
-                        "with model A's")
+                        "with model A's (implied for logs whose labels are model A's only)")
     design.add_argument("--method", choices=("delta", "bootstrap", "bayes"), default="delta",
                         help="delta method (default), bootstrap, or hierarchical posterior")
     design.add_argument("--interval", choices=("bca", "percentile"), default="bca",
@@ -652,6 +756,58 @@ def _add_compare_command(commands: Any) -> None:
     compare.add_argument("--no-truncation", action="store_true", help=argparse.SUPPRESS,
                          dest="unsupported_no_truncation")
     _add_output_arguments(compare)
+    _add_progress_argument(compare, "the NUTS sampling of --method bayes")
+
+
+def _add_progress_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--no-progress", action="store_true",
+                        help=f"no progress bar on stderr for {what} (by default one is drawn "
+                        "when stderr is a terminal and CI is unset)")
+
+
+def _progress(args: argparse.Namespace) -> bool | None:
+    """``progress=`` for the API: False with --no-progress, else None (on for a terminal)."""
+    return False if getattr(args, "no_progress", False) else None
+
+
+def _add_compare_item_arguments(parser: argparse.ArgumentParser) -> None:
+    """--log-a/--log-b, --items-a/--items-b, one --human file, and the reader options."""
+    group = parser.add_argument_group(
+        "eval logs or item tables per model (judgecal.io; see the notes below)")
+    for model in ("a", "b"):
+        group.add_argument(f"--log-{model}", metavar="FILE", help=f"eval log of model "
+                           f"{model.upper()} (Inspect AI .eval/.json, promptfoo, lm-eval)")
+        group.add_argument(f"--items-{model}", metavar="FILE",
+                           help=f"item table of model {model.upper()} (.csv, .jsonl, .parquet)")
+    group.add_argument("--human", metavar="FILE", help="human labels joined on the item id")
+    group.add_argument("--on", default="id", metavar="COL",
+                       help="--human: the id column (default id)")
+    group.add_argument("--label-column", default="human", metavar="COL",
+                       help="--human: the label column (default human)")
+    group.add_argument("--model-column", default=None, metavar="COL",
+                       help="--human: the column naming the model whose answer a row labels; "
+                       "without it every label is model A's (shared calibration)")
+    for model in ("a", "b"):
+        group.add_argument(f"--name-{model}", default=None, metavar="NAME",
+                           help=f"model {model.upper()}'s value in --model-column (default: "
+                           f"the log's model, else {model.upper()})")
+    group.add_argument("--unpaired", action="store_true",
+                       help="treat the test sets as independent even when the ids match")
+    group.add_argument("--input-format", choices=_INPUT_FORMATS, default=None,
+                       help="the kind of the logs / tables (default: from the extension)")
+    group.add_argument("--scorer", metavar="NAME", help="the judge's scorer, assertion or metric")
+    group.add_argument("--judge-column", default="judge", metavar="COL",
+                       help="tables: column of the judge's verdicts (default judge)")
+    group.add_argument("--human-column", default=None, metavar="COL",
+                       help="tables: column of human labels, empty where unlabelled")
+    group.add_argument("--id-column", default=None, metavar="COL",
+                       help="tables: column of item ids (default 'id' if present)")
+    group.add_argument("--positive", action="append", default=None, metavar="VALUE",
+                       help="a verdict value meaning 'correct' (repeat for several)")
+    group.add_argument("--threshold", type=float, default=None, metavar="X",
+                       help="numeric judge scores: a score >= X is 'correct'")
+    group.add_argument("--filter", default=None, metavar="NAME",
+                       help="lm-eval: the filter whose records to read")
 
 
 def _compare_model(args: argparse.Namespace, model: str, shared: bool) -> Any:
@@ -689,11 +845,10 @@ def _compare_prior(args: argparse.Namespace) -> Any:
     return ComparePrior(theta=theta, sigma_scale=args.sigma_scale)
 
 
-def _run_compare(args: argparse.Namespace) -> str:
-    from judgecal.compare import compare
-
-    prior = _compare_prior(args)
-    shared = args.calibration == "shared"
+def _compare_counts_or_labels(args: argparse.Namespace) -> tuple[Any, Any, str]:
+    """Models A and B from --a/--b counts or --labels-a/--labels-b files, and the design."""
+    calibration = args.calibration or "model_specific"
+    shared = calibration == "shared"
     a = _compare_model(args, "a", shared)
     b = _compare_model(args, "b", shared)
     if isinstance(b, tuple):  # K,N only: B has no calibration of its own; A's corrects both
@@ -703,18 +858,215 @@ def _run_compare(args: argparse.Namespace) -> str:
                 raise UserError("model A's label file has no calibration rows")
             a = JudgeData(int(a.test_judge.sum()), a.test_judge.size, *calib)
         b = JudgeData(b[0], b[1], a.k0, a.m0, a.k1, a.m1)
+    return a, b, calibration
+
+
+def _run_compare(args: argparse.Namespace) -> str:
+    from judgecal.compare import compare
+
+    prior = _compare_prior(args)
+    if any(getattr(args, name) is not None for name in _COMPARE_ITEM_INPUTS):
+        a, b, calibration, header, sources = _compare_from_items(args)
+    else:
+        given = [f"--{name.replace('_', '-')}" for name in _COMPARE_ITEM_OPTIONS
+                 if getattr(args, name) not in (None, False)]
+        if given:
+            raise UserError(f"{given[0]} applies to --log-a/--log-b or --items-a/--items-b; "
+                            "give those files")
+        (a, b, calibration), header, sources = _compare_counts_or_labels(args), [], None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)  # warnings are printed in the report
         result = compare(
-            a, b, calibration=args.calibration, method=args.method,
+            a, b, calibration=calibration, method=args.method,
             confidence_level=args.confidence_level, random_seed=args.seed,
             n_resamples=args.n_resamples, interval=args.interval,
-            prior=prior, draws=args.draws, tune=args.tune, chains=args.chains)
+            prior=prior, draws=args.draws, tune=args.tune, chains=args.chains,
+            progressbar=_progress(args))
     if args.json:
-        return json.dumps(result.to_dict(), indent=2)
-    if args.method != "bayes":
-        return str(result)
-    return "\n".join([str(result), *_nuts_diagnostic_lines(result.details["convergence"])])
+        return json.dumps(result.to_dict() | ({"sources": sources} if sources else {}),
+                          indent=2)
+    lines = [*header, str(result)]
+    if args.method == "bayes":
+        lines += _nuts_diagnostic_lines(result.details["convergence"])
+    return "\n".join(lines)
+
+
+# ---- judgecal compare on eval logs / item tables: two items frames and one label file ---------
+_COMPARE_ITEM_INPUTS = ("log_a", "log_b", "items_a", "items_b")
+_COMPARE_ITEM_OPTIONS = ("human", "model_column", "name_a", "name_b", "unpaired",
+                         "input_format", "scorer", "human_column", "id_column", "positive",
+                         "threshold", "filter")
+
+
+def _compare_items(args: argparse.Namespace, model: str) -> Any:
+    """The items frame of --log-X / --items-X, read with the reader options of `estimate`."""
+    log, items = getattr(args, f"log_{model}"), getattr(args, f"items_{model}")
+    if (log is None) == (items is None):
+        raise UserError(f"give one of --log-{model} FILE and --items-{model} FILE (model "
+                        f"{model.upper()}), and for model A and B alike either files or counts")
+    for option in ("labels", ""):
+        if getattr(args, f"{option}_{model}" if option else model) is not None:
+            raise UserError(f"give either --{option + '-' if option else ''}{model} or "
+                            f"--log-{model}/--items-{model}, not both")
+    reader = argparse.Namespace(**{**vars(args), "log": log, "items": items, "human": None})
+    return _items_from_arguments(reader)
+
+
+def _model_name(args: argparse.Namespace, model: str, items: Any) -> str:
+    """--name-X, else the log's single `model` value, else A / B."""
+    given = getattr(args, f"name_{model}")
+    if given is not None:
+        return str(given)
+    if "model" in items.columns:
+        values = items["model"].dropna().astype(str).unique()
+        if len(values) == 1:
+            return str(values[0])
+    return model.upper()
+
+
+def _join_compare_labels(args: argparse.Namespace, items: dict[str, Any]) -> dict[str, Any]:
+    """Join --human to the items: by --model-column per model, or to model A only."""
+    import judgecal.io as jio
+    from judgecal.io._items import read_table
+
+    path = args.human
+    positive = _positive(args.positive) if args.items_a or args.items_b else None
+    options = {"on": args.on, "column": args.label_column, "positive": positive}
+    if args.model_column is None:
+        return {"a": jio.join_human(items["a"], path, **options), "b": items["b"],
+                "note": f"{path}: no --model-column, so its labels are model A's"}
+    table = read_table(path, string_columns=[args.on, args.model_column])
+    column = args.model_column
+    if column not in table.columns:
+        raise UserError(f"{path}: no column {column!r} (--model-column); the table has "
+                        f"{', '.join(map(str, table.columns))}")
+    names = {model: _model_name(args, model, items[model]) for model in "ab"}
+    if names["a"] == names["b"]:
+        raise UserError(f"{path}: both models are named {names['a']!r}; give --name-a and "
+                        f"--name-b, the values of column {column!r} that mark each model's rows")
+    values = table[column].astype(str)
+    joined: dict[str, Any] = {}
+    for model, name in names.items():
+        rows = table[values == name].reset_index(drop=True)
+        if rows.empty:
+            found = ", ".join(repr(v) for v in dict.fromkeys(values)) or "nothing"
+            raise UserError(f"{path}: no labels for model {model.upper()} ({name!r}) in column "
+                            f"{column!r}, which holds {found}; name the models with "
+                            "--name-a/--name-b")
+        try:
+            joined[model] = jio.join_human(items[model], rows, **options)
+        except ValueError as error:
+            raise UserError(str(error).replace("`human` (data frame)", f"{path} (the rows of "
+                                               f"model {model.upper()}, {name!r})")) from None
+    counts = {model: int((values == name).sum()) for model, name in names.items()}
+    other = len(values) - sum(counts.values())
+    joined["note"] = (f"{path}: column {column!r}: {counts['a']} labels of A ({names['a']!r}), "
+                      f"{counts['b']} of B ({names['b']!r})"
+                      + (f", {other} rows of other models ignored" if other else ""))
+    return joined
+
+
+def _compare_from_items(args: argparse.Namespace) -> tuple[Any, Any, str, list[str], dict]:
+    """Models A and B from two items frames and one label file; the design; what was read."""
+    items = {model: _compare_items(args, model) for model in "ab"}
+    if args.human is not None:
+        items = _join_compare_labels(args, items)
+    elif args.model_column is not None:
+        raise UserError("--model-column names a column of the --human label file; give it")
+    sources = {model: items[model].attrs.get("source", f"model {model.upper()}")
+               for model in "ab"}
+    labelled = {model: bool(items[model]["human"].notna().any()) for model in "ab"}
+    if not labelled["a"]:
+        raise UserError(f"{sources['a']}: no labels for model A: no item has a human label "
+                        "(give --human FILE, with --model-column COL if it labels both models)")
+    calibration, design_note = _compare_calibration(args.calibration, labelled["b"], sources)
+    a, b, pairing = _compare_models(items, sources, calibration, args.unpaired)
+    header = [f"judgecal compare: A = {sources['a']}, B = {sources['b']}"]
+    if "note" in items:
+        header.append(f"  human labels: {items['note']}")
+    header += [f"  calibration: {calibration} ({design_note})", f"  test items: {pairing}", ""]
+    return a, b, calibration, header, {
+        "a": sources["a"], "b": sources["b"], "human": args.human, "calibration": design_note,
+        "test_items": pairing}
+
+
+def _compare_calibration(given: str | None, b_labelled: bool,
+                         sources: dict[str, str]) -> tuple[str, str]:
+    """The calibration design, and why: given, or implied by whether B has labels."""
+    if given == "model_specific" and not b_labelled:
+        raise UserError(f"{sources['b']}: no labels for model B, so --calibration "
+                        "model_specific cannot correct it; label B's answers (--model-column) "
+                        "or use --calibration shared")
+    if given == "shared":
+        return given, "as asked: model A's labels correct both models" + (
+            "; B's labels serve the diagnostics" if b_labelled else "")
+    if given is None and not b_labelled:
+        return "shared", ("implied: only model A's answers are labelled, so A's calibration "
+                          "corrects both models")
+    return "model_specific", "each model corrected by the labels of its own answers"
+
+
+def _labelled_arrays(frame: Any, source: str) -> tuple[list[str], Any, Any]:
+    """Ids, judge (0/1) and human (0/1, -1 unlabelled) of an items frame (errors name it)."""
+    from judgecal.data import _items_labels
+
+    judge, human = _items_labels(frame, source)
+    return list(frame["id"].astype(str)), judge, human
+
+
+def _compare_models(items: dict[str, Any], sources: dict[str, str], calibration: str,
+                    unpaired: bool) -> tuple[Any, Any, str]:
+    """ModelLabels (paired by id) or JudgeData (independent) for A and B, and how they pair."""
+    from judgecal.compare import ModelLabels
+
+    arrays = {model: _labelled_arrays(items[model], sources[model]) for model in "ab"}
+    for model, (_, _, human) in arrays.items():
+        if (human >= 0).any():
+            _calibration_classes(human, sources[model], model)
+    ids = {model: arrays[model][0] for model in "ab"}
+    common = set(ids["a"]) & set(ids["b"])
+    if unpaired or not common:
+        a = JudgeData.from_items(items["a"])
+        b = (JudgeData.from_items(items["b"]) if (arrays["b"][2] >= 0).any()
+             else _unlabelled_counts(arrays["b"][1], a))
+        why = "--unpaired" if unpaired else "the logs share no item ids"
+        return a, b, (f"independent ({why}): {a.n} for A, {b.n} for B (the unlabelled items "
+                      "of each)")
+    if set(ids["a"]) != set(ids["b"]):
+        raise UserError(f"{sources['b']}: {len(common)} of its {len(ids['b'])} item ids are "
+                        f"also in {sources['a']} ({len(ids['a'])} items) but the id sets differ; "
+                        "paired test items need the same ids in both (or give --unpaired for "
+                        "independent test sets)")
+    position = {item: i for i, item in enumerate(ids["b"])}
+    order_b = [position[item] for item in ids["a"]]
+    judge_a, human_a = arrays["a"][1], arrays["a"][2]
+    judge_b, human_b = arrays["b"][1][order_b], arrays["b"][2][order_b]
+    test = (human_a < 0) & (human_b < 0)
+    if not test.any():
+        raise UserError(f"{sources['a']}: every item is labelled for model A or B, so no test "
+                        "items are left")
+    models = []
+    for judge, human in ((judge_a, human_a), (judge_b, human_b)):
+        calib = human >= 0
+        models.append(ModelLabels(judge[test], human[calib], judge[calib]) if calib.any()
+                      else ModelLabels(judge[test]))
+    left_out = int((~test).sum())
+    return models[0], models[1], (
+        f"paired by id: {int(test.sum())} items unlabelled for both models"
+        + (f" ({left_out} labelled item(s) are calibration, not test items)" if left_out
+           else ""))
+
+
+def _calibration_classes(human: Any, source: str, model: str) -> None:
+    for value, word in ((0, "incorrect (label 0)"), (1, "correct (label 1)")):
+        if not (human == value).any():
+            raise UserError(f"{source}: model {model.upper()}'s labelled answers hold no truly "
+                            f"{word} item, so the judge's error rates cannot both be measured")
+
+
+def _unlabelled_counts(judge: Any, a: JudgeData) -> JudgeData:
+    """Model B's test counts (no labels of its own) with model A's calibration."""
+    return JudgeData(int(judge.sum()), int(judge.size), a.k0, a.m0, a.k1, a.m1)
 
 
 # ---- judgecal report: the HTML / Markdown report (judgecal.report) ----------------------------

@@ -401,9 +401,10 @@ class JudgeData:
         ------
         ValueError
             Naming the source: a missing column, an id that repeats (an item judged several
-            times, e.g. Inspect epochs: repeated judging is not yet supported, so select one
-            epoch first), an item without a judge verdict, no labelled items, no unlabelled
-            (test) items, a stratified calibration set without one of the classes.
+            times, e.g. Inspect epochs: :func:`judgecal.estimate_items` clusters such rows;
+            for counts, select one epoch first), an item without a judge verdict, no
+            labelled items, no unlabelled (test) items, a stratified calibration set without
+            one of the classes.
         """
         design = _check_design(design)
         source = _items_source(items)
@@ -497,8 +498,9 @@ def _items_labels(items: Any, source: str) -> tuple[np.ndarray, np.ndarray]:
             if "epoch" in items.columns else ""
         raise ValueError(
             f"{source}: {repeated.nunique()} item id(s) occur more than once, e.g. {shown}"
-            f"{epochs}. Repeated judging of one item is not yet supported, and counting each "
-            "repetition would double count the calibration; select one row per item, e.g. "
+            f"{epochs}. Counting each repetition as an item would overstate the evidence: "
+            "judgecal.estimate_items(items) (and `judgecal estimate`) clusters the rows by item "
+            "id; the posterior does not cluster, so for it select one row per item, e.g. "
             "items[items['epoch'] == 1] or items.drop_duplicates('id')."
         )
     no_verdict = items["judge"].isna()

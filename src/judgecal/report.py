@@ -323,6 +323,13 @@ def _check_format(format: str | None, path: Path) -> str:
     return kind
 
 
+def _umask() -> int:
+    """The process's file-creation mask (read by setting it and restoring it)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _write_all(files: dict[Path, bytes]) -> None:
     """Write every file to a temporary sibling, then rename them all into place."""
     written: dict[Path, str] = {}
@@ -333,6 +340,7 @@ def _write_all(files: dict[Path, bytes]) -> None:
             written[target] = temporary
             with os.fdopen(handle, "wb") as stream:
                 stream.write(content)
+            os.chmod(temporary, 0o666 & ~_umask())    # mkstemp makes 0600; a report is shared
     except BaseException:
         for temporary in written.values():
             Path(temporary).unlink(missing_ok=True)

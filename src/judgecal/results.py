@@ -44,6 +44,15 @@ FLAG_MESSAGES = {
     "report",
     "estimate_clipped": "the point estimate fell outside [0, 1] and was clipped to the boundary",
     "interval_truncated": "the interval reached outside [0, 1] and was truncated to [0, 1]",
+    "clustered": "item ids repeat (items judged several times), so every row is one judgment and "
+    "the rows of one id form a cluster: the estimate uses every row, the interval the "
+    "cluster-robust effective sizes (judgecal.estimate_items)",
+    "missing_class": "the group has no labelled item of one true class (m0 = 0 or m1 = 0), so "
+    "the judge's error rate on that class is not measured there and the group has no estimate",
+    "no_test_items": "every item of the group has a human label, so no test items are left and "
+    "the group has no estimate",
+    "no_better_than_chance": "the judge is no better than chance in this group (q0 + q1 - 1 <= 0, "
+    "or its Laplace-adjusted version), so no correction exists and the group has no estimate",
 }
 
 

@@ -405,7 +405,7 @@ def sample_comparison(
     *, cells: tuple[int, int, int, int] | None, test: tuple[int, int, int, int],
     calib_a: Calibration, calib_b: Calibration | None, prior: ComparePrior | None,
     rng: np.random.Generator, draws: int, tune: int, chains: int, target_accept: float,
-    compiled: NutsCache | None = None,
+    compiled: NutsCache | None = None, progressbar: bool | None = None,
 ) -> CompareFit:
     """Sample the comparison model with PyMC's NUTS (one process, chains in sequence).
 
@@ -413,7 +413,8 @@ def sample_comparison(
     (:func:`compiled_compare_nuts`); chain ``c`` is seeded by the c-th child of ``rng``, so the
     same generator state gives the same draws. Returns a
     :class:`CompareFit`; convergence problems become plain-language warnings (R-hat, ESS and
-    divergence thresholds of :mod:`judgecal.bayes.posterior`).
+    divergence thresholds of :mod:`judgecal.bayes.posterior`). ``progressbar`` draws a bar of
+    the NUTS steps on stderr (None: only when stderr is a terminal and ``CI`` is unset).
     """
     if prior is None:
         prior = ComparePrior()
@@ -427,7 +428,8 @@ def sample_comparison(
     paired, two_calibrations = counts.structure
     engine = compiled_compare_nuts(prior, target_accept=target_accept, paired=paired,
                                    two_calibrations=two_calibrations, cache=compiled)
-    values, stats = engine.run(counts, draws=draws, tune=tune, chains=chains, rng=rng)
+    values, stats = engine.run(counts, draws=draws, tune=tune, chains=chains, rng=rng,
+                               progressbar=progressbar)
     idata = _to_idata(engine.model, values, stats, counts)
     diagnostics = _diagnostics(idata)
     return CompareFit(idata=idata, diagnostics=diagnostics,

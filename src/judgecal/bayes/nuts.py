@@ -51,6 +51,9 @@ __all__ = [
 #: Samplers :func:`sample_nuts` knows.
 SAMPLERS = ("pymc", "nutpie")
 
+#: NUTS steps between two redraws of the progress bar.
+_BAR_STEPS = 100
+
 _STAT_NAMES = {"diverging": "diverging", "energy": "energy", "energy_error": "energy_error",
                "step_size": "step_size", "depth": "tree_depth", "n_steps": "n_steps",
                "mean_tree_accept": "acceptance_rate", "model_logp": "lp",
@@ -86,6 +89,7 @@ class CompiledNUTS:
     def run(
         self, data: Any, *, draws: int, tune: int, chains: int,
         rng: np.random.Generator, jitter_retries: int = 10, cores: int = 1,
+        progressbar: bool | None = False,
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """Sample ``chains`` chains for ``data``; return (posterior draws, sample stats).
 
@@ -96,18 +100,30 @@ class CompiledNUTS:
         runs in forked worker ``c % cores`` (0 is this process); the workers end with the call.
         Raises RuntimeError with an explanation if the sampler fails (e.g. bad initial energy)
         and ValueError if no finite starting point is found.
+        ``progressbar`` draws a bar of the NUTS steps (tuning and draws of every chain) on
+        stderr (None: only when stderr is a terminal and ``CI`` is unset); chains run by forked
+        workers count when they finish.
         """
+        from judgecal._dask import ProgressBar
+
         chain_rngs = rng.spawn(chains)
         args = (draws, tune, jitter_retries)
+        bar = ProgressBar(chains * (tune + draws), progressbar, label="NUTS", unit="steps")
         with self.lock:
             self.set_data(self.model, data)
             slots = min(cores, chains) if _can_fork() else 1
             workers = [_fork_chains(self, data, chain_rngs, range(w, chains, slots), args)
                        for w in range(1, slots)]
-            results = {c: self.sample_chain(data, chain_rngs[c], *args, c)
-                       for c in range(0, chains, slots)}
-            for worker in workers:
-                results.update(_join(worker))
+            try:
+                results = {c: self.sample_chain(data, chain_rngs[c], *args, c,
+                                                bar=bar if bar.enabled else None)
+                           for c in range(0, chains, slots)}
+                for worker in workers:
+                    done = _join(worker)
+                    bar.update(len(done) * (tune + draws))
+                    results.update(done)
+            finally:
+                bar.close()
         values = {name: np.stack([results[c][0][name] for c in range(chains)])
                   for name in self.value_names}
         stats = {name: np.stack([results[c][1][name] for c in range(chains)])
@@ -116,9 +132,12 @@ class CompiledNUTS:
 
     def sample_chain(
         self, data: Any, rng: np.random.Generator, draws: int, tune: int,
-        jitter_retries: int, chain: int,
+        jitter_retries: int, chain: int, bar: Any = None,
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        """One chain on the data already set: unconstrained draws and sample stats."""
+        """One chain on the data already set: unconstrained draws and sample stats.
+
+        ``bar`` (a :class:`judgecal._dask.ProgressBar`), if given, advances every 100 steps.
+        """
         from pymc.exceptions import SamplingError
 
         values = {name: np.empty((draws, *np.shape(self.start[name])))
@@ -137,6 +156,8 @@ class CompiledNUTS:
                 point, step_stats = self.step.step(point)
                 if i >= tune:
                     _record(values, stats, point, step_stats[0], i - tune, draws)
+                if bar is not None and (i % _BAR_STEPS == _BAR_STEPS - 1 or i == tune + draws - 1):
+                    bar.update(i % _BAR_STEPS + 1)
         except (SamplingError, FloatingPointError, ValueError) as error:
             raise RuntimeError(
                 f"NUTS failed on chain {chain} for counts {_describe(data)}: "
@@ -401,7 +422,7 @@ class NutsCache:
 def sample_nuts(
     data: JudgeData, prior: Prior | None, *, draws: int, tune: int, chains: int,
     rng: np.random.Generator, sampler: str = "pymc", target_accept: float = 0.8, cores: int = 1,
-    progressbar: bool = False, compiled: CompiledNUTS | NutsCache | None = None,
+    progressbar: bool | None = None, compiled: CompiledNUTS | NutsCache | None = None,
 ) -> az.InferenceData:
     """Sample the posterior of :func:`~judgecal.bayes.model.build_model` with NUTS.
 
@@ -424,8 +445,10 @@ def sample_nuts(
     cores : int, default 1
         Processes running the chains of ``sampler="pymc"``: 1 runs them here, one after
         another; ``cores > 1`` forks ``cores - 1`` workers for this call (Linux only).
-    progressbar : bool
-        Passed to nutpie; the PyMC path runs silently.
+    progressbar : bool, optional
+        Draw a progress bar on stderr: judgecal's own bar of the NUTS steps for
+        ``sampler="pymc"``, nutpie's bar for ``"nutpie"``. Default (None): only when stderr is a
+        terminal and the ``CI`` environment variable is unset.
     compiled : CompiledNUTS or NutsCache, optional
         Reuse compilation across fits: a :class:`NutsCache` (any prior, design and sampler), or
         a :class:`CompiledNUTS` from :func:`compiled_nuts` for this prior, design and
@@ -462,11 +485,14 @@ def sample_nuts(
                         f"{type(compiled).__name__}.")
     target_accept = float(target_accept)
     if sampler == "nutpie":
-        idata = _nutpie_idata(data, prior, draws, tune, chains, rng, progressbar, target_accept,
-                              compiled)
+        from judgecal._dask import is_enabled
+
+        idata = _nutpie_idata(data, prior, draws, tune, chains, rng, is_enabled(progressbar),
+                              target_accept, compiled)
         return _with_data_groups(idata, data)
     engine = _engine(compiled, prior, data.design, target_accept)
-    values, stats = engine.run(data, draws=draws, tune=tune, chains=chains, rng=rng, cores=cores)
+    values, stats = engine.run(data, draws=draws, tune=tune, chains=chains, rng=rng, cores=cores,
+                               progressbar=progressbar)
     return _to_idata(values, data, stats)
 
 

@@ -418,7 +418,7 @@ def _warn(flags: tuple[str, ...], diagnostics: dict[str, float]) -> None:
 # -------------------------------------------------------------------------------------------
 def posterior(
     data: JudgeData, *, prior: Prior | None = None, method: str = "exact", draws: int = 1000,
-    tune: int = 1000, chains: int = 4, random_seed: Any = None, progressbar: bool = False,
+    tune: int = 1000, chains: int = 4, random_seed: Any = None, progressbar: bool | None = None,
     sampler: str = "pymc", target_accept: float = 0.8, cores: int = 1, compiled: Any = None,
 ) -> Posterior:
     """Posterior of the true accuracy theta and the judge's specificity q0 and sensitivity q1.
@@ -439,8 +439,10 @@ def posterior(
         NUTS tuning steps per chain.
     random_seed : int or numpy.random.Generator, optional
         The only source of randomness; the same seed gives the same draws.
-    progressbar : bool
-        Only used by ``sampler="nutpie"``.
+    progressbar : bool, optional
+        ``method="nuts"``: draw a progress bar of the sampling on stderr (nutpie's own with
+        ``sampler="nutpie"``). Default (None): only when stderr is a terminal and the ``CI``
+        environment variable is unset; ``"exact"`` takes milliseconds and draws none.
     sampler : {"pymc", "nutpie"}
         NUTS implementation; nutpie must be installed.
     target_accept : float

@@ -202,7 +202,9 @@ def _score_values(sample: Any, scorer: str, allowed: frozenset[str] | None
     edits = history if added_by_person else history[1:]
     labelled, author = None, None
     for edit in edits:
-        by = edit.provenance.author if edit.provenance is not None else None
+        if edit.provenance is None:      # a programmatic edit: no person stands behind it
+            continue
+        by = edit.provenance.author
         if _is_unchanged(edit.value) or (allowed is not None and by not in allowed):
             continue
         labelled, author = edit.value, by

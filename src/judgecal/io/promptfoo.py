@@ -171,8 +171,8 @@ def _judge_and_human(result: dict[str, Any], *, judge: str | None, threshold: fl
     components = list(_components(result.get("gradingResult")))
     humans = [c for c in components if _assertion(c).get("type") == _HUMAN]
     human = bool(humans[-1].get("pass")) if humans else None
-    if not components:  # an errored row (no grading): no verdict
-        return None, human
+    if len(humans) == len(components):  # no grading (an errored row), perhaps rated by a
+        return None, human                 # person afterwards: no judge verdict
     if judge is None:
         matches = [c for c in components if _assertion(c).get("type") in JUDGE_ASSERTION_TYPES]
         wanted = f"model-graded assertion (types {', '.join(JUDGE_ASSERTION_TYPES)})"
