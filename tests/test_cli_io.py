@@ -168,3 +168,68 @@ def test_log_format_detection(tmp_path):
     assert _log_format(str(PROMPTFOO)) == "promptfoo"
     assert _log_format(str(FIXTURES / "promptfoo_results.jsonl")) == "promptfoo"
     assert _log_format(str(ARC)) == "lm-eval"
+
+
+# -- review fixes: options a CLI user needs where the Python API has arguments ------------------
+def test_promptfoo_provider_chosen_on_the_command_line(capsys):
+    two = FIXTURES / "promptfoo_two_providers.json"
+    code, _, err = run(capsys, ["estimate", "--log", two])
+    assert code == 2 and "provider" in err
+    # the gpt-4o-mini rows are promptfoo_results.json's: the same hand counts
+    assert inputs(capsys, ["estimate", "--log", two, "--provider", "openai:gpt-4o-mini"]) == \
+        {"k": 2, "n": 3, "k0": 1, "m0": 2, "k1": 1, "m1": 1}
+
+
+def test_human_positive_maps_the_label_file_of_a_log(capsys, tmp_path):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("doc_id,label\n0,C\n1,I\n4,C\n")   # lm_eval_labels.csv written as C/I
+    argv = ["estimate", "--log", ARC, "--scorer", "acc", "--human", labels, "--on", "doc_id",
+            "--label-column", "label"]
+    code, _, err = run(capsys, argv)
+    assert code == 2 and "'C' (2 items), 'I' (1 item)" in err
+    assert inputs(capsys, [*argv, "--human-positive", "C"]) == \
+        {"k": 3, "n": 3, "k0": 1, "m0": 1, "k1": 1, "m1": 2}
+
+
+def _unscored_table(tmp_path):
+    path = tmp_path / "items.csv"
+    path.write_text("id,epoch,judge,human\na,1,1,\na,2,0,\nb,1,,\nb,2,1,\nc,1,1,1\nc,2,1,1\n"
+                    "d,1,0,0\nd,2,0,0\ne,1,0,\ne,2,0,\n")
+    return path
+
+
+def test_items_without_verdict_are_an_error_unless_dropped(capsys, tmp_path):
+    path = _unscored_table(tmp_path)
+    base = ["posterior", "--items", path, "--human-column", "human", "--epoch", "1"]
+    code, _, err = run(capsys, base)
+    assert code == 2 and "1 item(s) have no judge verdict" in err and "--drop-unscored" in err
+    # epoch 1 without b: test a (1), e (0) -> k = 1, n = 2; c: human 1 judged 1; d: human 0
+    # judged 0
+    assert inputs(capsys, [*base, "--drop-unscored"]) == \
+        {"k": 1, "n": 2, "k0": 1, "m0": 1, "k1": 1, "m1": 1}
+
+
+def test_epoch_selects_one_judgment_per_item(capsys, tmp_path):
+    path = _unscored_table(tmp_path)
+    # epoch 2: test a (0), b (1), e (0) -> k = 1, n = 3; c: human 1 judged 1; d: human 0
+    # judged 0
+    assert inputs(capsys, ["estimate", "--items", path, "--human-column", "human",
+                           "--epoch", "2"]) == {"k": 1, "n": 3, "k0": 1, "m0": 1, "k1": 1,
+                                                "m1": 1}
+    code, _, err = run(capsys, ["estimate", "--items", path, "--human-column", "human",
+                                "--epoch", "3"])
+    assert code == 2 and "no item of epoch 3; the epochs are 1, 2" in err
+
+
+def test_items_need_a_human_column_or_label_file(capsys, tmp_path):
+    path = tmp_path / "items.csv"
+    path.write_text("id,judge,human\na,1,\nb,0,1\n")
+    code, _, err = run(capsys, ["posterior", "--items", path])
+    assert code == 2 and "--human-column COL" in err and err.count("\n") == 1
+
+
+def test_labels_file_with_human_is_an_error(capsys):
+    from judgecal.datasets import example_path
+
+    code, _, err = run(capsys, ["estimate", "--labels", example_path(), "--human", LABELS])
+    assert code == 2 and "a --labels file holds its human labels itself" in err

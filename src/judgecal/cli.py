@@ -124,6 +124,20 @@ def _add_item_arguments(parser: argparse.ArgumentParser) -> None:
                        "or those of --positive")
     group.add_argument("--filter", default=None, metavar="NAME",
                        help="lm-eval: the filter whose records to read (e.g. strict-match)")
+    group.add_argument("--human-positive", action="append", default=None, metavar="VALUE",
+                       help="a human-label value meaning 'correct' (repeatable), for labels "
+                       "written as words (C/I, PASS/FAIL, ...); default: --positive for --items "
+                       "tables, 0/1 or true/false otherwise")
+    group.add_argument("--provider", default=None, metavar="ID",
+                       help="promptfoo: the provider whose results to read (files with several)")
+    group.add_argument("--prompt-idx", type=int, default=None, metavar="I",
+                       help="promptfoo: the prompt whose results to read (files with several)")
+    group.add_argument("--epoch", type=int, default=None, metavar="N",
+                       help="keep only the judgments of epoch N (Inspect epochs: one row per "
+                       "item, for the commands that do not cluster repeated judging)")
+    group.add_argument("--drop-unscored", action="store_true",
+                       help="leave out items without a judge verdict (unscored or errored "
+                       "samples, partial credit mapped to none); without it they are an error")
     grouping = parser.add_argument_group(
         "groups and repeated judging (estimate with --log / --items): rows whose item id "
         "repeats (e.g. Inspect epochs) are clustered by id automatically")
@@ -255,9 +269,17 @@ def _data_from_arguments(args: argparse.Namespace) -> JudgeData:
         raise UserError(f"give either {' or '.join(inputs)}, not both" if len(inputs) == 2
                         else f"give only one of {', '.join(inputs)}")
     if args.labels is not None:
+        if args.human is not None:
+            raise UserError("--human joins labels to the items of --log or --items; a --labels "
+                            "file holds its human labels itself")
         return JudgeData.from_csv(args.labels, design=args.design)
     if files:
-        return JudgeData.from_items(_items_from_arguments(args), design=args.design)
+        items = _items_from_arguments(args)
+        if args.items is not None and args.human is None and args.human_column is None:
+            raise UserError(f"{args.items}: which column holds the human labels? Give "
+                            "--human-column COL (empty where nobody labelled the item), or "
+                            "join a label file with --human FILE --on COL")
+        return JudgeData.from_items(items, design=args.design)
     if args.human is not None:
         raise UserError("--human joins labels to the items of --log or --items; give one")
     missing = [f"--{name}" for name in _COUNTS if name not in given]
@@ -279,21 +301,50 @@ def _items_from_arguments(args: argparse.Namespace) -> Any:
                         "--human FILE --on COL")
     if kind == "frame":
         items = jio.read_frame(path, judge=args.judge_column, human=args.human_column,
-                               id=args.id_column, positive=positive, threshold=args.threshold)
+                               id=args.id_column, positive=positive, threshold=args.threshold,
+                               human_positive=_positive(getattr(args, "human_positive", None)))
     elif kind == "inspect":
         options = {} if positive is None else {"positive": positive}
         items = jio.read_inspect(path, scorer=args.scorer, threshold=args.threshold, **options)
     elif kind == "promptfoo":
-        items = jio.read_promptfoo(path, judge=args.scorer, threshold=args.threshold)
+        items = jio.read_promptfoo(path, judge=args.scorer, threshold=args.threshold,
+                                   provider=getattr(args, "provider", None),
+                                   prompt_idx=getattr(args, "prompt_idx", None))
     else:
         if args.scorer is None:
             raise UserError(f"{path}: an lm-evaluation-harness log needs --scorer METRIC (the "
                             "metric field to read, e.g. acc or exact_match)")
         items = jio.read_lm_eval(path, metric=args.scorer, threshold=args.threshold,
                                  positive=positive, filter=args.filter)
+    items = _selected_items(items, path, args)
     if args.human is not None:
+        human_positive = _positive(getattr(args, "human_positive", None))
+        if human_positive is None and kind == "frame":
+            human_positive = positive
         items = jio.join_human(items, args.human, on=args.on, column=args.label_column,
-                               positive=positive if kind == "frame" else None)
+                               positive=human_positive)
+    return items
+
+
+def _selected_items(items: Any, path: str, args: argparse.Namespace) -> Any:
+    """--epoch and --drop-unscored applied; items without a judge verdict are an error."""
+    epoch = getattr(args, "epoch", None)
+    if epoch is not None:
+        if "epoch" not in items.columns:
+            raise UserError(f"{path}: --epoch {epoch}: the items have no epoch column")
+        kept = items[items["epoch"] == epoch]
+        if kept.empty:
+            found = ", ".join(map(str, sorted(items["epoch"].dropna().unique())))
+            raise UserError(f"{path}: no item of epoch {epoch}; the epochs are {found}")
+        items = kept.reset_index(drop=True)
+    unscored = items["judge"].isna()
+    if unscored.any():
+        if not getattr(args, "drop_unscored", False):
+            shown = ", ".join(repr(str(v)) for v in items["id"][unscored].head(3))
+            raise UserError(f"{path}: {int(unscored.sum())} item(s) have no judge verdict "
+                            f"(e.g. ids {shown}: unscored or errored samples, or a grade "
+                            "mapped to none); add --drop-unscored to leave them out")
+        items = items[~unscored].reset_index(drop=True)
     return items
 
 
@@ -521,7 +572,8 @@ def _dispatch(args: argparse.Namespace) -> str:
         if args.json:
             return json.dumps({"estimate": json.loads(_run_estimate(data, args)),
                                "crosscheck": json.loads(_run_crosscheck(data, args))}, indent=2)
-        return (f"Example data: {example_path().name} (bundled with judgecal)\n"
+        return (f"Example data: {example_path()} (bundled with judgecal; "
+                "`judgecal demo --show-data` lists every example file)\n"
                 f"{_run_estimate(data, args)}\n\n{_run_crosscheck(data, args)}")
     data = _data_from_arguments(args)
     runner = {"estimate": _run_estimate, "posterior": _run_posterior,

@@ -11,7 +11,20 @@ accuracy 0.70, judge specificity 0.80, sensitivity 0.90): ``example_items.csv`` 
 ``verdict`` C/I, ``human_label`` C/I or empty), ``example_lm_eval_samples.jsonl`` (an
 lm-evaluation-harness samples file, metric ``acc``) with ``example_human_labels.csv`` (``id``,
 ``human``: labels of 40 of its documents), and ``example_promptfoo_results.json`` (promptfoo
-results with an ``llm-rubric`` judge, 20 rows rated by a person). :func:`data_files` lists them.
+results with an ``llm-rubric`` judge, 20 rows rated by a person).
+
+Inspect AI logs (made by ``scripts/make_example_inspect.py``): ``example_inspect.eval``, 400
+samples graded by a ``model_graded_qa`` judge (true accuracy 0.70, specificity 0.80, sensitivity
+0.90, some P/N grades), with 80 scores edited by two reviewers inside the log (the human
+labels); ``example_inspect_b.eval``, a second model (true accuracy 0.60) on the same 400 ids;
+``example_compare_labels.csv`` (``id``, ``model``, ``human``), 80 labels per model for
+``judgecal compare --log-a ... --log-b ... --model-column model``.
+
+``example_grouped_items.csv`` (made by ``scripts/make_example_grouped.py``): three models x 150
+questions, every answer graded in 3 epochs, 40 answers per model labelled, for grouped estimates
+(``--by model``) and repeated judging clustered by item.
+
+:func:`data_files` lists every bundled file.
 """
 
 from __future__ import annotations
