@@ -86,8 +86,8 @@ def test_errors(capsys):
     one_line_error(capsys, ["estimate", *ITEMS, "--by", "model", "--null", "1.5"],
                    "`null` (1.5)")
     one_line_error(capsys, ["estimate", *ITEMS, "--by", ""], "--by needs a column name")
-    one_line_error(capsys, ["crosscheck", *ITEMS, "--by", "model"],
-                   "--by applies to `judgecal estimate` only")
+    one_line_error(capsys, ["posterior", *ITEMS, "--by", "model"],
+                   "--by applies to `judgecal estimate`, `crosscheck` and `report` only")
 
 
 def test_posterior_refuses_repeated_ids(capsys):

@@ -136,3 +136,33 @@ def test_screenshot(html_report, tmp_path):
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     assert (width, height) == (1200, 2400)
     assert len(data) > 20_000  # a blank page compresses to a few kB
+
+
+def test_grouped_report_renders_without_errors(tmp_path):
+    """`judgecal report --by`: the table across groups, one section and figure per group."""
+    from judgecal.datasets import data_files
+
+    path = tmp_path / "grouped.html"
+    assert main(["report", "--items", str(data_files()["example_grouped_items.csv"]),
+                 "--judge-column", "verdict", "--human-column", "human_label", "--positive",
+                 "C", "--epoch", "1", "--by", "model", "--output", str(path)]) == 0
+    page = path.read_text(encoding="utf-8")
+    assert "<script" not in page
+    instrumented = tmp_path / "instrumented.html"
+    instrumented.write_text(page.replace("<head>", "<head>" + RECORDER, 1)
+                            .replace("</body>", PROBE + "</body>", 1), encoding="utf-8")
+    run = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom",
+                    instrumented.as_uri())
+    assert run.returncode == 0, run.stderr[-2000:]
+    match = re.search(r'<pre id="judgecal-probe">(.*?)</pre>', run.stdout, re.S)
+    assert match is not None, "the page's load event never ran: " + run.stdout[:500]
+    probe = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&")
+                       .replace("&lt;", "<").replace("&gt;", ">"))
+    assert probe["errors"] == []
+    assert [line for line in run.stderr.splitlines() if ":CONSOLE" in line] == []
+    assert probe["sections"] == ["groups", "group-1", "group-2", "group-3", "flags",
+                                 "reproducibility"]
+    assert [image["id"] for image in probe["images"]] == [
+        "figure-group1_theta", "figure-group2_theta", "figure-group3_theta"]
+    for image in probe["images"]:
+        assert image["complete"] and image["width"] > 100 and image["height"] > 100

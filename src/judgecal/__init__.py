@@ -28,9 +28,20 @@ from judgecal.frequentist import (
     rogan_gladen,
     rogan_gladen_variance,
 )
-from judgecal.grouped import ClusteredEstimate, GroupedEstimates, estimate_items
+from judgecal.grouped import (
+    ClusteredEstimate,
+    GroupedCrossChecks,
+    GroupedEstimates,
+    crosscheck_items,
+    estimate_items,
+)
 from judgecal.ppi import PPIResult, ppi
-from judgecal.report import Report, report  # matplotlib loads only when a figure is drawn
+from judgecal.report import (  # matplotlib loads only when a figure is drawn
+    GroupedReport,
+    Report,
+    report,
+    report_items,
+)
 from judgecal.results import ConfidenceInterval, Estimate
 from judgecal.shift import class_balance_test, shift_estimators
 
@@ -43,7 +54,9 @@ __all__ = [
     "ConfidenceInterval",
     "CrossCheck",
     "Estimate",
+    "GroupedCrossChecks",
     "GroupedEstimates",
+    "GroupedReport",
     "JudgeCalWarning",
     "JudgeData",
     "ModelLabels",
@@ -55,6 +68,7 @@ __all__ = [
     "class_balance_test",
     "compare",
     "crosscheck",
+    "crosscheck_items",
     "estimate",
     "estimate_items",
     "expected_width",
@@ -64,6 +78,7 @@ __all__ = [
     "posterior",
     "ppi",
     "report",
+    "report_items",
     "required_calibration",
     "rogan_gladen",
     "rogan_gladen_variance",

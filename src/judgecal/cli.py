@@ -139,17 +139,18 @@ def _add_item_arguments(parser: argparse.ArgumentParser) -> None:
                        help="leave out items without a judge verdict (unscored or errored "
                        "samples, partial credit mapped to none); without it they are an error")
     grouping = parser.add_argument_group(
-        "groups and repeated judging (estimate with --log / --items): rows whose item id "
-        "repeats (e.g. Inspect epochs) are clustered by id automatically")
+        "groups and repeated judging (estimate, crosscheck, report with --log / --items): "
+        "estimate clusters rows whose item id repeats (e.g. Inspect epochs) by id "
+        "automatically; crosscheck and report need one row per item in each group (--epoch N)")
     grouping.add_argument("--by", action="append", default=None, metavar="COLUMN",
-                          help="one estimate per value of this metadata column of the items "
+                          help="one row per value of this metadata column of the items "
                           "(e.g. model, task; repeat or separate by commas for several)")
     grouping.add_argument("--correction", choices=_CORRECTIONS, default=None,
                           help="with --by: multiplicity correction across the groups (default "
                           "holm: Bonferroni-simultaneous intervals, Holm-adjusted p-values; "
                           "bonferroni; none: marginal)")
     grouping.add_argument("--null", type=_accuracy, default=None, metavar="THETA0",
-                          help="with --by: test H0: theta = THETA0 in every group (p-values by "
+                          help="estimate --by: test H0: theta = THETA0 in every group (p-values by "
                           "inverting the Lang-Reiczigel interval, adjusted by --correction)")
 
 
@@ -400,25 +401,34 @@ def _by_columns(args: argparse.Namespace) -> list[str]:
     return names
 
 
-def _run_estimate_items(args: argparse.Namespace) -> str | None:
-    """`estimate` on --log / --items with --by or repeated ids: judgecal.estimate_items.
+_GROUPED_COMMANDS = ("estimate", "crosscheck", "report")
 
+
+def _run_estimate_items(args: argparse.Namespace) -> str | None:
+    """Item-level input with --by (or, for `estimate`, repeated ids): the grouped functions.
+
+    `estimate` -> judgecal.estimate_items (also without --by where ids repeat: clustered);
+    `crosscheck --by` -> judgecal.crosscheck_items; `report --by` -> judgecal.report_items.
     Returns None where the ordinary path applies (no grouping, no repeated ids, counts or
-    --labels, conflicting inputs: its own checks report those). Other commands reject --by,
-    --correction and --null: the posterior does not cluster or group.
+    --labels, conflicting inputs: its own checks report those). `posterior` rejects --by and
+    --correction, and every command but `estimate` rejects --null.
     """
     by = _by_columns(args)
     given = [f"--{name}" for name in ("by", "correction", "null")
              if getattr(args, name, None) is not None]
-    if args.command != "estimate":
+    if args.command not in _GROUPED_COMMANDS:
         if given:
             raise UserError(f"{', '.join(given)} appl{'ies' if len(given) == 1 else 'y'} to "
-                            f"`judgecal estimate` only, not {args.command}: the posterior "
-                            "neither groups nor clusters")
+                            "`judgecal estimate`, `crosscheck` and `report` only, not "
+                            f"{args.command}: the posterior neither groups nor clusters")
         return None
+    if args.command != "estimate" and getattr(args, "null", None) is not None:
+        raise UserError(f"--null applies to `judgecal estimate --by` only, not {args.command}: "
+                        "the cross-check tests no hypothesis")
     if given and not by:
         raise UserError(f"{', '.join(given)} need{'s' * (len(given) == 1)} --by COLUMN (one "
-                        "estimate per group)")
+                        f"{'estimate' if args.command == 'estimate' else 'cross-check'} per "
+                        "group)")
     counts = any(getattr(args, name) is not None for name in _COUNTS)
     files = [name for name in ("labels", "log", "items") if getattr(args, name, None)]
     if files not in (["log"], ["items"]) or counts:
@@ -426,10 +436,41 @@ def _run_estimate_items(args: argparse.Namespace) -> str | None:
             raise UserError("--by needs item-level input with the grouping column: --log FILE "
                             "or --items FILE")
         return None  # the ordinary path reports conflicting inputs
+    if args.command != "estimate" and not by:
+        return None
+    target = _report_target(args) if args.command == "report" else None
     items = _items_from_arguments(args)
+    if args.command == "crosscheck":
+        return _format_items_crosscheck(items, by, args)
+    if args.command == "report":
+        return _write_items_report(items, by, args, *target)
     if not by and not items["id"].astype(str).duplicated().any():
         return None
     return _format_items_estimate(items, by, args)
+
+
+def _format_items_crosscheck(items: Any, by: list[str], args: argparse.Namespace) -> str:
+    from judgecal.grouped import crosscheck_items
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeCalWarning)  # flags are printed in the table
+        result = crosscheck_items(items, by=by, design=args.design,
+                                  confidence_level=args.confidence_level,
+                                  correction=args.correction or "holm",
+                                  **_posterior_options(args))
+    return json.dumps(result.to_dict(), indent=2) if args.json else str(result)
+
+
+def _write_items_report(items: Any, by: list[str], args: argparse.Namespace, output: Any,
+                        kind: str) -> str:
+    from judgecal.report import report_items
+
+    options = _posterior_options(args)
+    options["random_seed"] = 0 if args.seed is None else args.seed
+    result = report_items(items, by=by, design=args.design, prob=args.confidence_level,
+                          correction=args.correction or "holm", source=_report_source(args),
+                          command=_report_command_line(args), **options)
+    return _save_report(result, output, kind, args)
 
 
 def _format_items_estimate(items: Any, by: list[str], args: argparse.Namespace) -> str:
@@ -1173,11 +1214,12 @@ def _report_command_line(args: argparse.Namespace) -> str:
     return shlex.join(words)
 
 
-def _run_report(args: argparse.Namespace) -> str:
+def _report_target(args: argparse.Namespace) -> tuple[Any, str]:
+    """The --output path and its format, checked before anything is computed."""
     from pathlib import Path
 
     from judgecal._validate import check_level
-    from judgecal.report import FORMATS, report
+    from judgecal.report import FORMATS
 
     output = Path(args.output)
     kind = args.format or FORMATS.get(output.suffix.lower())
@@ -1189,15 +1231,32 @@ def _run_report(args: argparse.Namespace) -> str:
     if output.is_dir():
         raise UserError(f"cannot write {args.output}: it is a folder")
     check_level(args.confidence_level, "confidence_level")  # named as the other commands do
-    data = _data_from_arguments(args)
-    options = _posterior_options(args)
-    options["random_seed"] = 0 if args.seed is None else args.seed
+    return output, kind
+
+
+def _report_source(args: argparse.Namespace) -> str | None:
+    """The input file of a report, with the label file joined to it."""
     source = next((getattr(args, name) for name in ("labels", "log", "items")
                    if getattr(args, name, None) is not None), None)
     if source is not None and getattr(args, "human", None) is not None:
         source = f"{source} (human labels: {args.human})"
-    result = report(data, prob=args.confidence_level, source=source,
+    return source
+
+
+def _run_report(args: argparse.Namespace) -> str:
+    from judgecal.report import report
+
+    output, kind = _report_target(args)
+    data = _data_from_arguments(args)
+    options = _posterior_options(args)
+    options["random_seed"] = 0 if args.seed is None else args.seed
+    result = report(data, prob=args.confidence_level, source=_report_source(args),
                     command=_report_command_line(args), **options)
+    return _save_report(result, output, kind, args)
+
+
+def _save_report(result: Any, output: Any, kind: str, args: argparse.Namespace) -> str:
+    """Write a report (all files or none) and say what was written."""
     try:
         written = result.save(output, format=kind, embed_figures=args.embed_figures)
     except OSError as error:

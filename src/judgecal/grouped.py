@@ -18,7 +18,10 @@ sizes go to the same formula through its private kernel, which is written for fl
 posterior does not cluster; :meth:`judgecal.JudgeData.from_items` keeps refusing repeated ids.
 
 **Groups.** ``by="model"`` (or several columns) gives one row per group, with a multiplicity
-correction across the groups (:class:`GroupedEstimates`).
+correction across the groups (:class:`GroupedEstimates`). :func:`crosscheck_items` does the same
+for :func:`judgecal.crosscheck` (the closed form and the posterior side by side,
+:class:`GroupedCrossChecks`); as the posterior does not cluster, it refuses item ids that repeat
+within a group.
 """
 
 from __future__ import annotations
@@ -48,12 +51,18 @@ from judgecal.results import FLAG_MESSAGES, ConfidenceInterval, Estimate
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from judgecal.bayes.priors import Prior
+    from judgecal.crosscheck import CrossCheck
+
 __all__ = [
     "CORRECTIONS",
     "ClusteredEstimate",
+    "GroupCrossCheck",
     "GroupRow",
+    "GroupedCrossChecks",
     "GroupedEstimates",
     "adjust_p_values",
+    "crosscheck_items",
     "estimate_items",
     "lang_reiczigel_p_value",
 ]
@@ -522,16 +531,7 @@ class GroupedEstimates:
     @property
     def statement(self) -> str:
         """The correction in words, as printed under the table."""
-        g = len(self.rows)
-        if self.correction == "none":
-            text = (f"intervals marginal at {100 * self.interval_level:g}% each, not corrected "
-                    f"for the {g} groups")
-        else:
-            text = (f"intervals simultaneous over {g} group{'s' * (g != 1)} (Bonferroni, each "
-                    f"at {_percent(self.interval_level)}; Holm's step-down has no interval "
-                    "counterpart)" if self.correction == "holm" else
-                    f"intervals simultaneous over {g} group{'s' * (g != 1)} (Bonferroni, each "
-                    f"at {_percent(self.interval_level)})")
+        text = _interval_statement(self.correction, self.interval_level, len(self.rows))
         if self.null is not None:
             how = {"holm": "Holm-adjusted", "bonferroni": "Bonferroni-adjusted",
                    "none": "unadjusted"}[self.correction]
@@ -604,15 +604,10 @@ class GroupedEstimates:
                 for row in self.rows for flag in row.flags]
 
     def __str__(self) -> str:
-        header, cells = self._table()
-        widths = [max(len(h), *(len(line[i]) for line in cells)) for i, h in enumerate(header)]
-        fmt = "  " + "  ".join(f"{{:<{widths[0]}}}" if i == 0 else f"{{:>{w}}}"
-                               for i, w in enumerate(widths))
         g = len(self.rows)
         lines = [f"judgecal estimate by {', '.join(self.by)} ({g} group{'s' * (g != 1)}, "
                  f"{_percent(self.confidence_level)} family-wise; {self.source})",
-                 fmt.format(*header), *(fmt.format(*line) for line in cells),
-                 f"  {self.statement}"]
+                 *_aligned(*self._table()), f"  {self.statement}"]
         lines += [f"  warning ({label}): {message}" for label, message in self._notes()]
         return "\n".join(lines)
 
@@ -628,8 +623,7 @@ def _grouped(items: Any, by: tuple[str, ...], *, source: str, design: str, level
              correction: str, null: float | None) -> GroupedEstimates:
     codes, judge, human = _item_arrays(items, source)  # whole-frame checks raise here
     groups = items.groupby(list(by), sort=True, dropna=False).indices
-    size = len(groups)
-    interval_level = level if correction == "none" else 1.0 - (1.0 - level) / size
+    interval_level = _family_level(level, correction, len(groups))
     rows = []
     for key, positions in groups.items():
         key = key if isinstance(key, tuple) else (key,)
@@ -695,6 +689,30 @@ def _with_tests(rows: list[GroupRow], null: float, correction: str,
 
 
 # ---- formatting -------------------------------------------------------------------------------
+def _family_level(level: float, correction: str, groups: int) -> float:
+    """Each group's interval level: Bonferroni's ``1 - alpha / G``, or ``level`` for "none"."""
+    return level if correction == "none" else 1.0 - (1.0 - level) / groups
+
+
+def _interval_statement(correction: str, interval_level: float, groups: int) -> str:
+    """What the intervals of a grouped table are, in words (simultaneous or marginal)."""
+    if correction == "none":
+        return (f"intervals marginal at {100 * interval_level:g}% each, not corrected for the "
+                f"{groups} groups")
+    text = (f"intervals simultaneous over {groups} group{'s' * (groups != 1)} (Bonferroni, each "
+            f"at {_percent(interval_level)}")
+    return text + ("; Holm's step-down has no interval counterpart)" if correction == "holm"
+                   else ")")
+
+
+def _aligned(header: Sequence[str], cells: Sequence[Sequence[str]]) -> list[str]:
+    """A text table: the first column left-aligned, the others right-aligned, indented by 2."""
+    widths = [max(len(h), *(len(line[i]) for line in cells)) for i, h in enumerate(header)]
+    fmt = "  " + "  ".join(f"{{:<{widths[0]}}}" if i == 0 else f"{{:>{w}}}"
+                           for i, w in enumerate(widths))
+    return [fmt.format(*header), *(fmt.format(*line) for line in cells)]
+
+
 def _flag_message(row: GroupRow, flag: str) -> str:
     if isinstance(row.result, ClusteredEstimate) and flag == "clustered":
         return row.result.flag_messages[row.result.flags.index(flag)]
@@ -733,3 +751,334 @@ def _json_value(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return str(value)
+
+
+# ---- grouped cross-check ----------------------------------------------------------------------
+#: Columns of the cross-check table (after the group and the counts): row key of
+#: :attr:`judgecal.CrossCheck.rows` and position in its (estimate, low, high) triple.
+_CROSSCHECK_COLUMNS = (
+    ("RG", "rogan_gladen", 0), ("LR low", "rogan_gladen", 1), ("LR high", "rogan_gladen", 2),
+    ("median", "posterior_eti", 0), ("ETI low", "posterior_eti", 1),
+    ("ETI high", "posterior_eti", 2), ("mode", "posterior_hdi", 0),
+    ("HDI low", "posterior_hdi", 1), ("HDI high", "posterior_hdi", 2),
+)
+_NAN3 = (math.nan, math.nan, math.nan)
+
+
+@dataclass(frozen=True)
+class GroupCrossCheck:
+    """One group of a :class:`GroupedCrossChecks` table.
+
+    ``counts`` are those of the group's :class:`~judgecal.JudgeData`; ``result`` the group's
+    :class:`~judgecal.CrossCheck` at the table's per-group level, or None where the group has no
+    data to cross-check (then every number is NaN and ``flags`` says why); ``flags`` maps each
+    flag key to its sentence (the cross-check's own notes, with their advice).
+    """
+
+    key: tuple[Any, ...]
+    counts: dict[str, int]
+    result: CrossCheck | None
+    flags: dict[str, str]
+
+    def row(self, name: str) -> tuple[float, float, float]:
+        """(estimate, low, high) of one cross-check row (:data:`judgecal.crosscheck.ROWS`)."""
+        return _NAN3 if self.result is None else self.result.rows[name]
+
+    @property
+    def agree(self) -> bool | None:
+        """Whether the Lang-Reiczigel and equal-tailed ends lie within the tolerance.
+
+        None where there is no closed form (or no cross-check) to compare.
+        """
+        if self.result is None or self.result.estimate is None:
+            return None
+        return bool(self.result.max_difference <= self.result.tolerance)
+
+
+@dataclass(frozen=True)
+class GroupedCrossChecks:
+    """One cross-check per group (closed form and posterior), corrected across the groups.
+
+    Attributes
+    ----------
+    by : tuple of str
+        The grouping column(s).
+    rows : tuple of GroupCrossCheck
+        One per group, in sorted group order.
+    confidence_level : float
+        The family-wise level asked for (1 - alpha).
+    interval_level : float
+        The level of every interval of every group: ``1 - alpha / G`` for "holm" and
+        "bonferroni", ``confidence_level`` for "none".
+    correction : str
+        "holm", "bonferroni" or "none".
+    method : str
+        How each posterior was computed ("exact" or "nuts").
+    tolerance : float
+        Agreement tolerance of each cross-check.
+    design : str
+        The calibration design.
+    source : str
+        Where the items came from.
+    """
+
+    by: tuple[str, ...]
+    rows: tuple[GroupCrossCheck, ...]
+    confidence_level: float
+    interval_level: float
+    correction: str
+    method: str = "exact"
+    tolerance: float = 0.02
+    design: str = "stratified"
+    source: str = field(default="`items`")
+
+    @property
+    def alpha(self) -> float:
+        """The family-wise error rate, 1 - confidence_level."""
+        return 1.0 - self.confidence_level
+
+    @property
+    def statement(self) -> str:
+        """The correction in words, as printed under the table."""
+        return _interval_statement(self.correction, self.interval_level, len(self.rows))
+
+    @property
+    def legend(self) -> str:
+        """What the columns of the printed table are."""
+        return (f"RG, LR: Rogan-Gladen estimate and Lang-Reiczigel interval; median + ETI, mode "
+                f"+ HDI: the posterior ({self.method}) with its equal-tailed and highest-density "
+                f"intervals; agree: LR and ETI ends within {self.tolerance:g}")
+
+    @property
+    def title(self) -> str:
+        """The table's first line (without the source)."""
+        g = len(self.rows)
+        return (f"judgecal cross-check by {', '.join(self.by)} ({g} group{'s' * (g != 1)}, "
+                f"{_percent(self.confidence_level)} family-wise; posterior by {self.method})")
+
+    @property
+    def heading(self) -> str:
+        """The table's first line, as printed: :attr:`title` with the source."""
+        return f"{self.title[:-1]}; {self.source})"
+
+    def summary(self) -> pd.DataFrame:
+        """A DataFrame with one row per group (index: the group key(s)).
+
+        Columns: the six counts; ``<row>``, ``<row>_low``, ``<row>_high`` for each cross-check
+        row (naive, rogan_gladen, posterior_eti, posterior_hdi); ``max_difference``,
+        ``agree``, ``prob_weak_judge``, ``level`` and the flag keys.
+        """
+        import pandas as pd
+
+        from judgecal.crosscheck import ROWS
+
+        records = []
+        for row in self.rows:
+            record: dict[str, Any] = dict(zip(self.by, row.key, strict=True)) | dict(row.counts)
+            for name in ROWS:
+                record |= dict(zip((name, f"{name}_low", f"{name}_high"), row.row(name),
+                                   strict=True))
+            record |= {"max_difference": _max_difference(row), "agree": row.agree,
+                       "prob_weak_judge": (math.nan if row.result is None
+                                           else row.result.prob_weak_judge),
+                       "level": self.interval_level, "flags": ", ".join(row.flags)}
+            records.append(record)
+        return pd.DataFrame.from_records(records).set_index(list(self.by))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict: the correction, its statement, and one entry per group."""
+        from judgecal.crosscheck import ROWS
+
+        groups = []
+        for row in self.rows:
+            groups.append({
+                "group": {c: _json_value(v) for c, v in zip(self.by, row.key, strict=True)},
+                **row.counts,
+                "rows": {name: dict(zip(("estimate", "low", "high"),
+                                        map(_json_float, row.row(name)), strict=True))
+                         for name in ROWS},
+                "max_difference": _json_float(_max_difference(row)), "agree": row.agree,
+                "prob_weak_judge": (None if row.result is None
+                                    else _json_float(row.result.prob_weak_judge)),
+                "flags": dict(row.flags),
+            })
+        return {"method": "crosscheck by group", "posterior_method": self.method,
+                "by": list(self.by), "source": self.source, "design": self.design,
+                "confidence_level": self.confidence_level,
+                "interval_level": self.interval_level, "correction": self.correction,
+                "alpha": self.alpha, "tolerance": self.tolerance, "statement": self.statement,
+                "groups": groups}
+
+    def _table(self) -> tuple[list[str], list[list[str]]]:
+        header = [" / ".join(self.by), "k/n", "k0/m0", "k1/m1",
+                  *(name for name, _, _ in _CROSSCHECK_COLUMNS), "agree"]
+        cells = []
+        for row in self.rows:
+            c = row.counts
+            agree = "n/a" if row.agree is None else ("yes" if row.agree else "no")
+            cells.append([_group_label(row.key), f"{c['k']}/{c['n']}", f"{c['k0']}/{c['m0']}",
+                          f"{c['k1']}/{c['m1']}",
+                          *(_fmt(row.row(name)[i]) for _, name, i in _CROSSCHECK_COLUMNS),
+                          agree])
+        return header, cells
+
+    def _notes(self) -> list[tuple[str, str]]:
+        return [(f"{_group_label(row.key)}: {flag}", message)
+                for row in self.rows for flag, message in row.flags.items()]
+
+    def __str__(self) -> str:
+        lines = [self.heading, *_aligned(*self._table()),
+                 f"  {self.statement}", f"  {self.legend}"]
+        lines += [f"  note ({label}): {message}" for label, message in self._notes()]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from judgecal._html import result_block
+
+        header, cells = self._table()
+        title = f"{self.title}: {self.statement}"
+        return result_block(title, header, cells, [("", self.legend), *self._notes()])
+
+
+def _group_label(key: tuple[Any, ...]) -> str:
+    return " / ".join(map(str, key))
+
+
+def _max_difference(row: GroupCrossCheck) -> float:
+    if row.result is None or row.result.estimate is None:
+        return math.nan
+    return row.result.max_difference
+
+
+def crosscheck_items(
+    items: Any, *, by: str | Sequence[str], design: str = "stratified",
+    confidence_level: float = 0.95, correction: str = "holm", prior: Prior | None = None,
+    method: str = "exact", tolerance: float = 0.02, random_seed: Any = None,
+    **posterior_options: Any,
+) -> GroupedCrossChecks:
+    """The cross-check of every group of an items frame, at a family-adjusted level.
+
+    Each group is cross-checked as :func:`judgecal.crosscheck` does for one dataset: the naive
+    rate, the Rogan-Gladen estimate with the Lang-Reiczigel interval (Lee et al., "How to
+    Correctly Report LLM-as-a-Judge Evaluations", arXiv 2511.21140 v1, eqs. 4-7), and the
+    posterior's median with the equal-tailed interval and mode with the highest-density
+    interval, with the cross-check's notes. Every interval of every group has the same level:
+    Bonferroni's ``1 - alpha / G`` for G groups (so the G intervals of one method hold
+    simultaneously with probability at least ``1 - alpha``), or ``confidence_level`` itself
+    with ``correction="none"``.
+
+    Parameters
+    ----------
+    items : pandas.DataFrame
+        An items frame (a :mod:`judgecal.io` reader's result): columns ``id``, ``judge``,
+        ``human`` and metadata. Rows with a human label calibrate the judge; the others are
+        the test set. Within a group every item id must occur once (the posterior does not
+        cluster repeated judging); ids may repeat across groups. Not modified.
+    by : str or sequence of str
+        Metadata column(s) to group by. Missing values form a group of their own.
+    design : {"stratified", "random"}, default "stratified"
+        How the labelled items were chosen (:class:`~judgecal.JudgeData`).
+    confidence_level : float, default 0.95
+        The family-wise level of the table (see ``correction``).
+    correction : {"holm", "bonferroni", "none"}, default "holm"
+        "holm" and "bonferroni" give simultaneous intervals, each at ``1 - alpha / G`` (Holm's
+        step-down adjusts tests and has no interval counterpart, so its intervals are
+        Bonferroni's, as in :func:`estimate_items`); "none" gives marginal intervals.
+    prior : Prior, optional
+        Prior of every group's posterior (uniform, judge better than chance, by default).
+    method : {"exact", "nuts"}, default "exact"
+        How each posterior is computed (:func:`judgecal.posterior`).
+    tolerance : float, default 0.02
+        Agreement tolerance of each cross-check (:func:`judgecal.crosscheck`).
+    random_seed : int or numpy.random.Generator, optional
+        Seed of the posterior draws; each group's cross-check receives it as given (an int
+        seeds every group alike, so a group's row equals ``judgecal.crosscheck`` of that group
+        with the same seed).
+    **posterior_options
+        Passed to :func:`judgecal.posterior` (e.g. ``draws``, ``chains``, ``progressbar``).
+
+    Returns
+    -------
+    GroupedCrossChecks
+        A group whose counts admit no cross-check (a stratified group missing a labelled class,
+        no labelled items, or no test items) gets NaN and a flag; a group whose judge is no
+        better than chance gets the posterior rows and the cross-check's ``no_closed_form``
+        note. Flags are not warned about; they are in the table.
+
+    Raises
+    ------
+    TypeError
+        If ``items`` is not a data frame, or ``by`` or ``correction`` has a wrong type.
+    ValueError
+        Naming the source: missing columns, rows without a judge verdict, no labelled or no
+        test rows at all, an item id repeated within a group, an unknown ``by`` column, an
+        unknown ``correction``, a level outside (0, 1), or an invalid posterior option.
+
+    Examples
+    --------
+    >>> import judgecal as jc, judgecal.io as jio  # doctest: +SKIP
+    >>> items = jio.read_inspect("run.eval")  # doctest: +SKIP
+    >>> jc.crosscheck_items(items[items["epoch"] == 1], by="model")  # doctest: +SKIP
+    """
+    source = _items_source(items)
+    design = _check_design(design)
+    level = check_level(confidence_level)
+    correction = _check_correction(correction)
+    columns = _check_by(by, items, source)
+    codes, judge, human = _item_arrays(items, source)
+    _judge_data(_counts(judge, human), design, source)  # whole-frame checks, as estimate_items
+    groups = items.groupby(list(columns), sort=True, dropna=False).indices
+    _check_unique_ids(groups, codes, columns, source, "epoch" in items.columns)
+    interval_level = _family_level(level, correction, len(groups))
+    options = {"prior": prior, "method": method, "tolerance": tolerance,
+               "random_seed": random_seed, **posterior_options}
+    rows = []
+    for key, positions in groups.items():
+        key = tuple(_plain(k) for k in (key if isinstance(key, tuple) else (key,)))
+        rows.append(_crosscheck_row(key, _counts(judge[positions], human[positions]),
+                                    design=design, level=interval_level, options=options))
+    checked = next((row.result for row in rows if row.result is not None), None)
+    return GroupedCrossChecks(
+        by=columns, rows=tuple(rows), confidence_level=level, interval_level=interval_level,
+        correction=correction, method=method if checked is None else checked.posterior.method,
+        tolerance=float(tolerance), design=design, source=source)
+
+
+def _check_unique_ids(groups: dict[Any, np.ndarray], codes: np.ndarray, by: tuple[str, ...],
+                      source: str, has_epoch: bool) -> None:
+    """Refuse item ids repeated within a group: the posterior counts each row as an item."""
+    for key, positions in groups.items():
+        group_codes = codes[positions]
+        counts = np.unique(group_codes, return_counts=True)[1]
+        if (counts > 1).any():
+            key = key if isinstance(key, tuple) else (key,)
+            label = _label(by, tuple(_plain(k) for k in key))
+            select = ("one epoch, e.g. items[items['epoch'] == 1] (--epoch 1 on the command "
+                      "line)" if has_epoch else "one row per item, e.g. "
+                      "items.drop_duplicates('id')")
+            raise ValueError(
+                f"{source}: {int((counts > 1).sum())} item id(s) occur more than once within "
+                f"the group {label} (items judged several times). The cross-check's posterior "
+                f"does not cluster repeated judging: select {select}, or use "
+                "judgecal.estimate_items (`judgecal estimate --by ...`), which clusters the "
+                "rows by item id.")
+
+
+def _crosscheck_row(key: tuple[Any, ...], counts: dict[str, int], *, design: str, level: float,
+                    options: dict[str, Any]) -> GroupCrossCheck:
+    """One group's cross-check, or NaN with a flag where its counts admit none."""
+    from judgecal.crosscheck import crosscheck
+
+    reason = None
+    if counts["n"] == 0:
+        reason = "no_test_items"
+    elif counts["m0"] + counts["m1"] == 0 or (
+            design == "stratified" and min(counts["m0"], counts["m1"]) == 0):
+        reason = "missing_class"
+    if reason is not None:
+        return GroupCrossCheck(key, counts, None, {reason: FLAG_MESSAGES[reason]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeCalWarning)  # the flags go into the row
+        result = crosscheck(JudgeData(**counts, design=design), confidence_level=level,
+                            **options)
+    return GroupCrossCheck(key, counts, result, dict(result.flags))

@@ -44,7 +44,7 @@ from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.results import FLAG_MESSAGES
 
-__all__ = ["FORMATS", "Report", "report"]
+__all__ = ["FORMATS", "GroupedReport", "Report", "report", "report_items"]
 
 #: Output formats of :meth:`Report.save`, and the file extensions that select them.
 FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown"}
@@ -268,21 +268,7 @@ class Report:
         OSError
             If a file cannot be written.
         """
-        target = Path(path)
-        kind = _check_format(format, target)
-        if not target.resolve().parent.is_dir():
-            raise ValueError(f"`path` ({os.fspath(path)!r}): its folder does not exist.")
-        files: dict[Path, bytes] = {}
-        if kind == "html":
-            files[target] = self.to_html().encode("utf-8")
-        elif embed_figures:
-            files[target] = self.to_markdown().encode("utf-8")
-        else:
-            files[target] = self.to_markdown(figure_stem=target.stem).encode("utf-8")
-            for name, png in self.figures.items():
-                files[target.with_name(f"{target.stem}_{name}.png")] = png
-        _write_all(files)
-        return list(files)
+        return _save_document(self, path, format, embed_figures)
 
     def __repr__(self) -> str:
         return (f"Report(data={self.data!r}, prob={self.prob!r}, "
@@ -321,6 +307,30 @@ def _check_format(format: str | None, path: Path) -> str:
                          f"extension {path.suffix!r}; use one of {', '.join(FORMATS)} or give "
                          "`format` ('html' or 'markdown').")
     return kind
+
+
+def _save_document(document: Any, path: str | os.PathLike[str], format: str | None,
+                   embed_figures: bool | None) -> list[Path]:
+    """Write a report (:meth:`Report.save`): the document, then its figures, all or nothing.
+
+    ``document`` has ``to_html()``, ``to_markdown(figure_stem=None)`` and ``figures`` (name ->
+    PNG bytes); Markdown links each figure as ``<stem>_<name>.png`` unless embedding them.
+    """
+    target = Path(path)
+    kind = _check_format(format, target)
+    if not target.resolve().parent.is_dir():
+        raise ValueError(f"`path` ({os.fspath(path)!r}): its folder does not exist.")
+    files: dict[Path, bytes] = {}
+    if kind == "html":
+        files[target] = document.to_html().encode("utf-8")
+    elif embed_figures:
+        files[target] = document.to_markdown().encode("utf-8")
+    else:
+        files[target] = document.to_markdown(figure_stem=target.stem).encode("utf-8")
+        for name, png in document.figures.items():
+            files[target.with_name(f"{target.stem}_{name}.png")] = png
+    _write_all(files)
+    return list(files)
 
 
 def _umask() -> int:
@@ -385,6 +395,8 @@ figcaption { color: #555; font-size: 0.9rem; }
 code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; }
 dl.flags dt { font-family: ui-monospace, monospace; margin-top: 0.5rem; }
 dl.flags dd { margin-left: 1.5rem; }
+.wide { overflow-x: auto; }
+table.grouped th, table.grouped td { padding: 0.2rem 0.35rem; font-size: 0.9rem; }
 """
 
 
@@ -435,11 +447,16 @@ def _html_body(report: Report) -> str:
 
 
 def _render_html(report: Report) -> str:
+    return _page(_html_body(report), report.version)
+
+
+def _page(body: str, version: str) -> str:
+    """A stand-alone HTML page around a report's body."""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<meta name=\"generator\" content=\"judgecal {html.escape(report.version)}\">"
+            f"<meta name=\"generator\" content=\"judgecal {html.escape(version)}\">"
             "<title>judgecal report</title>"
-            f"<style>{_CSS}</style></head>\n<body>\n{_html_body(report)}\n</body></html>\n")
+            f"<style>{_CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
 
 
 # -------------------------------------------------------------------------------------------
@@ -589,10 +606,303 @@ def report(
 def _python_call(data: JudgeData, prob: float, prior: Any, random_seed: int | None, method: str,
                  draws: int, chains: int) -> str:
     """The Python call that reproduces a report (arguments at their defaults left out)."""
+    options = _python_options(prob, prior, random_seed, method, draws, chains)
+    return f"judgecal.report(judgecal.{data!r}, {options})"
+
+
+def _python_options(prob: float, prior: Any, random_seed: int | None, method: str, draws: int,
+                    chains: int) -> str:
+    """The keyword arguments of :func:`_python_call` that differ from their defaults."""
     options = [f"prob={prob!r}"] if prob != 0.95 else []
     options += [f"prior={prior!r}"] if prior is not None else []
     options += [f"random_seed={random_seed!r}"]
     options += [f"method={method!r}"] if method != "exact" else []
     options += [f"draws={draws!r}"] if draws != 1000 else []
     options += [f"chains={chains!r}"] if chains != 4 else []
-    return f"judgecal.report(judgecal.{data!r}, {', '.join(options)})"
+    return ", ".join(options)
+
+
+# -------------------------------------------------------------------------------------------
+# the grouped report: one cross-check per group (judgecal.crosscheck_items)
+# -------------------------------------------------------------------------------------------
+_GROUP_FIGURE = ("Posterior density of theta in this group, with every interval drawn beneath "
+                 "it (dot: the point estimate of that row).")
+
+
+@dataclass(frozen=True, eq=False)
+class GroupedReport:
+    """A report of a grouped cross-check: the table across groups, then one section per group.
+
+    Attributes
+    ----------
+    table : GroupedCrossChecks
+        The cross-check of every group at the family-adjusted level
+        (:func:`judgecal.crosscheck_items`).
+    sections : tuple of (Report or None)
+        Per group (in the table's order), the one-dataset :class:`Report` of that group at the
+        table's per-group level (it supplies the inputs, the interval table and the theta
+        figure); None where the group has no cross-check (its flag says why).
+    source, command, random_seed, version, created, environment
+        As in :class:`Report`.
+    """
+
+    table: Any
+    sections: tuple[Report | None, ...]
+    source: str | None
+    command: str
+    random_seed: int | None
+    version: str
+    created: str
+    environment: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def prob(self) -> float:
+        """The family-wise level of the table."""
+        return self.table.confidence_level
+
+    def group_label(self, index: int) -> str:
+        """``column = value`` of group ``index`` (as in the errors and notes)."""
+        row = self.table.rows[index]
+        return ", ".join(f"{c} = {v}" for c, v in zip(self.table.by, row.key, strict=True))
+
+    def grouped_rows(self) -> tuple[list[str], list[list[str]]]:
+        """Header and cells of the table across groups, as ``judgecal crosscheck --by`` prints."""
+        return self.table._table()
+
+    def flag_rows(self) -> list[tuple[str, str, str, str]]:
+        """Every flag: (group, where it comes from, key, message with its advice)."""
+        rows = []
+        for index, (row, section) in enumerate(zip(self.table.rows, self.sections,
+                                                   strict=True)):
+            label = self.group_label(index)
+            if section is None:
+                rows += [(label, "group", key, message) for key, message in row.flags.items()]
+            else:
+                rows += [(label, *flag) for flag in section.flag_rows()]
+        return rows
+
+    def reproducibility_rows(self) -> list[tuple[str, str]]:
+        """(label, value): version, command, seed, correction, posterior, prior, date, platform."""
+        t = self.table
+        rows = [("judgecal version", self.version), ("command", self.command),
+                ("random seed", "none" if self.random_seed is None else str(self.random_seed)),
+                ("groups", f"by {', '.join(t.by)}: {len(t.rows)}; correction {t.correction}: "
+                           f"{t.statement}")]
+        post = next((s.posterior for s in self.sections if s is not None), None)
+        if post is not None:
+            rows += [("posterior", f"method {post.method}, {post.n_chains} x {post.n_draws} "
+                                   "draws per group"),
+                     ("prior", _describe_prior(post.prior))]
+        rows.append(("created", self.created))
+        return rows + list(self.environment.items())
+
+    @cached_property
+    def figures(self) -> dict[str, bytes]:
+        """PNG bytes of each group's theta figure, named ``group<i>_theta`` (i from 1)."""
+        return {f"group{index}_theta": _png(section._draw_theta, (7.5, 4.2))
+                for index, section in enumerate(self.sections, start=1)
+                if section is not None}
+
+    def to_html(self) -> str:
+        """The report as one stand-alone HTML document (figures embedded as base64 PNG)."""
+        return _page(_grouped_html_body(self), self.version)
+
+    def to_markdown(self, figure_stem: str | None = None) -> str:
+        """The report as Markdown (figures as in :meth:`Report.to_markdown`).
+
+        With ``figure_stem`` the figures are linked as ``<figure_stem>_group<i>_theta.png``;
+        without it they are embedded as ``data:`` URIs.
+        """
+        return _grouped_markdown(self, figure_stem)
+
+    def save(self, path: str | os.PathLike[str], *, format: str | None = None,
+             embed_figures: bool | None = None) -> list[Path]:
+        """Write the report and (Markdown) its figures, all or nothing (:meth:`Report.save`)."""
+        return _save_document(self, path, format, embed_figures)
+
+    def __repr__(self) -> str:
+        return (f"GroupedReport(by={self.table.by!r}, groups={len(self.table.rows)}, "
+                f"prob={self.prob!r}, correction={self.table.correction!r})")
+
+    def _repr_html_(self) -> str:
+        return _grouped_html_body(self)
+
+
+def _group_title(report: GroupedReport, index: int) -> str:
+    return f"Group {index + 1}: {report.group_label(index)}"
+
+
+def _flag_list_html(flags: list[tuple[str, str, str, str]]) -> str:
+    if not flags:
+        return "<p>No flags: nothing in these data calls for caution.</p>"
+    return ('<dl class="flags">' + "".join(
+        f"<dt>{html.escape(group)}: {html.escape(key)} <small>({html.escape(where)})</small>"
+        f"</dt><dd>{html.escape(message)}</dd>" for group, where, key, message in flags)
+        + "</dl>")
+
+
+def _group_html(report: GroupedReport, index: int) -> str:
+    row, section = report.table.rows[index], report.sections[index]
+    head = f'<section id="group-{index + 1}"><h2>{html.escape(_group_title(report, index))}</h2>'
+    if section is None:
+        c = row.counts
+        text = (f"Counts k/n {c['k']}/{c['n']}, k0/m0 {c['k0']}/{c['m0']}, k1/m1 "
+                f"{c['k1']}/{c['m1']}. No cross-check: "
+                + "; ".join(row.flags.values()) + ".")
+        return f"{head}<p>{html.escape(text)}</p></section>"
+    pct = section._pct()
+    name = f"group{index + 1}_theta"
+    return "".join([
+        head, _kv_table(section.input_rows(), "inputs"),
+        table(_INTERVAL_HEADER, section.interval_rows(), css_class="intervals",
+              caption=f"judgecal cross-check ({pct} intervals; posterior by "
+                      f"{section.posterior.method})"),
+        f'<figure id="figure-{name}"><img src="{_data_uri(report.figures[name])}" '
+        f'alt="{html.escape("figure: " + _GROUP_FIGURE)}"><figcaption>'
+        f"{html.escape(_GROUP_FIGURE)}</figcaption></figure></section>"])
+
+
+def _grouped_html_body(report: GroupedReport) -> str:
+    t = report.table
+    header, cells = report.grouped_rows()
+    flags = report.flag_rows()
+    by = ", ".join(t.by)
+    return "".join([
+        '<div class="judgecal-report">',
+        f"<h1>judgecal report by {html.escape(by)}: the true accuracy of each group, graded by "
+        "an LLM judge</h1>",
+        f'<section id="groups"><h2>Cross-check by {html.escape(by)} ({len(t.rows)} groups)</h2>',
+        f'<p class="headline">{html.escape(t.statement)}.</p>',
+        '<div class="wide">', table(header, cells, css_class="grouped", caption=t.heading),
+        "</div>",
+        f"<p>{html.escape(t.legend)}.</p>",
+        f"<p>Source: <code>{html.escape(report.source or t.source)}</code>; design "
+        f"{html.escape(t.design)}.</p></section>",
+        *(_group_html(report, index) for index in range(len(t.rows))),
+        f'<section id="flags"><h2>Flags ({len(flags)})</h2>{_flag_list_html(flags)}</section>',
+        '<section id="reproducibility"><h2>Reproducibility</h2>',
+        _kv_table(report.reproducibility_rows(), "reproducibility"), "</section></div>",
+    ])
+
+
+def _grouped_markdown(report: GroupedReport, figure_stem: str | None) -> str:
+    t = report.table
+    by = ", ".join(t.by)
+    header, cells = report.grouped_rows()
+    lines = [f"# judgecal report by {_md(by)}: the true accuracy of each group, graded by an "
+             "LLM judge", "", f"## Cross-check by {_md(by)} ({len(t.rows)} groups)", "",
+             f"**{_md(t.statement)}.**", "", _md(t.heading), ""]
+    lines += _md_table(tuple(header), [tuple(line) for line in cells])
+    lines += ["", f"{_md(t.legend)}.", "",
+              f"Source: {_md(report.source or t.source)}; design {_md(t.design)}.", ""]
+    for index, (row, section) in enumerate(zip(t.rows, report.sections, strict=True)):
+        lines += [f"## {_md(_group_title(report, index))}", ""]
+        if section is None:
+            c = row.counts
+            lines += [_md(f"Counts k/n {c['k']}/{c['n']}, k0/m0 {c['k0']}/{c['m0']}, k1/m1 "
+                          f"{c['k1']}/{c['m1']}. No cross-check: "
+                          + "; ".join(row.flags.values()) + "."), ""]
+            continue
+        lines += _md_table(("", "value"), section.input_rows(), numeric=False)
+        lines += ["", f"judgecal cross-check ({_md(section._pct())} intervals; posterior by "
+                      f"{section.posterior.method})", ""]
+        lines += _md_table(_INTERVAL_HEADER, section.interval_rows())
+        name = f"group{index + 1}_theta"
+        target = (_data_uri(report.figures[name]) if figure_stem is None
+                  else f"{figure_stem}_{name}.png".replace(" ", "%20"))
+        lines += ["", f"![{_md(_GROUP_FIGURE)}]({target})", "", f"*{_md(_GROUP_FIGURE)}*", ""]
+    flags = report.flag_rows()
+    lines += [f"## Flags ({len(flags)})", ""]
+    lines += [f"- {_md(group)}: `{key}` ({where}): {_md(message)}"
+              for group, where, key, message in flags] or [
+        "No flags: nothing in these data calls for caution."]
+    lines += ["", "## Reproducibility", ""]
+    lines += _md_table(("", "value"), report.reproducibility_rows(), numeric=False)
+    return "\n".join(lines) + "\n"
+
+
+def report_items(
+    items: Any,
+    *,
+    by: str | list[str] | tuple[str, ...],
+    prob: float = 0.95,
+    correction: str = "holm",
+    design: str = "stratified",
+    prior: Any = None,
+    random_seed: int | None = 0,
+    method: str = "exact",
+    draws: int = 1000,
+    chains: int = 4,
+    source: str | os.PathLike[str] | None = None,
+    command: str | None = None,
+) -> GroupedReport:
+    """Compute a grouped report: the cross-check of every group, then one section per group.
+
+    Runs :func:`judgecal.crosscheck_items` (per group: the Rogan-Gladen estimate with the
+    Lang-Reiczigel interval, Lee et al., arXiv 2511.21140 v1, eqs. 4-7, and the posterior with
+    its equal-tailed and highest-density intervals), every interval at the family-adjusted level
+    of ``correction`` (Bonferroni's ``1 - (1 - prob) / G`` for "holm" and "bonferroni"). The
+    document shows the table across groups with the correction stated, then per group its
+    counts, its cross-check table and its theta density with every interval marked, the flags
+    with their advice, and a reproducibility block.
+
+    Parameters
+    ----------
+    items : pandas.DataFrame
+        An items frame (:mod:`judgecal.io`); item ids must not repeat within a group.
+    by : str or sequence of str
+        The grouping column(s).
+    prob : float, default 0.95
+        The family-wise level of the table.
+    correction : {"holm", "bonferroni", "none"}, default "holm"
+        Multiplicity correction across the groups (:func:`judgecal.crosscheck_items`).
+    design : {"stratified", "random"}, default "stratified"
+        How the labelled items were chosen.
+    prior, random_seed, method, draws, chains
+        As in :func:`report`; every group's posterior uses them.
+    source : str or path-like, optional
+        Where the items came from (default: the frame's ``attrs["source"]``).
+    command : str, optional
+        The command that produced the report (the CLI passes its command line).
+
+    Returns
+    -------
+    GroupedReport
+
+    Raises
+    ------
+    TypeError
+        If ``random_seed`` is not an int or None, or an argument of
+        :func:`judgecal.crosscheck_items` has a wrong type.
+    ValueError
+        As :func:`judgecal.crosscheck_items`, or if ``prob`` is not strictly between 0 and 1.
+    """
+    from judgecal import __version__
+    from judgecal.grouped import crosscheck_items
+
+    prob = check_level(prob, "prob")
+    if random_seed is not None and (isinstance(random_seed, bool)
+                                    or not isinstance(random_seed, (int, np.integer))):
+        raise TypeError(f"`random_seed` ({random_seed!r}) must be an int or None, so that the "
+                        "report can show it.")
+    checked = crosscheck_items(items, by=by, design=design, confidence_level=prob,
+                               correction=correction, prior=prior, method=method,
+                               random_seed=random_seed, draws=draws, chains=chains)
+    created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    environment = {"python": platform.python_version(), "numpy": np.__version__}
+    if command is None:
+        command = (f"judgecal.report_items(items, by={list(checked.by)!r}, "
+                   f"{_python_options(prob, prior, random_seed, method, draws, chains)}"
+                   + (f", correction={correction!r}" if correction != "holm" else "")
+                   + (f", design={design!r}" if design != "stratified" else "") + ")")
+    seed = None if random_seed is None else int(random_seed)
+    sections = tuple(
+        None if row.result is None else Report(
+            data=row.result.data, prob=checked.interval_level, crosscheck=row.result,
+            estimate=row.result.estimate, source=None, command=str(command), random_seed=seed,
+            version=__version__, created=created, environment=environment)
+        for row in checked.rows)
+    return GroupedReport(table=checked, sections=sections,
+                         source=None if source is None else os.fspath(source),
+                         command=str(command), random_seed=seed, version=__version__,
+                         created=created, environment=environment)
