@@ -188,6 +188,7 @@ def test_flags_carry_their_advice(tmp_path):
     keys = [key for _, key, _ in rep.flag_rows()]
     assert {"small_calibration", "boundary"} <= set(keys)
     assert "clipped" in keys  # the closed form's own flags are listed too
+    assert len(keys) == len(set(keys))  # a flag both the cross-check and the estimate raise: once
     page = rep.to_html()
     assert f"Flags ({len(keys)})" in page
     for _, _, message in rep.flag_rows():

@@ -180,8 +180,9 @@ class Report:
     def flag_rows(self) -> list[tuple[str, str, str]]:
         """Every flag: (where it comes from, key, message with its advice)."""
         rows = [("cross-check", key, message) for key, message in self.crosscheck.flags.items()]
-        if self.estimate is not None:
-            rows += [("estimate", key, FLAG_MESSAGES[key]) for key in self.estimate.flags]
+        if self.estimate is not None:     # a flag the cross-check already gives is listed once
+            rows += [("estimate", key, FLAG_MESSAGES[key]) for key in self.estimate.flags
+                     if key not in self.crosscheck.flags]
         return rows
 
     def reproducibility_rows(self) -> list[tuple[str, str]]:
