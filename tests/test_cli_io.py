@@ -233,3 +233,17 @@ def test_labels_file_with_human_is_an_error(capsys):
 
     code, _, err = run(capsys, ["estimate", "--labels", example_path(), "--human", LABELS])
     assert code == 2 and "a --labels file holds its human labels itself" in err
+
+
+def test_reader_errors_name_the_command_options(capsys, tmp_path):
+    record = json.loads(ARC.read_text().splitlines()[0])
+    record["acc"] = 0.7                                   # a score, not a 0/1 verdict
+    path = tmp_path / "samples_x_2026-01-01T00-00-00.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    code, _, err = run(capsys, ["estimate", "--log", path, "--scorer", "acc"])
+    assert code == 2 and "`threshold` (--threshold)" in err and "`positive` (--positive)" in err
+    labels = tmp_path / "labels.csv"
+    labels.write_text("doc_id,label\n0,C\n1,I\n4,C\n")
+    code, _, err = run(capsys, ["estimate", "--log", ARC, "--scorer", "acc", "--human", labels,
+                                "--on", "doc_id", "--label-column", "label"])
+    assert code == 2 and "give --human-positive VALUE" in err

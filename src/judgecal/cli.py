@@ -322,8 +322,13 @@ def _items_from_arguments(args: argparse.Namespace) -> Any:
         human_positive = _positive(getattr(args, "human_positive", None))
         if human_positive is None and kind == "frame":
             human_positive = positive
-        items = jio.join_human(items, args.human, on=args.on, column=args.label_column,
-                               positive=human_positive)
+        try:
+            items = jio.join_human(items, args.human, on=args.on, column=args.label_column,
+                                   positive=human_positive)
+        except ValueError as error:   # name this command's option for the label mapping
+            raise UserError(str(error).replace(
+                "give `positive` to map other values, `threshold` for scores",
+                "give --human-positive VALUE for the value meaning 'correct'")) from None
     return items
 
 
@@ -1267,12 +1272,13 @@ def _save_report(result: Any, output: Any, kind: str, args: argparse.Namespace) 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 success, 2 user error)."""
+    args = None
     try:
         args = build_parser().parse_args(argv)
         output = _dispatch(args)
     except (UserError, ValueError, TypeError, ImportError) as error:
         # ImportError: an optional extra a reader needs is missing (its message says which)
-        print(f"judgecal: error: {_one_line(error)}", file=sys.stderr)
+        print(f"judgecal: error: {_with_options(_one_line(error), args)}", file=sys.stderr)
         return 2
     except SystemExit as exit_:  # --help and --version exit through argparse
         return int(exit_.code or 0)
@@ -1287,6 +1293,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _one_line(error: Any) -> str:
     return " ".join(str(error).split())
+
+
+#: Reader arguments that error messages name as in Python, and this command's option for each.
+_READER_OPTIONS = {"positive": "--positive", "threshold": "--threshold", "scorer": "--scorer",
+                   "filter": "--filter", "provider": "--provider", "prompt_idx": "--prompt-idx",
+                   "human_positive": "--human-positive"}
+
+
+def _with_options(message: str, args: argparse.Namespace | None) -> str:
+    """Name the command's option next to a Python argument name in a reader's message."""
+    for name, option in _READER_OPTIONS.items():
+        if args is not None and hasattr(args, name.replace("-", "_")):
+            message = message.replace(f"`{name}`", f"`{name}` ({option})")
+    return message
 
 
 if __name__ == "__main__":  # pragma: no cover
