@@ -1,0 +1,29 @@
+"""The public API of ``import judgecal`` is pinned: a name is added or removed on purpose only."""
+
+import judgecal as jc
+
+PUBLIC = {
+    # data and results
+    "JudgeData", "ConfidenceInterval", "Estimate", "ClusteredEstimate", "GroupedEstimates",
+    "CrossCheck", "GroupedCrossChecks", "Posterior", "Prior", "PPIResult", "Comparison",
+    "ModelLabels", "CalibrationPlan", "Report", "GroupedReport", "JudgeCalWarning",
+    # the closed form
+    "rogan_gladen", "rogan_gladen_variance", "lang_reiczigel_ci", "naive_wald_ci", "estimate",
+    "estimate_items",
+    # the posterior and the cross-check
+    "posterior", "crosscheck", "crosscheck_items",
+    # designs, comparison, planning, report
+    "ppi", "shift_estimators", "class_balance_test", "compare", "allocate_calibration",
+    "optimal_allocation", "expected_width", "required_calibration", "report", "report_items",
+}
+
+
+def test_all_is_pinned():
+    assert set(jc.__all__) == PUBLIC
+    assert len(jc.__all__) == len(set(jc.__all__))
+
+
+def test_every_public_name_is_importable_and_public():
+    for name in jc.__all__:
+        assert not name.startswith("_")
+        assert getattr(jc, name) is not None
