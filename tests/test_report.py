@@ -401,3 +401,34 @@ def test_saved_files_follow_the_umask(paper_report, tmp_path):
     finally:
         os.umask(old)
     assert {stat.S_IMODE(os.stat(path).st_mode) for path in written} == {0o644}
+
+
+# ---------------------------------------------------------------------------------------------
+# the random design: PPI and PPI++ as `judgecal estimate --design random` prints them
+# ---------------------------------------------------------------------------------------------
+RANDOM = {"k": 206, "n": 320, "k0": 20, "m0": 24, "k1": 46, "m1": 56}
+
+
+def test_random_design_report_shows_ppi_as_the_cli_prints_it(tmp_path, capsys):
+    code, out, _ = run(capsys, ["estimate", *counts(RANDOM), "--design", "random"])
+    assert code == 0
+    cli = {m.group(1).strip(): m.group(2).split()
+           for m in re.finditer(r"^  (PPI\+* \(lambda = [0-9.]+\))(.*)$", out, re.M)}
+    assert len(cli) == 2
+    path = tmp_path / "r.html"
+    assert run(capsys, ["report", *counts(RANDOM), "--design", "random",
+                        "--output", str(path)])[0] == 0
+    page = path.read_text(encoding="utf-8")
+    assert {row[0]: row[1:] for row in tables(page)["ppi"][1:]} == cli
+    for line in ("PPI and PPI++ assume", "class balance: labelled m1/m"):
+        cli_line = next(x.strip() for x in out.splitlines() if line in x)
+        assert html.escape(cli_line) in page
+    markdown = jc.report(jc.JudgeData(**RANDOM, design="random")).to_markdown()
+    assert "## Random design: PPI and PPI++ (95% intervals)" in markdown
+    for label, values in cli.items():
+        assert f"| {label} | {' | '.join(values)} |" in markdown
+
+
+def test_stratified_report_has_no_ppi_section(paper_report):
+    assert paper_report.random_design is None
+    assert "Random design" not in paper_report.to_html()

@@ -137,6 +137,44 @@ class Report:
         return [(ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))
                 for key, (value, low, high) in self.crosscheck.rows.items()]
 
+    @cached_property
+    def random_design(self) -> dict[str, Any] | None:
+        """PPI, PPI++ and the class-balance test of a random-design dataset (None otherwise).
+
+        What ``judgecal estimate --design random`` prints below its table: the two PPI rows at
+        the report's level, the assumption both make, and the class-balance test.
+        """
+        if self.data.design != "random":
+            return None
+        import warnings
+
+        from judgecal.ppi import PPI_ASSUMPTION, ppi_from_data
+        from judgecal.shift import CLASS_BALANCE_ALPHA, class_balance_test
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", JudgeCalWarning)   # their flags are listed instead
+            results = [ppi_from_data(self.data, lam=lam, confidence_level=self.prob)
+                       for lam in (1.0, None)]
+            try:
+                test = class_balance_test(self.data)
+            except ValueError:        # judge no better than chance: nothing to compare with
+                test = None
+        if test is None:                  # the CLI's wording, line for line
+            balance = ("class balance not tested: the labelled items hold one class only"
+                       if self.data.one_class else
+                       "class balance not tested: the judge is no better than chance")
+        elif test.p_value < CLASS_BALANCE_ALPHA:
+            balance = f"warning: {test}"
+        else:
+            balance = (f"class balance: labelled m1/m = {test.labelled_accuracy:.4f}, test "
+                       f"Rogan-Gladen {test.test_accuracy:.4f} (z = {test.statistic:.2f}, "
+                       f"p = {test.p_value:.3g}): consistent with no shift")
+        rows = [(f"{r.method} (lambda = {r.lam:.2f})", *(fmt4(v) for v in (
+            r.estimate, r.ci.low, r.ci.high, r.ci.high - r.ci.low))) for r in results]
+        flags = {key: FLAG_MESSAGES[key] for r in results for key in r.flags}
+        return {"rows": rows, "assumption": f"PPI and PPI++ assume: {PPI_ASSUMPTION}",
+                "class_balance": balance, "flags": flags}
+
     def posterior_rows(self) -> list[tuple[str, ...]]:
         """theta, q0, q1, J: the calibration estimate, then the posterior summary (as the CLI)."""
         post, d = self.posterior, self.data
@@ -183,6 +221,10 @@ class Report:
         if self.estimate is not None:     # a flag the cross-check already gives is listed once
             rows += [("estimate", key, FLAG_MESSAGES[key]) for key in self.estimate.flags
                      if key not in self.crosscheck.flags]
+        if self.random_design is not None:
+            listed = {key for _, key, _ in rows}
+            rows += [("PPI", key, message) for key, message in self.random_design["flags"].items()
+                     if key not in listed]
         return rows
 
     def reproducibility_rows(self) -> list[tuple[str, str]]:
@@ -435,7 +477,7 @@ def _html_body(report: Report) -> str:
         f'<section id="estimates"><h2>True accuracy theta ({html.escape(pct)} intervals)</h2>',
         table(_INTERVAL_HEADER, report.interval_rows(), css_class="intervals",
               caption=f"judgecal cross-check ({pct} intervals; posterior by {post.method})"),
-        _html_figure(report, "theta"), "</section>",
+        _html_figure(report, "theta"), "</section>", _random_design_html(report),
         '<section id="judge-quality"><h2>Judge quality</h2>',
         table(_POSTERIOR_HEADER, report.posterior_rows(), css_class="posterior",
               caption=f"judgecal posterior (method {post.method}, {pct} credible intervals)"),
@@ -445,6 +487,21 @@ def _html_body(report: Report) -> str:
         '<section id="reproducibility"><h2>Reproducibility</h2>',
         _kv_table(report.reproducibility_rows(), "reproducibility"), "</section></div>",
     ])
+
+
+def _random_design_html(report: Report) -> str:
+    """The PPI section of a random-design report ("" otherwise)."""
+    block = report.random_design
+    if block is None:
+        return ""
+    d = report.data
+    return "".join([
+        f'<section id="random-design"><h2>Random design: PPI and PPI++ ({report._pct()} '
+        "intervals)</h2>",
+        f"<p>{d.m} labelled items drawn from the test population, {d.n} unlabelled.</p>",
+        table(_INTERVAL_HEADER, block["rows"], css_class="ppi"),
+        f"<p>{html.escape(block['assumption'])}</p>",
+        f"<p>{html.escape(block['class_balance'])}</p></section>"])
 
 
 def _render_html(report: Report) -> str:
@@ -499,6 +556,12 @@ def _render_markdown(report: Report, figure_stem: str | None) -> str:
               f"judgecal cross-check ({_md(pct)} intervals; posterior by {post.method})", ""]
     lines += _md_table(_INTERVAL_HEADER, report.interval_rows())
     lines += [""] + _md_figure(report, "theta", figure_stem)
+    if report.random_design is not None:
+        block, d = report.random_design, report.data
+        lines += [f"## Random design: PPI and PPI++ ({pct} intervals)", "",
+                  f"{d.m} labelled items drawn from the test population, {d.n} unlabelled.", ""]
+        lines += _md_table(_INTERVAL_HEADER, block["rows"])
+        lines += ["", _md(block["assumption"]), "", _md(block["class_balance"]), ""]
     lines += ["## Judge quality", "",
               f"judgecal posterior (method {post.method}, {_md(pct)} credible intervals)", ""]
     lines += _md_table(_POSTERIOR_HEADER, report.posterior_rows())
