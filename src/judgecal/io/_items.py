@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -113,22 +113,30 @@ def map_verdicts(
         zeros = sorted(k for k, v in mapping.items() if v == 0)
         described = (f"{_listing(ones)} -> 1, "
                      f"{_listing(zeros) if zeros else 'nothing'} -> 0 (case-insensitive)")
+    out, shown = _converted(items, missing, lambda value: mapping.get(_key(value)))
+    if shown:
+        raise ValueError(f"{source}: `{name}` has values outside the mapping: {shown}; "
+                         f"allowed: {described}, or missing.")
+    return pd.array(out, dtype="Int64")
+
+
+def _converted(items: list[Any], missing: list[bool], convert: Callable[[Any], int | None]
+               ) -> tuple[list[Any], str]:
+    """Values converted to 0/1 (``<NA>`` where missing), and the unconvertible ones listed.
+
+    The listing names each value with its count (at most ``_SHOWN`` of them); it is empty when
+    every value converts.
+    """
     out: list[Any] = []
     bad: dict[str, int] = {}
     for value, gone in zip(items, missing, strict=True):
-        if gone:
-            out.append(pd.NA)
-            continue
-        mapped = mapping.get(_key(value))
-        if mapped is None:
+        converted = None if gone else convert(value)
+        if not gone and converted is None:
             bad[repr(_plain(value))] = bad.get(repr(_plain(value)), 0) + 1
-        out.append(mapped)
-    if bad:
-        shown = ", ".join(f"{v} ({c} item{'s' * (c != 1)})" for v, c in list(bad.items())[:_SHOWN])
-        more = f" and {len(bad) - _SHOWN} more" if len(bad) > _SHOWN else ""
-        raise ValueError(f"{source}: `{name}` has values outside the mapping: {shown}{more}; "
-                         f"allowed: {described}, or missing.")
-    return pd.array(out, dtype="Int64")
+        out.append(pd.NA if gone else converted)
+    shown = ", ".join(f"{v} ({c} item{'s' * (c != 1)})" for v, c in list(bad.items())[:_SHOWN])
+    more = f" and {len(bad) - _SHOWN} more" if len(bad) > _SHOWN else ""
+    return out, shown + more
 
 
 def _positive_mapping(items: list[Any], missing: list[bool], positive: Any,
@@ -154,20 +162,12 @@ def _threshold(items: list[Any], missing: list[bool], threshold: Any, *, name: s
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)) \
             or not math.isfinite(threshold):
         raise ValueError(f"`threshold` must be a finite number, got {threshold!r}.")
-    out: list[Any] = []
-    bad: dict[str, int] = {}
-    for value, gone in zip(items, missing, strict=True):
-        if gone:
-            out.append(pd.NA)
-            continue
+    def convert(value: Any) -> int | None:
         number = _number(value)
-        if number is None:
-            bad[repr(_plain(value))] = bad.get(repr(_plain(value)), 0) + 1
-            out.append(None)
-        else:
-            out.append(int(number >= threshold))
-    if bad:
-        shown = ", ".join(f"{v} ({c} item{'s' * (c != 1)})" for v, c in list(bad.items())[:_SHOWN])
+        return None if number is None else int(number >= threshold)
+
+    out, shown = _converted(items, missing, convert)
+    if shown:
         raise ValueError(f"{source}: `{name}` must hold numeric scores with `threshold` "
                          f"({threshold!r}), but has {shown}.")
     return pd.array(out, dtype="Int64")
