@@ -34,6 +34,10 @@ import numpy as np
 
 from judgecal.bayes._panels import PanelDensity, gauss_legendre, to_coefficients
 from judgecal.bayes._terms import (
+    J_ORDER,
+    P_ORDER,
+    SUPPORT_DROP,
+    THETA_ORDER,
     Rows,
     j_window,
     log_calibration,
@@ -45,18 +49,12 @@ from judgecal.bayes._terms import (
 
 __all__ = ["batch_ready", "group_marginals", "stack"]
 
-#: Gauss nodes per theta panel, per panel of the p rule, and on the J segment.
-THETA_ORDER = 12
-P_ORDER = 16
-J_ORDER = 24
 #: Theta panel width in units of the scale on which R changes with theta; bounds on the count.
 PANEL_SCALE = 2.5
 MIN_PANELS, MAX_PANELS = 8, 400
 #: Width of a panel of the p rule, in kernel widths (standard deviations) of the largest n.
 SHARED_WIDTH = 2.5
-#: Log-density drop below the maximum that bounds a dataset's support, and the depth of a
-#: dataset's kernel in the tail of R beyond which test and calibration conflict.
-SUPPORT_DROP = 40.0
+#: Depth of a dataset's kernel in the tail of R beyond which test and calibration conflict.
 CONFLICT_DEPTH = 25.0
 #: Points per theta of the coarse grid on which the top of R is found (conflict check).
 COARSE_POINTS = 33

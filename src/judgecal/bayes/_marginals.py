@@ -35,6 +35,7 @@ import numpy as np
 
 from judgecal.bayes._panels import PanelDensity, gauss_legendre, to_coefficients
 from judgecal.bayes._terms import (
+    SUPPORT_DROP,
     Rows,
     j_window,
     log_calibration,
@@ -45,8 +46,6 @@ from judgecal.bayes._terms import (
 
 __all__ = ["marginal", "tabulate"]
 
-#: Log-density drop below the maximum that bounds a support.
-SUPPORT_DROP = 40.0
 #: Gauss nodes per panel of the tabulated density and panels of the two passes.
 ORDER = 12
 PANELS = (6, 10)

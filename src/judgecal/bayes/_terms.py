@@ -17,11 +17,19 @@ from scipy import special as sc
 from judgecal.bayes._panels import gauss_legendre
 from judgecal.bayes.priors import Prior
 
-__all__ = ["BOX_TAIL", "Rows", "beta_box", "j_window", "log_calibration", "log_kernel",
+__all__ = ["BOX_TAIL", "J_ORDER", "P_ORDER", "SUPPORT_DROP", "THETA_ORDER", "Rows",
+           "beta_box", "j_window", "log_calibration", "log_kernel",
            "log_prior", "logsumexp", "p_window", "prior_rule", "rows_for"]
 
 #: Mass of each Beta (calibration, test kernel, theta prior) left outside its integration box.
 BOX_TAIL = 1e-14
+#: Log-density drop below the maximum that bounds the support of every tabulated marginal.
+SUPPORT_DROP = 40.0
+#: Gauss nodes of the engine's nested rule: per theta panel, per p panel, on the J segment
+#: (the per-dataset engine and the vectorised path use the same rule).
+THETA_ORDER = 12
+P_ORDER = 16
+J_ORDER = 24
 
 
 # ------------------------------------------------------------------------------------------------

@@ -76,6 +76,10 @@ from judgecal.bayes._panels import (
 )
 from judgecal.bayes._terms import (
     BOX_TAIL,
+    J_ORDER,
+    P_ORDER,
+    SUPPORT_DROP,
+    THETA_ORDER,
     Rows,
     j_window,
     log_calibration,
@@ -92,12 +96,6 @@ __all__ = ["ExactPosterior", "VARIABLES", "exact_interval", "exact_quantiles"]
 
 #: Variables with an exact marginal.
 VARIABLES = ("theta", "q0", "q1", "youden", "p")
-#: Log-density drop below the maximum that bounds the theta support.
-SUPPORT_DROP = 40.0
-#: Gauss nodes: per theta panel, per half of the p window, on the J segment.
-THETA_ORDER = 12
-P_ORDER = 16
-J_ORDER = 24
 #: Nodes of the p and J rules behind the diagnostics (posterior predictive p-values, P(J < x)).
 DIAGNOSTIC_ORDERS = (8, 24)
 #: Theta panels of the final tabulation, and (panels, p nodes, J nodes) of the scouting pass.
