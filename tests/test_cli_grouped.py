@@ -92,3 +92,8 @@ def test_errors(capsys):
 
 def test_posterior_refuses_repeated_ids(capsys):
     one_line_error(capsys, ["posterior", *ITEMS], "more than once", "estimate_items")
+
+
+def test_guaranteed_interval_is_refused_with_by(capsys):
+    one_line_error(capsys, ["estimate", *ITEMS, "--by", "model", "--interval", "guaranteed"],
+                   "--interval guaranteed is not available with --by")

@@ -9,7 +9,7 @@ PUBLIC = {
     "ModelLabels", "CalibrationPlan", "Report", "GroupedReport", "JudgeCalWarning",
     # the closed form
     "rogan_gladen", "rogan_gladen_variance", "lang_reiczigel_ci", "naive_wald_ci", "estimate",
-    "estimate_items",
+    "estimate_items", "guaranteed_ci",
     # the posterior and the cross-check
     "posterior", "crosscheck", "crosscheck_items",
     # designs, comparison, planning, report

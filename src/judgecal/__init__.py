@@ -35,6 +35,7 @@ from judgecal.grouped import (
     crosscheck_items,
     estimate_items,
 )
+from judgecal.guaranteed import guaranteed_ci
 from judgecal.ppi import PPIResult, ppi
 from judgecal.report import (  # matplotlib loads only when a figure is drawn
     GroupedReport,
@@ -72,6 +73,7 @@ __all__ = [
     "estimate",
     "estimate_items",
     "expected_width",
+    "guaranteed_ci",
     "lang_reiczigel_ci",
     "naive_wald_ci",
     "optimal_allocation",

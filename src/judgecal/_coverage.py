@@ -103,9 +103,33 @@ def interval_and_estimate(method: str, level: float, data: dict[str, np.ndarray]
                                                   m1[ok], confidence_level=level)
             est[ok] = rogan_gladen(p_hat[ok], q0_hat, q1_hat, clip=True)
         return low, high, est
+    if method == "guaranteed":
+        return _guaranteed(level, [a.ravel() for a in (k, n, k0, m0, k1, m1)], k.shape)
     low[ok], high[ok], est[ok] = _bayes(method, level, prior,
                                         [a[ok] for a in (k, n, k0, m0, k1, m1)])
     return low, high, est
+
+
+def _guaranteed(level: float, counts: list[np.ndarray],
+                shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+    """Guaranteed interval and clipped Rogan-Gladen estimate, once per distinct dataset.
+
+    The interval exists for every dataset (also with an empty arm of a random design); the
+    estimate is NaN where the Rogan-Gladen correction is undefined.
+    """
+    from judgecal.frequentist import rogan_gladen
+    from judgecal.guaranteed import guaranteed_interval
+
+    unique, inverse = np.unique(np.stack(counts, axis=1).astype(np.int64), axis=0,
+                                return_inverse=True)
+    low, high, est = (np.full(unique.shape[0], np.nan) for _ in range(3))
+    for i, (k, n, k0, m0, k1, m1) in enumerate(unique.tolist()):
+        low[i], high[i] = guaranteed_interval(k, n, k0, m0, k1, m1, level)
+        if m0 > 0 and m1 > 0 and k0 / m0 + k1 / m1 > 1.0:
+            est[i] = rogan_gladen(k / n, k0 / m0, k1 / m1, clip=True)
+    inverse = inverse.ravel()
+    return (low[inverse].reshape(shape), high[inverse].reshape(shape),
+            est[inverse].reshape(shape))
 
 
 def _bayes(method: str, level: float, prior: Any,

@@ -176,6 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_data_arguments(estimate)
     _add_output_arguments(estimate)
+    estimate.add_argument(
+        "--interval", choices=("lang_reiczigel", "guaranteed"), default="lang_reiczigel",
+        help="interval around the Rogan-Gladen estimate: lang_reiczigel (the fast default, "
+        "approximate) or guaranteed (coverage at least the level for every accuracy and judge, "
+        "by construction; up to a few seconds)")
     for name, help_text in (
         ("posterior", "the full posterior of theta, q0, q1 (exact integration or NUTS)"),
         ("crosscheck", "the closed form and the posterior side by side, with advice"),
@@ -393,7 +398,8 @@ def _run_estimate(data: JudgeData, args: argparse.Namespace) -> str:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)  # flags are printed in the report
-        result = estimate(data, confidence_level=args.confidence_level)
+        result = estimate(data, confidence_level=args.confidence_level,
+                          interval=getattr(args, "interval", "lang_reiczigel"))
     return json.dumps(result.to_dict(), indent=2) if args.json else str(result)
 
 
@@ -449,8 +455,14 @@ def _run_estimate_items(args: argparse.Namespace) -> str | None:
         return _format_items_crosscheck(items, by, args)
     if args.command == "report":
         return _write_items_report(items, by, args, *target)
-    if not by and not items["id"].astype(str).duplicated().any():
+    repeated = bool(items["id"].astype(str).duplicated().any())
+    if not by and not repeated:
         return None
+    if getattr(args, "interval", "lang_reiczigel") == "guaranteed":
+        why = ("--by (per-group intervals)" if by else
+               "item ids that repeat (clustered rows: the interval would need independent items)")
+        raise UserError(f"--interval guaranteed is not available with {why}; use the default "
+                        "Lang-Reiczigel interval, or one item per id without --by")
     return _format_items_estimate(items, by, args)
 
 

@@ -384,14 +384,20 @@ def _require_both_classes(data: JudgeData) -> None:
     )
 
 
-def estimate(data: JudgeData, *, confidence_level: float = 0.95) -> Estimate:
+#: The intervals :func:`estimate` can put around the Rogan-Gladen estimate.
+INTERVALS = ("lang_reiczigel", "guaranteed")
+
+
+def estimate(data: JudgeData, *, confidence_level: float = 0.95,
+             interval: str = "lang_reiczigel") -> Estimate:
     """The fast default: Rogan-Gladen estimate with the Lang-Reiczigel interval.
 
     Computes the naive rate p-hat with its Wald interval, the Rogan-Gladen estimate (eq. 4; raw
-    and truncated to [0, 1]) and the Lang-Reiczigel interval (eqs. 5-7), and flags what deserves
-    attention: an estimate clipped to [0, 1], a zero-width interval, a calibration arm with fewer
-    than 30 items, p-hat outside [1 - q0-hat, q1-hat]. Flags are also issued as one
-    :class:`~judgecal.JudgeCalWarning`.
+    and truncated to [0, 1]) and the Lang-Reiczigel interval (eqs. 5-7), or on request the
+    guaranteed interval (:func:`judgecal.guaranteed_ci`), and flags what deserves attention: an
+    estimate clipped to [0, 1], a zero-width interval, a calibration arm with fewer than 30 items
+    (Lang-Reiczigel only: the guaranteed interval needs no approximation), p-hat outside
+    [1 - q0-hat, q1-hat]. Flags are also issued as one :class:`~judgecal.JudgeCalWarning`.
 
     Parameters
     ----------
@@ -399,6 +405,10 @@ def estimate(data: JudgeData, *, confidence_level: float = 0.95) -> Estimate:
         The six counts.
     confidence_level : float, default 0.95
         Level of both intervals, strictly inside (0, 1).
+    interval : {"lang_reiczigel", "guaranteed"}, default "lang_reiczigel"
+        ``"lang_reiczigel"``: the closed form, microseconds, approximate (it undercovers with
+        small calibration arms or a weak judge). ``"guaranteed"``: coverage at least the level
+        for every accuracy and judge, by construction; 0.01-2 s.
 
     Returns
     -------
@@ -409,10 +419,10 @@ def estimate(data: JudgeData, *, confidence_level: float = 0.95) -> Estimate:
     TypeError
         If ``data`` is not a :class:`~judgecal.JudgeData`.
     ValueError
-        If the level is invalid or the judge is no better than chance (J <= 0, or its Laplace-
-        adjusted version <= 0), in which case no correction exists; or if the labelled sample of
-        a random design holds one true class only (``m0 = 0`` or ``m1 = 0``,
-        :attr:`JudgeData.one_class`), in which case q0-hat or q1-hat is undefined.
+        If ``interval`` is unknown, the level is invalid or the judge is no better than chance
+        (J <= 0, or its Laplace-adjusted version <= 0), in which case no correction exists; or
+        if the labelled sample of a random design holds one true class only (``m0 = 0`` or
+        ``m1 = 0``, :attr:`JudgeData.one_class`), in which case q0-hat or q1-hat is undefined.
 
     Examples
     --------
@@ -424,18 +434,26 @@ def estimate(data: JudgeData, *, confidence_level: float = 0.95) -> Estimate:
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}; build one with "
                         "judgecal.JudgeData(k=..., n=..., k0=..., m0=..., k1=..., m1=...).")
+    if interval not in INTERVALS:
+        raise ValueError(f"`interval` ({interval!r}) must be one of "
+                         f"{', '.join(map(repr, INTERVALS))}.")
     _require_both_classes(data)
     level = check_level(confidence_level)
     theta_raw = rogan_gladen(data.p, data.q0, data.q1, clip=False)
     theta = min(1.0, max(0.0, theta_raw))
     ci = lang_reiczigel_ci(data.p, data.q0, data.q1, data.n, data.m0, data.m1,
                            confidence_level=level)
+    if interval == "guaranteed":
+        from judgecal.guaranteed import guaranteed_ci
+
+        ci = guaranteed_ci(data.k, data.n, data.k0, data.m0, data.k1, data.m1,
+                           confidence_level=level)
     flags = []
     if theta != theta_raw:
         flags.append("clipped")
     if ci.high - ci.low == 0.0:
         flags.append("zero_width")
-    if min(data.m0, data.m1) < SMALL_CALIBRATION:
+    if min(data.m0, data.m1) < SMALL_CALIBRATION and interval == "lang_reiczigel":
         flags.append("small_calibration")
     if not 1.0 - data.q0 <= data.p <= data.q1:
         flags.append("p_outside_judge_range")
@@ -443,6 +461,7 @@ def estimate(data: JudgeData, *, confidence_level: float = 0.95) -> Estimate:
         data=data, confidence_level=level, naive=data.p,
         naive_ci=naive_wald_ci(data.p, data.n, confidence_level=level),
         theta_raw=theta_raw, theta=theta, ci=ci, youden=data.youden, flags=tuple(flags),
+        method=f"rogan_gladen+{interval}",
     )
     if flags:
         warnings.warn("; ".join(result.flag_messages) + ".", JudgeCalWarning, stacklevel=2)

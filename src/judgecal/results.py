@@ -32,7 +32,7 @@ WEAK_YOUDEN = 0.2
 
 FLAG_MESSAGES = {
     "clipped": "the Rogan-Gladen estimate fell outside [0, 1] and was clipped to the boundary",
-    "zero_width": "the Lang-Reiczigel interval has zero width after truncation to [0, 1]",
+    "zero_width": "the interval has zero width after truncation to [0, 1]",
     "small_calibration": "a calibration arm has fewer than 30 items; the interval's normal "
     "approximation is rough and the posterior (judgecal.posterior) is the safer report",
     "p_outside_judge_range": "the judged-correct rate p-hat lies outside [1 - q0-hat, q1-hat], "
@@ -76,11 +76,14 @@ class Estimate:
     theta : float
         Rogan-Gladen estimate truncated to [0, 1].
     ci : ConfidenceInterval
-        Lang-Reiczigel interval (Lee et al. v1 eqs. 5-7).
+        Lang-Reiczigel interval (Lee et al. v1 eqs. 5-7), or the guaranteed interval when
+        ``method`` is ``"rogan_gladen+guaranteed"``.
     youden : float
         J = q0-hat + q1-hat - 1.
     flags : tuple of str
         Keys of :data:`FLAG_MESSAGES` that apply.
+    method : str
+        ``"rogan_gladen+lang_reiczigel"`` or ``"rogan_gladen+guaranteed"``.
     """
 
     data: JudgeData
@@ -95,8 +98,14 @@ class Estimate:
     method: str = "rogan_gladen+lang_reiczigel"
 
     @property
+    def interval_label(self) -> str:
+        """The row label of the corrected estimate: the point estimate and its interval."""
+        return ("Rogan-Gladen + guaranteed" if self.method.endswith("guaranteed")
+                else "Rogan-Gladen + Lang-Reiczigel")
+
+    @property
     def width(self) -> float:
-        """Width of the Lang-Reiczigel interval."""
+        """Width of the interval around the Rogan-Gladen estimate."""
         return self.ci.high - self.ci.low
 
     @property
@@ -126,7 +135,7 @@ class Estimate:
         return {
             "naive (p-hat, Wald)": (self.naive, *self.naive_ci,
                                     self.naive_ci.high - self.naive_ci.low),
-            "Rogan-Gladen + Lang-Reiczigel": (self.theta, *self.ci, self.width),
+            self.interval_label: (self.theta, *self.ci, self.width),
         }
 
     def summary(self) -> pd.DataFrame:

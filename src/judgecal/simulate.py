@@ -53,7 +53,7 @@ from judgecal.exceptions import JudgeCalWarning
 
 __all__ = ["coverage", "simulate_counts"]
 
-METHODS = ("naive", "lang_reiczigel", "bayes_eti", "bayes_hdi")
+METHODS = ("naive", "lang_reiczigel", "guaranteed", "bayes_eti", "bayes_hdi")
 DESIGNS = ("stratified", "random")
 ALLOCATIONS = ("fixed", "adaptive")
 PARAMETERS = ("theta", "q0", "q1", "n", "m0", "m1", "theta_cal")
@@ -298,10 +298,15 @@ def _check_methods(method: Any, exact: bool, design: str, allocation: str) -> tu
         _check_choice(name, "method", METHODS)
         if exact and name.startswith("bayes"):
             raise ValueError(f"`exact=True` sums the joint pmf over the data space for the "
-                             f"closed-form intervals only (\"naive\", \"lang_reiczigel\"); "
+                             f"closed-form and guaranteed intervals only (\"naive\", "
+                             f"\"lang_reiczigel\", \"guaranteed\"); "
                              f"got `method` {name!r}.")
     if exact and (design != "stratified" or allocation != "fixed"):
         raise ValueError("`exact=True` needs the stratified design with fixed arm sizes.")
+    if "guaranteed" in names and allocation != "fixed":
+        raise ValueError("the guaranteed interval needs arm sizes fixed before the test set is "
+                         "judged (its guarantee holds given the arm sizes); `allocation` "
+                         "\"adaptive\" chooses them from the test data. Use allocation=\"fixed\".")
     if len(set(names)) != len(names):
         raise ValueError(f"`method` lists a method twice: {list(names)}.")
     return names
@@ -333,11 +338,14 @@ def coverage(method: str | Sequence[str], *, theta: Any, q0: Any, q1: Any, n: An
 
     Parameters
     ----------
-    method : {"naive", "lang_reiczigel", "bayes_eti", "bayes_hdi"} or a sequence of them
+    method : {"naive", "lang_reiczigel", "guaranteed", "bayes_eti", "bayes_hdi"} or a sequence
         A sequence evaluates every method on the same simulated datasets and adds a first
         dimension ``interval`` to the result (not ``method``, which ``Dataset.sel`` reserves).
         ``"naive"``: Wald interval of p-hat, estimate p-hat (Lee et al. v1 eq. 2).
         ``"lang_reiczigel"``: eqs. (5)-(7), estimate the clipped Rogan-Gladen eq. (4).
+        ``"guaranteed"``: :func:`judgecal.guaranteed_ci` (0.01-2 s per distinct dataset, so
+        keep ``reps`` modest), estimate the clipped Rogan-Gladen eq. (4); with the random design
+        it is computed given the realised arm sizes; not with ``allocation="adaptive"``.
         ``"bayes_eti"`` / ``"bayes_hdi"``: equal-tailed / highest-density credible interval of
         the exact posterior (:func:`judgecal.bayes.exact.exact_interval`); the point estimate is
         the posterior median (invariant to reparametrisation, and the centre of the ETI).
@@ -420,6 +428,7 @@ def coverage(method: str | Sequence[str], *, theta: Any, q0: Any, q1: Any, n: An
 
 
 _POINT_ESTIMATE = {"naive": "p-hat", "lang_reiczigel": "Rogan-Gladen, clipped",
+                   "guaranteed": "Rogan-Gladen, clipped",
                    "bayes_eti": "posterior median", "bayes_hdi": "posterior median"}
 
 
