@@ -20,6 +20,7 @@ from judgecal._validate import check_level
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import SMALL_CALIBRATION, estimate, naive_wald_ci
+from judgecal.recommend import Recommendation, recommend
 from judgecal.results import Estimate, format_report
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,6 +36,13 @@ __all__ = ["CrossCheck", "crosscheck"]
 CONFLICT_FLAGS = ("calibration_contradicts_prior", "test_calibration_conflict")
 
 ROWS = ("naive", "rogan_gladen", "posterior_eti", "posterior_hdi")
+#: Notes printed under the table (the rest stay in ``flags``).
+MAX_NOTES = 3
+#: Print order of the notes: data conflicts and sampler diagnostics first.
+NOTE_ORDER = {"calibration_contradicts_prior": 0, "test_calibration_conflict": 0,
+              "r_hat": 0, "low_ess": 0, "divergences": 0, "no_closed_form": 1,
+              "closed_form_undercovers": 2, "intervals_disagree": 2, "boundary": 3,
+              "small_calibration": 3, "weak_judge": 3, "zero_width": 4}
 ROW_LABELS = {
     "naive": "naive p-hat + Wald",
     "rogan_gladen": "Rogan-Gladen + Lang-Reiczigel",
@@ -66,6 +74,10 @@ class CrossCheck:
         flag).
     posterior : Posterior
         The posterior result.
+    recommended : Recommendation
+        The one interval to report and why (:mod:`judgecal.recommend`): the narrowest interval
+        whose simulated coverage in this regime is at least the level, else the guaranteed
+        interval.
     """
 
     data: JudgeData
@@ -76,6 +88,7 @@ class CrossCheck:
     prob_weak_judge: float
     estimate: Estimate | None
     posterior: Posterior
+    recommended: Recommendation | None = None
 
     @property
     def max_difference(self) -> float:
@@ -108,17 +121,38 @@ class CrossCheck:
             "max_difference": self.max_difference,
             "prob_weak_judge": self.prob_weak_judge,
             "flags": dict(self.flags),
+            "recommended": None if self.recommended is None else self.recommended.to_dict(),
         }
+
+    def notes(self, limit: int | None = MAX_NOTES) -> list[tuple[str, str]]:
+        """The flags as (key, sentence), most important first, at most ``limit`` of them.
+
+        Conflicts and sampler diagnostics come first, then the closed form's failures, then
+        the rest.
+        """
+        ranked = sorted(self.flags.items(), key=lambda item: NOTE_ORDER.get(item[0], 5))
+        return ranked if limit is None else ranked[:limit]
 
     def __str__(self) -> str:
         title = (f"judgecal cross-check ({100 * self.confidence_level:g}% intervals; posterior "
                  f"by {self.posterior.method})")
         rows = {ROW_LABELS[key]: (value, low, high, high - low)
                 for key, (value, low, high) in self.rows.items()}
-        notes = [f"note: {message}" for message in self.flags.values()] or [
-            f"note: the closed form and the posterior agree (interval ends within "
-            f"{self.tolerance:g}); either may be reported."]
-        return format_report(title, self.data, rows, notes)
+        if self.recommended is not None and self.recommended.method == "guaranteed":
+            rec = self.recommended
+            rows[rec.label] = (rec.estimate, rec.low, rec.high, rec.width)
+        notes = [f"note: {message}" for _, message in self.notes()]
+        hidden = len(self.flags) - len(notes)
+        if hidden > 0:
+            notes.append(f"({hidden} more note{'s' * (hidden > 1)}: see .flags or --json)")
+        if not self.flags:
+            notes = [f"note: the closed form and the posterior agree (interval ends within "
+                     f"{self.tolerance:g})."]
+        report = format_report(title, self.data, rows, notes)
+        if self.recommended is None:
+            return report
+        head, *rest = report.split("\n")
+        return "\n".join([head, f"  {self.recommended}".replace("\n", "\n  "), *rest])
 
     def _repr_html_(self) -> str:
         """Compact HTML table for notebooks: the four rows and the notes (escaped)."""
@@ -128,9 +162,13 @@ class CrossCheck:
                  f"by {self.posterior.method})")
         rows = [(ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))
                 for key, (value, low, high) in self.rows.items()]
-        notes = list(self.flags.items()) or [
+        notes = self.notes(limit=None) or [
             ("", f"the closed form and the posterior agree (interval ends within "
-                 f"{self.tolerance:g}); either may be reported.")]
+                 f"{self.tolerance:g}).")]
+        if self.recommended is not None:
+            notes.insert(0, ("recommended", f"{self.recommended.label} "
+                             f"{fmt4(self.recommended.estimate)} ({fmt4(self.recommended.low)}, "
+                             f"{fmt4(self.recommended.high)}): {self.recommended.reason}"))
         return result_block(title, ("method", "estimate", "low", "high", "width"), rows, notes)
 
     def plot(self, ax: Any = None) -> Any:
@@ -219,20 +257,17 @@ def _flags(data: JudgeData, est: Estimate | None, no_closed_form: str | None, ro
     small = min(data.m0, data.m1) < SMALL_CALIBRATION
     if difference > tolerance:
         if conflict:
-            why = ("but the data conflict (see " + ", ".join(conflict) + "), so neither "
-                   "interval can be recommended until the conflict is explained")
+            why = ("and the data conflict (see " + ", ".join(conflict) + "), so the posterior "
+                   "intervals are not recommended until the conflict is explained")
         elif getattr(data, "design", "stratified") == "random":
             why = ("with a random labelled sample the posterior also learns theta from the "
-                   "labelled class balance m1/m, which the closed form ignores: prefer the "
-                   "equal-tailed credible interval if the class-balance test "
-                   "(judgecal.class_balance_test) finds no shift, else the Lang-Reiczigel "
-                   "interval")
+                   "labelled class balance m1/m, which the closed form ignores (see "
+                   "judgecal.class_balance_test)")
         elif small:
             why = ("the calibration set is small, so the normal approximation behind the "
-                   "Lang-Reiczigel interval is rough: prefer the equal-tailed credible interval")
+                   "Lang-Reiczigel interval is rough")
         else:
-            why = ("prefer the equal-tailed credible interval, which makes no normal "
-                   "approximation")
+            why = "the equal-tailed interval makes no normal approximation"
         flags["intervals_disagree"] = (
             f"the Lang-Reiczigel and equal-tailed intervals differ by up to {difference:.3f} "
             f"(tolerance {tolerance:g}); {why}.")
@@ -336,8 +371,22 @@ def crosscheck(
     rows = {key: tuple(float(v) for v in value) for key, value in rows.items()}
     prob_weak = float(post.diagnostics["prob_weak"])
     flags = _flags(data, est, no_closed_form, rows, float(tolerance), post)
+    candidates = {"lang_reiczigel": rows["rogan_gladen"], "bayes_eti": rows["posterior_eti"],
+                  "bayes_hdi": rows["posterior_hdi"]}
+    if getattr(data, "design", "stratified") == "random" and not data.one_class:
+        from judgecal.ppi import ppi_from_data
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", JudgeCalWarning)
+            tuned = ppi_from_data(data, lam=None, confidence_level=level)
+        candidates["ppi_pp"] = (float(tuned.estimate), float(tuned.ci.low), float(tuned.ci.high))
+    recommended = recommend(data, level, candidates,
+                            conflicts=tuple(f for f in CONFLICT_FLAGS if f in post.flags),
+                            no_closed_form=no_closed_form,
+                            fallback_estimate=rows["posterior_eti"][0])
     result = CrossCheck(data=data, confidence_level=level, tolerance=float(tolerance), rows=rows,
-                        flags=flags, prob_weak_judge=prob_weak, estimate=est, posterior=post)
+                        flags=flags, prob_weak_judge=prob_weak, estimate=est, posterior=post,
+                        recommended=recommended)
     if flags:
         warnings.warn("; ".join(f"{key}: {message}" for key, message in flags.items()),
                       JudgeCalWarning, stacklevel=2)
