@@ -85,7 +85,7 @@ def test_conflicting_data_are_named_and_not_resolved_by_the_posterior():
         check = jc.crosscheck(data, random_seed=0)
     assert "test_calibration_conflict" in check.flags
     if "intervals_disagree" in check.flags:
-        assert "neither interval" in check.flags["intervals_disagree"]
+        assert "the data conflict" in check.flags["intervals_disagree"]
         assert "prefer" not in check.flags["intervals_disagree"]
 
 

@@ -225,3 +225,16 @@ def test_command_line(capsys):
     out = capsys.readouterr().out
     low, high = jc.guaranteed_ci(250, 500, 14, 20, 18, 20)
     assert f"Rogan-Gladen + guaranteed            0.3333   {low:.4f}   {high:.4f}" in out
+
+
+def test_covers_agrees_with_the_interval():
+    """guaranteed_covers tests theta directly; it must agree with the interval's ends."""
+    rng = np.random.default_rng(5)
+    for _ in range(25):
+        n, m0, m1 = int(rng.choice([20, 300])), int(rng.integers(3, 30)), int(rng.integers(3, 30))
+        k, k0, k1 = int(rng.integers(0, n + 1)), int(rng.integers(0, m0 + 1)), int(
+            rng.integers(0, m1 + 1))
+        low, high = g.guaranteed_interval(k, n, k0, m0, k1, m1, 0.95)
+        for t in (0.0, 1.0, low + 1e-5, high - 1e-5, low - 1e-3, high + 1e-3, 0.5):
+            if 0.0 <= t <= 1.0:
+                assert g.guaranteed_covers(t, k, n, k0, m0, k1, m1, 0.95) == (low <= t <= high)

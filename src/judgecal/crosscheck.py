@@ -257,8 +257,9 @@ def _flags(data: JudgeData, est: Estimate | None, no_closed_form: str | None, ro
     small = min(data.m0, data.m1) < SMALL_CALIBRATION
     if difference > tolerance:
         if conflict:
-            why = ("and the data conflict (see " + ", ".join(conflict) + "), so the posterior "
-                   "intervals are not recommended until the conflict is explained")
+            why = ("the data conflict (see " + ", ".join(conflict) + "): no single accuracy and "
+                   "judge explains all three counts, so check the calibration labels and that the "
+                   "test and calibration items come from one population")
         elif getattr(data, "design", "stratified") == "random":
             why = ("with a random labelled sample the posterior also learns theta from the "
                    "labelled class balance m1/m, which the closed form ignores (see "

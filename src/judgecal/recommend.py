@@ -40,7 +40,7 @@ from judgecal.data import JudgeData
 from judgecal.results import ConfidenceInterval
 
 __all__ = ["CANDIDATES", "METHOD_LABELS", "Recommendation", "choose", "coverage_table",
-           "recommend"]
+           "eligible", "recommend", "regime_coverage"]
 
 #: Display names of the intervals the recommendation can pick.
 METHOD_LABELS = {
@@ -294,8 +294,41 @@ def monte_carlo_error(coverage: Any, method: str | None = None) -> Any:
 CANDIDATES = ("lang_reiczigel", "bayes_eti", "bayes_hdi", "ppi_pp")
 
 
+def regime_coverage(counts: tuple[np.ndarray, ...], level: float, *,
+                    random_design: bool = False) -> np.ndarray:
+    """Each candidate's smallest table coverage over each dataset's regime.
+
+    Returns an array (datasets, len(:data:`CANDIDATES`)); NaN where the dataset lies outside
+    the table, for candidates the design does not allow, and for levels other than 95%.
+    """
+    counts = tuple(np.atleast_1d(np.asarray(c, dtype=np.int64)) for c in counts)
+    out = np.full((counts[0].size, len(CANDIDATES)), np.nan)
+    if abs(level - 0.95) > 1e-12 or counts[0].size == 0:
+        return out
+    allowed = ("lang_reiczigel", "ppi_pp") if random_design else CANDIDATES[:3]
+    table = coverage_table()
+    low, high = plausible_accuracy_range(counts)
+    mask = accuracy_mask(low, high, table["theta"])
+    keys = np.column_stack([np.stack(counts[1:], axis=1), mask])
+    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+    coverage = np.full((unique.shape[0], len(CANDIDATES)), np.nan)
+    for u, key in enumerate(unique):
+        where = regime((0, *key[:5].tolist()), key[5:].astype(bool),
+                       random_design=random_design)
+        if isinstance(where, Regime):
+            coverage[u] = [where.worst(m) if m in allowed else np.nan for m in CANDIDATES]
+    return coverage[inverse.ravel()]
+
+
+def eligible(coverage: np.ndarray, level: float) -> np.ndarray:
+    """Candidates whose table coverage less two Monte Carlo errors reaches ``level``."""
+    with np.errstate(invalid="ignore"):
+        return coverage - 2.0 * monte_carlo_error(coverage) >= level
+
+
 def choose(counts: tuple[np.ndarray, ...], intervals: dict[str, tuple[np.ndarray, np.ndarray]],
-           level: float, *, random_design: bool = False) -> tuple[np.ndarray, np.ndarray]:
+           level: float, *, random_design: bool = False,
+           coverage: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The rule for many datasets at once (the cross-check calls it with one).
 
     Parameters
@@ -307,6 +340,8 @@ def choose(counts: tuple[np.ndarray, ...], intervals: dict[str, tuple[np.ndarray
         Missing keys are not candidates.
     level : float
     random_design : bool
+    coverage : ndarray, optional
+        :func:`regime_coverage` of these counts, if already computed.
 
     Returns
     -------
@@ -317,37 +352,21 @@ def choose(counts: tuple[np.ndarray, ...], intervals: dict[str, tuple[np.ndarray
     """
     counts = tuple(np.atleast_1d(np.asarray(c, dtype=np.int64)) for c in counts)
     size = counts[0].size
-    allowed = ("lang_reiczigel", "ppi_pp") if random_design else CANDIDATES[:3]
     lows = np.full((size, len(CANDIDATES)), np.nan)
     highs = np.full((size, len(CANDIDATES)), np.nan)
     for j, key in enumerate(CANDIDATES):
-        if key in intervals and key in allowed:
+        if key in intervals:
             lows[:, j], highs[:, j] = (np.atleast_1d(np.asarray(a, dtype=float))
                                        for a in intervals[key])
-    exists = np.isfinite(lows) & np.isfinite(highs)
-    choice = np.full(size, -1)
-    worst = np.full(size, np.nan)
-    if abs(level - 0.95) > 1e-12 or not exists.any():
-        return choice, worst
-    table = coverage_table()
-    rows = np.flatnonzero(exists.any(axis=1))
-    low, high = plausible_accuracy_range(tuple(c[rows] for c in counts))
-    mask = accuracy_mask(low, high, table["theta"])
-    keys = np.column_stack([np.stack([c[rows] for c in counts[1:]], axis=1), mask])
-    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
-    coverage = np.full((unique.shape[0], len(CANDIDATES)), np.nan)
-    for u, key in enumerate(unique):
-        where = regime((0, *key[:5].tolist()), key[5:].astype(bool),
-                       random_design=random_design)
-        if isinstance(where, Regime):
-            coverage[u] = [where.worst(m) if m in allowed else np.nan for m in CANDIDATES]
-    coverage = coverage[inverse.ravel()]
-    eligible = exists[rows] & (coverage - 2.0 * monte_carlo_error(coverage) >= level)
-    width = np.where(eligible, highs[rows] - lows[rows], np.inf)
+    if coverage is None:
+        coverage = regime_coverage(counts, level, random_design=random_design)
+    ok = eligible(coverage, level) & np.isfinite(lows) & np.isfinite(highs)
+    width = np.where(ok, highs - lows, np.inf)
     best = np.argmin(width, axis=1)
-    picked = np.isfinite(width[np.arange(rows.size), best])
-    choice[rows[picked]] = best[picked]
-    worst[rows[picked]] = coverage[np.flatnonzero(picked), best[picked]]
+    rows = np.arange(size)
+    picked = np.isfinite(width[rows, best])
+    choice = np.where(picked, best, -1)
+    worst = np.where(picked, coverage[rows, best], np.nan)
     return choice, worst
 
 
@@ -392,12 +411,12 @@ def recommend(data: JudgeData, level: float, candidates: dict[str, tuple[float, 
     if choice[0] >= 0:
         best = CANDIDATES[int(choice[0])]
         estimate, low, high = candidates[best]
-        eligible = sum(1 for key, value in candidates.items()
-                       if key in CANDIDATES and isinstance(where, Regime)
-                       and all(math.isfinite(v) for v in value)
-                       and where.worst(key) - 2.0 * monte_carlo_error(where.worst(key), key)
-                       >= level)
-        others = "" if eligible <= 1 else f", the narrowest of the {eligible} that did"
+        count = sum(1 for key, value in candidates.items()
+                    if key in CANDIDATES and isinstance(where, Regime)
+                    and all(math.isfinite(v) for v in value)
+                    and where.worst(key) - 2.0 * monte_carlo_error(where.worst(key), key)
+                    >= level)
+        others = "" if count <= 1 else f", the narrowest of the {count} that did"
         reason = (f"in simulations of this regime ({where.text}) the {METHOD_LABELS[best]} "
                   f"interval covered the true accuracy at least {worst[0]:.1%} of the time in "
                   f"every cell{others}")

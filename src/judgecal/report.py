@@ -201,19 +201,19 @@ class Report:
         Without: the cross-check's own notes (its flags, or that both answers agree).
         """
         rec = self.recommended
+        cc = self.crosscheck
+        notes = list(cc.flags.items()) or [
+            ("", f"the closed form and the posterior agree (interval ends within "
+                 f"{cc.tolerance:g}).")]
         if rec is not None:
-            method = getattr(rec, "method", "recommended interval")
+            method = getattr(rec, "label", getattr(rec, "method", "recommended interval"))
             level = getattr(rec, "level", self.prob)
             head = (f"Report {fmt4(rec.estimate)} ({fmt4(rec.low)}, {fmt4(rec.high)}): "
                     f"{method}, {100 * float(level):g}% interval.")
             reason = getattr(rec, "reason", "")
-            return head, [("reason", reason)] if reason else []
-        cc = self.crosscheck
-        notes = list(cc.flags.items()) or [
-            ("", f"the closed form and the posterior agree (interval ends within "
-                 f"{cc.tolerance:g}); either may be reported.")]
+            return head, ([("reason", reason)] if reason else []) + notes
         return ("The cross-check below compares the closed form with the posterior; its notes "
-                "say which interval to trust.", notes)
+                "say what they found.", notes)
 
     def flag_rows(self) -> list[tuple[str, str, str]]:
         """Every flag: (where it comes from, key, message with its advice)."""

@@ -1,0 +1,173 @@
+"""The recommendation rule, on a synthetic coverage table (so every expected pick is derived here).
+
+The shipped table is replaced by one whose coverages the tests set; the rule must then pick the
+narrowest interval whose coverage less two Monte Carlo errors reaches the level over the data's
+regime, and fall back to the guaranteed interval otherwise, never raising.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import beta
+
+import judgecal as jc
+from judgecal import recommend as rec
+
+Q = np.array([0.55, 0.7, 0.85, 0.99])
+THETA = np.array([0.0, 0.1, 0.5, 0.9, 1.0])
+
+
+def synthetic_table(lr=0.96, eti=0.97, hdi=0.97, ppi=0.97, reps=2000):
+    shape = (2, 2, 4, 4, 5)       # arms, n, q0, q1, theta
+    return {
+        "methods": np.array(["lang_reiczigel", "bayes_eti", "bayes_hdi", "guaranteed"]),
+        "arms": np.array([[5, 5], [50, 50]]), "n": np.array([50, 1000]), "q": Q,
+        "theta": THETA,
+        "coverage": np.stack([np.full(shape, lr), np.full(shape, eti), np.full(shape, hdi),
+                              np.full(shape, np.nan)]),
+        "width_median": np.full((4, *shape), 0.1),
+        "reps": np.array([0, reps, reps, 0]), "random_m": np.array([10, 100]),
+        "ppi_coverage": np.full(shape, ppi), "ppi_width": np.full(shape, 0.1),
+        "ppi_reps": np.array(20000), "level": np.array(0.95),
+    }
+
+
+@pytest.fixture
+def table(monkeypatch):
+    def install(**values):
+        fake = synthetic_table(**values)
+        monkeypatch.setattr(rec, "coverage_table", lambda: fake)
+        return fake
+    return install
+
+
+DATA = jc.JudgeData(k=600, n=1000, k0=45, m0=50, k1=46, m1=50)   # q-hat 0.9 and 0.92
+CANDIDATES = {"lang_reiczigel": (0.6, 0.50, 0.70), "bayes_eti": (0.61, 0.52, 0.70),
+              "bayes_hdi": (0.61, 0.53, 0.69)}
+
+
+def test_picks_the_narrowest_eligible(table):
+    table()
+    result = rec.recommend(DATA, 0.95, CANDIDATES)
+    assert result.method == "bayes_hdi"
+    assert (result.estimate, result.low, result.high) == CANDIDATES["bayes_hdi"]
+    assert result.coverage == pytest.approx(0.97)
+    assert "narrowest of the 3" in result.reason
+
+
+def test_monte_carlo_margin(table):
+    """0.955 measured on 2,000 replications is not 0.95 beyond two standard errors
+    (2 sqrt(0.955 * 0.045 / 2000) = 0.0093); the exact 0.95 of Lang-Reiczigel is."""
+    table(lr=0.95, eti=0.955, hdi=0.955)
+    result = rec.recommend(DATA, 0.95, CANDIDATES)
+    assert result.method == "lang_reiczigel"
+    assert result.coverage == pytest.approx(0.95)
+
+
+def test_one_low_cell_in_the_regime_excludes_a_method(table):
+    fake = table(eti=0.9, hdi=0.9)
+    # the regime of DATA: arms 50 x 50, n 1000, q0 and q1 in {0.85, 0.99}, theta near 0.6
+    fake["coverage"][0, 1, 1, 2, 3, 2] = 0.93
+    result = rec.recommend(DATA, 0.95, CANDIDATES)
+    assert result.method == "guaranteed"
+    low, high = jc.guaranteed_ci(600, 1000, 45, 50, 46, 50)
+    assert (result.low, result.high) == (low, high)
+    assert "no approximate interval" in result.reason
+    # the same low value outside the regime (q0 = 0.55) changes nothing
+    fake["coverage"][0, 1, 1, 2, 3, 2] = 0.96
+    fake["coverage"][0, 1, 1, 0, 0, 2] = 0.5
+    assert rec.recommend(DATA, 0.95, CANDIDATES).method == "lang_reiczigel"
+
+
+@pytest.mark.parametrize(("data", "fragment"), [
+    (jc.JudgeData(k=30, n=50, k0=4, m0=4, k1=4, m1=4), "fewer items"),
+    (jc.JudgeData(k=20, n=30, k0=45, m0=50, k1=46, m1=50), "smaller than the coverage table"),
+    (jc.JudgeData(k=600, n=1000, k0=30, m0=50, k1=46, m1=50), "below 0.55"),
+])
+def test_outside_the_table_falls_back(table, data, fragment):
+    table()
+    result = rec.recommend(data, 0.95, CANDIDATES)
+    assert result.method == "guaranteed"
+    assert fragment in result.reason
+    assert result.coverage is None
+
+
+def test_other_levels_fall_back(table):
+    table()
+    result = rec.recommend(DATA, 0.9, CANDIDATES)
+    assert result.method == "guaranteed"
+    assert "95% intervals, not 90%" in result.reason
+    assert result.level == 0.9
+
+
+def test_random_design_candidates(table):
+    table(lr=0.94, eti=0.99, hdi=0.99, ppi=0.97)
+    data = jc.JudgeData(k=600, n=1000, k0=45, m0=50, k1=46, m1=50, design="random")
+    result = rec.recommend(data, 0.95, {**CANDIDATES, "ppi_pp": (0.6, 0.45, 0.75)})
+    assert result.method == "ppi_pp"        # posterior intervals are not candidates here
+
+
+def test_missing_interval_is_not_picked(table):
+    table()
+    result = rec.recommend(DATA, 0.95, {**CANDIDATES, "bayes_hdi": (math.nan,) * 3})
+    assert result.method == "bayes_eti"
+
+
+@pytest.mark.parametrize(("low", "high", "expected"), [
+    (0.2, 0.6, [0.1, 0.5, 0.9]),
+    (0.0, 0.3, [0.0, 0.1, 0.5]),
+    (0.95, 1.0, [0.9, 1.0]),
+    (0.5, 0.5, [0.5]),
+    (0.02, 0.08, [0.1]),
+])
+def test_accuracy_mask(low, high, expected):
+    mask = rec.accuracy_mask(np.array(low), np.array(high), THETA)[0]
+    assert THETA[mask].tolist() == expected
+
+
+def test_plausible_accuracy_range_by_hand():
+    """Corners of the box of 95% Clopper-Pearson intervals for p, q0, q1 (scipy.stats.beta)."""
+    k, n, k0, m0, k1, m1 = 600, 1000, 45, 50, 46, 50
+
+    def cp(x, m):
+        return beta.ppf(0.025, x, m - x + 1), beta.ppf(0.975, x + 1, m - x)
+
+    (p_lo, p_hi), (a_lo, a_hi), (b_lo, b_hi) = cp(k, n), cp(k0, m0), cp(k1, m1)
+    corners = [(p + a - 1) / (a + b - 1) for p in (p_lo, p_hi) for a in (a_lo, a_hi)
+               for b in (b_lo, b_hi)]
+    low, high = rec.plausible_accuracy_range((k, n, k0, m0, k1, m1))
+    assert low[0] == pytest.approx(max(0.0, min(corners)), abs=1e-10)
+    assert high[0] == pytest.approx(min(1.0, max(corners)), abs=1e-10)
+    # a box that reaches a judge no better than chance: every accuracy is plausible
+    low, high = rec.plausible_accuracy_range((60, 100, 6, 10, 7, 10))
+    assert (low[0], high[0]) == (0.0, 1.0)
+
+
+def test_crosscheck_never_raises_without_a_closed_form():
+    """J-hat <= 0: no Rogan-Gladen estimate, yet a recommendation with its reason."""
+    data = jc.JudgeData(k=60, n=100, k0=4, m0=10, k1=5, m1=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        check = jc.crosscheck(data)
+    rec_ = check.recommended
+    assert rec_.method in ("guaranteed", "bayes_eti", "bayes_hdi")
+    assert 0.0 <= rec_.low <= rec_.estimate <= rec_.high <= 1.0
+    assert "no answer" in rec_.reason
+    assert check.to_dict()["recommended"]["method"] == rec_.method
+
+
+def test_command_line_prints_the_recommendation_first(capsys):
+    from judgecal.cli import main
+
+    assert main(["crosscheck", "--k", "60", "--n", "100", "--k0", "7", "--m0", "10", "--k1", "9",
+                 "--m1", "10"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("  recommended: ")
+    assert lines[2].startswith("    why: ")
+    notes = [line for line in lines if line.startswith("  note: ")]
+    assert 1 <= len(notes) <= 3
+    assert not any("prefer" in line for line in notes)
