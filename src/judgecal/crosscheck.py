@@ -212,13 +212,23 @@ def _posterior_mode(posterior: Posterior) -> float:
 ATLAS_COVERAGE_FLOOR = 0.93
 
 
+def _grid_floor(grid: np.ndarray, value: float) -> int:
+    """Index of the largest grid value not above ``value``, else of the smallest.
+
+    The atlas lookup thereby errs towards the weaker judge.
+    """
+    below = np.flatnonzero(grid <= value + 1e-12)
+    return int(below[-1]) if below.size else 0
+
+
 def _atlas_coverage(data: JudgeData, est: Estimate | None) -> tuple[float, str] | None:
     """Simulated 95% Lang-Reiczigel coverage at the atlas cell nearest to this evaluation.
 
-    The cell: theta nearest the Rogan-Gladen estimate, q0 and q1 nearest the observed rates, n
-    nearest on a log scale, and the largest atlas m0 = m1 not above the smaller arm (so the
-    lookup errs towards small calibration). None outside the atlas (a rate below 0.55, an arm of
-    fewer than 5 items) and for levels other than 95%.
+    The cell: theta nearest the Rogan-Gladen estimate, q0 and q1 the largest atlas values not
+    above the observed rates, n nearest on a log scale, and the largest atlas m0 = m1 not above
+    the smaller arm (so the lookup errs towards weak judges and small calibration). None
+    outside the atlas (a rate below 0.55, an arm of fewer than 5 items) and for levels other
+    than 95%.
     """
     if (est is None or abs(est.confidence_level - 0.95) > 1e-12
             or not min(data.q0, data.q1) >= 0.55):
@@ -230,8 +240,8 @@ def _atlas_coverage(data: JudgeData, est: Estimate | None) -> tuple[float, str] 
     if arm < atlas["m"][0]:
         return None
     index = (int(np.argmin(np.abs(atlas["theta"] - est.theta))),
-             int(np.argmin(np.abs(atlas["q0"] - data.q0))),
-             int(np.argmin(np.abs(atlas["q1"] - data.q1))),
+             _grid_floor(atlas["q0"], data.q0),
+             _grid_floor(atlas["q1"], data.q1),
              int(np.argmin(np.abs(np.log(atlas["n"]) - np.log(data.n)))),
              int(np.flatnonzero(atlas["m"] <= arm)[-1]))
     values = [atlas[name][i] for name, i in zip(("theta", "q0", "q1", "n", "m"), index,
@@ -385,6 +395,9 @@ def crosscheck(
                             conflicts=tuple(f for f in CONFLICT_FLAGS if f in post.flags),
                             no_closed_form=no_closed_form,
                             fallback_estimate=rows["posterior_eti"][0])
+    if recommended.method == "lang_reiczigel":
+        # the older, coarser Lang-Reiczigel atlas must not contradict the coverage table's pick
+        flags.pop("closed_form_undercovers", None)
     result = CrossCheck(data=data, confidence_level=level, tolerance=float(tolerance), rows=rows,
                         flags=flags, prob_weak_judge=prob_weak, estimate=est, posterior=post,
                         recommended=recommended)

@@ -73,7 +73,8 @@ import numpy as np
 from judgecal._validate import check_counts, check_level, check_not_exceeding
 from judgecal.results import ConfidenceInterval
 
-__all__ = ["NUISANCE_GAMMA", "guaranteed_ci"]
+__all__ = ["NUISANCE_GAMMA", "clopper_pearson", "guaranteed_ci", "guaranteed_covers",
+           "guaranteed_interval"]
 
 #: Miss probability of the confidence set for (q0, q1) in the Berger-Boos p-value.
 NUISANCE_GAMMA = 1e-3
@@ -129,16 +130,27 @@ def _p_value_ends(k: int, m: int, target: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.where(nan, np.nan, low), np.where(nan, np.nan, high)
 
 
-def _arm_set(k: int, m: int, level: float) -> tuple[float, float]:
-    """Clopper-Pearson interval of level ``level`` for a binomial proportion; [0, 1] if m = 0."""
+def clopper_pearson(k: Any, m: Any, level: float) -> tuple[Any, Any]:
+    """Clopper-Pearson interval of level ``level`` for k successes of m (arrays broadcast).
+
+    Ends from the Beta quantiles: low = B^-1(a/2; k, m - k + 1) (0 when k = 0), high =
+    B^-1(1 - a/2; k + 1, m - k) (1 when k = m), with a = 1 - level; [0, 1] when m = 0.
+    """
     from scipy.special import betaincinv
 
-    if m == 0:
-        return 0.0, 1.0
+    k, m = np.asarray(k, dtype=float), np.asarray(m, dtype=float)
     tail = (1.0 - level) / 2.0
-    low = 0.0 if k == 0 else float(betaincinv(k, m - k + 1, tail))
-    high = 1.0 if k == m else float(betaincinv(k + 1, m - k, 1.0 - tail))
-    return low, high
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(k > 0, betaincinv(np.maximum(k, 1.0), m - k + 1.0, tail), 0.0)
+        high = np.where(k < m, betaincinv(k + 1.0, np.maximum(m - k, 1.0), 1.0 - tail), 1.0)
+    empty = m == 0
+    return np.where(empty, 0.0, low), np.where(empty, 1.0, high)
+
+
+def _arm_set(k: int, m: int, level: float) -> tuple[float, float]:
+    """Clopper-Pearson interval of one arm as floats; [0, 1] if m = 0."""
+    low, high = clopper_pearson(k, m, level)
+    return float(low), float(high)
 
 
 def _arm_support(m: int, low: float, high: float) -> np.ndarray:
@@ -434,13 +446,13 @@ def _accepted(t: float, k: int, n: int, k0: int, m0: int, k1: int, m1: int,
     z, threshold, fisher = _settings(level)
     box = (_arm_set(k0, m0, 1.0 - fisher), _arm_set(k1, m1, 1.0 - fisher))
     test = _LowerTest(k, n, k0, m0, k1, m1, z, box, fisher)
-    if test.everything or test.sup(0.0, better_than_chance=False) > threshold:
-        return True
+    if test.everything or (t > 0.0 and test.sup(t, better_than_chance=True) > threshold):
+        return True            # accepted at t: t is at or above the lower end (monotone test)
+    if test.sup(0.0, better_than_chance=False) > threshold:
+        return True            # the lower end is 0
     if test.sup(0.0, better_than_chance=True) > threshold:
         return True
-    if test.sup(1.0, better_than_chance=True) <= threshold:
-        return t >= 1.0
-    return t > 0.0 and test.sup(t, better_than_chance=True) > threshold
+    return t >= 1.0 and test.sup(1.0, better_than_chance=True) <= threshold   # lower end 1
 
 
 def guaranteed_covers(theta: float, k: int, n: int, k0: int, m0: int, k1: int, m1: int,

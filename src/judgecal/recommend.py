@@ -135,9 +135,9 @@ def _bracket(value: float, grid: np.ndarray) -> np.ndarray | None:
 
 def _plausible_rates(k: int, m: int, grid: np.ndarray) -> np.ndarray | None:
     """Grid rates inside the 95% Clopper-Pearson interval of k/m, plus the nearest to k/m."""
-    from judgecal.guaranteed import _arm_set
+    from judgecal.guaranteed import clopper_pearson
 
-    low, high = _arm_set(k, m, 0.95)
+    low, high = (float(v) for v in clopper_pearson(k, m, 0.95))
     if low < grid[0] - _Q_FLOOR_TOL:
         return None
     inside = set(np.flatnonzero((grid >= low) & (grid <= high)).tolist())
@@ -152,17 +152,12 @@ def plausible_accuracy_range(counts: tuple[np.ndarray, ...]) -> tuple[np.ndarray
     where the box holds a judge no better than chance. Cheap and conservative: it decides which
     accuracies of the coverage table count as near the data.
     """
-    from scipy.special import betaincinv
-
-    def clopper_pearson(k: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            low = np.where(k > 0, betaincinv(np.maximum(k, 1), m - k + 1, 0.025), 0.0)
-            high = np.where(k < m, betaincinv(k + 1, np.maximum(m - k, 1), 0.975), 1.0)
-        return np.where(m > 0, low, 0.0), np.where(m > 0, high, 1.0)
+    from judgecal.guaranteed import clopper_pearson
 
     k, n, k0, m0, k1, m1 = (np.atleast_1d(np.asarray(c, dtype=float)) for c in counts)
-    (p_lo, p_hi), (a_lo, a_hi), (b_lo, b_hi) = (clopper_pearson(k, n), clopper_pearson(k0, m0),
-                                                clopper_pearson(k1, m1))
+    (p_lo, p_hi), (a_lo, a_hi), (b_lo, b_hi) = (clopper_pearson(k, n, 0.95),
+                                                clopper_pearson(k0, m0, 0.95),
+                                                clopper_pearson(k1, m1, 0.95))
     corners = []
     for p in (p_lo, p_hi):
         for q0 in (a_lo, a_hi):
@@ -257,9 +252,11 @@ def regime(counts: tuple[int, ...], theta_mask: np.ndarray, *, random_design: bo
     q0 = _plausible_rates(k0, m0, q)
     q1 = _plausible_rates(k1, m1, q)
     if q0 is None or q1 is None:
-        name = "specificity q0" if q0 is None else "sensitivity q1"
-        return (f"the calibration allows a {name} below {q[0]:g} (95% Clopper-Pearson), a judge "
-                "that may be close to chance, where the coverage table has no cells")
+        names = [name for name, value in (("specificity q0", q0), ("sensitivity q1", q1))
+                 if value is None]
+        return (f"the calibration allows a {' and a '.join(names)} below {q[0]:g} (95% "
+                "Clopper-Pearson), a judge that may be close to chance, where the coverage "
+                "table has no cells")
     t = np.flatnonzero(theta_mask)
 
     def span(values: np.ndarray) -> str:

@@ -34,7 +34,8 @@ FLAG_MESSAGES = {
     "clipped": "the Rogan-Gladen estimate fell outside [0, 1] and was clipped to the boundary",
     "zero_width": "the interval has zero width after truncation to [0, 1]",
     "small_calibration": "a calibration arm has fewer than 30 items; the interval's normal "
-    "approximation is rough and the posterior (judgecal.posterior) is the safer report",
+    "approximation is rough; the cross-check's recommended interval (judgecal.crosscheck) says "
+    "what to report",
     "p_outside_judge_range": "the judged-correct rate p-hat lies outside [1 - q0-hat, q1-hat], "
     "the range the estimated judge can produce for any true accuracy",
     "one_class_labelled": "the labelled sample holds items of one true class only (m0 = 0 or "
