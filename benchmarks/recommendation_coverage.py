@@ -18,9 +18,9 @@ takes 0.01-1 s per dataset). The cell's coverage is then
 the first two terms from all replications, the last from the subsample; the Monte Carlo
 standard error combines both parts.
 
-    python benchmarks/recommendation_coverage.py [--reps 2000] [--n 1000] [--workers 2]
+    python benchmarks/recommendation_coverage.py [--reps 2000] [--n 1000] [--workers 2] [--tag T]
 
-Writes benchmarks/results/recommendation_coverage.json.
+Writes benchmarks/results/recommendation_coverage[_T].json.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def evaluate_cell(cell: dict) -> dict:
     from judgecal.guaranteed import guaranteed_covers
     from judgecal.recommend import CANDIDATES, choose, eligible, regime_coverage
 
-    rng = np.random.default_rng([cell["seed"], cell["index"]])
+    rng = np.random.default_rng([cell["seed"], int(cell["index"])])
     theta, q0, q1, n, m0, m1 = (cell[k] for k in ("theta", "q0", "q1", "n", "m0", "m1"))
     reps = cell["reps"]
     pi = theta * q1 + (1 - theta) * (1 - q0)
@@ -122,13 +122,17 @@ def main() -> None:
     parser.add_argument("--guaranteed-sample", type=int, default=200)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=777)
+    parser.add_argument("--tag", default="", help="suffix of the JSON file (a sub-grid's run)")
     args = parser.parse_args()
     arms = [tuple(int(v) for v in a.split("x")) for a in args.arms]
+    # a cell's random stream depends on its place in the full grid only, so a sub-grid run
+    # draws the same datasets as the full run
     cells = [{"theta": t, "q0": a, "q1": b, "n": n, "m0": m0, "m1": m1, "reps": args.reps,
-              "sample": args.guaranteed_sample, "seed": args.seed}
+              "sample": args.guaranteed_sample, "seed": args.seed,
+              "index": np.ravel_multi_index(
+                  (ARMS.index((m0, m1)), N.index(n), Q.index(a), Q.index(b), THETA.index(t)),
+                  (len(ARMS), len(N), len(Q), len(Q), len(THETA)))}
              for m0, m1 in arms for n in args.n for a in Q for b in Q for t in THETA]
-    for i, cell in enumerate(cells):
-        cell["index"] = i
     start = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(evaluate_cell, cells, chunksize=4))
@@ -147,7 +151,7 @@ def main() -> None:
                             for key in results[0]["shares"]},
         "cells_detail": results,
     }
-    write_results("recommendation_coverage", summary)
+    write_results("recommendation_coverage" + (f"_{args.tag}" if args.tag else ""), summary)
     print({k: v for k, v in summary.items() if k != "cells_detail"})
 
 
