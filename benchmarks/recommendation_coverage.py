@@ -43,25 +43,10 @@ from _env import write_results  # noqa: E402
 LEVEL = 0.95
 
 
-def _posterior(kind: str, counts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    from judgecal.bayes.exact import exact_interval, exact_quantiles
-
-    if counts[0].size == 0:
-        return np.empty(0), np.empty(0)
-    unique, inverse = np.unique(np.stack(counts, axis=1), axis=0, return_inverse=True)
-    columns = [unique[:, j] for j in range(6)]
-    if kind == "eti":
-        q = exact_quantiles(*columns, [0.025, 0.975])
-        low, high = q[:, 0], q[:, 1]
-    else:
-        low, high = exact_interval(*columns, prob=LEVEL, kind="hdi")
-    inverse = inverse.ravel()
-    return low[inverse], high[inverse]
-
-
 def evaluate_cell(cell: dict) -> dict:
     """Coverage of the recommended interval in one cell (see the module docstring)."""
     from judgecal import JudgeCalWarning
+    from judgecal._coverage import interval_and_estimate
     from judgecal.frequentist import lang_reiczigel_ci
     from judgecal.guaranteed import guaranteed_covers
     from judgecal.recommend import CANDIDATES, choose, eligible, regime_coverage
@@ -80,10 +65,12 @@ def evaluate_cell(cell: dict) -> dict:
         warnings.simplefilter("ignore", JudgeCalWarning)
         low, high = lang_reiczigel_ci(k / n, k0 / m0, k1 / m1, counts[1], counts[3], counts[5])
     intervals["lang_reiczigel"] = (np.asarray(low), np.asarray(high))
-    for j, (key, kind) in enumerate((("bayes_eti", "eti"), ("bayes_hdi", "hdi")), start=1):
-        rows = np.flatnonzero(ok[:, j])
+    for j, key in enumerate(("bayes_eti", "bayes_hdi"), start=1):
+        rows = np.flatnonzero(ok[:, j])       # the posterior only where the table allows it
         low, high = np.full(reps, np.nan), np.full(reps, np.nan)
-        low[rows], high[rows] = _posterior(kind, [c[rows] for c in counts])
+        subset = dict(zip(("k", "n", "k0", "m0", "k1", "m1"), (c[rows] for c in counts),
+                          strict=True))
+        low[rows], high[rows], _ = interval_and_estimate(key, LEVEL, subset)
         intervals[key] = (low, high)
     choice, _ = choose(counts, intervals, LEVEL, coverage=coverage)
     covered = np.zeros(reps)

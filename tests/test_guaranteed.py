@@ -145,8 +145,7 @@ def test_lower_end_against_brute_force(x, m0, m1):
     assert below <= threshold + 1e-9
     above = brute_p_value(low + 2e-3, x, n, m0, m1, z, (q0[better], q1[better])).max()
     assert above > threshold
-    box = (g._arm_set(x[1], m0, 1 - cutoff), g._arm_set(x[2], m1, 1 - cutoff))
-    test = g._LowerTest(x[0], n, x[1], m0, x[2], m1, z, box, cutoff)
+    test = g._LowerTest(x[0], n, x[1], m0, x[2], m1, level)
     for t in (low - 0.05, low, low + 0.05):
         brute = brute_p_value(t, x, n, m0, m1, z, (q0[better], q1[better])).max()
         assert test.sup(t, better_than_chance=True) >= brute - 1e-6

@@ -233,8 +233,9 @@ def _designating_bound(curves: _Curves, p_hat: float) -> float:
 class _LowerTest:
     """The p-value P+(t) of one dataset: sup over the nuisance set of P{D(X) >= D(x)}."""
 
-    def __init__(self, k: int, n: int, k0: int, m0: int, k1: int, m1: int, z: float,
-                 box: tuple[tuple[float, float], tuple[float, float]], fisher: float):
+    def __init__(self, k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float):
+        z, self.p_threshold, fisher = _settings(level)
+        box = (_arm_set(k0, m0, 1.0 - fisher), _arm_set(k1, m1, 1.0 - fisher))
         self.n = n
         self.box = box
         self.fisher = fisher
@@ -387,10 +388,10 @@ class _LowerTest:
         return best_value
 
 
-def _lower_end(k: int, n: int, k0: int, m0: int, k1: int, m1: int, z: float, threshold: float,
-               box: tuple[tuple[float, float], tuple[float, float]], fisher: float) -> float:
-    """inf{t: P+(t) > threshold}, reported on the conservative (lower) side of the bisection."""
-    test = _LowerTest(k, n, k0, m0, k1, m1, z, box, fisher)
+def _lower_end(k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float) -> float:
+    """inf{t: P+(t) > threshold}, reported on the conservative (lower) side of the root."""
+    test = _LowerTest(k, n, k0, m0, k1, m1, level)
+    threshold = test.p_threshold
     if test.everything:
         return 0.0
     if test.sup(0.0, better_than_chance=False) > threshold:     # judges worse than chance
@@ -443,9 +444,8 @@ def _settings(level: float) -> tuple[float, float, float]:
 def _accepted(t: float, k: int, n: int, k0: int, m0: int, k1: int, m1: int,
               level: float) -> bool:
     """Whether t is at or above the lower end (the test for the lower end accepts t)."""
-    z, threshold, fisher = _settings(level)
-    box = (_arm_set(k0, m0, 1.0 - fisher), _arm_set(k1, m1, 1.0 - fisher))
-    test = _LowerTest(k, n, k0, m0, k1, m1, z, box, fisher)
+    test = _LowerTest(k, n, k0, m0, k1, m1, level)
+    threshold = test.p_threshold
     if test.everything or (t > 0.0 and test.sup(t, better_than_chance=True) > threshold):
         return True            # accepted at t: t is at or above the lower end (monotone test)
     if test.sup(0.0, better_than_chance=False) > threshold:
@@ -483,11 +483,9 @@ def _fisher_cutoff(gamma: float) -> float:
 def guaranteed_interval(k: int, n: int, k0: int, m0: int, k1: int, m1: int,
                         level: float) -> ConfidenceInterval:
     """The guaranteed interval of validated integer counts (see the module docstring)."""
-    z, threshold, fisher = _settings(level)
-    box0, box1 = _arm_set(k0, m0, 1.0 - fisher), _arm_set(k1, m1, 1.0 - fisher)
-    low = _lower_end(k, n, k0, m0, k1, m1, z, threshold, (box0, box1), fisher)
+    low = _lower_end(k, n, k0, m0, k1, m1, level)
     # the upper end: the lower end of the mirrored data (accuracy 1 - theta, arms swapped)
-    high = 1.0 - _lower_end(n - k, n, k1, m1, k0, m0, z, threshold, (box1, box0), fisher)
+    high = 1.0 - _lower_end(n - k, n, k1, m1, k0, m0, level)
     if high < low:      # both one-sided tests reject everything between: data of tiny probability
         low, high = high, low
     return ConfidenceInterval(low, high)

@@ -270,21 +270,19 @@ def regime(counts: tuple[int, ...], theta_mask: np.ndarray, *, random_design: bo
 # ---------------------------------------------------------------------------------------------
 # the rule
 # ---------------------------------------------------------------------------------------------
-def monte_carlo_error(coverage: Any, method: str | None = None) -> Any:
-    """Monte Carlo standard error of table coverages: 0 for the exact Lang-Reiczigel column.
+def monte_carlo_error(coverage: np.ndarray) -> np.ndarray:
+    """Monte Carlo standard error of table coverages (columns of :data:`CANDIDATES`).
 
-    With ``method`` None, ``coverage`` has the columns of :data:`CANDIDATES`.
+    sqrt(c (1 - c) / reps) for the simulated columns; 0 for the exact Lang-Reiczigel column.
     """
     table = coverage_table()
     reps = dict(zip(table["methods"].tolist(), table["reps"].tolist(), strict=True))
     reps["ppi_pp"] = int(table["ppi_reps"])
+    count = np.array([reps.get(m, 0) for m in CANDIDATES], dtype=float)
     coverage = np.asarray(coverage, dtype=float)
-    columns = [method] if method is not None else list(CANDIDATES)
-    count = np.array([reps.get(m, 0) for m in columns], dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        error = np.where(count > 0, np.sqrt(np.clip(coverage * (1 - coverage), 0, None)
-                                            / np.maximum(count, 1)), 0.0)
-    return error if method is None else float(error.ravel()[0])
+    with np.errstate(invalid="ignore"):
+        variance = np.clip(coverage * (1 - coverage), 0, None) / np.maximum(count, 1)
+    return np.where(count > 0, np.sqrt(variance), 0.0)
 
 
 #: The approximate intervals the rule can pick, in the order of the columns of :func:`choose`.
@@ -391,7 +389,9 @@ def recommend(data: JudgeData, level: float, candidates: dict[str, tuple[float, 
     random_design = getattr(data, "design", "stratified") == "random"
     counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
     intervals = {key: (value[1], value[2]) for key, value in candidates.items()}
-    choice, worst = choose(counts, intervals, level, random_design=random_design)
+    coverage = regime_coverage(counts, level, random_design=random_design)
+    choice, worst = choose(counts, intervals, level, random_design=random_design,
+                           coverage=coverage)
     notes = []
     if no_closed_form:
         notes.append("the Rogan-Gladen estimate and Lang-Reiczigel interval have no answer here "
@@ -408,11 +408,9 @@ def recommend(data: JudgeData, level: float, candidates: dict[str, tuple[float, 
     if choice[0] >= 0:
         best = CANDIDATES[int(choice[0])]
         estimate, low, high = candidates[best]
-        count = sum(1 for key, value in candidates.items()
-                    if key in CANDIDATES and isinstance(where, Regime)
-                    and all(math.isfinite(v) for v in value)
-                    and where.worst(key) - 2.0 * monte_carlo_error(where.worst(key), key)
-                    >= level)
+        usable = eligible(coverage, level)[0]
+        count = sum(1 for j, key in enumerate(CANDIDATES) if usable[j] and key in candidates
+                    and all(math.isfinite(v) for v in candidates[key]))
         others = "" if count <= 1 else f", the narrowest of the {count} that did"
         reason = (f"in simulations of this regime ({where.text}) the {METHOD_LABELS[best]} "
                   f"interval covered the true accuracy at least {worst[0]:.1%} of the time in "
@@ -433,10 +431,8 @@ def _guaranteed(data: JudgeData, level: float, where: Regime | str, notes: list[
                               confidence_level=level)
     if data.m0 > 0 and data.m1 > 0 and data.q0 + data.q1 > 1.0:
         estimate = float(rogan_gladen(data.p, data.q0, data.q1, clip=True))
-        method = "guaranteed"
     else:
         estimate = 0.5 * (low + high) if fallback_estimate is None else fallback_estimate
-        method = "guaranteed"
     estimate = min(max(estimate, low), high)
     if isinstance(where, Regime):
         why = (f"no approximate interval covered the true accuracy at least {100 * level:g}% of "
@@ -447,4 +443,4 @@ def _guaranteed(data: JudgeData, level: float, where: Regime | str, notes: list[
               "accuracy and judge by construction")
     if notes:
         reason += "; " + "; ".join(notes)
-    return Recommendation(estimate, float(low), float(high), method, level, reason + ".")
+    return Recommendation(estimate, float(low), float(high), "guaranteed", level, reason + ".")
