@@ -9,17 +9,15 @@ Regime grid (stratified design): calibration arms (m0, m1) in {(5, 5), (10, 10),
   ``simulate.coverage(exact=True)``), no Monte Carlo error.
 - ``bayes_eti`` / ``bayes_hdi``: the exact posterior's 95% equal-tailed and highest-density
   intervals (default prior), ``--bayes-reps`` replications per cell (default 2,000; Monte Carlo
-  standard error 0.0049 at coverage 0.95), computed with Dask on ``--workers`` processes, for the
-  arms with at most ``--bayes-max-arm`` (default 100) items each: the larger arms cost 8-12 s
-  per cell and are left NaN, so the recommendation does not consider the posterior intervals
-  there (the exact Lang-Reiczigel column covers them). Cells with q0 > q1 (and the arms (100,
-  20)) are the mirror images of computed cells: swapping what counts as correct maps (theta, q0,
-  q1, m0, m1) to (1 - theta, q1, q0, m1, m0) and leaves the model, the prior and both intervals'
-  coverage unchanged, so they are filled from their images. At theta = 0 and 1 the equal-tailed
-  interval's coverage is exactly 0 (its ends are posterior quantiles strictly inside (0, 1)); the
-  HDI is not simulated there (the datasets sit at the edge of what the calibration allows, where
-  the exact engine works per dataset, 15-30 s per cell), so it is NaN and the recommendation
-  does not consider the HDI when the data allow an accuracy of 0 or 1.
+  standard error 0.0049 at coverage 0.95), computed with Dask on ``--workers`` processes, for
+  every cell, theta = 0 and 1 included (at those two the equal-tailed interval's simulated
+  coverage is 0, as it must be: its ends are posterior quantiles strictly inside (0, 1)). Cells
+  with q0 > q1 (and the arms (100, 20)) are the mirror images of computed cells: swapping what
+  counts as correct maps (theta, q0, q1, m0, m1) to (1 - theta, q1, q0, m1, m0) and leaves the
+  model, the prior and both intervals' coverage unchanged, so they are filled from their images.
+  The part splits for parallel runs: ``--only bayes`` simulates the interior accuracies,
+  ``--only bayes --bayes-edges`` theta = 0 and 1, each optionally for ``--bayes-arms``; a full
+  run merges the pieces it finds in ``--cache``.
 - ``guaranteed``: exact coverage by enumeration of every outcome, on the cells with n = 50 and
   m0 = m1 in {5, 10} (elsewhere its coverage is >= 0.95 by construction; see
   ``tests/test_guaranteed.py``).
@@ -28,6 +26,9 @@ Regime grid (stratified design): calibration arms (m0, m1) in {(5, 5), (10, 10),
   replications (default 20,000).
 
     python benchmarks/coverage_table.py [--bayes-reps 2000] [--workers 2] [--cache DIR] [--quick]
+
+On 2 cores the posterior part is the slow one: about 40 min for the interior of the arms of
+200 and 500 items, 40 min for theta = 0 and 1 over all arms, 35 min for the rest.
 
 Writes src/judgecal/datasets/coverage_table.npz (read by judgecal.crosscheck's recommendation),
 benchmarks/results/coverage_table.json (summary) and benchmarks/results/coverage_atlas.png (the
@@ -80,16 +81,22 @@ def closed_form(grid: dict) -> np.ndarray:
 
 
 def bayesian(grid: dict, reps: int, workers: int, max_arm: int,
-             only: list[tuple[int, int]] | None = None) -> np.ndarray:
+             only: list[tuple[int, int]] | None = None, *, edges: bool | None = None
+             ) -> np.ndarray:
     """ETI and HDI coverage and median width: (2 methods, 2 stats, arms, n, q0, q1, theta).
 
     Computes the cells with q0 <= q1 for equal arms and every judge for the first unequal pair;
-    fills the rest from mirror images.
+    fills the rest from mirror images. ``edges``: False simulates the interior accuracies only,
+    True theta = 0 and 1 only, None both (the two halves can run in parallel and be merged).
     """
+    if edges is None:
+        inner = bayesian(grid, reps, workers, max_arm, only, edges=False)
+        return np.where(np.isnan(inner), bayesian(grid, reps, workers, max_arm, only,
+                                                  edges=True), inner)
     arms, q, theta = grid["arms"], grid["q"], grid["theta"]
     shape = (2, 2, len(arms), len(grid["n"]), len(q), len(q), len(theta))
     out = np.full(shape, np.nan)
-    inner = [t for t in theta if 0.0 < t < 1.0]
+    inner = [t for t in theta if (t in (0.0, 1.0)) == edges]
     inner_index = [theta.index(t) for t in inner]
     chosen = [i for i, (a, b) in enumerate(arms) if max(a, b) <= max_arm
               and (only is None or (a, b) in only or (b, a) in only)]
@@ -114,9 +121,6 @@ def bayesian(grid: dict, reps: int, workers: int, max_arm: int,
             for j, (i0, i1) in enumerate(judges):
                 for ti, t_index in enumerate(inner_index):
                     out[:, :, arm, :, i0, i1, t_index] = values[:, :, a, :, j, ti]
-                for t, value in enumerate(theta):
-                    if value in (0.0, 1.0):      # the ETI's ends lie strictly inside (0, 1)
-                        out[0, 0, arm, :, i0, i1, t] = 0.0
     # mirror images: (theta, q0, q1, m0, m1) -> (1 - theta, q1, q0, m1, m0)
     flip = list(range(len(theta)))[::-1]
     if not np.allclose(np.asarray(theta)[flip], 1 - np.asarray(theta)):
@@ -259,10 +263,13 @@ def main() -> None:
     parser.add_argument("--bayes-reps", type=int, default=2000)
     parser.add_argument("--ppi-reps", type=int, default=20_000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--bayes-max-arm", type=int, default=100)
+    parser.add_argument("--bayes-max-arm", type=int, default=500)
     parser.add_argument("--bayes-arms", default=None,
                         help="with --only bayes: a comma-separated subset of the arms, e.g. "
                         "5x5,10x10 (saved as its own part, so subsets can run in parallel)")
+    parser.add_argument("--bayes-edges", action="store_true",
+                        help="with --only bayes: simulate theta = 0 and 1 only (saved as its "
+                        "own part; without it --only bayes simulates the interior accuracies)")
     parser.add_argument("--only", choices=("lang_reiczigel", "bayes", "guaranteed", "ppi"),
                         help="compute one part into --cache and stop (parts can run in parallel)")
     parser.add_argument("--cache", default=None,
@@ -287,7 +294,8 @@ def main() -> None:
         parts = {
             "lang_reiczigel": lambda: closed_form(grid),
             "bayes": lambda: bayesian(grid, args.bayes_reps, args.workers, args.bayes_max_arm,
-                                      subset),
+                                      subset, edges=(args.bayes_edges if args.only == "bayes"
+                                                     else None)),
             "guaranteed": lambda: guaranteed_exact(grid, guaranteed_designs),
             "ppi": lambda: ppi_random(grid, args.ppi_reps),
         }
@@ -295,7 +303,10 @@ def main() -> None:
         for name, compute in parts.items():
             if args.only is not None and name != args.only:
                 continue
-            stem = name if name != "bayes" or subset is None else "bayes_" + args.bayes_arms
+            stem = name
+            if name == "bayes" and args.only == "bayes":
+                stem = "bayes_" + ("edges" if args.bayes_edges else "interior")
+                stem += "" if subset is None else "_" + args.bayes_arms
             cached = Path(args.cache) / f"{stem}.npy" if args.cache else None
             start = time.perf_counter()
             pieces = sorted(Path(args.cache).glob("bayes_*.npy")) if args.cache else []
@@ -331,14 +342,17 @@ def main() -> None:
     }
     np.savez_compressed(table_path, **table)
     heat_maps(table, results / "coverage_atlas.png")
-    summary = {"timings_s": timings, "cells": int(np.prod(lr.shape[1:])), "min_coverage": {}}
-    for i, method in enumerate(METHODS):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)     # arms not simulated: all NaN
-            by_arms = np.nanmin(table["coverage"][i], axis=(1, 2, 3, 4))
-        summary["min_coverage"][method] = {f"{a}x{b}": (None if np.isnan(v) else float(v))
-                                           for (a, b), v in zip(grid["arms"], by_arms,
-                                                                strict=True)}
+    summary = {"timings_s": timings, "cells": int(np.prod(lr.shape[1:])), "min_coverage": {},
+               "min_coverage_interior": {}, "min_coverage_edges": {}}
+    edge = np.isin(table["theta"], (0.0, 1.0))
+    for key, where in (("min_coverage", np.ones_like(edge)), ("min_coverage_interior", ~edge),
+                       ("min_coverage_edges", edge)):
+        for i, method in enumerate(METHODS):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)     # not simulated: all NaN
+                by_arms = np.nanmin(table["coverage"][i][..., where], axis=(1, 2, 3, 4))
+            summary[key][method] = {f"{a}x{b}": (None if np.isnan(v) else float(v))
+                                    for (a, b), v in zip(grid["arms"], by_arms, strict=True)}
     summary["min_coverage"]["ppi_pp_random"] = {
         str(m): float(v) for m, v in zip(grid["random_m"], np.nanmin(ppi[0], axis=(1, 2, 3, 4)),
                                          strict=True)}

@@ -75,7 +75,10 @@ def test_one_low_cell_in_the_regime_excludes_a_method(table):
     result = rec.recommend(DATA, 0.95, CANDIDATES)
     assert result.method == "guaranteed"
     low, high = jc.guaranteed_ci(600, 1000, 45, 50, 46, 50)
-    assert (result.low, result.high) == (low, high)
+    # the guaranteed interval, widened to contain the (here made-up) Lang-Reiczigel interval
+    lr_low, lr_high = CANDIDATES["lang_reiczigel"][1:]
+    assert (result.low, result.high) == (min(low, lr_low), max(high, lr_high))
+    assert result.widened == (lr_low < low or lr_high > high)
     assert "no approximate interval" in result.reason
     # the same low value outside the regime (q0 = 0.55) changes nothing
     fake["coverage"][0, 1, 1, 2, 3, 2] = 0.96
@@ -171,3 +174,35 @@ def test_command_line_prints_the_recommendation_first(capsys):
     notes = [line for line in lines if line.startswith("  note: ")]
     assert 1 <= len(notes) <= 3
     assert not any("prefer" in line for line in notes)
+
+
+def test_widen():
+    low, high, changed = rec.widen(np.array([0.2, 0.2, 0.2, 0.0]), np.array([0.5, 0.5, 0.5, 0.1]),
+                                   np.array([0.1, 0.3, np.nan, 0.0]),
+                                   np.array([0.4, 0.6, 0.9, 0.1]))
+    assert low.tolist() == [0.1, 0.2, 0.2, 0.0]
+    assert high.tolist() == [0.5, 0.6, 0.5, 0.1]
+    assert changed.tolist() == [True, True, False, False]
+
+
+def test_fallback_contains_lang_reiczigel(table):
+    """Near 0 the exact guaranteed interval can be narrower than Lang-Reiczigel (25 of 200:
+    guaranteed upper end 0.135, Lang-Reiczigel 0.257). The fallback reports their hull, so the
+    rule's choice never costs the coverage Lang-Reiczigel would have given."""
+    table()
+    data = jc.JudgeData(k=25, n=200, k0=14, m0=20, k1=65, m1=100)   # q0 CP reaches 0.46
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        fit = jc.estimate(data)
+    g_low, g_high = jc.guaranteed_ci(25, 200, 14, 20, 65, 100)
+    assert fit.ci.high > g_high + 0.1          # the premise: LR reaches far beyond it
+    result = rec.recommend(data, 0.95, {"lang_reiczigel": (fit.theta, *fit.ci)})
+    assert result.method == "guaranteed"
+    assert result.widened
+    assert (result.low, result.high) == (min(g_low, fit.ci.low), fit.ci.high)
+    assert result.label.endswith(", widened")
+    assert "widened here to contain the Lang-Reiczigel interval" in result.reason
+    assert result.to_dict()["widened"] is True
+    # without a Lang-Reiczigel interval (J-hat <= 0) nothing is widened
+    plain = rec.recommend(data, 0.95, {"lang_reiczigel": (math.nan,) * 3})
+    assert (plain.low, plain.high, plain.widened) == (g_low, g_high, False)
