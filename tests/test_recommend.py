@@ -75,10 +75,11 @@ def test_one_low_cell_in_the_regime_excludes_a_method(table):
     result = rec.recommend(DATA, 0.95, CANDIDATES)
     assert result.method == "guaranteed"
     low, high = jc.guaranteed_ci(600, 1000, 45, 50, 46, 50)
-    # the guaranteed interval, widened to contain the (here made-up) Lang-Reiczigel interval
-    lr_low, lr_high = CANDIDATES["lang_reiczigel"][1:]
-    assert (result.low, result.high) == (min(low, lr_low), max(high, lr_high))
-    assert result.widened == (lr_low < low or lr_high > high)
+    # the guaranteed interval, widened to contain the (here made-up) Lang-Reiczigel interval,
+    # which reaches below it
+    assert low > 0.50 > 0.0 and high > 0.70
+    assert (result.low, result.high) == (0.50, high)
+    assert result.widened is True
     assert "no approximate interval" in result.reason
     # the same low value outside the regime (q0 = 0.55) changes nothing
     fake["coverage"][0, 1, 1, 2, 3, 2] = 0.96
@@ -206,3 +207,19 @@ def test_fallback_contains_lang_reiczigel(table):
     # without a Lang-Reiczigel interval (J-hat <= 0) nothing is widened
     plain = rec.recommend(data, 0.95, {"lang_reiczigel": (math.nan,) * 3})
     assert (plain.low, plain.high, plain.widened) == (g_low, g_high, False)
+
+
+def test_crosscheck_reports_the_widened_fallback():
+    """The real cross-check (shipped table) on data outside the table: the fallback contains
+    both its own guaranteed interval and the Lang-Reiczigel row, and says so."""
+    data = jc.JudgeData(k=25, n=200, k0=14, m0=20, k1=65, m1=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        check = jc.crosscheck(data)
+    _, lr_low, lr_high = check.rows["rogan_gladen"]
+    g_low, g_high = jc.guaranteed_ci(25, 200, 14, 20, 65, 100)
+    recommended = check.recommended
+    assert recommended.method == "guaranteed" and recommended.widened
+    assert recommended.low == min(lr_low, g_low) and recommended.high == max(lr_high, g_high)
+    assert check.to_dict()["recommended"]["widened"] is True
+    assert "Rogan-Gladen + guaranteed, widened" in str(check)

@@ -96,7 +96,7 @@ _TIE = 1e-7
 # ---------------------------------------------------------------------------------------------
 # binomial helpers
 # ---------------------------------------------------------------------------------------------
-def _log_pmf(k: np.ndarray, size: float, prob: np.ndarray) -> np.ndarray:
+def _log_pmf(k: np.ndarray, size: float, prob: float | np.ndarray) -> np.ndarray:
     """Log Bin(k; size, prob), broadcasting; -inf where the pmf is 0 (prob 0 or 1 included)."""
     from scipy.special import gammaln, xlog1py, xlogy
 
@@ -312,12 +312,12 @@ class _LowerTest:
         if arc == "line":
             q0, q1 = s, 1.0 - s
             return np.where(self.in_set(q0, q1), q0, np.nan), q1
-        own, other = (slice(0, 2), slice(2, 4)) if arc.startswith("q0") else (
-            slice(2, 4), slice(0, 2))
-        p_own = _arm_p_value(*self.calibration[own], s)
+        (k_own, m_own), (k_other, m_other) = (((k0, m0), (k1, m1)) if arc.startswith("q0")
+                                              else ((k1, m1), (k0, m0)))
+        p_own = _arm_p_value(k_own, m_own, s)
         with np.errstate(divide="ignore"):
             target = np.where(p_own > self.fisher, self.fisher / p_own, np.nan)
-        edge = _p_value_ends(*self.calibration[other], target)[0 if arc.endswith("low") else 1]
+        edge = _p_value_ends(k_other, m_other, target)[0 if arc.endswith("low") else 1]
         return (s, edge) if arc.startswith("q0") else (edge, s)
 
     def sup(self, t: float, better_than_chance: bool) -> float:
