@@ -110,8 +110,8 @@ def interval_and_estimate(method: str, level: float, data: dict[str, np.ndarray]
     return low, high, est
 
 
-def _guaranteed(level: float, counts: list[np.ndarray],
-                shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+def _guaranteed(level: float, counts: list[np.ndarray], shape: tuple[int, ...]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Guaranteed interval and clipped Rogan-Gladen estimate, once per distinct dataset.
 
     The interval exists for every dataset (also with an empty arm of a random design); the
@@ -133,22 +133,22 @@ def _guaranteed(level: float, counts: list[np.ndarray],
 
 
 def _bayes(method: str, level: float, prior: Any,
-           counts: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+           counts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Posterior interval and median, computed once per distinct dataset (k, n, k0, m0, k1, m1)."""
     from judgecal.bayes.exact import exact_interval, exact_quantiles
 
     if counts[0].size == 0:
-        return tuple(np.empty(0) for _ in range(3))
+        return np.empty(0), np.empty(0), np.empty(0)
     unique, inverse = np.unique(np.stack(counts, axis=1), axis=0, return_inverse=True)
     inverse = inverse.ravel()
-    columns = [unique[:, j] for j in range(6)]
+    k, n, k0, m0, k1, m1 = (unique[:, j] for j in range(6))
     alpha = 1.0 - level
     if method == "bayes_eti":
-        q = exact_quantiles(*columns, [alpha / 2, 0.5, 1 - alpha / 2], prior=prior)
+        q = exact_quantiles(k, n, k0, m0, k1, m1, [alpha / 2, 0.5, 1 - alpha / 2], prior=prior)
         low, median, high = q[:, 0], q[:, 1], q[:, 2]
     else:
-        low, high = exact_interval(*columns, prob=level, kind="hdi", prior=prior)
-        median = exact_quantiles(*columns, 0.5, prior=prior)
+        low, high = exact_interval(k, n, k0, m0, k1, m1, prob=level, kind="hdi", prior=prior)
+        median = exact_quantiles(k, n, k0, m0, k1, m1, 0.5, prior=prior)
     return low[inverse], high[inverse], median[inverse]
 
 

@@ -208,7 +208,7 @@ def as_generator(random_seed: Any) -> np.random.Generator:
         return random_seed
     if random_seed is None or (isinstance(random_seed, numbers.Integral)
                                and not isinstance(random_seed, (bool, np.bool_))):
-        return np.random.default_rng(random_seed)
+        return np.random.default_rng(None if random_seed is None else int(random_seed))
     raise TypeError(
         f"`random_seed` must be None, an int or a numpy Generator, got {random_seed!r}."
     )

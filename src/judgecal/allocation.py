@@ -253,11 +253,11 @@ def _check_total(m: Any, name: str = "m", minimum: int = 2) -> int:
 
 
 def _check_planning_values(p: Any, q0: Any, q1: Any) -> tuple[float, float, float]:
-    values = tuple(_scalar(check_proportions(v, name), name)
-                   for v, name in ((p, "p"), (q0, "q0"), (q1, "q1")))
-    if values[1] + values[2] - 1.0 <= 0.0:
-        raise ValueError(_no_correction_message(values[1], values[2], smoothed=False))
-    return values
+    p_v, q0_v, q1_v = (_scalar(check_proportions(v, name), name)
+                       for v, name in ((p, "p"), (q0, "q0"), (q1, "q1")))
+    if q0_v + q1_v - 1.0 <= 0.0:
+        raise ValueError(_no_correction_message(q0_v, q1_v, smoothed=False))
+    return p_v, q0_v, q1_v
 
 
 def _check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:

@@ -453,7 +453,7 @@ def _run_estimate_items(args: argparse.Namespace) -> str | None:
     items = _items_from_arguments(args)
     if args.command == "crosscheck":
         return _format_items_crosscheck(items, by, args)
-    if args.command == "report":
+    if target is not None:  # the command is "report"
         return _write_items_report(items, by, args, *target)
     repeated = bool(items["id"].astype(str).duplicated().any())
     if not by and not repeated:

@@ -47,7 +47,7 @@ import math
 import os
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 
@@ -226,7 +226,8 @@ def _normalise(a: Any, b: Any, shared: bool) -> tuple[_Inputs, list[str]]:
     if cells is None and test[0][1] == test[1][1] and isinstance(a, JudgeData):
         notes.append("the test sets are treated as independent samples; pass item-level "
                      "judgecal.ModelLabels to use the pairing of the test items.")
-    inputs = _Inputs(*test[0], *test[1], cells=cells, calib_a=calib_a, calib_b=calib_b,
+    (k_a, n_a), (k_b, n_b) = test
+    inputs = _Inputs(k_a, n_a, k_b, n_b, cells=cells, calib_a=calib_a, calib_b=calib_b,
                      shared=shared)
     _check_better_than_chance(inputs)
     return inputs, notes
@@ -289,7 +290,7 @@ def _delta_variance(inputs: _Inputs) -> float:
         gap = inputs.k_a / inputs.n_a - inputs.k_b / inputs.n_b
         return test + gap**2 / ja**4 * (q0 * (1 - q0) / m0 + q1 * (1 - q1) / m1)
     calibration = 0.0
-    for theta, (k0, m0, k1, m1) in ((theta_a, inputs.calib_a), (theta_b, inputs.calib_b)):
+    for theta, (k0, m0, k1, m1) in ((theta_a, inputs.calib_a), (theta_b, inputs.calib_b_used)):
         q0, q1 = k0 / m0, k1 / m1
         calibration += ((1 - theta) ** 2 * q0 * (1 - q0) / m0
                         + theta**2 * q1 * (1 - q1) / m1) / _youden((k0, m0, k1, m1)) ** 2
@@ -506,13 +507,14 @@ def _run_bayes(inputs: _Inputs, level: float, prior: Any, options: dict[str, Any
 INSTABILITY_NOTE = 0.1
 
 
-def _excludes_zero(value: IntervalEstimate | None) -> bool:
+def _excludes_zero(value: IntervalEstimate | None) -> TypeGuard[IntervalEstimate]:
     return value is not None and not value.low <= 0.0 <= value.high
 
 
 def _judge_warnings(inputs: _Inputs, diag: _Diagnostics, estimate: float,
                     level: float) -> tuple[list[str], list[str]]:
-    found, notes = [], []
+    found: list[str] = []
+    notes: list[str] = []
     pct = f"{100 * level:g}%"
     for model, j in diag.youden.items():
         if j is not None and j.low < LOW_J:
@@ -544,7 +546,8 @@ def _judge_warnings(inputs: _Inputs, diag: _Diagnostics, estimate: float,
             "model-specific calibration, used here, corrects each model with its own (q0, q1). "
             f"Sharing model A's calibration would have biased the comparison by about "
             f"{bias:+.3f} (the follow-up on bias and uncertainty App. C).")
-    elif max(abs(diag.instability.low), abs(diag.instability.high)) > INSTABILITY_NOTE:
+    elif (diag.instability is not None
+          and max(abs(diag.instability.low), abs(diag.instability.high)) > INSTABILITY_NOTE):
         notes.append(
             f"the instability J_A - J_B = {_interval_text(diag.instability)} is not "
             f"distinguishable from zero, but the data cannot rule out a difference beyond "

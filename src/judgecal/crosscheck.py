@@ -379,7 +379,8 @@ def crosscheck(
         "posterior_eti": (float(post.quantile(0.5)), *eti),
         "posterior_hdi": (_posterior_mode(post), *hdi),
     }
-    rows = {key: tuple(float(v) for v in value) for key, value in rows.items()}
+    rows = {key: (float(value[0]), float(value[1]), float(value[2]))
+            for key, value in rows.items()}
     prob_weak = float(post.diagnostics["prob_weak"])
     flags = _flags(data, est, no_closed_form, rows, float(tolerance), post)
     candidates = {"lang_reiczigel": rows["rogan_gladen"], "bayes_eti": rows["posterior_eti"],

@@ -141,8 +141,8 @@ def rogan_gladen(p: Any, q0: Any, q1: Any, *, clip: bool = True) -> Any:
         youden = q0f + q1f - 1.0
         if youden <= 0.0:
             raise ValueError(_no_correction_message(q0f, q1f, smoothed=False))
-        theta = (pf + q0f - 1.0) / youden
-        return min(1.0, max(0.0, theta)) if clip else theta
+        theta_f = (pf + q0f - 1.0) / youden
+        return min(1.0, max(0.0, theta_f)) if clip else theta_f
     youden = q0_a + q1_a - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = (p_a + q0_a - 1.0) / youden
@@ -191,7 +191,7 @@ def _check_interval_inputs(p, q0, q1, n, m0, m1) -> tuple[np.ndarray, ...]:
     )
 
 
-def _smoothed_p(p: Number, n: Number, z2: float) -> Number:
+def _smoothed_p(p: Number, n: Number, z2: Number) -> Number:
     """p~ = (n p + z^2/2) / (n + z^2) of eq. (6); p~ = p in the limit n -> inf."""
     if isinstance(n, float):
         return p if math.isinf(n) else (n * p + z2 / 2) / (n + z2)
@@ -203,7 +203,7 @@ def _smoothed_p(p: Number, n: Number, z2: float) -> Number:
 
 
 def _lang_reiczigel_formula(
-    p: Number, q0: Number, q1: Number, n: Number, m0: Number, m1: Number, z: float,
+    p: Number, q0: Number, q1: Number, n: Number, m0: Number, m1: Number, z: Number,
     sqrt: Callable[[Any], Any],
 ) -> tuple[Number, Number, Number]:
     """Eqs. (5)-(7) before truncation: returns (lower, upper, q0~ + q1~ - 1).
@@ -252,8 +252,8 @@ def _lang_reiczigel_array(values: tuple[np.ndarray, ...], z: float) -> Confidenc
     with np.errstate(divide="ignore", invalid="ignore"):
         for start in range(0, size, _BLOCK):
             block = slice(start, start + _BLOCK)
-            args = [v[block] if isinstance(v, np.ndarray) else v for v in flat]
-            lo, hi, youden_t = _lang_reiczigel_formula(*args, z, np.sqrt)
+            p, q0, q1, n, m0, m1 = (v[block] if isinstance(v, np.ndarray) else v for v in flat)
+            lo, hi, youden_t = _lang_reiczigel_formula(p, q0, q1, n, m0, m1, z, np.sqrt)
             np.clip(lo, 0.0, 1.0, out=low[block])
             np.clip(hi, 0.0, 1.0, out=high[block])
             invalid = np.asarray(youden_t <= 0)

@@ -202,8 +202,10 @@ def _clustered_estimate(codes: np.ndarray, judge: np.ndarray, human: np.ndarray,
     return ClusteredEstimate(
         data=data, confidence_level=level, naive=p, naive_ci=naive_ci, theta_raw=theta_raw,
         theta=theta, ci=ci, youden=data.youden, flags=tuple(flags),
-        items=int(codes.max()) + 1, clusters=tuple(int(arm.clusters) for arm in arms),
-        design_effects=tuple(float(arm.design_effect) for arm in arms))
+        items=int(codes.max()) + 1,
+        clusters=(int(arms[0].clusters), int(arms[1].clusters), int(arms[2].clusters)),
+        design_effects=(float(arms[0].design_effect), float(arms[1].design_effect),
+                        float(arms[2].design_effect)))
 
 
 def _judge_data(counts: dict[str, int], design: str, source: str) -> JudgeData:
@@ -388,10 +390,11 @@ def lang_reiczigel_p_value(p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any,
     inputs = [np.asarray(v, dtype=np.float64) for v in (p, q0, q1, n, m0, m1)]
     shape = np.broadcast_shapes(*(v.shape for v in inputs))
     args = [np.broadcast_to(v, shape).reshape(-1, 1) for v in inputs]
+    p_b, q0_b, q1_b, n_b, m0_b, m1_b = args
 
     def contains(z: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            low, high, _ = _lang_reiczigel_formula(*args, z, np.sqrt)
+            low, high, _ = _lang_reiczigel_formula(p_b, q0_b, q1_b, n_b, m0_b, m1_b, z, np.sqrt)
         return (np.clip(low, 0.0, 1.0) <= theta0) & (theta0 <= np.clip(high, 0.0, 1.0))
 
     scan = contains(_Z_GRID[None, :])  # (elements, grid)
@@ -677,9 +680,9 @@ def _with_tests(rows: list[GroupRow], null: float, correction: str,
     for index, row in enumerate(rows):
         if row.result is not None:
             d = row.result.data
-            sizes = (row.result.effective_sizes if isinstance(row.result, ClusteredEstimate)
-                     else (d.n, d.m0, d.m1))
-            raw[index] = float(lang_reiczigel_p_value(d.p, d.q0, d.q1, *sizes, null))
+            n, m0, m1 = (row.result.effective_sizes if isinstance(row.result, ClusteredEstimate)
+                         else (d.n, d.m0, d.m1))
+            raw[index] = float(lang_reiczigel_p_value(d.p, d.q0, d.q1, n, m0, m1, null))
     adjusted = adjust_p_values(raw, correction)
     alpha = 1.0 - level
     return [GroupRow(row.key, row.counts, row.items, row.result, p_value=float(p),

@@ -168,7 +168,7 @@ def coverage_study(paper: str = "000", *, reps: int = 10_000, q0: float = 0.7, q
     if paper not in PAPER_BUDGET:
         raise ValueError(f"`paper` ({paper!r}) must be '000' or '001'.")
     half = PAPER_BUDGET[paper] // 2
-    grid = dict(theta=THETA_GRID, q0=q0, q1=q1, n=n, m0=half, m1=half)
+    grid: dict[str, Any] = dict(theta=THETA_GRID, q0=q0, q1=q1, n=n, m0=half, m1=half)
     run = simulate_counts(**grid, reps=1, random_seed=random_seed).isel(rep=0)
     p, q0_hat, q1_hat = run.k / n, run.k0 / half, run.k1 / half
     with warnings.catch_warnings():
@@ -177,7 +177,7 @@ def coverage_study(paper: str = "000", *, reps: int = 10_000, q0: float = 0.7, q
         run["naive_low"], run["naive_high"] = naive_wald_ci(p, n)
         run["theta_hat"] = rogan_gladen(p, q0_hat, q1_hat)
         run["low"], run["high"] = lang_reiczigel_ci(p, q0_hat, q1_hat, n, half, half)
-    mc = {} if exact else {"reps": reps, "random_seed": random_seed}
+    mc: dict[str, Any] = {} if exact else {"reps": reps, "random_seed": random_seed}
     return {
         "single_run": run,
         "naive": coverage("naive", **grid, exact=exact, **mc),

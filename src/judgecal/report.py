@@ -30,7 +30,7 @@ import os
 import platform
 import tempfile
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -528,7 +528,7 @@ def _md(text: Any) -> str:
     return "".join("\\" + c if c in _MD_SPECIAL else c for c in str(text))
 
 
-def _md_table(header: tuple[str, ...], rows: list[tuple[str, ...]], *,
+def _md_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], *,
               numeric: bool = True) -> list[str]:
     align = "---:" if numeric else ":---"
     lines = ["| " + " | ".join(_md(h) for h in header) + " |",

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Mapping
+
     import pandas as pd
 
     from judgecal.data import JudgeData
@@ -166,7 +168,7 @@ class Estimate:
 
 
 def format_report(
-    title: str, data: JudgeData, rows: dict[str, tuple[float, ...]], notes: list[str]
+    title: str, data: JudgeData, rows: Mapping[str, tuple[float, ...]], notes: list[str]
 ) -> str:
     """Render a printed report: title, the counts, one line per method, then notes.
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -148,7 +148,8 @@ def _entropy(random_seed: Any) -> int:
             raise ValueError(f"`random_seed` ({random_seed}) must be non-negative.")
         return int(random_seed)
     if random_seed is None:
-        return int(np.random.SeedSequence().entropy)
+        # without an argument SeedSequence draws its entropy from the OS as one int
+        return int(cast("int", np.random.SeedSequence().entropy))
     return int(as_generator(random_seed).integers(0, 2**63 - 1))
 
 

@@ -99,7 +99,8 @@ class Rows:
             setattr(out, name, getattr(self, name)[rows])
         for name in ("beta0", "beta1", "box0", "box1", "box_p"):
             setattr(out, name, tuple(v[rows] for v in getattr(self, name)))
-        out.calibration_box = tuple(tuple(v[rows] for v in box) for box in self.calibration_box)
+        (l0, u0), (l1, u1) = self.calibration_box
+        out.calibration_box = ((l0[rows], u0[rows]), (l1[rows], u1[rows]))
         out.theta_prior, out.truncate = self.theta_prior, self.truncate
         return out
 
@@ -144,7 +145,7 @@ def _lower_given_below(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarra
     return np.where(tail > 1e-290, out, 0.0)
 
 
-def log_kernel(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
+def log_kernel(k: float | np.ndarray, n: float | np.ndarray, p: np.ndarray) -> np.ndarray:
     """``log[p^k (1-p)^(n-k)]`` minus its maximum over p (accurate for n up to 1e9 and more)."""
     p_hat = k / n
     with np.errstate(divide="ignore", invalid="ignore"):

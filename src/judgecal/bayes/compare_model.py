@@ -78,6 +78,8 @@ from judgecal.bayes.nuts import CompiledNUTS, NutsCache
 from judgecal.bayes.posterior import _ADVICE, DIAGNOSTIC_FLAGS, ESS_MIN, R_HAT_MAX
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Sequence
+
     import pymc as pm
 
 __all__ = ["CompareCounts", "CompareFit", "ComparePrior", "build_compare_model",
@@ -442,7 +444,7 @@ def _to_idata(model: Any, values: dict[str, np.ndarray], stats: dict[str, np.nda
     import arviz as az
 
     dims = {name: list(dim) for name, dim in model.named_vars_to_dims.items() if dim}
-    observed = {"k0": counts.calib_a[:1], "k1": counts.calib_a[2:3]}
+    observed: dict[str, Sequence[int]] = {"k0": counts.calib_a[:1], "k1": counts.calib_a[2:3]}
     if counts.calib_b is not None:
         observed = {"k0": [counts.calib_a[0], counts.calib_b[0]],
                     "k1": [counts.calib_a[2], counts.calib_b[2]]}

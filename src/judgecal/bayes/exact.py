@@ -197,7 +197,9 @@ def _equal_panels(low: np.ndarray, high: np.ndarray, panels: int, order: int) ->
     return low[:, None] + (high - low)[:, None] * base[None, :]
 
 
-def _scout_support(rows: Rows, keep_rule: bool = False) -> tuple[np.ndarray, ...]:
+def _scout_support(rows: Rows, keep_rule: bool = False
+                   ) -> (tuple[np.ndarray, np.ndarray]
+                         | tuple[np.ndarray, np.ndarray, _Inner, np.ndarray]):
     """Where the theta density is within ``exp(-SUPPORT_DROP)`` of its maximum (cheap pass).
 
     With ``keep_rule`` (one dataset) also the scouting pass's nested rule and the log weights
@@ -359,8 +361,9 @@ class ExactPosterior:
             raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
         self.data = data
         self.prior = as_prior(prior)
-        self._rows = rows_for(*(np.array([float(getattr(data, name))])
-                                 for name in ("k", "n", "k0", "m0", "k1", "m1")), self.prior)
+        k, n, k0, m0, k1, m1 = (np.array([float(getattr(data, name))])
+                                for name in ("k", "n", "k0", "m0", "k1", "m1"))
+        self._rows = rows_for(k, n, k0, m0, k1, m1, self.prior)
         edges, t, log_w, powers = _theta_rule(self._rows)
         inner = _inner(self._rows, t)
         self._marginals = {"theta": _theta_density(self._rows, inner.log_l, t, edges, powers)}
@@ -620,7 +623,7 @@ SOLVE_CHUNK = 1024
 
 
 def _theta_marginals(counts: list[np.ndarray], prior: Prior, pool: Any = None
-                     ) -> list[tuple[PanelDensity, np.ndarray]]:
+                     ) -> list[tuple[PanelDensity, tuple[np.ndarray, np.ndarray]]]:
     """Theta marginals of the distinct datasets among ``counts``, in blocks.
 
     Groups of at least ``BATCH_MIN_GROUP`` distinct datasets sharing calibration counts use the
@@ -631,7 +634,8 @@ def _theta_marginals(counts: list[np.ndarray], prior: Prior, pool: Any = None
     flat = np.stack([c.ravel() for c in counts], axis=1)
     unique, inverse = np.unique(flat, axis=0, return_inverse=True)
     inverse = inverse.ravel()
-    rows = rows_for(*unique.T, prior)
+    k, n, k0, m0, k1, m1 = unique.T
+    rows = rows_for(k, n, k0, m0, k1, m1, prior)
     keys, group = np.unique(unique[:, 2:], axis=0, return_inverse=True)
     group = group.ravel()
     low, high = _theta_range(rows)

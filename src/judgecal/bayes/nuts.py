@@ -526,8 +526,10 @@ def _to_idata(values: dict[str, np.ndarray], data: JudgeData,
               stats: dict[str, np.ndarray]) -> az.InferenceData:
     import arviz as az
 
+    groups = _data_groups(data)
     return az.from_dict(posterior={name: values[name] for name in POSTERIOR_NAMES},
-                        sample_stats=stats, **_data_groups(data))
+                        sample_stats=stats, observed_data=groups["observed_data"],
+                        constant_data=groups["constant_data"])
 
 
 def _with_data_groups(idata: Any, data: JudgeData) -> Any:
@@ -538,8 +540,9 @@ def _with_data_groups(idata: Any, data: JudgeData) -> Any:
     groups = {"posterior": idata.posterior[keep]}
     if "sample_stats" in idata.groups():
         groups["sample_stats"] = idata.sample_stats
-    groups.update({name: az.from_dict(**{name: values})[name]
-                   for name, values in _data_groups(data).items()})
+    for name, values in _data_groups(data).items():
+        group: dict[str, Any] = {name: values}   # one of arviz's group keywords
+        groups[name] = az.from_dict(**group)[name]
     return az.InferenceData(**groups)
 
 

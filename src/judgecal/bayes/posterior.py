@@ -241,7 +241,8 @@ class Posterior:
     def draws(self, var: str = "theta") -> np.ndarray:
         """All draws of ``var`` in :attr:`idata` (chains stacked), a 1-D array."""
         var = _check_choice(var, "var", VARIABLES)
-        return np.asarray(self.idata.posterior[var]).reshape(-1)
+        # arviz sets the groups as attributes at run time; its annotations do not declare them
+        return np.asarray(self.idata.posterior[var]).reshape(-1)  # type: ignore[attr-defined]
 
     def quantile(self, q: Any, var: str = "theta") -> float | np.ndarray:
         """Posterior quantile(s) of ``var`` at probabilities ``q`` in (0, 1)."""

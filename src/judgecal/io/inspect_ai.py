@@ -253,7 +253,8 @@ def _map(values: list[Any], *, name: str, source: str, positive: Any, negative: 
     zeros = _as_tuple(negative) if negative is not None else (INCORRECT,)
     listed = {str(v).strip().upper() for v in ones + zeros}
     grades = {g: to for g, to in ((PARTIAL, partial), (NOANSWER, noanswer)) if g not in listed}
-    values = [None if _grade(v) in grades and grades[_grade(v)] is None else v for v in values]
+    values = [None if (grade := _grade(v)) is not None and grade in grades
+              and grades[grade] is None else v for v in values]
     ones += tuple(g for g, to in grades.items() if to == 1)
     zeros += tuple(g for g, to in grades.items() if to == 0)
     return map_verdicts(values, positive=ones, negative=zeros, name=name, source=source)
