@@ -73,8 +73,11 @@ SMALL_STUDY = 21 * 500
 DRAWS = TUNE = 1000
 CHAINS = 4
 
-TARGETS = {"exact_end_to_end_median_ms": 20.0, "exact_end_to_end_p90_ms": 60.0,
-           "exact_interval_datasets_per_second": 3500.0}
+TARGETS = {
+    "exact_end_to_end_median_ms": 20.0,
+    "exact_end_to_end_p90_ms": 60.0,
+    "exact_interval_datasets_per_second": 3500.0,
+}
 
 
 def timed(func) -> float:
@@ -90,13 +93,27 @@ def timed(func) -> float:
 def grid(quick: bool) -> list[dict[str, object]]:
     """Grid cases with their settings and counts at the expected values."""
     cases = []
-    for n, m, (q0, q1), theta in itertools.product(QUICK_N if quick else GRID_N,
-                                                    QUICK_M if quick else GRID_M,
-                                                    GRID_Q, GRID_THETA):
+    for n, m, (q0, q1), theta in itertools.product(
+        QUICK_N if quick else GRID_N, QUICK_M if quick else GRID_M, GRID_Q, GRID_THETA
+    ):
         p = theta * q1 + (1 - theta) * (1 - q0)
-        cases.append({"n": n, "m": m, "q0": q0, "q1": q1, "theta": theta,
-                      "counts": {"k": round(n * p), "n": n, "k0": round(m * q0), "m0": m,
-                                 "k1": round(m * q1), "m1": m}})
+        cases.append(
+            {
+                "n": n,
+                "m": m,
+                "q0": q0,
+                "q1": q1,
+                "theta": theta,
+                "counts": {
+                    "k": round(n * p),
+                    "n": n,
+                    "k0": round(m * q0),
+                    "m0": m,
+                    "k1": round(m * q1),
+                    "m1": m,
+                },
+            }
+        )
     return cases
 
 
@@ -128,11 +145,18 @@ def exact_grid(quick: bool) -> dict[str, object]:
         raise RuntimeError(f"every grid case failed, e.g. {errors[0]}")
     median = statistics.median(times)
     slowest = sorted((c for c in cases if "ms" in c), key=lambda c: -c["ms"])[:5]
-    return {"datasets": len(cases), "timed": len(times), "errors": errors,
-            "median_ms": median, "p90_ms": float(np.quantile(times, 0.9)),
-            "min_ms": min(times), "max_ms": max(times), "slowest": slowest,
-            "outliers_over_3x_median": [c for c in cases if c.get("ms", 0) > 3 * median],
-            "cases": cases}
+    return {
+        "datasets": len(cases),
+        "timed": len(times),
+        "errors": errors,
+        "median_ms": median,
+        "p90_ms": float(np.quantile(times, 0.9)),
+        "min_ms": min(times),
+        "max_ms": max(times),
+        "slowest": slowest,
+        "outliers_over_3x_median": [c for c in cases if c.get("ms", 0) > 3 * median],
+        "cases": cases,
+    }
 
 
 def readme_extras(repeats: int) -> dict[str, float]:
@@ -161,11 +185,15 @@ def readme_extras(repeats: int) -> dict[str, float]:
     for _ in range(repeats):
         post = fresh()
         summary_s.append(timed(post.summary))
-    return {"idata_first_in_process_s": first_in_process,
-            "arviz_imported_before": arviz_loaded,
-            "idata_first_access_median_s": statistics.median(idata_s),
-            "idata_first_access_s": idata_s, "idata_shape": shape,
-            "summary_median_s": statistics.median(summary_s), "summary_s": summary_s}
+    return {
+        "idata_first_in_process_s": first_in_process,
+        "arviz_imported_before": arviz_loaded,
+        "idata_first_access_median_s": statistics.median(idata_s),
+        "idata_first_access_s": idata_s,
+        "idata_shape": shape,
+        "summary_median_s": statistics.median(summary_s),
+        "summary_s": summary_s,
+    }
 
 
 # -------------------------------------------------------------------------------------------
@@ -199,9 +227,15 @@ def exact_throughput(size: int, budget: float, pilot: dict | None = None) -> dic
             continue
         seconds = timed(lambda kind=kind: exact_interval(*counts, prob=0.95, kind=kind))
         rate = size / seconds
-        out[kind] = {"datasets": size, "full_size_run": True, "distinct_datasets": distinct,
-                     "distinct_calibration_pairs": calibration, "seconds": seconds,
-                     "datasets_per_second": rate, "implied_s_for_21x10000": FULL_STUDY / rate}
+        out[kind] = {
+            "datasets": size,
+            "full_size_run": True,
+            "distinct_datasets": distinct,
+            "distinct_calibration_pairs": calibration,
+            "seconds": seconds,
+            "datasets_per_second": rate,
+            "implied_s_for_21x10000": FULL_STUDY / rate,
+        }
     return out
 
 
@@ -236,16 +270,32 @@ print(json.dumps({"import_s": import_s, "cold_s": cold_s, "warm_cores1_s": one,
 def nuts_subprocess(sampler: str, warm: int, compiledir: str) -> dict[str, object]:
     """Run the child script with pytensor's compile directory set to ``compiledir``."""
     counts = simulate(warm + 1, seed=3)
-    rows = [dict(zip(("k", "n", "k0", "m0", "k1", "m1"), map(int, row), strict=True))
-            for row in zip(*counts, strict=True)]
+    rows = [
+        dict(zip(("k", "n", "k0", "m0", "k1", "m1"), map(int, row), strict=True))
+        for row in zip(*counts, strict=True)
+    ]
     env = dict(os.environ)
-    flags = [f for f in env.get("PYTENSOR_FLAGS", "").split(",")
-             if f and not f.startswith("compiledir=")]
+    flags = [
+        f for f in env.get("PYTENSOR_FLAGS", "").split(",") if f and not f.startswith("compiledir=")
+    ]
     env["PYTENSOR_FLAGS"] = ",".join(flags + [f"compiledir={compiledir}"])
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _CHILD, sampler, str(DRAWS), str(TUNE),
-                           str(CHAINS), str(warm), json.dumps(rows)],
-                          capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            sampler,
+            str(DRAWS),
+            str(TUNE),
+            str(CHAINS),
+            str(warm),
+            json.dumps(rows),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"NUTS child ({sampler}) failed:\n{proc.stderr[-3000:]}")
     result = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -264,26 +314,43 @@ def nuts_block(sampler: str, warm: int, disk_run: bool = True) -> dict[str, obje
             runs.append(nuts_subprocess(sampler, warm, tmp))
     one = [s for run in runs for s in run["warm_cores1_s"]]
     two = [s for run in runs for s in run["warm_cores2_s"]]
-    return {"fresh_compiledir": runs[0], "disk_cache_warm": runs[1] if disk_run else None,
-            "warm_refits": len(one),
-            "warm_cores1_median_s": statistics.median(one) if one else None,
-            "warm_cores2_median_s": statistics.median(two) if two else None}
+    return {
+        "fresh_compiledir": runs[0],
+        "disk_cache_warm": runs[1] if disk_run else None,
+        "warm_refits": len(one),
+        "warm_cores1_median_s": statistics.median(one) if one else None,
+        "warm_cores2_median_s": statistics.median(two) if two else None,
+    }
 
 
 # -------------------------------------------------------------------------------------------
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="smoke run: 48 grid datasets, 1,050 coverage datasets, one NUTS child "
-                             "(empty compiledir) with one warm refit per cores setting")
-    parser.add_argument("--size", type=int, default=None,
-                        help="coverage datasets for exact_interval (default 21*10,000 = "
-                             "210,000; quick 21*50)")
-    parser.add_argument("--budget", type=float, default=300.0,
-                        help="seconds allowed per exact_interval run of --size, projected from "
-                             "the 21 x 500 study; beyond it that study's rate is reported")
-    parser.add_argument("--warm", type=int, default=None,
-                        help="NUTS warm refits per cores setting and child (default 3; quick 1)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run: 48 grid datasets, 1,050 coverage datasets, one NUTS child "
+        "(empty compiledir) with one warm refit per cores setting",
+    )
+    parser.add_argument(
+        "--size",
+        type=int,
+        default=None,
+        help="coverage datasets for exact_interval (default 21*10,000 = 210,000; quick 21*50)",
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=300.0,
+        help="seconds allowed per exact_interval run of --size, projected from "
+        "the 21 x 500 study; beyond it that study's rate is reported",
+    )
+    parser.add_argument(
+        "--warm",
+        type=int,
+        default=None,
+        help="NUTS warm refits per cores setting and child (default 3; quick 1)",
+    )
     args = parser.parse_args()
     size = args.size or (21 * 50 if args.quick else FULL_STUDY)
     warm = args.warm or (1 if args.quick else 3)
@@ -296,8 +363,11 @@ def main() -> None:
     print(f"exact_interval: {size:,} coverage datasets ...", flush=True)
     small = None if args.quick else exact_throughput(SMALL_STUDY, args.budget)
     many = exact_throughput(size, args.budget, pilot=small)
-    print(f"NUTS (pymc): {CHAINS} chains x {DRAWS} draws, {TUNE} tune, {warm} warm refit(s) "
-          "per cores setting and child ...", flush=True)
+    print(
+        f"NUTS (pymc): {CHAINS} chains x {DRAWS} draws, {TUNE} tune, {warm} warm refit(s) "
+        "per cores setting and child ...",
+        flush=True,
+    )
     nuts = nuts_block("pymc", warm, disk_run=not args.quick)
     nutpie = None
     if importlib.util.find_spec("nutpie") is not None:
@@ -309,15 +379,17 @@ def main() -> None:
     warm1, warm2 = nuts["warm_cores1_median_s"], nuts["warm_cores2_median_s"]
     eti_rate = many["eti"]["datasets_per_second"]
     hdi_rate = many["hdi"]["datasets_per_second"]
-    ratios = {"nuts_warm_cores1_over_exact": warm1 / median_s,
-              "nuts_warm_cores2_over_exact": warm2 / median_s,
-              "nuts_cold_fresh_over_exact": fresh["cold_s"] / median_s,
-              "nuts_cold_disk_over_exact": disk["cold_s"] / median_s if disk else None,
-              "nuts_warm_cores1_over_cores2": warm1 / warm2,
-              "exact_eti_per_nuts_warm_fit": eti_rate * min(warm1, warm2),
-              "exact_hdi_per_nuts_warm_fit": hdi_rate * min(warm1, warm2),
-              "idata_over_exact": extras["idata_first_access_median_s"] / median_s,
-              "summary_over_exact": extras["summary_median_s"] / median_s}
+    ratios = {
+        "nuts_warm_cores1_over_exact": warm1 / median_s,
+        "nuts_warm_cores2_over_exact": warm2 / median_s,
+        "nuts_cold_fresh_over_exact": fresh["cold_s"] / median_s,
+        "nuts_cold_disk_over_exact": disk["cold_s"] / median_s if disk else None,
+        "nuts_warm_cores1_over_cores2": warm1 / warm2,
+        "exact_eti_per_nuts_warm_fit": eti_rate * min(warm1, warm2),
+        "exact_hdi_per_nuts_warm_fit": hdi_rate * min(warm1, warm2),
+        "idata_over_exact": extras["idata_first_access_median_s"] / median_s,
+        "summary_over_exact": extras["summary_median_s"] / median_s,
+    }
     if nutpie is not None:
         ratios["nutpie_warm_over_exact"] = nutpie["warm_cores1_median_s"] / median_s
     met_flags = {
@@ -334,77 +406,162 @@ def main() -> None:
     rate_target = f">= {TARGETS['exact_interval_datasets_per_second']:,.0f}/s"
     cpus = os.cpu_count()
     table = [
-        ("exact end to end (posterior + ETI + HDI), median",
-         f"{single['median_ms']:.1f} ms ({single['timed']} datasets)",
-         f"<= {TARGETS['exact_end_to_end_median_ms']:.0f} ms",
-         yes(met_flags["exact_end_to_end_median"])),
-        ("exact end to end, p90", f"{single['p90_ms']:.1f} ms",
-         f"<= {TARGETS['exact_end_to_end_p90_ms']:.0f} ms", yes(met_flags["exact_end_to_end_p90"])),
-        ("exact end to end, min / max",
-         f"{single['min_ms']:.1f} / {single['max_ms']:.1f} ms", "", ""),
-        ("README data: first post.idata (in process)",
-         f"{extras['idata_first_in_process_s'] * 1e3:.0f} ms"
-         + ("" if extras["arviz_imported_before"] else " (incl. arviz import)"), "", ""),
-        ("README data: first post.idata (fresh post)",
-         f"{extras['idata_first_access_median_s'] * 1e3:.1f} ms ({CHAINS}x{DRAWS})", "", ""),
+        (
+            "exact end to end (posterior + ETI + HDI), median",
+            f"{single['median_ms']:.1f} ms ({single['timed']} datasets)",
+            f"<= {TARGETS['exact_end_to_end_median_ms']:.0f} ms",
+            yes(met_flags["exact_end_to_end_median"]),
+        ),
+        (
+            "exact end to end, p90",
+            f"{single['p90_ms']:.1f} ms",
+            f"<= {TARGETS['exact_end_to_end_p90_ms']:.0f} ms",
+            yes(met_flags["exact_end_to_end_p90"]),
+        ),
+        (
+            "exact end to end, min / max",
+            f"{single['min_ms']:.1f} / {single['max_ms']:.1f} ms",
+            "",
+            "",
+        ),
+        (
+            "README data: first post.idata (in process)",
+            f"{extras['idata_first_in_process_s'] * 1e3:.0f} ms"
+            + ("" if extras["arviz_imported_before"] else " (incl. arviz import)"),
+            "",
+            "",
+        ),
+        (
+            "README data: first post.idata (fresh post)",
+            f"{extras['idata_first_access_median_s'] * 1e3:.1f} ms ({CHAINS}x{DRAWS})",
+            "",
+            "",
+        ),
         ("README data: post.summary()", f"{extras['summary_median_s'] * 1e3:.1f} ms", "", ""),
-        ("exact_interval ETI throughput",
-         f"{eti_rate:,.0f} /s ({many['eti']['datasets']:,} sets)", rate_target,
-         yes(met_flags["exact_interval_eti"])),
-        ("exact_interval HDI throughput",
-         f"{hdi_rate:,.0f} /s ({many['hdi']['datasets']:,} sets)", rate_target,
-         yes(met_flags["exact_interval_hdi"])),
-        ("  distinct datasets ETI / HDI",
-         f"{many['eti']['distinct_datasets']:,} / {many['hdi']['distinct_datasets']:,}", "", ""),
-        ("  implied 21 x 10,000 reps ETI / HDI",
-         f"{many['eti']['implied_s_for_21x10000']:.0f} / "
-         f"{many['hdi']['implied_s_for_21x10000']:.0f} s", "<= 60 s", ""),
+        (
+            "exact_interval ETI throughput",
+            f"{eti_rate:,.0f} /s ({many['eti']['datasets']:,} sets)",
+            rate_target,
+            yes(met_flags["exact_interval_eti"]),
+        ),
+        (
+            "exact_interval HDI throughput",
+            f"{hdi_rate:,.0f} /s ({many['hdi']['datasets']:,} sets)",
+            rate_target,
+            yes(met_flags["exact_interval_hdi"]),
+        ),
+        (
+            "  distinct datasets ETI / HDI",
+            f"{many['eti']['distinct_datasets']:,} / {many['hdi']['distinct_datasets']:,}",
+            "",
+            "",
+        ),
+        (
+            "  implied 21 x 10,000 reps ETI / HDI",
+            f"{many['eti']['implied_s_for_21x10000']:.0f} / "
+            f"{many['hdi']['implied_s_for_21x10000']:.0f} s",
+            "<= 60 s",
+            "",
+        ),
     ]
     if small is not None:
         table += [
-            ("exact_interval ETI / HDI, 21 x 500 study",
-             f"{small['eti']['datasets_per_second']:,.0f} / "
-             f"{small['hdi']['datasets_per_second']:,.0f} /s", "", ""),
+            (
+                "exact_interval ETI / HDI, 21 x 500 study",
+                f"{small['eti']['datasets_per_second']:,.0f} / "
+                f"{small['hdi']['datasets_per_second']:,.0f} /s",
+                "",
+                "",
+            ),
         ]
     table += [
         ("import judgecal (child process)", f"{fresh['import_s'] * 1e3:.0f} ms", "", ""),
         (f"NUTS cold {label}, empty compiledir", f"{fresh['cold_s']:.2f} s", "", ""),
-        (f"NUTS cold {label}, disk cache warm",
-         f"{disk['cold_s']:.2f} s" if disk else "skipped (--quick)", "", ""),
-        (f"NUTS warm refit {label}, cores=1",
-         f"{warm1:.2f} s (median of {nuts['warm_refits']})", "", ""),
-        (f"NUTS warm refit {label}, cores=2 ({cpus} CPUs)",
-         f"{warm2:.2f} s (median of {nuts['warm_refits']})", "", ""),
+        (
+            f"NUTS cold {label}, disk cache warm",
+            f"{disk['cold_s']:.2f} s" if disk else "skipped (--quick)",
+            "",
+            "",
+        ),
+        (
+            f"NUTS warm refit {label}, cores=1",
+            f"{warm1:.2f} s (median of {nuts['warm_refits']})",
+            "",
+            "",
+        ),
+        (
+            f"NUTS warm refit {label}, cores=2 ({cpus} CPUs)",
+            f"{warm2:.2f} s (median of {nuts['warm_refits']})",
+            "",
+            "",
+        ),
     ]
     if nutpie is not None:
         table += [
-            (f"nutpie cold {label}, empty compiledir",
-             f"{nutpie['fresh_compiledir']['cold_s']:.2f} s", "", ""),
-            (f"nutpie cold {label}, disk cache warm",
-             f"{nutpie['disk_cache_warm']['cold_s']:.2f} s" if nutpie["disk_cache_warm"]
-             else "skipped (--quick)", "", ""),
+            (
+                f"nutpie cold {label}, empty compiledir",
+                f"{nutpie['fresh_compiledir']['cold_s']:.2f} s",
+                "",
+                "",
+            ),
+            (
+                f"nutpie cold {label}, disk cache warm",
+                f"{nutpie['disk_cache_warm']['cold_s']:.2f} s"
+                if nutpie["disk_cache_warm"]
+                else "skipped (--quick)",
+                "",
+                "",
+            ),
             (f"nutpie warm refit {label}", f"{nutpie['warm_cores1_median_s']:.2f} s", "", ""),
         ]
     else:
         table.append(("nutpie", "not installed", "", ""))
     table += [
-        ("ratio NUTS warm cores=1 / exact median",
-         f"{ratios['nuts_warm_cores1_over_exact']:,.0f} x", "", ""),
-        ("ratio NUTS warm cores=2 / exact median",
-         f"{ratios['nuts_warm_cores2_over_exact']:,.0f} x", "", ""),
-        ("ratio NUTS cold (empty dir) / exact median",
-         f"{ratios['nuts_cold_fresh_over_exact']:,.0f} x", "", ""),
-        ("ratio NUTS warm cores=1 / cores=2",
-         f"{ratios['nuts_warm_cores1_over_cores2']:.2f} x", "", ""),
-        ("exact intervals per NUTS warm fit ETI / HDI",
-         f"{ratios['exact_eti_per_nuts_warm_fit']:,.0f} / "
-         f"{ratios['exact_hdi_per_nuts_warm_fit']:,.0f}", "", ""),
+        (
+            "ratio NUTS warm cores=1 / exact median",
+            f"{ratios['nuts_warm_cores1_over_exact']:,.0f} x",
+            "",
+            "",
+        ),
+        (
+            "ratio NUTS warm cores=2 / exact median",
+            f"{ratios['nuts_warm_cores2_over_exact']:,.0f} x",
+            "",
+            "",
+        ),
+        (
+            "ratio NUTS cold (empty dir) / exact median",
+            f"{ratios['nuts_cold_fresh_over_exact']:,.0f} x",
+            "",
+            "",
+        ),
+        (
+            "ratio NUTS warm cores=1 / cores=2",
+            f"{ratios['nuts_warm_cores1_over_cores2']:.2f} x",
+            "",
+            "",
+        ),
+        (
+            "exact intervals per NUTS warm fit ETI / HDI",
+            f"{ratios['exact_eti_per_nuts_warm_fit']:,.0f} / "
+            f"{ratios['exact_hdi_per_nuts_warm_fit']:,.0f}",
+            "",
+            "",
+        ),
     ]
     if nutpie is not None:
-        table.append(("ratio nutpie warm / exact median",
-                      f"{ratios['nutpie_warm_over_exact']:,.0f} x", "", ""))
-    widths = [max(len(row[i]) for row in [("measure", "result", "target", "met"), *table])
-              for i in range(4)]
+        table.append(
+            (
+                "ratio nutpie warm / exact median",
+                f"{ratios['nutpie_warm_over_exact']:,.0f} x",
+                "",
+                "",
+            )
+        )
+    widths = [
+        max(len(row[i]) for row in [("measure", "result", "target", "met"), *table])
+        for i in range(4)
+    ]
     print()
     for row in [("measure", "result", "target", "met"), tuple("-" * w for w in widths), *table]:
         print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) + " |")
@@ -416,21 +573,45 @@ def main() -> None:
     for case in single["slowest"]:
         print(f"  {case['ms']:7.1f} ms  {case['counts']}")
 
-    path = write_results("bayes", {
-        "quick": args.quick,
-        "settings": {"grid": {"n": QUICK_N if args.quick else GRID_N,
-                              "m": QUICK_M if args.quick else GRID_M,
-                              "q0_q1": GRID_Q, "theta": GRID_THETA},
-                     "coverage_study": {"thetas": THETAS.tolist(), "n": N, "m0": M0, "m1": M1,
-                                        "q0": Q0, "q1": Q1, "size": size,
-                                        "budget_s": args.budget},
-                     "nuts": {"draws": DRAWS, "tune": TUNE, "chains": CHAINS,
-                              "warm_refits_per_cores_and_child": warm}},
-        "exact_end_to_end": single, "readme_example": extras, "exact_throughput": many,
-        "exact_throughput_small_study": small,
-        "nuts_pymc": nuts, "nutpie": nutpie if nutpie is not None else "not installed",
-        "ratios": ratios, "targets": TARGETS, "targets_met": met_flags,
-    })
+    path = write_results(
+        "bayes",
+        {
+            "quick": args.quick,
+            "settings": {
+                "grid": {
+                    "n": QUICK_N if args.quick else GRID_N,
+                    "m": QUICK_M if args.quick else GRID_M,
+                    "q0_q1": GRID_Q,
+                    "theta": GRID_THETA,
+                },
+                "coverage_study": {
+                    "thetas": THETAS.tolist(),
+                    "n": N,
+                    "m0": M0,
+                    "m1": M1,
+                    "q0": Q0,
+                    "q1": Q1,
+                    "size": size,
+                    "budget_s": args.budget,
+                },
+                "nuts": {
+                    "draws": DRAWS,
+                    "tune": TUNE,
+                    "chains": CHAINS,
+                    "warm_refits_per_cores_and_child": warm,
+                },
+            },
+            "exact_end_to_end": single,
+            "readme_example": extras,
+            "exact_throughput": many,
+            "exact_throughput_small_study": small,
+            "nuts_pymc": nuts,
+            "nutpie": nutpie if nutpie is not None else "not installed",
+            "ratios": ratios,
+            "targets": TARGETS,
+            "targets_met": met_flags,
+        },
+    )
     print(f"wrote {path}")
 
 

@@ -32,8 +32,9 @@ def paper_style_interval(p, q0, q1, n, m0, m1, alpha, norm):
     n, m0, m1 = n + z**2, m0 + 2, m1 + 2
     th = (p + q0 - 1) / (q0 + q1 - 1)
     dth = 2 * z**2 * (-(1 - th) * q0 * (1 - q0) / m0 + th * q1 * (1 - q1) / m1)
-    se = math.sqrt(p * (1 - p) / n + (1 - th) ** 2 * q0 * (1 - q0) / m0
-                   + th**2 * q1 * (1 - q1) / m1) / (q0 + q1 - 1)
+    se = math.sqrt(
+        p * (1 - p) / n + (1 - th) ** 2 * q0 * (1 - q0) / m0 + th**2 * q1 * (1 - q1) / m1
+    ) / (q0 + q1 - 1)
     return max(0.0, min(1.0, th + dth - z * se)), max(0.0, min(1.0, th + dth + z * se))
 
 
@@ -62,16 +63,23 @@ def best_of(func, repeats: int) -> float:
 def import_time(repeats: int = 7) -> dict[str, float]:
     """Median and best wall time of `import judgecal` in a fresh interpreter."""
     code = "import time; t = time.perf_counter(); import judgecal; print(time.perf_counter() - t)"
-    samples = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                    check=True).stdout) for _ in range(repeats)]
+    samples = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(repeats)
+    ]
     return {"median_s": statistics.median(samples), "best_s": min(samples)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=1_000_000)
-    parser.add_argument("--loop-size", type=int, default=20_000,
-                        help="intervals timed in the scalar-loop baseline")
+    parser.add_argument(
+        "--loop-size", type=int, default=20_000, help="intervals timed in the scalar-loop baseline"
+    )
     args = parser.parse_args()
 
     from scipy.stats import norm
@@ -88,30 +96,48 @@ def main() -> None:
 
     loop_s = best_of(loop, 2)
     reference = np.array(loop())
-    max_diff = float(np.max(np.abs(reference - np.column_stack([whole.low[:count],
-                                                                 whole.high[:count]]))))
+    max_diff = float(
+        np.max(np.abs(reference - np.column_stack([whole.low[:count], whole.high[:count]])))
+    )
     vector_rate = args.size / vectorised_s
     loop_rate = count / loop_s
     imports = import_time()
     table = [
-        ("vectorised lang_reiczigel_ci", f"{vector_rate / 1e6:8.1f} M intervals/s",
-         f"{vectorised_s * 1e3:.1f} ms for {args.size:,}"),
-        ("scalar loop + norm.ppf (baseline)", f"{loop_rate / 1e6:8.3f} M intervals/s",
-         f"{loop_s * 1e3:.1f} ms for {count:,}"),
+        (
+            "vectorised lang_reiczigel_ci",
+            f"{vector_rate / 1e6:8.1f} M intervals/s",
+            f"{vectorised_s * 1e3:.1f} ms for {args.size:,}",
+        ),
+        (
+            "scalar loop + norm.ppf (baseline)",
+            f"{loop_rate / 1e6:8.3f} M intervals/s",
+            f"{loop_s * 1e3:.1f} ms for {count:,}",
+        ),
         ("speed-up", f"{vector_rate / loop_rate:8.0f} x", ""),
         ("max |difference| vs baseline", f"{max_diff:.1e}", ""),
-        ("import judgecal", f"{imports['median_s'] * 1e3:8.0f} ms median",
-         f"best {imports['best_s'] * 1e3:.0f} ms"),
+        (
+            "import judgecal",
+            f"{imports['median_s'] * 1e3:8.0f} ms median",
+            f"best {imports['best_s'] * 1e3:.0f} ms",
+        ),
     ]
     for row in table:
         print(f"{row[0]:<36}{row[1]:<26}{row[2]}")
-    path = write_results("closed_form", {
-        "size": args.size, "vectorised_seconds": vectorised_s,
-        "vectorised_intervals_per_second": vector_rate, "loop_intervals": count,
-        "loop_seconds": loop_s, "loop_intervals_per_second": loop_rate,
-        "speedup": vector_rate / loop_rate, "max_abs_difference": max_diff,
-        "import_seconds": imports, "targets": {"intervals_per_second": 2e7, "import_s": 0.3},
-    })
+    path = write_results(
+        "closed_form",
+        {
+            "size": args.size,
+            "vectorised_seconds": vectorised_s,
+            "vectorised_intervals_per_second": vector_rate,
+            "loop_intervals": count,
+            "loop_seconds": loop_s,
+            "loop_intervals_per_second": loop_rate,
+            "speedup": vector_rate / loop_rate,
+            "max_abs_difference": max_diff,
+            "import_seconds": imports,
+            "targets": {"intervals_per_second": 2e7, "import_s": 0.3},
+        },
+    )
     print(f"wrote {path}")
 
 

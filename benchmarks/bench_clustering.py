@@ -63,8 +63,9 @@ def verdicts(rng: np.random.Generator, u: np.ndarray) -> np.ndarray:
     return (rng.random((*u.shape, EPOCHS)) < u[..., None]).astype(np.int8)
 
 
-def simulate(rng: np.random.Generator, theta: float, rho: float,
-             reps: int) -> dict[str, np.ndarray]:
+def simulate(
+    rng: np.random.Generator, theta: float, rho: float, reps: int
+) -> dict[str, np.ndarray]:
     """Per-item verdict sums and first-epoch verdicts of the three arms."""
     truth = rng.random((reps, N)) < theta
     test = verdicts(rng, propensities(rng, np.where(truth, Q1, 1.0 - Q0), rho))
@@ -78,13 +79,16 @@ def intervals(arms: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.nda
     from judgecal._cluster import ratio_design
     from judgecal.frequentist import _lang_reiczigel, lang_reiczigel_ci, z_quantile
 
-    designs = [ratio_design(arms[k].sum(axis=-1), np.full(arms[k].shape[:2], float(EPOCHS)))
-               for k in ("test", "class0", "class1")]
+    designs = [
+        ratio_design(arms[k].sum(axis=-1), np.full(arms[k].shape[:2], float(EPOCHS)))
+        for k in ("test", "class0", "class1")
+    ]
     rates = [d.rate for d in designs]
     effective = [d.effective_size for d in designs]
     out = {"clustered": _lang_reiczigel((*rates, *effective), z_quantile(LEVEL))}
-    out["independent"] = lang_reiczigel_ci(*rates, N * EPOCHS, M0 * EPOCHS, M1 * EPOCHS,
-                                           confidence_level=LEVEL)
+    out["independent"] = lang_reiczigel_ci(
+        *rates, N * EPOCHS, M0 * EPOCHS, M1 * EPOCHS, confidence_level=LEVEL
+    )
     first = [arms[k][..., 0].mean(axis=-1) for k in ("test", "class0", "class1")]
     out["one_epoch"] = lang_reiczigel_ci(*first, N, M0, M1, confidence_level=LEVEL)
     return out
@@ -102,21 +106,28 @@ def cell(theta: float, rho: float, reps: int, seed: np.random.SeedSequence) -> d
     for name, (low, high) in found.items():
         covered = (low <= theta) & (theta <= high)  # NaN: not covered
         coverage = float(covered.mean())
-        row[name] = {"coverage": coverage, "mc_se": float(np.sqrt(coverage * (1 - coverage)
-                                                                    / reps)),
-                     "median_width": float(np.nanmedian(high - low))}
+        row[name] = {
+            "coverage": coverage,
+            "mc_se": float(np.sqrt(coverage * (1 - coverage) / reps)),
+            "median_width": float(np.nanmedian(high - low)),
+        }
     return row
 
 
 def table(rows: list[dict[str, object]], reps: int) -> str:
     """The printed table."""
     head = f"{'theta':>6}{'rho':>6}" + "".join(f"{name:>24}" for name in METHODS)
-    lines = [f"coverage of the nominal {LEVEL:.0%} interval (+- MC SE) and median width; "
-             f"{reps} reps per cell, n = {N}, m0 = m1 = {M0} items, {EPOCHS} epochs, "
-             f"q0 = {Q0}, q1 = {Q1}", head]
+    lines = [
+        f"coverage of the nominal {LEVEL:.0%} interval (+- MC SE) and median width; "
+        f"{reps} reps per cell, n = {N}, m0 = m1 = {M0} items, {EPOCHS} epochs, "
+        f"q0 = {Q0}, q1 = {Q1}",
+        head,
+    ]
     for row in rows:
-        cells = "".join(f"{row[m]['coverage']:>9.3f} +-{row[m]['mc_se']:.3f}"
-                        f"  w {row[m]['median_width']:.3f}" for m in METHODS)
+        cells = "".join(
+            f"{row[m]['coverage']:>9.3f} +-{row[m]['mc_se']:.3f}  w {row[m]['median_width']:.3f}"
+            for m in METHODS
+        )
         lines.append(f"{row['theta']:>6.1f}{row['rho']:>6.1f}{cells}")
     return "\n".join(lines)
 
@@ -130,18 +141,33 @@ def main() -> None:
     start = time.perf_counter()
     grid = [(theta, rho) for theta in THETAS for rho in RHOS]
     seeds = np.random.SeedSequence(args.seed).spawn(len(grid))
-    rows = [cell(theta, rho, args.reps, seed)
-            for (theta, rho), seed in zip(grid, seeds, strict=True)]
+    rows = [
+        cell(theta, rho, args.reps, seed) for (theta, rho), seed in zip(grid, seeds, strict=True)
+    ]
     elapsed = time.perf_counter() - start
     print(table(rows, args.reps))
     print(f"({elapsed:.1f} s)")
-    path = write_results("clustering", {
-        "description": "coverage with and without clustering by item id (issue 13, item 3)",
-        "command": "python benchmarks/bench_clustering.py" + (
-            f" --reps {args.reps}" if args.reps != 10_000 else ""),
-        "settings": {"n": N, "m0": M0, "m1": M1, "epochs": EPOCHS, "q0": Q0, "q1": Q1,
-                     "level": LEVEL, "reps": args.reps, "seed": args.seed},
-        "seconds": elapsed, "cells": rows})
+    path = write_results(
+        "clustering",
+        {
+            "description": "coverage with and without clustering by item id (issue 13, item 3)",
+            "command": "python benchmarks/bench_clustering.py"
+            + (f" --reps {args.reps}" if args.reps != 10_000 else ""),
+            "settings": {
+                "n": N,
+                "m0": M0,
+                "m1": M1,
+                "epochs": EPOCHS,
+                "q0": Q0,
+                "q1": Q1,
+                "level": LEVEL,
+                "reps": args.reps,
+                "seed": args.seed,
+            },
+            "seconds": elapsed,
+            "cells": rows,
+        },
+    )
     print(f"wrote {path}")
 
 

@@ -37,10 +37,18 @@ METHODS = {
     "naive (paired Wald on p)": None,
     "RG shared, delta": {"calibration": "shared", "method": "delta"},
     "RG model-specific, delta": {"calibration": "model_specific", "method": "delta"},
-    "RG model-specific, bootstrap BCa": {"calibration": "model_specific",
-                                         "method": "bootstrap", "n_resamples": 1000},
-    "hierarchical posterior": {"calibration": "model_specific", "method": "bayes",
-                               "draws": 500, "tune": 500, "chains": 2},
+    "RG model-specific, bootstrap BCa": {
+        "calibration": "model_specific",
+        "method": "bootstrap",
+        "n_resamples": 1000,
+    },
+    "hierarchical posterior": {
+        "calibration": "model_specific",
+        "method": "bayes",
+        "draws": 500,
+        "tune": 500,
+        "chains": 2,
+    },
 }
 
 
@@ -94,12 +102,16 @@ def run_scenario(j: float, dj: float, args: argparse.Namespace, seed: int) -> di
         est, low, high = np.array(values).T
         wrong = (high < 0) if GAP > 0 else (low > 0)
         covered = (low <= GAP) & (GAP <= high)
-        out[name] = {"reps": len(values), "failures": failures[name],
-                     "coverage": float(np.mean(covered)),
-                     "coverage_mcse": float(np.std(covered) / np.sqrt(len(values))),
-                     "seconds_per_fit": seconds[name] / (len(values) + failures[name]),
-                     "width": float(np.mean(high - low)), "bias": float(np.mean(est) - GAP),
-                     "wrong_sign": float(np.mean(wrong))}
+        out[name] = {
+            "reps": len(values),
+            "failures": failures[name],
+            "coverage": float(np.mean(covered)),
+            "coverage_mcse": float(np.std(covered) / np.sqrt(len(values))),
+            "seconds_per_fit": seconds[name] / (len(values) + failures[name]),
+            "width": float(np.mean(high - low)),
+            "bias": float(np.mean(est) - GAP),
+            "wrong_sign": float(np.mean(wrong)),
+        }
     return out
 
 
@@ -108,12 +120,24 @@ def _counts(a, b) -> dict:
     if isinstance(a, jc.ModelLabels):
         ya, yb = a.test_judge, b.test_judge
         both = int(np.sum(ya & yb))
-        cells = (both, int(ya.sum()) - both, int(yb.sum()) - both,
-                 int(ya.size - ya.sum() - yb.sum() + both))
-        return {"cells": cells, "test": (int(ya.sum()), ya.size, int(yb.sum()), yb.size),
-                "calib_a": a.calibration_counts(), "calib_b": b.calibration_counts()}
-    return {"cells": None, "test": (a.k, a.n, b.k, b.n), "calib_a": (a.k0, a.m0, a.k1, a.m1),
-            "calib_b": (b.k0, b.m0, b.k1, b.m1)}
+        cells = (
+            both,
+            int(ya.sum()) - both,
+            int(yb.sum()) - both,
+            int(ya.size - ya.sum() - yb.sum() + both),
+        )
+        return {
+            "cells": cells,
+            "test": (int(ya.sum()), ya.size, int(yb.sum()), yb.size),
+            "calib_a": a.calibration_counts(),
+            "calib_b": b.calibration_counts(),
+        }
+    return {
+        "cells": None,
+        "test": (a.k, a.n, b.k, b.n),
+        "calib_a": (a.k0, a.m0, a.k1, a.m1),
+        "calib_b": (b.k0, b.m0, b.k1, b.m1),
+    }
 
 
 def rebuild_and_sample(a, b, seed: int) -> None:
@@ -127,9 +151,16 @@ def rebuild_and_sample(a, b, seed: int) -> None:
     options = METHODS["hierarchical posterior"]
     logging.getLogger("pymc").setLevel(logging.ERROR)
     with build_compare_model(**_counts(a, b)):
-        pm.sample(draws=options["draws"], tune=options["tune"], chains=options["chains"],
-                  cores=1, random_seed=seed, target_accept=0.9, progressbar=False,
-                  compute_convergence_checks=False)
+        pm.sample(
+            draws=options["draws"],
+            tune=options["tune"],
+            chains=options["chains"],
+            cores=1,
+            random_seed=seed,
+            target_accept=0.9,
+            progressbar=False,
+            compute_convergence_checks=False,
+        )
 
 
 def timing(fits: int = 4, baseline_fits: int = 2) -> None:
@@ -148,8 +179,10 @@ def timing(fits: int = 4, baseline_fits: int = 2) -> None:
         for fit in range(1 + fits + baseline_fits):
             a, b = simulate(rng, 1000, 100, 0.55, 0.45)
             if design == "unpaired":
-                a, b = (jc.JudgeData.from_labels(x.test_judge, x.calib_human, x.calib_judge)
-                        for x in (a, b))
+                a, b = (
+                    jc.JudgeData.from_labels(x.test_judge, x.calib_human, x.calib_judge)
+                    for x in (a, b)
+                )
             start = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -159,12 +192,19 @@ def timing(fits: int = 4, baseline_fits: int = 2) -> None:
                     rebuild_and_sample(a, b, seed=fit)
             (seconds if fit <= fits else baseline).append(time.perf_counter() - start)
         warm, rebuilt = float(np.median(seconds[1:])), float(np.median(baseline))
-        rows[design] = {"cold_s": seconds[0], "warm_median_s": warm, "warm_s": seconds[1:],
-                        "rebuild_median_s": rebuilt, "rebuild_s": baseline,
-                        "speedup": rebuilt / warm}
-        print(f"{design:<9} first fit {seconds[0]:6.2f} s; warm refits (median of {fits}) "
-              f"{warm:6.2f} s; rebuild + pm.sample (median of {baseline_fits}) {rebuilt:6.2f} s;"
-              f" ratio {rebuilt / warm:4.1f}x")
+        rows[design] = {
+            "cold_s": seconds[0],
+            "warm_median_s": warm,
+            "warm_s": seconds[1:],
+            "rebuild_median_s": rebuilt,
+            "rebuild_s": baseline,
+            "speedup": rebuilt / warm,
+        }
+        print(
+            f"{design:<9} first fit {seconds[0]:6.2f} s; warm refits (median of {fits}) "
+            f"{warm:6.2f} s; rebuild + pm.sample (median of {baseline_fits}) {rebuilt:6.2f} s;"
+            f" ratio {rebuilt / warm:4.1f}x"
+        )
     path = write_results("compare_timing", {"fits": fits, "settings": options, "rows": rows})
     print(f"wrote {path}")
 
@@ -175,32 +215,51 @@ def main() -> None:
     parser.add_argument("--bayes-reps", type=int, default=0)
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--m", type=int, default=100)
-    parser.add_argument("--timing", action="store_true",
-                        help="only time compare(method='bayes'): first fit and warm refits")
+    parser.add_argument(
+        "--timing",
+        action="store_true",
+        help="only time compare(method='bayes'): first fit and warm refits",
+    )
     args = parser.parse_args()
     if args.timing:
         timing()
         return
-    sweeps = {"J (dJ = 0.1)": [(j, 0.1) for j in (0.8, 0.6, 0.4, 0.25)],
-              "dJ (J = 0.5)": [(0.5, dj) for dj in (-0.3, -0.15, 0.0, 0.1, 0.2, 0.3)]}
+    sweeps = {
+        "J (dJ = 0.1)": [(j, 0.1) for j in (0.8, 0.6, 0.4, 0.25)],
+        "dJ (J = 0.5)": [(0.5, dj) for dj in (-0.3, -0.15, 0.0, 0.1, 0.2, 0.3)],
+    }
     start = time.perf_counter()
     results = []
-    print(f"true gap theta_A - theta_B = {GAP:.3f}; n = {args.n} paired items, m0 = m1 = "
-          f"{args.m} per model; {args.reps} replicates ({args.bayes_reps} for bayes)")
-    print(f"{'sweep':<14}{'J':>6}{'dJ':>6}  {'method':<34}{'reps':>5}{'cover':>7}{'width':>8}"
-          f"{'bias':>8}{'wrong':>7}{'s/fit':>7}")
-    for seed, (sweep, scenario) in enumerate((s, sc) for s, grid in sweeps.items()
-                                             for sc in grid):
+    print(
+        f"true gap theta_A - theta_B = {GAP:.3f}; n = {args.n} paired items, m0 = m1 = "
+        f"{args.m} per model; {args.reps} replicates ({args.bayes_reps} for bayes)"
+    )
+    print(
+        f"{'sweep':<14}{'J':>6}{'dJ':>6}  {'method':<34}{'reps':>5}{'cover':>7}{'width':>8}"
+        f"{'bias':>8}{'wrong':>7}{'s/fit':>7}"
+    )
+    for seed, (sweep, scenario) in enumerate((s, sc) for s, grid in sweeps.items() for sc in grid):
         j, dj = scenario
         for name, row in run_scenario(j, dj, args, seed).items():
             results.append({"sweep": sweep, "J": j, "dJ": dj, "method": name, **row})
-            print(f"{sweep:<14}{j:6.2f}{dj:6.2f}  {name:<34}{row['reps']:5d}{row['coverage']:7.3f}"
-                  f"{row['width']:8.3f}{row['bias']:+8.3f}{row['wrong_sign']:7.3f}"
-                  f"{row['seconds_per_fit']:7.3f}")
+            print(
+                f"{sweep:<14}{j:6.2f}{dj:6.2f}  {name:<34}{row['reps']:5d}{row['coverage']:7.3f}"
+                f"{row['width']:8.3f}{row['bias']:+8.3f}{row['wrong_sign']:7.3f}"
+                f"{row['seconds_per_fit']:7.3f}"
+            )
     elapsed = time.perf_counter() - start
-    path = write_results("compare", {"gap": GAP, "n": args.n, "m": args.m, "reps": args.reps,
-                                     "bayes_reps": args.bayes_reps, "seconds": elapsed,
-                                     "rows": results})
+    path = write_results(
+        "compare",
+        {
+            "gap": GAP,
+            "n": args.n,
+            "m": args.m,
+            "reps": args.reps,
+            "bayes_reps": args.bayes_reps,
+            "seconds": elapsed,
+            "rows": results,
+        },
+    )
     print(f"{elapsed:.1f} s; wrote {path}")
 
 

@@ -98,12 +98,20 @@ class Scenario(NamedTuple):
 def scenarios(*, quick: bool, shift_odds: Iterable[float] = SHIFT_ODDS) -> list[Scenario]:
     """The full grid (no shift, then each shift), or the five scenarios of ``--quick``."""
     if quick:
-        return [Scenario(30, 0.7, 0.9, 0.5), Scenario(100, 0.9, 0.9, 0.1),
-                Scenario(300, 0.7, 0.7, 0.7), Scenario(100, 0.7, 0.9, 0.5, 0.5),
-                Scenario(100, 0.7, 0.9, 0.5, 2.0)]
-    return [Scenario(m, q0, q1, theta, shift)
-            for shift in (1.0, *shift_odds) for m in M_VALUES for q0, q1 in Q_VALUES
-            for theta in THETA_VALUES]
+        return [
+            Scenario(30, 0.7, 0.9, 0.5),
+            Scenario(100, 0.9, 0.9, 0.1),
+            Scenario(300, 0.7, 0.7, 0.7),
+            Scenario(100, 0.7, 0.9, 0.5, 0.5),
+            Scenario(100, 0.7, 0.9, 0.5, 2.0),
+        ]
+    return [
+        Scenario(m, q0, q1, theta, shift)
+        for shift in (1.0, *shift_odds)
+        for m in M_VALUES
+        for q0, q1 in Q_VALUES
+        for theta in THETA_VALUES
+    ]
 
 
 def draw(scenario: Scenario, reps: int, seed: int) -> dict[str, np.ndarray]:
@@ -113,15 +121,31 @@ def draw(scenario: Scenario, reps: int, seed: int) -> dict[str, np.ndarray]:
     stream = np.random.SeedSequence(seed, spawn_key=scenario.key())
     cell_seed = int(stream.generate_state(2, np.uint64).astype(object).dot([1, 2**64]))
     m = scenario.m
-    ds = simulate_counts(theta=scenario.theta, q0=scenario.q0, q1=scenario.q1, n=N,
-                         m0=m // 2, m1=m - m // 2, reps=reps, design="random",
-                         theta_cal=scenario.theta_cal, random_seed=cell_seed)
-    return {"k": ds.k.values, "n": np.full(reps, N), "k0": ds.k0.values,
-            "m0": ds.m0_drawn.values, "k1": ds.k1.values, "m1": ds.m1_drawn.values}
+    ds = simulate_counts(
+        theta=scenario.theta,
+        q0=scenario.q0,
+        q1=scenario.q1,
+        n=N,
+        m0=m // 2,
+        m1=m - m // 2,
+        reps=reps,
+        design="random",
+        theta_cal=scenario.theta_cal,
+        random_seed=cell_seed,
+    )
+    return {
+        "k": ds.k.values,
+        "n": np.full(reps, N),
+        "k0": ds.k0.values,
+        "m0": ds.m0_drawn.values,
+        "k1": ds.k1.values,
+        "m1": ds.m1_drawn.values,
+    }
 
 
-def posterior_intervals(counts: dict[str, np.ndarray], level: float
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def posterior_intervals(
+    counts: dict[str, np.ndarray], level: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Random-design exact ETI: one ``exact_interval`` call per distinct m1, distinct rows only."""
     from judgecal.bayes.exact import exact_interval
     from judgecal.bayes.priors import random_design_prior
@@ -133,16 +157,19 @@ def posterior_intervals(counts: dict[str, np.ndarray], level: float
     for m1 in np.unique(unique[:, 5]):
         rows = np.flatnonzero(unique[:, 5] == m1)
         m0 = int(unique[rows[0], 3])
-        prior = random_design_prior(JudgeData(k=0, n=1, k0=0, m0=m0, k1=0, m1=int(m1),
-                                              design="random"))
-        low[rows], high[rows] = exact_interval(*(unique[rows, j] for j in range(6)), prob=level,
-                                               kind="eti", prior=prior)
+        prior = random_design_prior(
+            JudgeData(k=0, n=1, k0=0, m0=m0, k1=0, m1=int(m1), design="random")
+        )
+        low[rows], high[rows] = exact_interval(
+            *(unique[rows, j] for j in range(6)), prob=level, kind="eti", prior=prior
+        )
     inverse = inverse.ravel()
     return low[inverse], high[inverse]
 
 
-def intervals(counts: dict[str, np.ndarray], level: float
-              ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def intervals(
+    counts: dict[str, np.ndarray], level: float
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """(low, high) of the four methods for datasets with both labelled classes present."""
     from judgecal.exceptions import JudgeCalWarning
     from judgecal.frequentist import lang_reiczigel_ci
@@ -160,25 +187,34 @@ def intervals(counts: dict[str, np.ndarray], level: float
     return out
 
 
-def run_scenario(scenario: Scenario, reps: int, seed: int, level: float = 0.95
-                 ) -> dict[str, Any]:
+def run_scenario(scenario: Scenario, reps: int, seed: int, level: float = 0.95) -> dict[str, Any]:
     """Coverage, its MC standard error, mean width and undefined count of each method."""
     start = time.perf_counter()
     counts = draw(scenario, reps, seed)
     keep = (counts["m0"] > 0) & (counts["m1"] > 0)
     counts = {name: value[keep] for name, value in counts.items()}
     used = int(keep.sum())
-    out: dict[str, Any] = {**scenario._asdict(), "theta_cal": scenario.theta_cal, "reps": reps,
-                           "dropped": reps - used}
+    out: dict[str, Any] = {
+        **scenario._asdict(),
+        "theta_cal": scenario.theta_cal,
+        "reps": reps,
+        "dropped": reps - used,
+    }
     for method, (low, high) in intervals(counts, level).items():
-        cover = float(np.mean((low <= scenario.theta) & (scenario.theta <= high))) if used else \
-            float("nan")
+        cover = (
+            float(np.mean((low <= scenario.theta) & (scenario.theta <= high)))
+            if used
+            else float("nan")
+        )
         defined = ~np.isnan(low)
-        out[method] = {"coverage": cover,
-                       "coverage_se": float(np.sqrt(cover * (1.0 - cover) / max(used, 1))),
-                       "width": float(np.mean(high[defined] - low[defined]))
-                       if defined.any() else float("nan"),
-                       "undefined": int((~defined).sum())}
+        out[method] = {
+            "coverage": cover,
+            "coverage_se": float(np.sqrt(cover * (1.0 - cover) / max(used, 1))),
+            "width": float(np.mean(high[defined] - low[defined]))
+            if defined.any()
+            else float("nan"),
+            "undefined": int((~defined).sum()),
+        }
     out["seconds"] = time.perf_counter() - start
     return out
 
@@ -187,8 +223,9 @@ def _run_one(job: tuple[Scenario, int, int, float]) -> dict[str, Any]:
     return run_scenario(*job)
 
 
-def run_all(grid: list[Scenario], reps: int, seed: int, level: float, workers: int
-            ) -> list[dict[str, Any]]:
+def run_all(
+    grid: list[Scenario], reps: int, seed: int, level: float, workers: int
+) -> list[dict[str, Any]]:
     """Every scenario, in order; in ``workers`` processes when ``workers`` > 1."""
     jobs = [(scenario, reps, seed, level) for scenario in grid]
     if workers <= 1:
@@ -199,9 +236,11 @@ def run_all(grid: list[Scenario], reps: int, seed: int, level: float, workers: i
 
 def shortfalls(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Where the goal fails: coverage < 0.945 per method; posterior wider than PPI++."""
+
     def label(row: dict[str, Any]) -> str:
-        return (f"m={row['m']} q=({row['q0']},{row['q1']}) theta={row['theta']} "
-                f"shift={row['shift']:g}")
+        return (
+            f"m={row['m']} q=({row['q0']},{row['q1']}) theta={row['theta']} shift={row['shift']:g}"
+        )
 
     out: dict[str, Any] = {}
     for shifted in (False, True):
@@ -211,77 +250,118 @@ def shortfalls(rows: list[dict[str, Any]]) -> dict[str, Any]:
         summary: dict[str, Any] = {"scenarios": len(part)}
         for method in METHODS:
             below = [label(r) for r in part if not r[method]["coverage"] >= GOAL_COVERAGE]
-            summary[method] = {"below_0945": below,
-                               "min_coverage": min(r[method]["coverage"] for r in part)}
+            summary[method] = {
+                "below_0945": below,
+                "min_coverage": min(r[method]["coverage"] for r in part),
+            }
         summary["posterior_wider_than_ppi_pp"] = [
             f"{label(r)}: {r['posterior']['width']:.4f} > {r['ppi_pp']['width']:.4f}"
-            for r in part if r["posterior"]["width"] > r["ppi_pp"]["width"]]
+            for r in part
+            if r["posterior"]["width"] > r["ppi_pp"]["width"]
+        ]
         summary["posterior_goal_met"] = sum(
             r["posterior"]["coverage"] >= GOAL_COVERAGE
-            and r["posterior"]["width"] <= r["ppi_pp"]["width"] for r in part)
+            and r["posterior"]["width"] <= r["ppi_pp"]["width"]
+            for r in part
+        )
         out["shift" if shifted else "no_shift"] = summary
     return out
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     """One line per scenario: coverage / mean width of each method."""
-    head = (f"{'shift':>5} {'m':>4} {'q0':>4} {'q1':>4} {'theta':>5} {'th_cal':>6} {'drop':>5} "
-            + " ".join(f"{name:>15}" for name in METHODS))
+    head = (
+        f"{'shift':>5} {'m':>4} {'q0':>4} {'q1':>4} {'theta':>5} {'th_cal':>6} {'drop':>5} "
+        + " ".join(f"{name:>15}" for name in METHODS)
+    )
     print(head)
     print(" " * 41 + " ".join(f"{'cover  width':>15}" for _ in METHODS))
     for r in rows:
         cells = " ".join(f"{r[name]['coverage']:7.3f} {r[name]['width']:7.4f}" for name in METHODS)
-        print(f"{r['shift']:5g} {r['m']:4d} {r['q0']:4.1f} {r['q1']:4.1f} {r['theta']:5.1f} "
-              f"{r['theta_cal']:6.3f} {r['dropped']:5d} {cells}")
+        print(
+            f"{r['shift']:5g} {r['m']:4d} {r['q0']:4.1f} {r['q1']:4.1f} {r['theta']:5.1f} "
+            f"{r['theta_cal']:6.3f} {r['dropped']:5d} {cells}"
+        )
 
 
 def print_summary(summary: dict[str, Any]) -> None:
     """Where each method misses the goal."""
     for part, s in summary.items():
-        print(f"\n{part}: {s['scenarios']} scenarios; posterior meets the goal (coverage >= "
-              f"{GOAL_COVERAGE} and width <= PPI++) in {s['posterior_goal_met']}")
+        print(
+            f"\n{part}: {s['scenarios']} scenarios; posterior meets the goal (coverage >= "
+            f"{GOAL_COVERAGE} and width <= PPI++) in {s['posterior_goal_met']}"
+        )
         for method in METHODS:
             below = s[method]["below_0945"]
-            print(f"  {method:<15} min coverage {s[method]['min_coverage']:.3f}; below "
-                  f"{GOAL_COVERAGE} in {len(below)}" + (f": {'; '.join(below[:6])}"
-                                                         + (" ..." if len(below) > 6 else "")
-                                                         if below else ""))
+            print(
+                f"  {method:<15} min coverage {s[method]['min_coverage']:.3f}; below "
+                f"{GOAL_COVERAGE} in {len(below)}"
+                + (
+                    f": {'; '.join(below[:6])}" + (" ..." if len(below) > 6 else "")
+                    if below
+                    else ""
+                )
+            )
         wider = s["posterior_wider_than_ppi_pp"]
-        print(f"  posterior wider than PPI++ in {len(wider)}"
-              + (f": {'; '.join(wider[:6])}" + (" ..." if len(wider) > 6 else "")
-                 if wider else ""))
+        print(
+            f"  posterior wider than PPI++ in {len(wider)}"
+            + (f": {'; '.join(wider[:6])}" + (" ..." if len(wider) > 6 else "") if wider else "")
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="5 scenarios x 500 reps (a smoke test, under a minute)")
-    parser.add_argument("--reps", type=int, default=None,
-                        help="replications per scenario (default 10000; 500 with --quick)")
+    parser.add_argument(
+        "--quick", action="store_true", help="5 scenarios x 500 reps (a smoke test, under a minute)"
+    )
+    parser.add_argument(
+        "--reps",
+        type=int,
+        default=None,
+        help="replications per scenario (default 10000; 500 with --quick)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--seed", type=int, default=20260507, help="root seed")
     parser.add_argument("--level", type=float, default=0.95, help="interval level")
-    parser.add_argument("--shift-odds", type=lambda s: tuple(float(v) for v in s.split(",")),
-                        default=SHIFT_ODDS, help="calibration/test odds ratios (default 0.5,2)")
+    parser.add_argument(
+        "--shift-odds",
+        type=lambda s: tuple(float(v) for v in s.split(",")),
+        default=SHIFT_ODDS,
+        help="calibration/test odds ratios (default 0.5,2)",
+    )
     args = parser.parse_args(argv)
     reps = args.reps or (500 if args.quick else 10_000)
     grid = scenarios(quick=args.quick, shift_odds=args.shift_odds)
     start = time.perf_counter()
     rows = run_all(grid, reps, args.seed, args.level, args.workers)
     wall = time.perf_counter() - start
-    print(f"random design, n = {N} unlabelled items, {reps} reps per scenario, level "
-          f"{args.level}; coverage over datasets with both labelled classes ('drop' = dropped)\n")
+    print(
+        f"random design, n = {N} unlabelled items, {reps} reps per scenario, level "
+        f"{args.level}; coverage over datasets with both labelled classes ('drop' = dropped)\n"
+    )
     print_table(rows)
     summary = shortfalls(rows)
     print_summary(summary)
     print(f"\n{len(grid)} scenarios in {wall:.1f} s with {args.workers} worker(s)")
-    path = write_results("designs_quick" if args.quick else "designs", {
-        "quick": args.quick, "n": N, "reps": reps, "seed": args.seed, "level": args.level,
-        "shift_odds": list(args.shift_odds), "goal_coverage": GOAL_COVERAGE,
-        "methods": list(METHODS), "workers": args.workers, "wall_seconds": wall,
-        "note": "coverage over datasets with both labelled classes present; 'dropped' counts "
-                "the others; an undefined interval counts as not covering",
-        "scenarios": rows, "summary": summary})
+    path = write_results(
+        "designs_quick" if args.quick else "designs",
+        {
+            "quick": args.quick,
+            "n": N,
+            "reps": reps,
+            "seed": args.seed,
+            "level": args.level,
+            "shift_odds": list(args.shift_odds),
+            "goal_coverage": GOAL_COVERAGE,
+            "methods": list(METHODS),
+            "workers": args.workers,
+            "wall_seconds": wall,
+            "note": "coverage over datasets with both labelled classes present; 'dropped' counts "
+            "the others; an undefined interval counts as not covering",
+            "scenarios": rows,
+            "summary": summary,
+        },
+    )
     print(f"wrote {path}")
     return 0
 

@@ -50,13 +50,17 @@ def main() -> None:
             for q0, q1 in JUDGES:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", JudgeCalWarning)
-                    exact = coverage("lang_reiczigel", theta=THETA, q0=q0, q1=q1, n=n, m0=m,
-                                     m1=m, exact=True)["coverage"].values.ravel()
+                    exact = coverage(
+                        "lang_reiczigel", theta=THETA, q0=q0, q1=q1, n=n, m0=m, m1=m, exact=True
+                    )["coverage"].values.ravel()
                 for theta, lr_coverage in zip(THETA, exact, strict=True):
                     pi = theta * q1 + (1 - theta) * (1 - q0)
                     for _ in range(args.datasets):
-                        k, k0, k1 = (int(rng.binomial(n, pi)), int(rng.binomial(m, q0)),
-                                     int(rng.binomial(m, q1)))
+                        k, k0, k1 = (
+                            int(rng.binomial(n, pi)),
+                            int(rng.binomial(m, q0)),
+                            int(rng.binomial(m, q1)),
+                        )
                         t0 = time.perf_counter()
                         g_low, g_high = guaranteed_interval(k, n, k0, m, k1, m, 0.95)
                         seconds = time.perf_counter() - t0
@@ -65,34 +69,48 @@ def main() -> None:
                                 warnings.simplefilter("ignore", JudgeCalWarning)
                                 lr = lang_reiczigel_ci(k / n, k0 / m, k1 / m, n, m, m)
                             lr_width = float(lr.high - lr.low)
-                        except ValueError:      # no correction: the estimated judge is at chance
+                        except ValueError:  # no correction: the estimated judge is at chance
                             lr_width = np.nan
-                        rows.append({"n": n, "m": m, "q0": q0, "q1": q1, "theta": theta,
-                                     "lr_coverage": float(lr_coverage),
-                                     "guaranteed_width": g_high - g_low, "lr_width": lr_width,
-                                     "seconds": seconds})
+                        rows.append(
+                            {
+                                "n": n,
+                                "m": m,
+                                "q0": q0,
+                                "q1": q1,
+                                "theta": theta,
+                                "lr_coverage": float(lr_coverage),
+                                "guaranteed_width": g_high - g_low,
+                                "lr_width": lr_width,
+                                "seconds": seconds,
+                            }
+                        )
     elapsed = time.perf_counter() - start
-    covers = [r for r in rows if r["lr_coverage"] >= 0.95 and r["lr_width"] > 0]   # NaN: no
+    covers = [r for r in rows if r["lr_coverage"] >= 0.95 and r["lr_width"] > 0]  # NaN: no
     under = [r for r in rows if r["lr_coverage"] < 0.95]
     ratio = np.array([r["guaranteed_width"] / r["lr_width"] for r in covers])
     seconds = np.array([r["seconds"] for r in rows])
     summary = {
-        "environment": environment(), "datasets": len(rows), "elapsed_s": elapsed,
-        "where_lr_covers": {"datasets": len(covers),
-                            "median_width_ratio": float(np.median(ratio)),
-                            "p90_width_ratio": float(np.quantile(ratio, 0.9)),
-                            "max_width_ratio": float(ratio.max())},
+        "environment": environment(),
+        "datasets": len(rows),
+        "elapsed_s": elapsed,
+        "where_lr_covers": {
+            "datasets": len(covers),
+            "median_width_ratio": float(np.median(ratio)),
+            "p90_width_ratio": float(np.quantile(ratio, 0.9)),
+            "max_width_ratio": float(ratio.max()),
+        },
         "where_lr_undercovers": {
             "datasets": len(under),
             "median_guaranteed_width": float(np.median([r["guaranteed_width"] for r in under])),
-            "share_trivial_0_1": float(np.mean([r["guaranteed_width"] >= 1 - 1e-9
-                                                for r in under])),
+            "share_trivial_0_1": float(np.mean([r["guaranteed_width"] >= 1 - 1e-9 for r in under])),
             "median_lr_width": float(np.nanmedian([r["lr_width"] for r in under])),
             "lr_coverage_min": float(min(r["lr_coverage"] for r in under)),
         },
-        "seconds_per_interval": {"median": float(np.median(seconds)),
-                                 "p90": float(np.quantile(seconds, 0.9)),
-                                 "max": float(seconds.max())},
+        "seconds_per_interval": {
+            "median": float(np.median(seconds)),
+            "p90": float(np.quantile(seconds, 0.9)),
+            "max": float(seconds.max()),
+        },
         "rows": rows,
     }
     write_results("guaranteed", summary)

@@ -45,8 +45,14 @@ def fig4_vectorised(reps: int) -> dict[str, float]:
     """The four studies of Fig. 4 (b, c): naive/adjusted x equal/adaptive."""
     out = {}
     for allocation in ("fixed", "adaptive"):  # both intervals on the same simulated datasets
-        ds = coverage(["naive", "lang_reiczigel"], **FIG4, reps=reps, allocation=allocation,
-                      random_seed=1, progress=False)
+        ds = coverage(
+            ["naive", "lang_reiczigel"],
+            **FIG4,
+            reps=reps,
+            allocation=allocation,
+            random_seed=1,
+            progress=False,
+        )
         for method in ds.interval.values:
             out[f"{method}/{allocation}"] = float(ds.coverage.sel(interval=method).mean())
     return out
@@ -59,8 +65,9 @@ def _paper_interval(p, q0, q1, n, m0, m1, norm, alpha=0.05):
     n, m0, m1 = n + z2, m0 + 2, m1 + 2
     th = (p + q0 - 1) / (q0 + q1 - 1)
     dth = 2 * z2 * (-(1 - th) * q0 * (1 - q0) / m0 + th * q1 * (1 - q1) / m1)
-    se = math.sqrt(p * (1 - p) / n + (1 - th) ** 2 * q0 * (1 - q0) / m0
-                   + th**2 * q1 * (1 - q1) / m1) / (q0 + q1 - 1)
+    se = math.sqrt(
+        p * (1 - p) / n + (1 - th) ** 2 * q0 * (1 - q0) / m0 + th**2 * q1 * (1 - q1) / m1
+    ) / (q0 + q1 - 1)
     return max(0.0, min(1.0, th + dth - z * se)), max(0.0, min(1.0, th + dth + z * se))
 
 
@@ -80,8 +87,9 @@ def fig4_loop(reps: int) -> int:
                     a0, a1 = rng.binomial(pilot, 0.7), rng.binomial(pilot, 0.9)
                     kappa = (1 - (a0 + 1) / (pilot + 2)) / (1 - (a1 + 1) / (pilot + 2))
                     ph = max(k / n, 1e-12)
-                    m1 = min(max(round(m / (1 + (1 / ph - 1) * math.sqrt(kappa))), pilot),
-                             m - pilot)
+                    m1 = min(
+                        max(round(m / (1 + (1 / ph - 1) * math.sqrt(kappa))), pilot), m - pilot
+                    )
                     m0 = m - m1
                     k0 = a0 + rng.binomial(m0 - pilot, 0.7)
                     k1 = a1 + rng.binomial(m1 - pilot, 0.9)
@@ -100,17 +108,39 @@ def fig4_loop(reps: int) -> int:
 def bayes(reps: int, method: str) -> tuple[float, int]:
     from judgecal.simulate import simulate_counts
 
-    seconds, _ = timed(lambda: coverage(method, theta=THETA, q0=0.7, q1=0.9, n=1000, m0=100,
-                                        m1=100, reps=reps, random_seed=2, progress=False))
-    ds = simulate_counts(theta=THETA, q0=0.7, q1=0.9, n=1000, m0=100, m1=100, reps=reps,
-                         random_seed=2)
+    seconds, _ = timed(
+        lambda: coverage(
+            method,
+            theta=THETA,
+            q0=0.7,
+            q1=0.9,
+            n=1000,
+            m0=100,
+            m1=100,
+            reps=reps,
+            random_seed=2,
+            progress=False,
+        )
+    )
+    ds = simulate_counts(
+        theta=THETA, q0=0.7, q1=0.9, n=1000, m0=100, m1=100, reps=reps, random_seed=2
+    )
     rows = np.stack([ds.k.values.ravel(), ds.k0.values.ravel(), ds.k1.values.ravel()], axis=1)
     return seconds, len(np.unique(rows, axis=0))
 
 
 def dask_sweep(reps: int, workers: int, grid: dict) -> float:
-    seconds, _ = timed(lambda: coverage("lang_reiczigel", **grid, reps=reps, random_seed=3,
-                                        client="local", n_workers=workers, progress=False))
+    seconds, _ = timed(
+        lambda: coverage(
+            "lang_reiczigel",
+            **grid,
+            reps=reps,
+            random_seed=3,
+            client="local",
+            n_workers=workers,
+            progress=False,
+        )
+    )
     return seconds
 
 
@@ -124,8 +154,14 @@ def main() -> None:
     loop_reps = args.loop_reps or (100 if args.quick else 1000)
     bayes_reps = args.bayes_reps or (20 if args.quick else 1000)
     dask_reps = 1000 if args.quick else 10_000
-    dask_grid = dict(theta=THETA, q0=[0.6, 0.7, 0.8, 0.9, 0.95], q1=[0.6, 0.7, 0.8, 0.9, 0.95],
-                     n=[200, 1000], m0=[50, 250], m1=100)
+    dask_grid = dict(
+        theta=THETA,
+        q0=[0.6, 0.7, 0.8, 0.9, 0.95],
+        q1=[0.6, 0.7, 0.8, 0.9, 0.95],
+        n=[200, 1000],
+        m0=[50, 250],
+        m1=100,
+    )
 
     fig4_vectorised(100)  # warm-up: imports
     vec_s = min(timed(lambda: fig4_vectorised(10_000))[0] for _ in range(3))
@@ -133,29 +169,51 @@ def main() -> None:
     loop_full = loop_s * 10_000 / loop_reps
     rows = [("Fig. 4 design, 4 studies x 21 theta x 10,000 reps", vec_s, loop_full)]
     print(f"{'study':<55}{'judgecal s':>12}{'baseline s':>12}{'ratio':>9}")
-    print(f"{rows[0][0]:<55}{vec_s:12.3f}{loop_full:12.1f}{loop_full / vec_s:9.0f}x"
-          f"   (loop timed on {loop_reps} reps, scaled)")
-    payload = {"fig4": {"judgecal_s": vec_s, "loop_s_scaled": loop_full,
-                        "loop_reps_timed": loop_reps, "speedup": loop_full / vec_s}}
+    print(
+        f"{rows[0][0]:<55}{vec_s:12.3f}{loop_full:12.1f}{loop_full / vec_s:9.0f}x"
+        f"   (loop timed on {loop_reps} reps, scaled)"
+    )
+    payload = {
+        "fig4": {
+            "judgecal_s": vec_s,
+            "loop_s_scaled": loop_full,
+            "loop_reps_timed": loop_reps,
+            "speedup": loop_full / vec_s,
+        }
+    }
     for method in ("bayes_eti", "bayes_hdi"):
         seconds, unique = bayes(bayes_reps, method)
         datasets = 21 * bayes_reps
         per_unique = seconds / unique
         scaled = seconds * 10_000 / bayes_reps
-        print(f"{method + f' 21 theta x {bayes_reps} reps (n=1000, m=100/arm)':<55}"
-              f"{seconds:12.2f}{'':>12}   {unique}/{datasets} distinct datasets, "
-              f"{1 / per_unique:.0f}/s; 10,000 reps ~ {scaled / 60:.0f} min (linear)")
-        payload[method] = {"seconds": seconds, "reps": bayes_reps, "datasets": datasets,
-                           "distinct": unique, "distinct_per_s": 1 / per_unique,
-                           "extrapolated_10000_reps_s": scaled}
+        print(
+            f"{method + f' 21 theta x {bayes_reps} reps (n=1000, m=100/arm)':<55}"
+            f"{seconds:12.2f}{'':>12}   {unique}/{datasets} distinct datasets, "
+            f"{1 / per_unique:.0f}/s; 10,000 reps ~ {scaled / 60:.0f} min (linear)"
+        )
+        payload[method] = {
+            "seconds": seconds,
+            "reps": bayes_reps,
+            "datasets": datasets,
+            "distinct": unique,
+            "distinct_per_s": 1 / per_unique,
+            "extrapolated_10000_reps_s": scaled,
+        }
     if not args.skip_dask:
         cells = 21 * 25 * 2 * 2
         one = dask_sweep(dask_reps, 1, dask_grid)
         two = dask_sweep(dask_reps, 2, dask_grid)
-        print(f"{f'Dask LocalCluster, {cells} cells x {dask_reps} reps: 1 vs 2 workers':<55}"
-              f"{two:12.1f}{one:12.1f}{one / two:9.2f}x")
-        payload["dask"] = {"cells": cells, "reps": dask_reps, "one_worker_s": one,
-                           "two_workers_s": two, "speedup": one / two}
+        print(
+            f"{f'Dask LocalCluster, {cells} cells x {dask_reps} reps: 1 vs 2 workers':<55}"
+            f"{two:12.1f}{one:12.1f}{one / two:9.2f}x"
+        )
+        payload["dask"] = {
+            "cells": cells,
+            "reps": dask_reps,
+            "one_worker_s": one,
+            "two_workers_s": two,
+            "speedup": one / two,
+        }
     path = write_results("simulate" + ("_quick" if args.quick else ""), payload)
     print(f"wrote {path}")
 

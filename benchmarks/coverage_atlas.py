@@ -41,16 +41,36 @@ THETA = np.round(np.linspace(0, 1, 21), 10)
 
 def closed_form(reps: int, client: str | None, progress: bool | None = None) -> xr.Dataset:
     m = xr.DataArray(M, dims="m", coords={"m": M})
-    return coverage(["naive", "lang_reiczigel"], theta=THETA, q0=Q, q1=Q, n=N, m0=m, m1=m,
-                    reps=reps, random_seed=2026, client=client, progress=progress)
+    return coverage(
+        ["naive", "lang_reiczigel"],
+        theta=THETA,
+        q0=Q,
+        q1=Q,
+        n=N,
+        m0=m,
+        m1=m,
+        reps=reps,
+        random_seed=2026,
+        client=client,
+        progress=progress,
+    )
 
 
 def bayesian(reps: int, client: str | None, progress: bool | None = None) -> xr.Dataset:
     m_values = [5, 10, 20, 50, 100]
     m = xr.DataArray(m_values, dims="m", coords={"m": m_values})
-    grid = dict(theta=[0.1, 0.3, 0.5, 0.7, 0.9], q0=[0.6, 0.8, 0.95], q1=[0.6, 0.8, 0.95],
-                n=1000, m0=m, m1=m, reps=reps, random_seed=2027, client=client,
-                progress=progress)
+    grid = dict(
+        theta=[0.1, 0.3, 0.5, 0.7, 0.9],
+        q0=[0.6, 0.8, 0.95],
+        q1=[0.6, 0.8, 0.95],
+        n=1000,
+        m0=m,
+        m1=m,
+        reps=reps,
+        random_seed=2027,
+        client=client,
+        progress=progress,
+    )
     return coverage(["lang_reiczigel", "bayes_eti", "bayes_hdi"], **grid)
 
 
@@ -61,14 +81,19 @@ def summary(ds: xr.Dataset) -> dict[str, object]:
         cov = ds.coverage.sel(interval=method)
         other = [d for d in cov.dims if d != "m"]
         out[str(method)] = {
-            "min_coverage_by_m": dict(zip(map(int, cov.m.values),
-                                          map(float, cov.min(other).values), strict=True)),
-            "median_coverage_by_m": dict(zip(map(int, cov.m.values),
-                                             map(float, cov.median(other).values),
-                                             strict=True)),
-            "mean_width_by_m": dict(zip(map(int, cov.m.values),
-                                        map(float, ds.width_mean.sel(interval=method)
-                                            .mean(other).values), strict=True)),
+            "min_coverage_by_m": dict(
+                zip(map(int, cov.m.values), map(float, cov.min(other).values), strict=True)
+            ),
+            "median_coverage_by_m": dict(
+                zip(map(int, cov.m.values), map(float, cov.median(other).values), strict=True)
+            ),
+            "mean_width_by_m": dict(
+                zip(
+                    map(int, cov.m.values),
+                    map(float, ds.width_mean.sel(interval=method).mean(other).values),
+                    strict=True,
+                )
+            ),
         }
     return out
 
@@ -79,8 +104,11 @@ def main() -> None:
     parser.add_argument("--bayes-reps", type=int, default=400)
     parser.add_argument("--client", default=None, help="'local' or a scheduler address")
     parser.add_argument("--skip-bayes", action="store_true")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no progress bars on stderr (default: drawn on a terminal)")
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bars on stderr (default: drawn on a terminal)",
+    )
     args = parser.parse_args()
     progress = False if args.no_progress else None
     RESULTS.mkdir(exist_ok=True)

@@ -54,8 +54,17 @@ from _env import RESULTS, write_results  # noqa: E402
 from judgecal import JudgeCalWarning  # noqa: E402
 from judgecal.simulate import coverage, simulate_counts  # noqa: E402
 
-ARMS = [(5, 5), (10, 10), (20, 20), (50, 50), (100, 100), (200, 200), (500, 500), (20, 100),
-        (100, 20)]
+ARMS = [
+    (5, 5),
+    (10, 10),
+    (20, 20),
+    (50, 50),
+    (100, 100),
+    (200, 200),
+    (500, 500),
+    (20, 100),
+    (100, 20),
+]
 N = [50, 1000, 100_000]
 Q = [0.55, 0.7, 0.85, 0.99]
 THETA = [0.0, 0.1, 0.5, 0.9, 1.0]
@@ -74,15 +83,29 @@ def _arms(arms: list[tuple[int, int]]) -> tuple[xr.DataArray, xr.DataArray]:
 def closed_form(grid: dict) -> np.ndarray:
     """Exact Lang-Reiczigel coverage and median width: (2, arms, n, q0, q1, theta)."""
     m0, m1 = _arms(grid["arms"])
-    ds = coverage("lang_reiczigel", theta=grid["theta"], q0=grid["q"], q1=grid["q"], n=grid["n"],
-                  m0=m0, m1=m1, exact=True)
+    ds = coverage(
+        "lang_reiczigel",
+        theta=grid["theta"],
+        q0=grid["q"],
+        q1=grid["q"],
+        n=grid["n"],
+        m0=m0,
+        m1=m1,
+        exact=True,
+    )
     order = ("arms", "n", "q0", "q1", "theta")
     return np.stack([ds[v].transpose(*order).values for v in ("coverage", "width_median")])
 
 
-def bayesian(grid: dict, reps: int, workers: int, max_arm: int,
-             only: list[tuple[int, int]] | None = None, *, edges: bool | None = None
-             ) -> np.ndarray:
+def bayesian(
+    grid: dict,
+    reps: int,
+    workers: int,
+    max_arm: int,
+    only: list[tuple[int, int]] | None = None,
+    *,
+    edges: bool | None = None,
+) -> np.ndarray:
     """ETI and HDI coverage and median width: (2 methods, 2 stats, arms, n, q0, q1, theta).
 
     Computes the cells with q0 <= q1 for equal arms and every judge for the first unequal pair;
@@ -91,15 +114,19 @@ def bayesian(grid: dict, reps: int, workers: int, max_arm: int,
     """
     if edges is None:
         inner = bayesian(grid, reps, workers, max_arm, only, edges=False)
-        return np.where(np.isnan(inner), bayesian(grid, reps, workers, max_arm, only,
-                                                  edges=True), inner)
+        return np.where(
+            np.isnan(inner), bayesian(grid, reps, workers, max_arm, only, edges=True), inner
+        )
     arms, q, theta = grid["arms"], grid["q"], grid["theta"]
     shape = (2, 2, len(arms), len(grid["n"]), len(q), len(q), len(theta))
     out = np.full(shape, np.nan)
     inner = [t for t in theta if (t in (0.0, 1.0)) == edges]
     inner_index = [theta.index(t) for t in inner]
-    chosen = [i for i, (a, b) in enumerate(arms) if max(a, b) <= max_arm
-              and (only is None or (a, b) in only or (b, a) in only)]
+    chosen = [
+        i
+        for i, (a, b) in enumerate(arms)
+        if max(a, b) <= max_arm and (only is None or (a, b) in only or (b, a) in only)
+    ]
     equal = [i for i in chosen if arms[i][0] == arms[i][1]]
     unequal = [i for i in chosen if arms[i][0] < arms[i][1]]
     pairs = [(i, j) for i in range(len(q)) for j in range(len(q)) if i <= j]
@@ -111,12 +138,25 @@ def bayesian(grid: dict, reps: int, workers: int, max_arm: int,
         judge = np.arange(len(judges))
         q0 = xr.DataArray([q[i] for i, _ in judges], dims="judge", coords={"judge": judge})
         q1 = xr.DataArray([q[j] for _, j in judges], dims="judge", coords={"judge": judge})
-        ds = coverage(["bayes_eti", "bayes_hdi"], theta=inner, q0=q0, q1=q1, n=grid["n"], m0=m0,
-                      m1=m1, reps=reps, random_seed=20261123, client="local" if workers > 1
-                      else None, n_workers=workers, chunk_cells=1, progress=True)
+        ds = coverage(
+            ["bayes_eti", "bayes_hdi"],
+            theta=inner,
+            q0=q0,
+            q1=q1,
+            n=grid["n"],
+            m0=m0,
+            m1=m1,
+            reps=reps,
+            random_seed=20261123,
+            client="local" if workers > 1 else None,
+            n_workers=workers,
+            chunk_cells=1,
+            progress=True,
+        )
         order = ("interval", "arms", "n", "judge", "theta")
-        values = np.stack([ds[v].transpose(*order).values for v in ("coverage", "width_median")],
-                          axis=1)
+        values = np.stack(
+            [ds[v].transpose(*order).values for v in ("coverage", "width_median")], axis=1
+        )
         for a, arm in enumerate(index):
             for j, (i0, i1) in enumerate(judges):
                 for ti, t_index in enumerate(inner_index):
@@ -159,14 +199,17 @@ def guaranteed_exact(grid: dict, designs: list[tuple[int, int]]) -> np.ndarray:
             for i1, q1 in enumerate(q):
                 for t, th in enumerate(theta):
                     pi = th * q1 + (1 - th) * (1 - q0)
-                    w = (binom.pmf(np.arange(n + 1), n, pi)[:, None, None]
-                         * binom.pmf(np.arange(m + 1), m, q0)[None, :, None]
-                         * binom.pmf(np.arange(m + 1), m, q1)[None, None, :])
+                    w = (
+                        binom.pmf(np.arange(n + 1), n, pi)[:, None, None]
+                        * binom.pmf(np.arange(m + 1), m, q0)[None, :, None]
+                        * binom.pmf(np.arange(m + 1), m, q1)[None, None, :]
+                    )
                     out[0, a, b, i0, i1, t] = w[(low <= th) & (th <= high)].sum()
                     order = np.argsort(width, axis=None)
                     cumulative = np.cumsum(w.ravel()[order])
                     out[1, a, b, i0, i1, t] = width.ravel()[order][
-                        np.searchsorted(cumulative, 0.5 * cumulative[-1])]
+                        np.searchsorted(cumulative, 0.5 * cumulative[-1])
+                    ]
     return out
 
 
@@ -182,13 +225,22 @@ def ppi_random(grid: dict, reps: int) -> np.ndarray:
             for i0, q0 in enumerate(q):
                 for i1, q1 in enumerate(q):
                     for t, th in enumerate(theta):
-                        d = simulate_counts(theta=th, q0=q0, q1=q1, n=n, m0=m - m // 2,
-                                            m1=m // 2, reps=reps, design="random",
-                                            random_seed=rng)
+                        d = simulate_counts(
+                            theta=th,
+                            q0=q0,
+                            q1=q1,
+                            n=n,
+                            m0=m - m // 2,
+                            m1=m // 2,
+                            reps=reps,
+                            design="random",
+                            random_seed=rng,
+                        )
                         k = np.asarray(d["k"]).ravel()
                         counts = [k, np.full(k.shape, n)] + [
                             np.asarray(d[name]).ravel()
-                            for name in ("k0", "m0_drawn", "k1", "m1_drawn")]
+                            for name in ("k0", "m0_drawn", "k1", "m1_drawn")
+                        ]
                         _, ci, _, _ = ppi_counts(*counts, lam=None)
                         low, high = np.asarray(ci.low), np.asarray(ci.high)
                         out[0, a, b, i0, i1, t] = np.mean((low <= th) & (th <= high))
@@ -209,23 +261,23 @@ def heat_maps(table: dict, path: Path) -> None:
     methods = ["lang_reiczigel", "bayes_eti", "bayes_hdi"]
     arms = [tuple(a) for a in table["arms"]]
     shown = [i for i, (a, b) in enumerate(arms) if a == b]
-    fig, axes = plt.subplots(len(methods) + 1, len(shown), figsize=(2.4 * len(shown), 10.5),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        len(methods) + 1, len(shown), figsize=(2.4 * len(shown), 10.5), squeeze=False
+    )
     q = table["q"]
     inner = (table["theta"] > 0) & (table["theta"] < 1)
     image = None
     for r, method in enumerate(methods):
         block = table["coverage"][list(table["methods"]).index(method)][..., inner]
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)     # arms not simulated: all NaN
+            warnings.simplefilter("ignore", RuntimeWarning)  # arms not simulated: all NaN
             worst = np.nanmin(block, axis=(1, 4))
         for c, a in enumerate(shown):
             ax = axes[r, c]
             image = ax.imshow(worst[a], vmin=0.80, vmax=1.0, cmap="RdYlGn", origin="lower")
             for i in range(len(q)):
                 for j in range(len(q)):
-                    ax.text(j, i, f"{worst[a, i, j]:.2f}", ha="center", va="center",
-                            fontsize=6)
+                    ax.text(j, i, f"{worst[a, i, j]:.2f}", ha="center", va="center", fontsize=6)
             ax.set_xticks(range(len(q)), [f"{v:g}" for v in q], fontsize=6)
             ax.set_yticks(range(len(q)), [f"{v:g}" for v in q], fontsize=6)
             if r == 0:
@@ -241,17 +293,18 @@ def heat_maps(table: dict, path: Path) -> None:
             ax.imshow(worst[c], vmin=0.80, vmax=1.0, cmap="RdYlGn", origin="lower")
             for i in range(len(q)):
                 for j in range(len(q)):
-                    ax.text(j, i, f"{worst[c, i, j]:.2f}", ha="center", va="center",
-                            fontsize=6)
+                    ax.text(j, i, f"{worst[c, i, j]:.2f}", ha="center", va="center", fontsize=6)
             ax.set_title(f"PPI++, random m = {table['random_m'][c]}", fontsize=7)
             ax.set_xticks(range(len(q)), [f"{v:g}" for v in q], fontsize=6)
             ax.set_yticks(range(len(q)), [f"{v:g}" for v in q], fontsize=6)
             ax.set_xlabel("q1", fontsize=8)
         else:
             ax.axis("off")
-    fig.suptitle("Coverage of 95% intervals: minimum over theta in {0.1, 0.5, 0.9} and n in "
-                 "{50, 1000, 100000}; rows q0, columns q1 (PPI++: random design, m labelled)",
-                 fontsize=9)
+    fig.suptitle(
+        "Coverage of 95% intervals: minimum over theta in {0.1, 0.5, 0.9} and n in "
+        "{50, 1000, 100000}; rows q0, columns q1 (PPI++: random design, m labelled)",
+        fontsize=9,
+    )
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.5, label="coverage")
     fig.savefig(path, dpi=110)
@@ -264,24 +317,41 @@ def main() -> None:
     parser.add_argument("--ppi-reps", type=int, default=20_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--bayes-max-arm", type=int, default=500)
-    parser.add_argument("--bayes-arms", default=None,
-                        help="with --only bayes: a comma-separated subset of the arms, e.g. "
-                        "5x5,10x10 (saved as its own part, so subsets can run in parallel)")
-    parser.add_argument("--bayes-edges", action="store_true",
-                        help="with --only bayes: simulate theta = 0 and 1 only (saved as its "
-                        "own part; without it --only bayes simulates the interior accuracies)")
-    parser.add_argument("--only", choices=("lang_reiczigel", "bayes", "guaranteed", "ppi"),
-                        help="compute one part into --cache and stop (parts can run in parallel)")
-    parser.add_argument("--cache", default=None,
-                        help="folder for each part's result: a rerun reuses the parts found there")
+    parser.add_argument(
+        "--bayes-arms",
+        default=None,
+        help="with --only bayes: a comma-separated subset of the arms, e.g. "
+        "5x5,10x10 (saved as its own part, so subsets can run in parallel)",
+    )
+    parser.add_argument(
+        "--bayes-edges",
+        action="store_true",
+        help="with --only bayes: simulate theta = 0 and 1 only (saved as its "
+        "own part; without it --only bayes simulates the interior accuracies)",
+    )
+    parser.add_argument(
+        "--only",
+        choices=("lang_reiczigel", "bayes", "guaranteed", "ppi"),
+        help="compute one part into --cache and stop (parts can run in parallel)",
+    )
+    parser.add_argument(
+        "--cache",
+        default=None,
+        help="folder for each part's result: a rerun reuses the parts found there",
+    )
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     grid = {"arms": ARMS, "n": N, "q": Q, "theta": THETA, "random_m": RANDOM_M}
     guaranteed_designs = [(50, 5), (50, 10)]
     table_path, results = TABLE, RESULTS
     if args.quick:
-        grid = {"arms": [(5, 5), (20, 100), (100, 20)], "n": [50], "q": [0.7, 0.99],
-                "theta": [0.0, 0.5, 1.0], "random_m": [10]}
+        grid = {
+            "arms": [(5, 5), (20, 100), (100, 20)],
+            "n": [50],
+            "q": [0.7, 0.99],
+            "theta": [0.0, 0.5, 1.0],
+            "random_m": [10],
+        }
         args.bayes_reps, args.ppi_reps, args.workers = 50, 500, 1
         guaranteed_designs = [(50, 5)]
         results = Path(tempfile.mkdtemp(prefix="judgecal_table_"))
@@ -289,13 +359,21 @@ def main() -> None:
     timings = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)
-        subset = None if args.bayes_arms is None else [
-            tuple(int(v) for v in item.split("x")) for item in args.bayes_arms.split(",")]
+        subset = (
+            None
+            if args.bayes_arms is None
+            else [tuple(int(v) for v in item.split("x")) for item in args.bayes_arms.split(",")]
+        )
         parts = {
             "lang_reiczigel": lambda: closed_form(grid),
-            "bayes": lambda: bayesian(grid, args.bayes_reps, args.workers, args.bayes_max_arm,
-                                      subset, edges=(args.bayes_edges if args.only == "bayes"
-                                                     else None)),
+            "bayes": lambda: bayesian(
+                grid,
+                args.bayes_reps,
+                args.workers,
+                args.bayes_max_arm,
+                subset,
+                edges=(args.bayes_edges if args.only == "bayes" else None),
+            ),
             "guaranteed": lambda: guaranteed_exact(grid, guaranteed_designs),
             "ppi": lambda: ppi_random(grid, args.ppi_reps),
         }
@@ -311,7 +389,7 @@ def main() -> None:
             start = time.perf_counter()
             pieces = sorted(Path(args.cache).glob("bayes_*.npy")) if args.cache else []
             if name == "bayes" and args.only is None and pieces and not cached.exists():
-                merged = np.load(pieces[0])       # subsets computed in parallel: merge them
+                merged = np.load(pieces[0])  # subsets computed in parallel: merge them
                 for piece in pieces[1:]:
                     other = np.load(piece)
                     merged = np.where(np.isnan(merged), other, merged)
@@ -331,31 +409,48 @@ def main() -> None:
             return
         lr, bayes, guaranteed, ppi = (computed[name] for name in parts)
     table = {
-        "methods": np.array(METHODS), "arms": np.array(grid["arms"]), "n": np.array(grid["n"]),
-        "q": np.array(grid["q"]), "theta": np.array(grid["theta"]),
+        "methods": np.array(METHODS),
+        "arms": np.array(grid["arms"]),
+        "n": np.array(grid["n"]),
+        "q": np.array(grid["q"]),
+        "theta": np.array(grid["theta"]),
         "coverage": np.stack([lr[0], bayes[0, 0], bayes[1, 0], guaranteed[0]]),
         "width_median": np.stack([lr[1], bayes[0, 1], bayes[1, 1], guaranteed[1]]),
         "reps": np.array([0, args.bayes_reps, args.bayes_reps, 0]),
         "bayes_max_arm": np.array(args.bayes_max_arm),
-        "random_m": np.array(grid["random_m"]), "ppi_coverage": ppi[0], "ppi_width": ppi[1],
-        "ppi_reps": np.array(args.ppi_reps), "level": np.array(0.95),
+        "random_m": np.array(grid["random_m"]),
+        "ppi_coverage": ppi[0],
+        "ppi_width": ppi[1],
+        "ppi_reps": np.array(args.ppi_reps),
+        "level": np.array(0.95),
     }
     np.savez_compressed(table_path, **table)
     heat_maps(table, results / "coverage_atlas.png")
-    summary = {"timings_s": timings, "cells": int(np.prod(lr.shape[1:])), "min_coverage": {},
-               "min_coverage_interior": {}, "min_coverage_edges": {}}
+    summary = {
+        "timings_s": timings,
+        "cells": int(np.prod(lr.shape[1:])),
+        "min_coverage": {},
+        "min_coverage_interior": {},
+        "min_coverage_edges": {},
+    }
     edge = np.isin(table["theta"], (0.0, 1.0))
-    for key, where in (("min_coverage", np.ones_like(edge)), ("min_coverage_interior", ~edge),
-                       ("min_coverage_edges", edge)):
+    for key, where in (
+        ("min_coverage", np.ones_like(edge)),
+        ("min_coverage_interior", ~edge),
+        ("min_coverage_edges", edge),
+    ):
         for i, method in enumerate(METHODS):
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)     # not simulated: all NaN
+                warnings.simplefilter("ignore", RuntimeWarning)  # not simulated: all NaN
                 by_arms = np.nanmin(table["coverage"][i][..., where], axis=(1, 2, 3, 4))
-            summary[key][method] = {f"{a}x{b}": (None if np.isnan(v) else float(v))
-                                    for (a, b), v in zip(grid["arms"], by_arms, strict=True)}
+            summary[key][method] = {
+                f"{a}x{b}": (None if np.isnan(v) else float(v))
+                for (a, b), v in zip(grid["arms"], by_arms, strict=True)
+            }
     summary["min_coverage"]["ppi_pp_random"] = {
-        str(m): float(v) for m, v in zip(grid["random_m"], np.nanmin(ppi[0], axis=(1, 2, 3, 4)),
-                                         strict=True)}
+        str(m): float(v)
+        for m, v in zip(grid["random_m"], np.nanmin(ppi[0], axis=(1, 2, 3, 4)), strict=True)
+    }
     if args.quick:
         print(summary)
         print(f"(quick run: written under {results})")

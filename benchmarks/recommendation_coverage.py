@@ -96,18 +96,23 @@ def _cheap_part(cell: dict, rng: np.random.Generator) -> dict:
     ok = eligible(coverage, LEVEL)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)
-        lr_low, lr_high = (np.asarray(v, dtype=float) for v in lang_reiczigel_ci(
-            k / n, k0 / m0, k1 / m1, counts[1], counts[3], counts[5]))
+        lr_low, lr_high = (
+            np.asarray(v, dtype=float)
+            for v in lang_reiczigel_ci(k / n, k0 / m0, k1 / m1, counts[1], counts[3], counts[5])
+        )
     lr_table_covers = (lr_low <= theta) & (theta <= lr_high)
     no_closed_form = k0 / m0 + k1 / m1 <= 1.0
-    lr_low, lr_high = np.where(no_closed_form, np.nan, lr_low), np.where(no_closed_form,
-                                                                         np.nan, lr_high)
+    lr_low, lr_high = (
+        np.where(no_closed_form, np.nan, lr_low),
+        np.where(no_closed_form, np.nan, lr_high),
+    )
     intervals = {"lang_reiczigel": (lr_low, lr_high)}
     for j, key in enumerate(("bayes_eti", "bayes_hdi"), start=1):
-        rows = np.flatnonzero(ok[:, j])       # the posterior only where the table allows it
+        rows = np.flatnonzero(ok[:, j])  # the posterior only where the table allows it
         low, high = np.full(reps, np.nan), np.full(reps, np.nan)
-        subset = dict(zip(("k", "n", "k0", "m0", "k1", "m1"), (c[rows] for c in counts),
-                          strict=True))
+        subset = dict(
+            zip(("k", "n", "k0", "m0", "k1", "m1"), (c[rows] for c in counts), strict=True)
+        )
         if rows.size:
             low[rows], high[rows], _ = interval_and_estimate(key, LEVEL, subset)
         intervals[key] = (low, high)
@@ -120,9 +125,15 @@ def _cheap_part(cell: dict, rng: np.random.Generator) -> dict:
             covered[rows] = (low[rows] <= theta) & (theta <= high[rows])
     shares = {key: float(np.mean(choice == j)) for j, key in enumerate(CANDIDATES)}
     shares["guaranteed"] = float(np.mean(choice == -1))
-    return {"counts": counts, "choice": choice, "covered": covered, "shares": shares,
-            "lr_table_covers": lr_table_covers,
-            "lr_rule_covers": (lr_low <= theta) & (theta <= lr_high), "lr": (lr_low, lr_high)}
+    return {
+        "counts": counts,
+        "choice": choice,
+        "covered": covered,
+        "shares": shares,
+        "lr_table_covers": lr_table_covers,
+        "lr_rule_covers": (lr_low <= theta) & (theta <= lr_high),
+        "lr": (lr_low, lr_high),
+    }
 
 
 def _adjusted_variance(hits: int, size: int) -> float:
@@ -136,18 +147,23 @@ def _exact_lang_reiczigel(cell: dict) -> float:
     from judgecal.recommend import coverage_table
 
     table = coverage_table()
-    arms = int(np.flatnonzero((table["arms"][:, 0] == cell["m0"])
-                              & (table["arms"][:, 1] == cell["m1"]))[0])
-    where = (arms, int(np.flatnonzero(table["n"] == cell["n"])[0]),
-             int(np.flatnonzero(np.isclose(table["q"], cell["q0"]))[0]),
-             int(np.flatnonzero(np.isclose(table["q"], cell["q1"]))[0]),
-             int(np.flatnonzero(np.isclose(table["theta"], cell["theta"]))[0]))
+    arms = int(
+        np.flatnonzero((table["arms"][:, 0] == cell["m0"]) & (table["arms"][:, 1] == cell["m1"]))[0]
+    )
+    where = (
+        arms,
+        int(np.flatnonzero(table["n"] == cell["n"])[0]),
+        int(np.flatnonzero(np.isclose(table["q"], cell["q0"]))[0]),
+        int(np.flatnonzero(np.isclose(table["q"], cell["q1"]))[0]),
+        int(np.flatnonzero(np.isclose(table["theta"], cell["theta"]))[0]),
+    )
     method = list(table["methods"]).index("lang_reiczigel")
     return float(table["coverage"][method][where])
 
 
-def _two_phase(known: np.ndarray, unknown: np.ndarray, offset: np.ndarray, g: float,
-               g_variance: float) -> tuple[float, float]:
+def _two_phase(
+    known: np.ndarray, unknown: np.ndarray, offset: np.ndarray, g: float, g_variance: float
+) -> tuple[float, float]:
     """Mean of a per-dataset difference and its standard error (double sampling).
 
     ``known`` holds the difference where it is known (NaN elsewhere); on the ``unknown`` rows it
@@ -164,9 +180,13 @@ def _two_phase(known: np.ndarray, unknown: np.ndarray, offset: np.ndarray, g: fl
     return mean, float(np.sqrt(phase_one + share**2 * g_variance))
 
 
-def _guaranteed_part(cell: dict, cheap: dict, rows: np.ndarray,
-                     estimate: Callable[[float, float], tuple[float, float]],
-                     rng: np.random.Generator) -> tuple[float, float, int]:
+def _guaranteed_part(
+    cell: dict,
+    cheap: dict,
+    rows: np.ndarray,
+    estimate: Callable[[float, float], tuple[float, float]],
+    rng: np.random.Generator,
+) -> tuple[float, float, int]:
     """P(guaranteed covers) over ``rows``, by a subsample, and the variance of that mean.
 
     The rows are shuffled once and tested from the front: ``sample_min`` first, then batches of
@@ -184,17 +204,19 @@ def _guaranteed_part(cell: dict, cheap: dict, rows: np.ndarray,
     hits = np.zeros(0, dtype=bool)
     size = min(rows.size, cell["sample_min"])
     while True:
-        chosen = order[hits.size:size]
+        chosen = order[hits.size : size]
         keys = np.stack([c[chosen] for c in counts], axis=1)
         unique, inverse = np.unique(keys, axis=0, return_inverse=True)
         new = np.array([guaranteed_covers(theta, *map(int, row), LEVEL) for row in unique])
         hits = np.concatenate([hits, new[inverse.ravel()]])
         g = float(hits.mean())
-        variance = (_adjusted_variance(int(hits.sum()), hits.size)
-                    * (1 - hits.size / rows.size))
+        variance = _adjusted_variance(int(hits.sum()), hits.size) * (1 - hits.size / rows.size)
         value, se = estimate(g, variance)
-        if (abs(value - THRESHOLD) >= 3 * se or hits.size >= cell["sample_max"]
-                or hits.size == rows.size):
+        if (
+            abs(value - THRESHOLD) >= 3 * se
+            or hits.size >= cell["sample_max"]
+            or hits.size == rows.size
+        ):
             return g, variance, int(hits.size)
         size = min(rows.size, size + cell["batch"])
 
@@ -236,29 +258,40 @@ def _plain_rule(cell: dict, cheap: dict, rng: np.random.Generator, start: float)
     known = np.where(fallback, np.nan, cheap["covered"].astype(float) - offset)
     value, strata, sampled = np.where(fallback, 0.0, known), {}, 0
     variance = 0.0
-    for name, rows in (("lr_covers", np.flatnonzero(fallback & table)),
-                       ("lr_misses", np.flatnonzero(fallback & ~table))):
+    for name, rows in (
+        ("lr_covers", np.flatnonzero(fallback & table)),
+        ("lr_misses", np.flatnonzero(fallback & ~table)),
+    ):
         if rows.size == 0:
             continue
-        g, g_variance, size = _guaranteed_part(cell, cheap, rows, lambda g, v: (math.inf, 0.0),
-                                               rng)
+        g, g_variance, size = _guaranteed_part(cell, cheap, rows, lambda g, v: (math.inf, 0.0), rng)
         value[rows] = g - offset[rows]
         variance += (rows.size / reps) ** 2 * g_variance
         sampled += size
         strata[name] = {"share": rows.size / reps, "guaranteed_covers": g, "sampled": size}
     second = np.where(fallback, np.nan, known**2)
-    for name, rows in (("lr_covers", np.flatnonzero(fallback & table)),
-                       ("lr_misses", np.flatnonzero(fallback & ~table))):
+    for name, rows in (
+        ("lr_covers", np.flatnonzero(fallback & table)),
+        ("lr_misses", np.flatnonzero(fallback & ~table)),
+    ):
         if rows.size:
             g = strata[name]["guaranteed_covers"]
             second[rows] = g * (1 - 2 * offset[rows]) + offset[rows]
     mean = float(value.mean())
     se = float(np.sqrt(max(float(second.mean()) - mean**2, 0.0) / reps + variance))
     lr_exact = _exact_lang_reiczigel(cell)
-    return {**{k: cell[k] for k in ("theta", "q0", "q1", "n", "m0", "m1")}, "reps": reps,
-            "shares": cheap["shares"], "lr_exact": lr_exact, "status": "plain",
-            "coverage": lr_exact + mean, "se": se, "fallback_strata": strata,
-            "guaranteed_sampled": sampled, "seconds": time.perf_counter() - start}
+    return {
+        **{k: cell[k] for k in ("theta", "q0", "q1", "n", "m0", "m1")},
+        "reps": reps,
+        "shares": cheap["shares"],
+        "lr_exact": lr_exact,
+        "status": "plain",
+        "coverage": lr_exact + mean,
+        "se": se,
+        "fallback_strata": strata,
+        "guaranteed_sampled": sampled,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def evaluate_cell(cell: dict) -> dict:
@@ -281,24 +314,30 @@ def evaluate_cell(cell: dict) -> dict:
     # (or does not exist) it covers when the guaranteed interval does: the unknown rows.
     offset = table.astype(float)
     unknown = fallback & ~rule
-    known = np.where(fallback, np.where(rule, 1.0 - offset, np.nan),
-                     covered.astype(float) - offset)
+    known = np.where(fallback, np.where(rule, 1.0 - offset, np.nan), covered.astype(float) - offset)
     lr_exact = _exact_lang_reiczigel(cell)
     # two lower bounds (each one-sided 97.5%): the guaranteed interval's level less what the
     # approximate picks miss, and the control variate with every unknown row a miss
     misses = int(np.sum(~fallback & ~covered))
     pessimistic = np.where(unknown, -offset, known)
-    floor_b = (lr_exact + float(pessimistic.mean())
-               - 2 * float(np.std(pessimistic)) / np.sqrt(reps))
+    floor_b = lr_exact + float(pessimistic.mean()) - 2 * float(np.std(pessimistic)) / np.sqrt(reps)
     floor = max(LEVEL - _upper_bound(misses, reps), floor_b)
-    result = {**{k: cell[k] for k in ("theta", "q0", "q1", "n", "m0", "m1")},
-              "reps": reps, "shares": cheap["shares"], "lr_exact": lr_exact, "floor": floor,
-              "widths_guaranteed_widened": widths, "coverage": None, "se": None,
-              "guaranteed_given_unknown": None, "guaranteed_sampled": 0}
+    result = {
+        **{k: cell[k] for k in ("theta", "q0", "q1", "n", "m0", "m1")},
+        "reps": reps,
+        "shares": cheap["shares"],
+        "lr_exact": lr_exact,
+        "floor": floor,
+        "widths_guaranteed_widened": widths,
+        "coverage": None,
+        "se": None,
+        "guaranteed_given_unknown": None,
+        "guaranteed_sampled": 0,
+    }
     if share == 1.0:
         # every dataset got the guaranteed interval: its coverage holds by construction
         return {**result, "status": "by_construction", "seconds": time.perf_counter() - start}
-    if share > 0 and floor >= LEVEL:       # between 0.945 and the level, measure it instead
+    if share > 0 and floor >= LEVEL:  # between 0.945 and the level, measure it instead
         return {**result, "status": "floor", "seconds": time.perf_counter() - start}
 
     def estimate(g: float, g_variance: float) -> tuple[float, float]:
@@ -307,12 +346,19 @@ def evaluate_cell(cell: dict) -> dict:
 
     g, g_variance, sampled = 0.0, 0.0, 0
     if unknown.any():
-        g, g_variance, sampled = _guaranteed_part(cell, cheap, np.flatnonzero(unknown),
-                                                  estimate, rng)
+        g, g_variance, sampled = _guaranteed_part(
+            cell, cheap, np.flatnonzero(unknown), estimate, rng
+        )
     value, se = estimate(g, g_variance)
-    return {**result, "status": "measured", "coverage": value, "se": se,
-            "guaranteed_given_unknown": g if unknown.any() else None,
-            "guaranteed_sampled": sampled, "seconds": time.perf_counter() - start}
+    return {
+        **result,
+        "status": "measured",
+        "coverage": value,
+        "se": se,
+        "guaranteed_given_unknown": g if unknown.any() else None,
+        "guaranteed_sampled": sampled,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def summarise(results: list[dict], seconds: float, reps: int) -> dict:
@@ -329,17 +375,23 @@ def summarise(results: list[dict], seconds: float, reps: int) -> dict:
     if widths.size:
         ratio = widths[:, 1] / np.maximum(widths[:, 0], 1e-12)
         grown = ratio > 1 + 1e-9
-        widening = {"fallback_datasets": int(widths.shape[0]),
-                    "share_widened": float(np.mean(grown)),
-                    "width_ratio_median": float(np.median(ratio)),
-                    "width_ratio_p90": float(np.quantile(ratio, 0.9)),
-                    "width_ratio_median_where_widened": (float(np.median(ratio[grown]))
-                                                         if grown.any() else None),
-                    "width_added_median_where_widened": (
-                        float(np.median(widths[grown, 1] - widths[grown, 0]))
-                        if grown.any() else None)}
+        widening = {
+            "fallback_datasets": int(widths.shape[0]),
+            "share_widened": float(np.mean(grown)),
+            "width_ratio_median": float(np.median(ratio)),
+            "width_ratio_p90": float(np.quantile(ratio, 0.9)),
+            "width_ratio_median_where_widened": (
+                float(np.median(ratio[grown])) if grown.any() else None
+            ),
+            "width_added_median_where_widened": (
+                float(np.median(widths[grown, 1] - widths[grown, 0])) if grown.any() else None
+            ),
+        }
     return {
-        "cells": len(results), "reps": reps, "seconds": seconds, "widening": widening,
+        "cells": len(results),
+        "reps": reps,
+        "seconds": seconds,
+        "widening": widening,
         "cells_all_guaranteed": status.count("by_construction"),
         "cells_floor": len(floors),
         "cells_measured": len(measured),
@@ -348,14 +400,16 @@ def summarise(results: list[dict], seconds: float, reps: int) -> dict:
         "min_cell": measured[worst] if measured else None,
         "cells_below_0.945": len(below),
         "below_within_2se": sum(r["coverage"] + 2 * r["se"] >= THRESHOLD for r in below),
-        "cells_lower_2se_below_0.945": sum(r["coverage"] - 2 * r["se"] < THRESHOLD
-                                           for r in measured),
+        "cells_lower_2se_below_0.945": sum(
+            r["coverage"] - 2 * r["se"] < THRESHOLD for r in measured
+        ),
         "min_lower_2se": min((r["coverage"] - 2 * r["se"] for r in measured), default=None),
         "median_se": float(np.median(errors)) if measured else None,
         "max_se": float(np.max(errors)) if measured else None,
         "guaranteed_evaluations": int(sum(r["guaranteed_sampled"] for r in results)),
-        "share_by_method": {key: float(np.mean([r["shares"][key] for r in results]))
-                            for key in results[0]["shares"]},
+        "share_by_method": {
+            key: float(np.mean([r["shares"][key] for r in results])) for key in results[0]["shares"]
+        },
         "cells_detail": results,
     }
 
@@ -367,20 +421,35 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=10000)
     parser.add_argument("--n", type=int, nargs="*", default=N)
     parser.add_argument("--arms", nargs="*", default=[f"{a}x{b}" for a, b in ARMS])
-    parser.add_argument("--guaranteed-sample-min", type=int, default=30,
-                        help="first subsample of the fallbacks where Lang-Reiczigel misses")
-    parser.add_argument("--guaranteed-sample-max", type=int, default=800,
-                        help="most fallback datasets sampled per cell")
+    parser.add_argument(
+        "--guaranteed-sample-min",
+        type=int,
+        default=30,
+        help="first subsample of the fallbacks where Lang-Reiczigel misses",
+    )
+    parser.add_argument(
+        "--guaranteed-sample-max",
+        type=int,
+        default=800,
+        help="most fallback datasets sampled per cell",
+    )
     parser.add_argument("--guaranteed-batch", type=int, default=80)
-    parser.add_argument("--plain", action="store_true",
-                        help="ablation: the rule without the widening (the unwidened guaranteed "
-                        "interval as fallback); samples --guaranteed-sample-max per stratum")
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="ablation: the rule without the widening (the unwidened guaranteed "
+        "interval as fallback); samples --guaranteed-sample-max per stratum",
+    )
     parser.add_argument("--q0", type=float, nargs="*", default=Q)
     parser.add_argument("--q1", type=float, nargs="*", default=Q)
     parser.add_argument("--theta", type=float, nargs="*", default=THETA)
-    parser.add_argument("--widening", type=int, default=0,
-                        help="per cell, compute the guaranteed interval on this many fallback "
-                        "datasets and report how much the widening adds (0.01-2 s each)")
+    parser.add_argument(
+        "--widening",
+        type=int,
+        default=0,
+        help="per cell, compute the guaranteed interval on this many fallback "
+        "datasets and report how much the widening adds (0.01-2 s each)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=777)
     parser.add_argument("--tag", default="", help="suffix of the JSON file (a sub-grid's run)")
@@ -388,24 +457,45 @@ def main() -> None:
     arms = [tuple(int(v) for v in a.split("x")) for a in args.arms]
     # a cell's random stream depends on its place in the full grid only, so a sub-grid run
     # draws the same datasets as the full run
-    cells = [{"theta": t, "q0": a, "q1": b, "n": n, "m0": m0, "m1": m1, "reps": args.reps,
-              "sample_min": (args.guaranteed_sample_max if args.plain
-                             else args.guaranteed_sample_min), "batch": args.guaranteed_batch,
-              "sample_max": args.guaranteed_sample_max, "widening": args.widening,
-              "plain": args.plain,
-              "seed": args.seed,
-              "index": np.ravel_multi_index(
-                  (ARMS.index((m0, m1)), N.index(n), Q.index(a), Q.index(b), THETA.index(t)),
-                  (len(ARMS), len(N), len(Q), len(Q), len(THETA)))}
-             for m0, m1 in arms for n in args.n for a in args.q0 for b in args.q1
-             for t in args.theta]
+    cells = [
+        {
+            "theta": t,
+            "q0": a,
+            "q1": b,
+            "n": n,
+            "m0": m0,
+            "m1": m1,
+            "reps": args.reps,
+            "sample_min": (
+                args.guaranteed_sample_max if args.plain else args.guaranteed_sample_min
+            ),
+            "batch": args.guaranteed_batch,
+            "sample_max": args.guaranteed_sample_max,
+            "widening": args.widening,
+            "plain": args.plain,
+            "seed": args.seed,
+            "index": np.ravel_multi_index(
+                (ARMS.index((m0, m1)), N.index(n), Q.index(a), Q.index(b), THETA.index(t)),
+                (len(ARMS), len(N), len(Q), len(Q), len(THETA)),
+            ),
+        }
+        for m0, m1 in arms
+        for n in args.n
+        for a in args.q0
+        for b in args.q1
+        for t in args.theta
+    ]
     start = time.perf_counter()
     results = []
     with ProcessPoolExecutor(args.workers) as pool:
         for result in pool.map(evaluate_cell, cells, chunksize=2):
             results.append(result)
-            print(f"{len(results)}/{len(cells)} {time.perf_counter() - start:.0f} s "
-                  f"{result['status']} {result['coverage']}", file=sys.stderr, flush=True)
+            print(
+                f"{len(results)}/{len(cells)} {time.perf_counter() - start:.0f} s "
+                f"{result['status']} {result['coverage']}",
+                file=sys.stderr,
+                flush=True,
+            )
     summary = summarise(results, time.perf_counter() - start, args.reps)
     write_results("recommendation_coverage" + (f"_{args.tag}" if args.tag else ""), summary)
     print({k: v for k, v in summary.items() if k != "cells_detail"})

@@ -26,10 +26,12 @@ def main() -> None:
     atlas = xr.open_dataset(SOURCE)
     coverage = atlas.coverage.sel(interval="lang_reiczigel").transpose(*DIMS)
     np.savez_compressed(
-        TARGET, coverage=coverage.values.astype(np.float32),
+        TARGET,
+        coverage=coverage.values.astype(np.float32),
         reps=np.array(int(atlas.attrs["reps"])),
         confidence_level=np.array(float(atlas.attrs["confidence_level"])),
-        **{name: atlas[name].values.astype(float) for name in DIMS})
+        **{name: atlas[name].values.astype(float) for name in DIMS},
+    )
     print(f"wrote {TARGET} ({TARGET.stat().st_size:,} bytes)")
 
 

@@ -23,8 +23,9 @@ def main() -> None:
     judge_test = np.where(truth, rng.random(N_TEST) < Q1, rng.random(N_TEST) >= Q0)
     calib_truth = np.r_[np.zeros(M0, bool), np.ones(M1, bool)]
     rng.shuffle(calib_truth)
-    calib_judge = np.where(calib_truth, rng.random(calib_truth.size) < Q1,
-                           rng.random(calib_truth.size) >= Q0)
+    calib_judge = np.where(
+        calib_truth, rng.random(calib_truth.size) < Q1, rng.random(calib_truth.size) >= Q0
+    )
     path = Path(__file__).resolve().parents[1] / "src/judgecal/datasets/example_labels.csv"
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)

@@ -41,8 +41,15 @@ def rows(rng: np.random.Generator) -> list[dict[str, object]]:
             label = ("C" if truth[i] else "I") if i in labelled else ""
             for epoch in range(1, EPOCHS + 1):
                 verdict = "C" if rng.random() < propensity[i] else "I"
-                out.append({"id": f"q{i:03d}", "model": model, "epoch": epoch,
-                            "verdict": verdict, "human_label": label})
+                out.append(
+                    {
+                        "id": f"q{i:03d}",
+                        "model": model,
+                        "epoch": epoch,
+                        "verdict": verdict,
+                        "human_label": label,
+                    }
+                )
     return out
 
 

@@ -61,19 +61,32 @@ def build_log() -> EvalLog:
     """The example log, from a fixed seed."""
     rng = np.random.default_rng(20251120)
     truth, grades = _grades(rng)
-    spec = EvalSpec(created=WHEN.isoformat(), task="qa_example", dataset=EvalDataset(
-        name="judgecal-example", samples=N_ITEMS), model="example/model-under-test",
-        config=EvalConfig())
-    samples = [EvalSample(id=f"q{i:03d}", epoch=1, input=f"Question {i}?", target=f"answer {i}",
-                          scores={SCORER: Score(value=grade, explanation="graded by the judge")})
-               for i, grade in enumerate(grades)]
+    spec = EvalSpec(
+        created=WHEN.isoformat(),
+        task="qa_example",
+        dataset=EvalDataset(name="judgecal-example", samples=N_ITEMS),
+        model="example/model-under-test",
+        config=EvalConfig(),
+    )
+    samples = [
+        EvalSample(
+            id=f"q{i:03d}",
+            epoch=1,
+            input=f"Question {i}?",
+            target=f"answer {i}",
+            scores={SCORER: Score(value=grade, explanation="graded by the judge")},
+        )
+        for i, grade in enumerate(grades)
+    ]
     log = EvalLog(eval=spec, samples=samples, status="success")
     reviewed = rng.choice(N_ITEMS, size=N_REVIEWED, replace=False)
     for number, i in enumerate(sorted(reviewed)):
         author = REVIEWERS[number % len(REVIEWERS)]
-        edit = ScoreEdit(value="C" if truth[i] else "I", explanation="human review",
-                         provenance=ProvenanceData(timestamp=WHEN, author=author,
-                                                   reason="calibration review"))
+        edit = ScoreEdit(
+            value="C" if truth[i] else "I",
+            explanation="human review",
+            provenance=ProvenanceData(timestamp=WHEN, author=author, reason="calibration review"),
+        )
         edit_score(log, f"q{i:03d}", SCORER, edit, recompute_metrics=False)
     return log
 
@@ -88,10 +101,16 @@ def build_second_model(log_a: EvalLog) -> tuple[EvalLog, list[tuple[str, str, in
     truth_b = rng.random(N_ITEMS) < THETA_B
     says_correct = np.where(truth_b, rng.random(N_ITEMS) < Q1, rng.random(N_ITEMS) >= Q0)
     spec = log_a.eval.model_copy(update={"model": MODEL_B})
-    samples = [EvalSample(id=f"q{i:03d}", epoch=1, input=f"Question {i}?", target=f"answer {i}",
-                          scores={SCORER: Score(value="C" if c else "I",
-                                                explanation="graded by the judge")})
-               for i, c in enumerate(says_correct)]
+    samples = [
+        EvalSample(
+            id=f"q{i:03d}",
+            epoch=1,
+            input=f"Question {i}?",
+            target=f"answer {i}",
+            scores={SCORER: Score(value="C" if c else "I", explanation="graded by the judge")},
+        )
+        for i, c in enumerate(says_correct)
+    ]
     rows: list[tuple[str, str, int]] = []
     for sample in log_a.samples or []:
         score = sample.scores[SCORER]

@@ -47,7 +47,8 @@ def main() -> None:
             writer.writerow([f"item{i:03d}", "C" if judge[i] else "I", label])
     truth, judge = _simulate(rng, 120)
     (OUT / "example_lm_eval_samples.jsonl").write_text(
-        "".join(json.dumps(lm_eval_record(i, float(v))) + "\n" for i, v in enumerate(judge)))
+        "".join(json.dumps(lm_eval_record(i, float(v))) + "\n" for i, v in enumerate(judge))
+    )
     chosen = sorted(rng.choice(120, size=40, replace=False).tolist())
     with (OUT / "example_human_labels.csv").open("w", newline="") as handle:
         writer = csv.writer(handle)
@@ -56,10 +57,13 @@ def main() -> None:
     truth, judge = _simulate(rng, 40)
     scores = np.round(np.where(judge, rng.uniform(0.6, 1.0, 40), rng.uniform(0.0, 0.5, 40)), 2)
     rated = set(rng.choice(40, size=20, replace=False).tolist())
-    results = [promptfoo_result(i, bool(judge[i]), float(scores[i]),
-                                bool(truth[i]) if i in rated else None) for i in range(40)]
-    (OUT / "example_promptfoo_results.json").write_text(json.dumps(output_file(results),
-                                                                   indent=1))
+    results = [
+        promptfoo_result(
+            i, bool(judge[i]), float(scores[i]), bool(truth[i]) if i in rated else None
+        )
+        for i in range(40)
+    ]
+    (OUT / "example_promptfoo_results.json").write_text(json.dumps(output_file(results), indent=1))
     print(f"wrote the examples to {OUT}")
 
 

@@ -48,8 +48,14 @@ def lr_width(p, q0, q1, n, m0, m1, z=Z95):
         return 1.0  # no interval: counted as width 1 (allocation module docstring)
     th = (p_t + q0_t - 1) / youden
     dth = 2 * z2 * (-(1 - th) * q0_t * (1 - q0_t) / (m0 + 2) + th * q1_t * (1 - q1_t) / (m1 + 2))
-    se = math.sqrt(p_t * (1 - p_t) / n_t + (1 - th) ** 2 * q0_t * (1 - q0_t) / (m0 + 2)
-                   + th**2 * q1_t * (1 - q1_t) / (m1 + 2)) / youden
+    se = (
+        math.sqrt(
+            p_t * (1 - p_t) / n_t
+            + (1 - th) ** 2 * q0_t * (1 - q0_t) / (m0 + 2)
+            + th**2 * q1_t * (1 - q1_t) / (m1 + 2)
+        )
+        / youden
+    )
     low, high = th + dth - z * se, th + dth + z * se
     return min(1.0, max(0.0, high)) - min(1.0, max(0.0, low))
 
@@ -151,41 +157,59 @@ def test_algorithm1_agrees_with_the_simulation_engines_copy():
 
 
 # ---- expected width ---------------------------------------------------------------------------
-@pytest.mark.parametrize(("m0", "m1", "p", "q0", "q1", "n"), [
-    (6, 9, 0.4, 0.8, 0.85, math.inf),
-    (12, 5, 0.25, 0.7, 0.9, math.inf),
-    (4, 4, 0.6, 0.75, 0.8, 12),
-    (40, 35, 0.3, 0.7, 0.9, math.inf),
-    (20, 15, 0.5, 0.9, 0.95, math.inf),
-])
+@pytest.mark.parametrize(
+    ("m0", "m1", "p", "q0", "q1", "n"),
+    [
+        (6, 9, 0.4, 0.8, 0.85, math.inf),
+        (12, 5, 0.25, 0.7, 0.9, math.inf),
+        (4, 4, 0.6, 0.75, 0.8, 12),
+        (40, 35, 0.3, 0.7, 0.9, math.inf),
+        (20, 15, 0.5, 0.9, 0.95, math.inf),
+    ],
+)
 def test_frequentist_expected_width_equals_brute_force_enumeration(m0, m1, p, q0, q1, n):
     assert expected_width(m0, m1, p, q0, q1, n=n) == pytest.approx(
-        brute_expected_width(m0, m1, p, q0, q1, n), rel=1e-9)
+        brute_expected_width(m0, m1, p, q0, q1, n), rel=1e-9
+    )
 
 
-@pytest.mark.parametrize(("m0", "m1", "p", "q0", "q1", "n"), [
-    (200, 100, 0.3, 0.7, 0.9, math.inf),  # arm supports longer than 48 values: grouped
-    (8, 6, 0.45, 0.8, 0.9, 150),  # test-count support longer than 16 values: grouped
-    (30, 20, 0.32, 0.7, 0.9, 400),
-])
+@pytest.mark.parametrize(
+    ("m0", "m1", "p", "q0", "q1", "n"),
+    [
+        (200, 100, 0.3, 0.7, 0.9, math.inf),  # arm supports longer than 48 values: grouped
+        (8, 6, 0.45, 0.8, 0.9, 150),  # test-count support longer than 16 values: grouped
+        (30, 20, 0.32, 0.7, 0.9, 400),
+    ],
+)
 def test_grouped_quadrature_is_accurate(m0, m1, p, q0, q1, n):
     assert expected_width(m0, m1, p, q0, q1, n=n) == pytest.approx(
-        brute_expected_width(m0, m1, p, q0, q1, n), rel=5e-4)
+        brute_expected_width(m0, m1, p, q0, q1, n), rel=5e-4
+    )
 
 
 def test_plugin_width_is_the_interval_at_the_planning_values():
     # the example of the authors' reference code: (0.0564, 0.2627) at p = 0.4, q0 = 0.7,
     # q1 = 0.9, n = 1000, 200/200
     assert expected_width(200, 200, 0.4, 0.7, 0.9, n=1000, method="plugin") == pytest.approx(
-        lr_width(0.4, 0.7, 0.9, 1000, 200, 200), abs=1e-12)
+        lr_width(0.4, 0.7, 0.9, 1000, 200, 200), abs=1e-12
+    )
 
 
 def test_expected_width_matches_monte_carlo_of_the_simulation_engine():
     simulate = pytest.importorskip("judgecal.simulate")
     theta = np.array([0.0, 0.2, 0.557, 0.9])
     for m0, m1 in ((250, 250), (60, 20)):
-        run = simulate.coverage("lang_reiczigel", theta=theta, q0=0.7, q1=0.9, n=1000, m0=m0,
-                                m1=m1, reps=20_000, random_seed=11)
+        run = simulate.coverage(
+            "lang_reiczigel",
+            theta=theta,
+            q0=0.7,
+            q1=0.9,
+            n=1000,
+            m0=m0,
+            m1=m1,
+            reps=20_000,
+            random_seed=11,
+        )
         for t, mc in zip(theta, run.width_mean.values, strict=True):
             p = t * 0.9 + (1 - t) * 0.3  # Lee et al. (ICML 2026) eq. (9)
             # width sd <= 0.1, so the Monte Carlo standard error is below 0.0007
@@ -194,21 +218,28 @@ def test_expected_width_matches_monte_carlo_of_the_simulation_engine():
 
 def test_width_falls_with_every_calibration_item_and_with_n():
     for method in ("frequentist", "plugin"):
-        grid = [[expected_width(a, b, 0.35, 0.75, 0.9, n=500, method=method)
-                 for b in (5, 10, 40, 160)] for a in (5, 10, 40, 160)]
+        grid = [
+            [expected_width(a, b, 0.35, 0.75, 0.9, n=500, method=method) for b in (5, 10, 40, 160)]
+            for a in (5, 10, 40, 160)
+        ]
         grid = np.array(grid)
         assert (np.diff(grid, axis=0) < 0).all() and (np.diff(grid, axis=1) < 0).all()
-    assert (expected_width(100, 100, 0.5, 0.8, 0.8, n=300)
-            > expected_width(100, 100, 0.5, 0.8, 0.8, n=3000)
-            > expected_width(100, 100, 0.5, 0.8, 0.8))
+    assert (
+        expected_width(100, 100, 0.5, 0.8, 0.8, n=300)
+        > expected_width(100, 100, 0.5, 0.8, 0.8, n=3000)
+        > expected_width(100, 100, 0.5, 0.8, 0.8)
+    )
 
 
 # ---- the exact optimum ------------------------------------------------------------------------
-@pytest.mark.parametrize(("m", "p", "q0", "q1", "n"), [
-    (12, 0.3, 0.7, 0.9, math.inf),
-    (16, 0.8, 0.85, 0.75, math.inf),
-    (9, 0.5, 0.8, 0.9, 15),
-])
+@pytest.mark.parametrize(
+    ("m", "p", "q0", "q1", "n"),
+    [
+        (12, 0.3, 0.7, 0.9, math.inf),
+        (16, 0.8, 0.85, 0.75, math.inf),
+        (9, 0.5, 0.8, 0.9, 15),
+    ],
+)
 def test_optimum_equals_a_brute_force_loop_over_splits(m, p, q0, q1, n):
     widths = {m0: brute_expected_width(m0, m - m0, p, q0, q1, n) for m0 in range(1, m)}
     best = min(widths, key=widths.get)
@@ -311,8 +342,13 @@ def test_pilot_floor_only_binds_algorithm1_and_non_monotone_search_is_detected()
 def test_optimal_budget_is_smallest_and_targets_are_monotone():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)  # small arms at the wide targets
-        totals = {rule: [required_calibration(w, 0.3, 0.7, 0.9, allocation=rule).total
-                         for w in (0.3, 0.2, 0.15, 0.1)] for rule in ("equal", "optimal")}
+        totals = {
+            rule: [
+                required_calibration(w, 0.3, 0.7, 0.9, allocation=rule).total
+                for w in (0.3, 0.2, 0.15, 0.1)
+            ]
+            for rule in ("equal", "optimal")
+        }
     for rule in totals:
         assert totals[rule] == sorted(totals[rule])
     assert all(o <= e for o, e in zip(totals["optimal"], totals["equal"], strict=True))
@@ -338,7 +374,8 @@ def test_bayes_expected_width_matches_monte_carlo_of_posterior_widths():
     widths = high - low
     mc, se = widths.mean(), widths.std() / math.sqrt(size)
     assert expected_width(40, 30, 0.55, 0.85, 0.9, n=400, method="bayes") == pytest.approx(
-        mc, abs=4 * se + 0.003)
+        mc, abs=4 * se + 0.003
+    )
 
 
 # ---- humans only (Lee et al. (ICML 2026) Sec. 6) --------------------------------------------
@@ -356,8 +393,10 @@ def test_human_only_boundary_of_proposition_6_1():
 
 def test_optimal_split_is_never_worse_than_the_natural_one():
     theta, q0, q1 = np.meshgrid(np.linspace(0.05, 0.95, 7), [0.6, 0.8, 0.99], [0.7, 0.9])
-    assert (human_only_ratio(theta, q0, q1, split="optimal")
-            <= human_only_ratio(theta, q0, q1) * (1 + 1e-12)).all()
+    assert (
+        human_only_ratio(theta, q0, q1, split="optimal")
+        <= human_only_ratio(theta, q0, q1) * (1 + 1e-12)
+    ).all()
 
 
 def test_compare_human_only_by_hand():
@@ -367,8 +406,10 @@ def test_compare_human_only_by_hand():
     assert result.theta == pytest.approx(theta)
     assert result.var_human == pytest.approx(theta * (1 - theta) / 40)
     natural = (0.6 * 0.4 / 1000 + ((1 - theta) * 0.85 * 0.15 + theta * 0.9 * 0.1) / 40) / 0.75**2
-    optimal = (0.6 * 0.4 / 1000 + ((1 - theta) * math.sqrt(0.85 * 0.15)
-                                   + theta * math.sqrt(0.9 * 0.1)) ** 2 / 40) / 0.75**2
+    optimal = (
+        0.6 * 0.4 / 1000
+        + ((1 - theta) * math.sqrt(0.85 * 0.15) + theta * math.sqrt(0.9 * 0.1)) ** 2 / 40
+    ) / 0.75**2
     assert result.var_judge_natural == pytest.approx(natural, rel=1e-12)
     assert result.var_judge_optimal == pytest.approx(optimal, rel=1e-12)
     assert result.judge_better == (natural <= theta * (1 - theta) / 40)
@@ -409,57 +450,133 @@ def test_plan_result_object():
 
 
 # ---- errors -----------------------------------------------------------------------------------
-@pytest.mark.parametrize(("call", "error", "message"), [
-    (lambda: allocate_calibration(1, 0.3, q0_pilot=0.7, q1_pilot=0.9, m_pilot=0), ValueError,
-     r"`m` \(1\) must be at least 2"),
-    (lambda: allocate_calibration(20.5, 0.3, q0_pilot=0.7, q1_pilot=0.9, m_pilot=0), ValueError,
-     r"`m` \(20.5\) must be a whole number"),
-    (lambda: allocate_calibration([20, 30], 0.3, q0_pilot=0.7, q1_pilot=0.9, m_pilot=0),
-     TypeError, r"`m` must be a single number"),
-    (lambda: allocate_calibration(20, 1.3, q0_pilot=0.7, q1_pilot=0.9, m_pilot=0), ValueError,
-     r"`p` \(1.3\) must lie in \[0, 1\]"),
-    (lambda: allocate_calibration(20, 0.3, q0_pilot=0.7, q1_pilot=0.9, m_pilot=-1), ValueError,
-     r"`m_pilot` \(-1\) must not be negative"),
-    (lambda: allocate_calibration(20, 0.3, q0_pilot=0.7, q1_pilot=0.9, m_pilot=11), ValueError,
-     r"`m_pilot` \(11\) is too large for `m` \(20\).*m_pilot <= 10"),
-    (lambda: allocate_calibration(20, 0.3, q0_pilot=0.4, q1_pilot=0.6, m_pilot=5), ValueError,
-     r"no better than chance"),
-    (lambda: allocate_calibration_sample(20, 0.3, 0.7, 0.9, 11), ValueError,
-     r"`m_pilot` \(11\) is too large"),
-    (lambda: allocate_calibration_sample(20, 0.3, 0.3, 0.6, 5), ValueError,
-     r"no better than chance"),
-    (lambda: allocate_calibration_sample(20, 0.3, eps=-1), ValueError,
-     r"`eps` \(-1\) must be a single number in \[0, 0.5\)"),
-    (lambda: optimal_allocation(100, 0.3, float("nan"), 0.9), ValueError,
-     r"`q0` \(nan\) must be a finite proportion"),
-    (lambda: optimal_allocation(100, 0.3, 0.7, 0.9, n=0), ValueError,
-     r"`n` \(0\) must be at least 1"),
-    (lambda: optimal_allocation(100, 0.3, 0.7, 0.9, confidence_level=1), ValueError,
-     r"`confidence_level` \(1\) must lie strictly between 0 and 1"),
-    (lambda: optimal_allocation(100, 0.3, 0.7, 0.9, method="bayes"), ValueError,
-     r"`method` \('bayes'\) must be one of 'frequentist', 'plugin'"),
-    (lambda: required_calibration(0, 0.3, 0.7, 0.9), ValueError,
-     r"`width` \(0.0\) must be greater than 0"),
-    (lambda: required_calibration(1.5, 0.3, 0.7, 0.9), ValueError,
-     r"`width` \(1.5\) must lie in \[0, 1\]"),
-    (lambda: required_calibration(0.1, 0.3, 0.7, 0.9, allocation="neyman"), ValueError,
-     r"`allocation` \('neyman'\) must be one of 'optimal', 'equal', 'algorithm1'"),
-    (lambda: required_calibration(0.1, 0.3, 0.7, 0.9, method="mcmc"), ValueError,
-     r"`method` \('mcmc'\) must be one of"),
-    (lambda: required_calibration(0.05, 0.5, 0.8, 0.9, n=1000), ValueError,
-     r"`width` \(0.05\) is unreachable with `n` = 1000.*test set alone.*larger test set"),
-    (lambda: required_calibration(1e-7, 0.5, 0.8, 0.9, allocation="equal", method="plugin"),
-     ValueError, r"was not reached with up to 67108864 calibration items"),
-    (lambda: required_calibration(0.1, 0.5, 0.8, 0.9, method="bayes"), ValueError,
-     r"`n` \(inf\) must be a finite test-set size for method='bayes'"),
-    (lambda: expected_width(0, 10, 0.5, 0.8, 0.9), ValueError, r"`m0` \(0\) must be at least 1"),
-    (lambda: expected_width(10, 10, 0.5, 0.3, 0.7), ValueError, r"no better than chance"),
-    (lambda: human_only_ratio(0.5, 0.9, 0.9, split="random"), ValueError,
-     r"`split` \('random'\) must be 'natural' or 'optimal'"),
-    (lambda: compare_human_only(0, 0.5, 0.9, 0.9), ValueError, r"`m` \(0\) must be at least 1"),
-    (lambda: optimal_allocation(80, 0.5, 0.8, 0.9).alternative("bayes"), ValueError,
-     r"`rule` \('bayes'\) is not among this plan's alternatives"),
-])
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda: allocate_calibration(1, 0.3, q0_pilot=0.7, q1_pilot=0.9, m_pilot=0),
+            ValueError,
+            r"`m` \(1\) must be at least 2",
+        ),
+        (
+            lambda: allocate_calibration(20.5, 0.3, q0_pilot=0.7, q1_pilot=0.9, m_pilot=0),
+            ValueError,
+            r"`m` \(20.5\) must be a whole number",
+        ),
+        (
+            lambda: allocate_calibration([20, 30], 0.3, q0_pilot=0.7, q1_pilot=0.9, m_pilot=0),
+            TypeError,
+            r"`m` must be a single number",
+        ),
+        (
+            lambda: allocate_calibration(20, 1.3, q0_pilot=0.7, q1_pilot=0.9, m_pilot=0),
+            ValueError,
+            r"`p` \(1.3\) must lie in \[0, 1\]",
+        ),
+        (
+            lambda: allocate_calibration(20, 0.3, q0_pilot=0.7, q1_pilot=0.9, m_pilot=-1),
+            ValueError,
+            r"`m_pilot` \(-1\) must not be negative",
+        ),
+        (
+            lambda: allocate_calibration(20, 0.3, q0_pilot=0.7, q1_pilot=0.9, m_pilot=11),
+            ValueError,
+            r"`m_pilot` \(11\) is too large for `m` \(20\).*m_pilot <= 10",
+        ),
+        (
+            lambda: allocate_calibration(20, 0.3, q0_pilot=0.4, q1_pilot=0.6, m_pilot=5),
+            ValueError,
+            r"no better than chance",
+        ),
+        (
+            lambda: allocate_calibration_sample(20, 0.3, 0.7, 0.9, 11),
+            ValueError,
+            r"`m_pilot` \(11\) is too large",
+        ),
+        (
+            lambda: allocate_calibration_sample(20, 0.3, 0.3, 0.6, 5),
+            ValueError,
+            r"no better than chance",
+        ),
+        (
+            lambda: allocate_calibration_sample(20, 0.3, eps=-1),
+            ValueError,
+            r"`eps` \(-1\) must be a single number in \[0, 0.5\)",
+        ),
+        (
+            lambda: optimal_allocation(100, 0.3, float("nan"), 0.9),
+            ValueError,
+            r"`q0` \(nan\) must be a finite proportion",
+        ),
+        (
+            lambda: optimal_allocation(100, 0.3, 0.7, 0.9, n=0),
+            ValueError,
+            r"`n` \(0\) must be at least 1",
+        ),
+        (
+            lambda: optimal_allocation(100, 0.3, 0.7, 0.9, confidence_level=1),
+            ValueError,
+            r"`confidence_level` \(1\) must lie strictly between 0 and 1",
+        ),
+        (
+            lambda: optimal_allocation(100, 0.3, 0.7, 0.9, method="bayes"),
+            ValueError,
+            r"`method` \('bayes'\) must be one of 'frequentist', 'plugin'",
+        ),
+        (
+            lambda: required_calibration(0, 0.3, 0.7, 0.9),
+            ValueError,
+            r"`width` \(0.0\) must be greater than 0",
+        ),
+        (
+            lambda: required_calibration(1.5, 0.3, 0.7, 0.9),
+            ValueError,
+            r"`width` \(1.5\) must lie in \[0, 1\]",
+        ),
+        (
+            lambda: required_calibration(0.1, 0.3, 0.7, 0.9, allocation="neyman"),
+            ValueError,
+            r"`allocation` \('neyman'\) must be one of 'optimal', 'equal', 'algorithm1'",
+        ),
+        (
+            lambda: required_calibration(0.1, 0.3, 0.7, 0.9, method="mcmc"),
+            ValueError,
+            r"`method` \('mcmc'\) must be one of",
+        ),
+        (
+            lambda: required_calibration(0.05, 0.5, 0.8, 0.9, n=1000),
+            ValueError,
+            r"`width` \(0.05\) is unreachable with `n` = 1000.*test set alone.*larger test set",
+        ),
+        (
+            lambda: required_calibration(1e-7, 0.5, 0.8, 0.9, allocation="equal", method="plugin"),
+            ValueError,
+            r"was not reached with up to 67108864 calibration items",
+        ),
+        (
+            lambda: required_calibration(0.1, 0.5, 0.8, 0.9, method="bayes"),
+            ValueError,
+            r"`n` \(inf\) must be a finite test-set size for method='bayes'",
+        ),
+        (
+            lambda: expected_width(0, 10, 0.5, 0.8, 0.9),
+            ValueError,
+            r"`m0` \(0\) must be at least 1",
+        ),
+        (lambda: expected_width(10, 10, 0.5, 0.3, 0.7), ValueError, r"no better than chance"),
+        (
+            lambda: human_only_ratio(0.5, 0.9, 0.9, split="random"),
+            ValueError,
+            r"`split` \('random'\) must be 'natural' or 'optimal'",
+        ),
+        (lambda: compare_human_only(0, 0.5, 0.9, 0.9), ValueError, r"`m` \(0\) must be at least 1"),
+        (
+            lambda: optimal_allocation(80, 0.5, 0.8, 0.9).alternative("bayes"),
+            ValueError,
+            r"`rule` \('bayes'\) is not among this plan's alternatives",
+        ),
+    ],
+)
 def test_error_messages(call, error, message):
     with pytest.raises(error, match=message):
         call()
@@ -473,8 +590,9 @@ def run(capsys, argv):
 
 
 def test_cli_plan_width_prints_each_rule(capsys):
-    code, out, err = run(capsys, ["plan", "--p", "0.3", "--q0", "0.7", "--q1", "0.9",
-                                  "--width", "0.1"])
+    code, out, err = run(
+        capsys, ["plan", "--p", "0.3", "--q0", "0.7", "--q1", "0.9", "--width", "0.1"]
+    )
     assert code == 0 and err == ""
     for rule in ("equal", "algorithm1", "optimal"):
         with warnings.catch_warnings():
@@ -485,35 +603,50 @@ def test_cli_plan_width_prints_each_rule(capsys):
 
 
 def test_cli_plan_budget_json(capsys):
-    code, out, _ = run(capsys, ["plan", "--p", "0.3", "--q0", "0.7", "--q1", "0.9", "--m", "200",
-                                "--n", "1000", "--json"])
+    code, out, _ = run(
+        capsys,
+        ["plan", "--p", "0.3", "--q0", "0.7", "--q1", "0.9", "--m", "200", "--n", "1000", "--json"],
+    )
     assert code == 0
     report = json.loads(out)
     plans = report["plans"]
     assert report["m"] == 200 and (plans["equal"]["m0"], plans["equal"]["m1"]) == (100, 100)
-    assert plans["optimal"]["width"] <= min(plans["equal"]["width"],
-                                            plans["algorithm1"]["width"])
+    assert plans["optimal"]["width"] <= min(plans["equal"]["width"], plans["algorithm1"]["width"])
     assert report["human_only"]["m"] == 200
 
 
 def test_cli_plan_bayes_column(capsys):
-    code, out, _ = run(capsys, ["plan", "--p", "0.6", "--q0", "0.85", "--q1", "0.9", "--m", "40",
-                                "--n", "500", "--bayes"])
+    code, out, _ = run(
+        capsys,
+        ["plan", "--p", "0.6", "--q0", "0.85", "--q1", "0.9", "--m", "40", "--n", "500", "--bayes"],
+    )
     assert code == 0 and "bayes" in out and "warning: a calibration arm" in out
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--p", "0.3", "--q0", "0.7", "--q1", "0.9"], "one of the arguments --width --m"),
-    (["--p", "0.3", "--q0", "0.7", "--q1", "0.9", "--width", "0.1", "--m", "100"],
-     "not allowed with argument"),
-    (["--p", "1.3", "--q0", "0.7", "--q1", "0.9", "--m", "100"], "`p` (1.3) must lie in [0, 1]"),
-    (["--p", "x", "--q0", "0.7", "--q1", "0.9", "--m", "100"], "expected a number in (0, 1)"),
-    (["--p", "0.3", "--q0", "0.7", "--q1", "0.9", "--m", "100", "--bayes"], "must be a finite"),
-    (["--p", "0.3", "--q0", "0.7", "--q1", "0.9", "--m", "10", "--m-pilot", "6"],
-     "is too large for `m`"),
-    (["--p", "0.5", "--q0", "0.8", "--q1", "0.9", "--width", "0.01", "--n", "1000"],
-     "unreachable"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--p", "0.3", "--q0", "0.7", "--q1", "0.9"], "one of the arguments --width --m"),
+        (
+            ["--p", "0.3", "--q0", "0.7", "--q1", "0.9", "--width", "0.1", "--m", "100"],
+            "not allowed with argument",
+        ),
+        (
+            ["--p", "1.3", "--q0", "0.7", "--q1", "0.9", "--m", "100"],
+            "`p` (1.3) must lie in [0, 1]",
+        ),
+        (["--p", "x", "--q0", "0.7", "--q1", "0.9", "--m", "100"], "expected a number in (0, 1)"),
+        (["--p", "0.3", "--q0", "0.7", "--q1", "0.9", "--m", "100", "--bayes"], "must be a finite"),
+        (
+            ["--p", "0.3", "--q0", "0.7", "--q1", "0.9", "--m", "10", "--m-pilot", "6"],
+            "is too large for `m`",
+        ),
+        (
+            ["--p", "0.5", "--q0", "0.8", "--q1", "0.9", "--width", "0.01", "--n", "1000"],
+            "unreachable",
+        ),
+    ],
+)
 def test_cli_plan_errors_exit_2_with_one_line(capsys, argv, message):
     code, out, err = run(capsys, ["plan", *argv])
     assert code == 2 and out == ""
@@ -524,11 +657,20 @@ def test_cli_plan_errors_exit_2_with_one_line(capsys, argv, message):
 def test_algorithm1_shortens_intervals_except_near_the_symmetric_point():
     simulate = pytest.importorskip("judgecal.simulate")
     theta = np.round(np.arange(0, 1.0001, 0.05), 2)
-    options = {"theta": theta, "q0": 0.7, "q1": 0.9, "n": 1000, "m0": 250, "m1": 250,
-               "reps": 2000, "random_seed": 3}
+    options = {
+        "theta": theta,
+        "q0": 0.7,
+        "q1": 0.9,
+        "n": 1000,
+        "m0": 250,
+        "m1": 250,
+        "reps": 2000,
+        "random_seed": 3,
+    }
     equal = simulate.coverage("lang_reiczigel", **options).width_mean.values
-    adaptive = simulate.coverage("lang_reiczigel", allocation="adaptive",
-                                 **options).width_mean.values
+    adaptive = simulate.coverage(
+        "lang_reiczigel", allocation="adaptive", **options
+    ).width_mean.values
     far = np.abs(theta - 0.557) >= 0.2
     assert (adaptive[far] < equal[far]).all()
     # near theta = 0.557, where Prop. 2 says the split is symmetric, the two are within 0.005

@@ -37,9 +37,12 @@ def brute_force_exact_cdf(data: JudgeData, prior: Prior, x: float, size: int = 1
         t = upper * u[None, None, :]
         w = wu[:, None, None] * ((1 - lower) * wu[None, :, None]) * (upper * wu[None, None, :])
         p = t * q1 + (1 - t) * (1 - q0)
-        dens = (stats.beta.pdf(t, at, bt) * stats.beta.pdf(q0, a0 + data.k0, b0 + data.m0 - data.k0)
-                * stats.beta.pdf(q1, a1 + data.k1, b1 + data.m1 - data.k1)
-                * stats.binom.pmf(data.k, data.n, p))
+        dens = (
+            stats.beta.pdf(t, at, bt)
+            * stats.beta.pdf(q0, a0 + data.k0, b0 + data.m0 - data.k0)
+            * stats.beta.pdf(q1, a1 + data.k1, b1 + data.m1 - data.k1)
+            * stats.binom.pmf(data.k, data.n, p)
+        )
         return float(np.sum(w * dens))
 
     return mass(x) / mass(1.0)
@@ -153,9 +156,12 @@ def test_q_moments_include_the_theta_prior():
     u, wu = (nodes + 1) / 2, weights / 2
     q0, q1, t = u[:, None, None], u[None, :, None], u[None, None, :]
     p = t * q1 + (1 - t) * (1 - q0)
-    dens = (stats.beta.pdf(t, at, bt) * stats.beta.pdf(q0, a0 + data.k0, b0 + data.m0 - data.k0)
-            * stats.beta.pdf(q1, a1 + data.k1, b1 + data.m1 - data.k1)
-            * stats.binom.pmf(data.k, data.n, p))
+    dens = (
+        stats.beta.pdf(t, at, bt)
+        * stats.beta.pdf(q0, a0 + data.k0, b0 + data.m0 - data.k0)
+        * stats.beta.pdf(q1, a1 + data.k1, b1 + data.m1 - data.k1)
+        * stats.binom.pmf(data.k, data.n, p)
+    )
     w = wu[:, None, None] * wu[None, :, None] * wu[None, None, :] * dens
     post = ExactPosterior(data, prior)
     assert post.mean("q0") == pytest.approx(float(np.sum(w * q0) / w.sum()), abs=2e-4)
@@ -163,8 +169,13 @@ def test_q_moments_include_the_theta_prior():
     assert post.mean() == pytest.approx(float(np.sum(w * t) / w.sum()), abs=1e-8)
 
 
-@pytest.mark.parametrize("data", [JudgeData(k=6, n=20, k0=8, m0=10, k1=9, m1=10),
-                                  JudgeData(k=5, n=1000, k0=190, m0=200, k1=180, m1=200)])
+@pytest.mark.parametrize(
+    "data",
+    [
+        JudgeData(k=6, n=20, k0=8, m0=10, k1=9, m1=10),
+        JudgeData(k=5, n=1000, k0=190, m0=200, k1=180, m1=200),
+    ],
+)
 def test_jeffreys_theta_prior_at_the_boundary(data):
     """A Beta(1/2, 1/2) theta prior has an unbounded density at 0 and 1.
 
@@ -176,9 +187,13 @@ def test_jeffreys_theta_prior_at_the_boundary(data):
     u, wu = (nodes + 1) / 2, weights / 2
     q0 = u[:, None]
     q1 = (1 - q0) + q0 * u[None, :]
-    cal = (stats.beta.pdf(q0, 1 + data.k0, 1 + data.m0 - data.k0)
-           * stats.beta.pdf(q1, 1 + data.k1, 1 + data.m1 - data.k1) * wu[:, None] * q0
-           * wu[None, :])
+    cal = (
+        stats.beta.pdf(q0, 1 + data.k0, 1 + data.m0 - data.k0)
+        * stats.beta.pdf(q1, 1 + data.k1, 1 + data.m1 - data.k1)
+        * wu[:, None]
+        * q0
+        * wu[None, :]
+    )
 
     def mass(x: float) -> float:
         phi_nodes, phi_w = np.polynomial.legendre.leggauss(120)
@@ -206,8 +221,13 @@ def test_vectorised_general_prior_equals_scalar():
         np.testing.assert_allclose([low[i], high[i]], post.interval(kind="hdi"), atol=1e-7)
 
 
-@pytest.mark.parametrize("data", [JudgeData(k=300, n=1000, k0=8, m0=10, k1=9, m1=10),
-                                  JudgeData(k=100, n=1000, k0=6, m0=10, k1=7, m1=10)])
+@pytest.mark.parametrize(
+    "data",
+    [
+        JudgeData(k=300, n=1000, k0=8, m0=10, k1=9, m1=10),
+        JudgeData(k=100, n=1000, k0=6, m0=10, k1=7, m1=10),
+    ],
+)
 def test_tiny_calibration_against_a_large_test_set(data):
     """10 calibration items per arm against 1,000 test items: the hardest regime for quadrature.
 
@@ -219,15 +239,20 @@ def test_tiny_calibration_against_a_large_test_set(data):
     u, wu = (x + 1) / 2, w / 2
     q0 = u[:, None]
     q1 = (1 - q0) + q0 * u[None, :]
-    log_cal = (special.xlogy(data.k0, q0) + special.xlog1py(data.m0 - data.k0, -q0)
-               + special.xlogy(data.k1, q1) + special.xlog1py(data.m1 - data.k1, -q1)
-               + np.log(wu[:, None] * q0 * wu[None, :]))
+    log_cal = (
+        special.xlogy(data.k0, q0)
+        + special.xlog1py(data.m0 - data.k0, -q0)
+        + special.xlogy(data.k1, q1)
+        + special.xlog1py(data.m1 - data.k1, -q1)
+        + np.log(wu[:, None] * q0 * wu[None, :])
+    )
     t = np.linspace(0.0, 1.0, 801)
     dens = np.empty(t.size)
     for i, ti in enumerate(t):
         p = ti * q1 + (1 - ti) * (1 - q0)
-        dens[i] = np.exp(special.xlogy(data.k, p) + special.xlog1py(data.n - data.k, -p)
-                         + log_cal + 700).sum()
+        dens[i] = np.exp(
+            special.xlogy(data.k, p) + special.xlog1py(data.n - data.k, -p) + log_cal + 700
+        ).sum()
     h = t[1] - t[0]
     cum = np.zeros(t.size)
     cum[2::2] = np.cumsum(h / 3 * (dens[0:-2:2] + 4 * dens[1:-1:2] + dens[2::2]))
@@ -237,8 +262,13 @@ def test_tiny_calibration_against_a_large_test_set(data):
     np.testing.assert_allclose(ExactPosterior(data).quantile(levels), reference, atol=1e-4)
 
 
-@pytest.mark.parametrize("data", [JudgeData(k=400012345, n=10**9, k0=19, m0=20, k1=18, m1=20),
-                                  JudgeData(k=5_200_000, n=10**7, k0=30, m0=60, k1=33, m1=60)])
+@pytest.mark.parametrize(
+    "data",
+    [
+        JudgeData(k=400012345, n=10**9, k0=19, m0=20, k1=18, m1=20),
+        JudgeData(k=5_200_000, n=10**7, k0=30, m0=60, k1=33, m1=60),
+    ],
+)
 def test_huge_test_set_gives_the_known_p_limit(data):
     """n -> inf pins p at p-hat; then, with q0 = 1 - p + t J and q1 = p + (1 - t) J (Jacobian 1),
     the density of theta is the integral over J > 0 of the two calibration Betas along that ray.
@@ -254,8 +284,14 @@ def test_huge_test_set_gives_the_known_p_limit(data):
 
     def density(t: float) -> float:
         top = min(p_hat / t if t > 0 else np.inf, (1 - p_hat) / (1 - t) if t < 1 else np.inf)
-        return integrate.quad(lambda j: g0.pdf(1 - p_hat + t * j) * g1.pdf(p_hat + (1 - t) * j),
-                              0, top, epsabs=0, epsrel=1e-11, limit=400)[0]
+        return integrate.quad(
+            lambda j: g0.pdf(1 - p_hat + t * j) * g1.pdf(p_hat + (1 - t) * j),
+            0,
+            top,
+            epsabs=0,
+            epsrel=1e-11,
+            limit=400,
+        )[0]
 
     t = np.linspace(0.0, 1.0, 801)
     cdf = integrate.cumulative_simpson(np.array([density(x) for x in t]), x=t, initial=0)
@@ -267,7 +303,7 @@ def test_huge_test_set_gives_the_known_p_limit(data):
 def test_vectorised_results_do_not_depend_on_threads_or_grouping():
     rng = np.random.default_rng(4)
     k = rng.binomial(1000, 0.4, 60)
-    k0 = rng.choice([140, 150], 60)        # two calibration groups: the shared-table path
+    k0 = rng.choice([140, 150], 60)  # two calibration groups: the shared-table path
     one = exact_interval(k, 1000, k0, 200, 180, 200, kind="hdi", workers=1)
     two = exact_interval(k, 1000, k0, 200, 180, 200, kind="hdi", workers=2)
     np.testing.assert_array_equal(one, two)

@@ -77,9 +77,11 @@ def _prior_logp_fn(prior):
     """Density of the model's prior on (q0, v) in the constrained space (no Jacobian of logit)."""
     model = build_model(SMALL, prior)
     logp = model.logp(vars=[model["q0"], model["q1_scaled"], *model.potentials], jacobian=False)
-    fn = model.compile_fn(logp, inputs=[model.rvs_to_values[model["q0"]],
-                                        model.rvs_to_values[model["q1_scaled"]]],
-                          point_fn=False)
+    fn = model.compile_fn(
+        logp,
+        inputs=[model.rvs_to_values[model["q0"]], model.rvs_to_values[model["q1_scaled"]]],
+        point_fn=False,
+    )
     return lambda q0, v: float(fn(special.logit(q0), special.logit(v)))
 
 
@@ -99,7 +101,8 @@ def test_truncated_prior_mass_is_truncation_probability():
     fn = _prior_logp_fn(PRIOR)
     mass, _ = integrate.dblquad(lambda v, q0: np.exp(fn(q0, v)), 0, 1, 0, 1, epsabs=1e-7)
     expected, _ = integrate.quad(
-        lambda q0: stats.beta.pdf(q0, *PRIOR.q0) * stats.beta.sf(1 - q0, *PRIOR.q1), 0, 1)
+        lambda q0: stats.beta.pdf(q0, *PRIOR.q0) * stats.beta.sf(1 - q0, *PRIOR.q1), 0, 1
+    )
     assert mass == pytest.approx(expected, rel=1e-5)
 
 
@@ -109,8 +112,7 @@ def _grid_theta_quantiles(data, levels, size=240):
     grid = (np.arange(size) + 0.5) / size
     q0, q1 = np.meshgrid(grid, grid, indexing="ij")
     inside = q0 + q1 > 1
-    log_calib = (stats.binom.logpmf(data.k0, data.m0, q0)
-                 + stats.binom.logpmf(data.k1, data.m1, q1))
+    log_calib = stats.binom.logpmf(data.k0, data.m0, q0) + stats.binom.logpmf(data.k1, data.m1, q1)
     log_calib = np.where(inside, log_calib, -np.inf)
     theta = (np.arange(2 * size) + 0.5) / (2 * size)
     log_marginal = np.empty(theta.size)
@@ -136,8 +138,9 @@ def test_nuts_matches_grid_quadrature(small_nuts, grid_quantiles):
 
     assert small_nuts.diagnostics["divergences"] == 0
     for level, reference in zip(LEVELS, grid_quantiles, strict=True):
-        mcse = float(az.mcse(small_nuts.idata, var_names=["theta"], method="quantile",
-                             prob=level)["theta"])
+        mcse = float(
+            az.mcse(small_nuts.idata, var_names=["theta"], method="quantile", prob=level)["theta"]
+        )
         estimate = small_nuts.quantile(level)
         assert abs(estimate - reference) < 4 * mcse + 2e-3, (level, estimate, reference, mcse)
 
@@ -175,8 +178,9 @@ def test_parallel_chains_give_the_same_draws(small_nuts):
     two = fit(SMALL, draws=1000, tune=500, chains=2, random_seed=11, cores=2)
     np.testing.assert_array_equal(one.draws("theta"), small_nuts.draws("theta"))
     np.testing.assert_array_equal(two.draws("theta"), one.draws("theta"))
-    np.testing.assert_array_equal(two.idata.sample_stats["diverging"],
-                                  one.idata.sample_stats["diverging"])
+    np.testing.assert_array_equal(
+        two.idata.sample_stats["diverging"], one.idata.sample_stats["diverging"]
+    )
     with pytest.raises(ValueError, match=r"`cores` \(0\) must be a positive integer"):
         posterior(SMALL, cores=0)
 
@@ -202,7 +206,7 @@ def test_result_api(small_nuts):
     assert isinstance(eti, ConfidenceInterval) and eti.low < post.mean() < eti.high
     assert hdi.high - hdi.low < eti.high - eti.low
     np.testing.assert_allclose(post.quantile([0.025, 0.975]), eti)
-    assert np.all(post.draws("youden") > 0)                       # better than chance
+    assert np.all(post.draws("youden") > 0)  # better than chance
     summary = post.summary()
     assert {"mean", "sd", "ess_bulk", "ess_tail", "r_hat", "hdi_low"} <= set(summary.columns)
     assert list(summary.index) == ["theta", "q0", "q1", "youden", "p"]
@@ -210,7 +214,7 @@ def test_result_api(small_nuts):
     ppc = post.posterior_predictive_check()
     assert list(ppc.index) == ["k", "k0", "k1"]
     assert ppc.loc["k", "observed"] == SMALL.k
-    assert (ppc["p_value"] > 0.05).all()        # two-sided: no conflict in these counts
+    assert (ppc["p_value"] > 0.05).all()  # two-sided: no conflict in these counts
 
 
 def test_plot_returns_axes(small_nuts):
@@ -230,9 +234,13 @@ def test_mock_sample_wiring():
     model = build_model(EXAMPLE)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # potentials are ignored by prior draws
-        idata = mock_sample(draws=200, model=model, random_seed=1,
-                            var_names=["theta", "q0", "q1", "p", "youden"],
-                            sample_stats={"diverging": lambda size: np.ones(size, dtype=bool)})
+        idata = mock_sample(
+            draws=200,
+            model=model,
+            random_seed=1,
+            var_names=["theta", "q0", "q1", "p", "youden"],
+            sample_stats={"diverging": lambda size: np.ones(size, dtype=bool)},
+        )
     with pytest.warns(JudgeCalWarning, match="divergent"):
         post = Posterior.from_idata(idata, data=EXAMPLE, method="nuts")
     assert "divergences" in post.flags
@@ -249,15 +257,21 @@ def test_unconverged_run_warns_and_flags():
 
 
 # -- errors ----------------------------------------------------------------------------------
-@pytest.mark.parametrize(("kwargs", "error", "message"), [
-    ({"method": "foo"}, ValueError, r"`method` \('foo'\) must be one of 'exact', 'nuts'"),
-    ({"sampler": "stan"}, ValueError, r"`sampler` \('stan'\) must be one of 'pymc', 'nutpie'"),
-    ({"draws": 0}, ValueError, r"`draws` \(0\) must be a positive integer"),
-    ({"tune": 2.5}, ValueError, r"`tune` \(2.5\) must be a positive integer"),
-    ({"chains": True}, TypeError, r"`chains` must be a positive integer, got True"),
-    ({"target_accept": 1.0}, ValueError,
-     r"`target_accept` \(1\) must lie strictly between 0 and 1"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"method": "foo"}, ValueError, r"`method` \('foo'\) must be one of 'exact', 'nuts'"),
+        ({"sampler": "stan"}, ValueError, r"`sampler` \('stan'\) must be one of 'pymc', 'nutpie'"),
+        ({"draws": 0}, ValueError, r"`draws` \(0\) must be a positive integer"),
+        ({"tune": 2.5}, ValueError, r"`tune` \(2.5\) must be a positive integer"),
+        ({"chains": True}, TypeError, r"`chains` must be a positive integer, got True"),
+        (
+            {"target_accept": 1.0},
+            ValueError,
+            r"`target_accept` \(1\) must lie strictly between 0 and 1",
+        ),
+    ],
+)
 def test_posterior_argument_errors(kwargs, error, message):
     with pytest.raises(error, match=message):
         posterior(SMALL, **kwargs)
@@ -296,7 +310,9 @@ def test_nutpie_missing_is_a_clear_error():
 
 
 def test_import_stays_light():
-    code = ("import sys, judgecal, judgecal.bayes.posterior, judgecal.bayes.model; "
-            "heavy = {'pymc', 'pytensor', 'arviz', 'matplotlib'} & set(sys.modules); "
-            "assert not heavy, heavy")
+    code = (
+        "import sys, judgecal, judgecal.bayes.posterior, judgecal.bayes.model; "
+        "heavy = {'pymc', 'pytensor', 'arviz', 'matplotlib'} & set(sys.modules); "
+        "assert not heavy, heavy"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -9,8 +9,20 @@ import pytest
 
 from judgecal.cli import main
 
-PAPER_COUNTS = ["--k", "400", "--n", "1000", "--k0", "140", "--m0", "200", "--k1", "180",
-                "--m1", "200"]
+PAPER_COUNTS = [
+    "--k",
+    "400",
+    "--n",
+    "1000",
+    "--k0",
+    "140",
+    "--m0",
+    "200",
+    "--k1",
+    "180",
+    "--m1",
+    "200",
+]
 
 
 def run(capsys, argv):
@@ -41,8 +53,12 @@ def test_estimate_json_is_machine_readable(capsys):
 
 def test_estimate_from_labels_file(tmp_path, capsys):
     path = tmp_path / "labels.csv"
-    rows = ["set,judge,human"] + ["test,1,"] * 3 + ["test,0,"] + [
-        "calibration,0,0", "calibration,1,0", "calibration,1,1", "calibration,1,1"]
+    rows = (
+        ["set,judge,human"]
+        + ["test,1,"] * 3
+        + ["test,0,"]
+        + ["calibration,0,0", "calibration,1,0", "calibration,1,1", "calibration,1,1"]
+    )
     path.write_text("\n".join(rows) + "\n")
     code, out, _ = run(capsys, ["estimate", "--labels", str(path), "--json"])
     assert code == 0
@@ -53,8 +69,24 @@ def test_flags_are_printed(capsys):
     # p-hat = 0.05 < 1 - q0 = 0.3: the estimate is clipped to 0 and m0 = 20 < 30; the whole
     # interval lies below 0 (theta~ = (p~ + q0~ - 1) / (q0~ + q1~ - 1) is about -0.46 and the
     # half-width about 0.2), so it truncates to [0, 0]
-    code, out, _ = run(capsys, ["estimate", "--k", "50", "--n", "1000", "--k0", "14", "--m0",
-                                "20", "--k1", "180", "--m1", "200"])
+    code, out, _ = run(
+        capsys,
+        [
+            "estimate",
+            "--k",
+            "50",
+            "--n",
+            "1000",
+            "--k0",
+            "14",
+            "--m0",
+            "20",
+            "--k1",
+            "180",
+            "--m1",
+            "200",
+        ],
+    )
     assert code == 0
     assert "0.0000   0.0000   0.0000   0.0000" in out
     # clipped, zero width, small calibration, p-hat outside the judge's range
@@ -89,8 +121,24 @@ def test_crosscheck_command(capsys):
     assert code == 0
     report = json.loads(out)
     assert report["rows"]["rogan_gladen"]["estimate"] == pytest.approx(1 / 6, abs=1e-12)
-    code, out, _ = run(capsys, ["crosscheck", "--k", "40", "--n", "100", "--k0", "7", "--m0",
-                                "10", "--k1", "9", "--m1", "10"])
+    code, out, _ = run(
+        capsys,
+        [
+            "crosscheck",
+            "--k",
+            "40",
+            "--n",
+            "100",
+            "--k0",
+            "7",
+            "--m0",
+            "10",
+            "--k1",
+            "9",
+            "--m1",
+            "10",
+        ],
+    )
     assert code == 0
     assert "note: " in out and "fewer than 30" in out
 
@@ -98,15 +146,63 @@ def test_crosscheck_command(capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["estimate", "--k", "1200", "--n", "1000", "--k0", "1", "--m0", "2", "--k1", "1",
-          "--m1", "2"], "`k` (1200) must not exceed `n` (1000)."),
+        (
+            [
+                "estimate",
+                "--k",
+                "1200",
+                "--n",
+                "1000",
+                "--k0",
+                "1",
+                "--m0",
+                "2",
+                "--k1",
+                "1",
+                "--m1",
+                "2",
+            ],
+            "`k` (1200) must not exceed `n` (1000).",
+        ),
         (["estimate", "--k", "x"], "--k: expected a whole number, got 'x'"),
         (["estimate", "--k", "4"], "missing --n, --k0, --m0, --k1, --m1"),
-        (["estimate", "--k", "2.5", "--n", "10", "--k0", "1", "--m0", "2", "--k1", "1",
-          "--m1", "2"], "`k` (2.5) must be a whole number"),
+        (
+            [
+                "estimate",
+                "--k",
+                "2.5",
+                "--n",
+                "10",
+                "--k0",
+                "1",
+                "--m0",
+                "2",
+                "--k1",
+                "1",
+                "--m1",
+                "2",
+            ],
+            "`k` (2.5) must be a whole number",
+        ),
         (["estimate", *PAPER_COUNTS, "--confidence-level", "1.5"], "`confidence_level` (1.5)"),
-        (["estimate", "--k", "4", "--n", "10", "--k0", "2", "--m0", "10", "--k1", "3",
-          "--m1", "10"], "no better than chance"),
+        (
+            [
+                "estimate",
+                "--k",
+                "4",
+                "--n",
+                "10",
+                "--k0",
+                "2",
+                "--m0",
+                "10",
+                "--k1",
+                "3",
+                "--m1",
+                "10",
+            ],
+            "no better than chance",
+        ),
         (["estimate", "--labels", "/nonexistent/labels.csv"], "cannot read"),
         (["estimate", "--labels", "x.csv", "--k", "3"], "either --labels or the six counts"),
         (["frobnicate"], "invalid choice"),

@@ -59,51 +59,64 @@ def hand_ppi_pp_lambda(y, yhat_l, yhat_u):
 
 @pytest.fixture
 def labels_file(tmp_path):
-    return write_random_design_csv(tmp_path / "random.csv", HUMAN, JUDGE_LABELLED,
-                                   JUDGE_UNLABELLED)
+    return write_random_design_csv(tmp_path / "random.csv", HUMAN, JUDGE_LABELLED, JUDGE_UNLABELLED)
 
 
 def test_labels_file_counts_the_unlabelled_test_items_and_the_labelled_cells(labels_file, capsys):
-    code, out, err = run(capsys, ["estimate", "--labels", str(labels_file), "--design", "random",
-                                  "--json"])
+    code, out, err = run(
+        capsys, ["estimate", "--labels", str(labels_file), "--design", "random", "--json"]
+    )
     assert code == 0 and err == ""
     report = json.loads(out)
     assert report["inputs"] == {
-        "k": int(JUDGE_UNLABELLED.sum()), "n": JUDGE_UNLABELLED.size,
-        "k0": int(np.sum((HUMAN == 0) & (JUDGE_LABELLED == 0))), "m0": int(np.sum(HUMAN == 0)),
-        "k1": int(np.sum((HUMAN == 1) & (JUDGE_LABELLED == 1))), "m1": int(np.sum(HUMAN == 1)),
-        "design": "random"}
+        "k": int(JUDGE_UNLABELLED.sum()),
+        "n": JUDGE_UNLABELLED.size,
+        "k0": int(np.sum((HUMAN == 0) & (JUDGE_LABELLED == 0))),
+        "m0": int(np.sum(HUMAN == 0)),
+        "k1": int(np.sum((HUMAN == 1) & (JUDGE_LABELLED == 1))),
+        "m1": int(np.sum(HUMAN == 1)),
+        "design": "random",
+    }
 
 
 def test_estimate_adds_ppi_and_ppi_pp_computed_from_the_labels(labels_file, capsys):
-    code, out, _ = run(capsys, ["estimate", "--labels", str(labels_file), "--design", "random",
-                                "--json"])
+    code, out, _ = run(
+        capsys, ["estimate", "--labels", str(labels_file), "--design", "random", "--json"]
+    )
     assert code == 0
     extra = json.loads(out)["random_design"]
     y, yl, yu = (a.astype(float) for a in (HUMAN, JUDGE_LABELLED, JUDGE_UNLABELLED))
     estimate, low, high = hand_ppi(y, yl, yu, 1.0)
     assert extra["ppi"]["lam"] == 1.0
     assert (extra["ppi"]["estimate"], extra["ppi"]["low"], extra["ppi"]["high"]) == pytest.approx(
-        (estimate, low, high), abs=1e-12)
+        (estimate, low, high), abs=1e-12
+    )
     lam = hand_ppi_pp_lambda(y, yl, yu)
     assert 0.0 < lam < 1.0  # the tuned weight is interior for these labels
     estimate, low, high = hand_ppi(y, yl, yu, lam)
     assert extra["ppi_pp"]["lam"] == pytest.approx(lam, abs=1e-12)
-    assert (extra["ppi_pp"]["estimate"], extra["ppi_pp"]["low"],
-            extra["ppi_pp"]["high"]) == pytest.approx((estimate, low, high), abs=1e-12)
+    assert (
+        extra["ppi_pp"]["estimate"],
+        extra["ppi_pp"]["low"],
+        extra["ppi_pp"]["high"],
+    ) == pytest.approx((estimate, low, high), abs=1e-12)
     assert "random sample of the test population" in extra["assumption"]
 
 
 def test_counts_and_labels_give_the_same_report(labels_file, capsys):
-    _, from_labels, _ = run(capsys, ["estimate", "--labels", str(labels_file), "--design",
-                                     "random"])
-    counts = json.loads(run(capsys, ["estimate", "--labels", str(labels_file), "--design",
-                                     "random", "--json"])[1])["inputs"]
+    _, from_labels, _ = run(
+        capsys, ["estimate", "--labels", str(labels_file), "--design", "random"]
+    )
+    counts = json.loads(
+        run(capsys, ["estimate", "--labels", str(labels_file), "--design", "random", "--json"])[1]
+    )["inputs"]
     argv = [f"--{name}={counts[name]}" for name in ("k", "n", "k0", "m0", "k1", "m1")]
     code, from_counts, _ = run(capsys, ["estimate", *argv, "--design", "random"])
     assert code == 0 and from_counts == from_labels
-    assert "random design: 20 labelled items drawn from the test population, 45 unlabelled" \
+    assert (
+        "random design: 20 labelled items drawn from the test population, 45 unlabelled"
         in from_counts
+    )
     assert "PPI++ (lambda = " in from_counts
 
 
@@ -127,8 +140,9 @@ def hand_class_balance(k, n, k0, m0, k1, m1):
     """
     p, q0, q1, m = k / n, k0 / m0, k1 / m1, m0 + m1
     theta = (p + q0 - 1) / (q0 + q1 - 1)
-    var_rg = (p * (1 - p) / n + (1 - theta) ** 2 * q0 * (1 - q0) / m0
-              + theta**2 * q1 * (1 - q1) / m1) / (q0 + q1 - 1) ** 2
+    var_rg = (
+        p * (1 - p) / n + (1 - theta) ** 2 * q0 * (1 - q0) / m0 + theta**2 * q1 * (1 - q1) / m1
+    ) / (q0 + q1 - 1) ** 2
     phi = m1 / m
     z = (phi - theta) / math.sqrt(phi * (1 - phi) / m + var_rg)
     return z, math.erfc(abs(z) / math.sqrt(2))
@@ -136,8 +150,22 @@ def hand_class_balance(k, n, k0, m0, k1, m1):
 
 def test_class_balance_shift_is_warned_in_every_command(capsys):
     # labelled m1/m = 60/200 = 0.3, test Rogan-Gladen (0.6 + 0.7 - 1) / 0.6 = 0.5
-    shifted = ["--k", "600", "--n", "1000", "--k0", "98", "--m0", "140", "--k1", "54", "--m1",
-               "60", "--design", "random"]
+    shifted = [
+        "--k",
+        "600",
+        "--n",
+        "1000",
+        "--k0",
+        "98",
+        "--m0",
+        "140",
+        "--k1",
+        "54",
+        "--m1",
+        "60",
+        "--design",
+        "random",
+    ]
     z, p_value = hand_class_balance(600, 1000, 98, 140, 54, 60)
     assert p_value < 0.05
     for command in ("estimate", "posterior", "crosscheck"):
@@ -156,14 +184,15 @@ def brute_force_theta_eti(k, n, k0, m0, k1, m1, prob=0.95, size=400):
     uniform priors on theta and on the triangle q0 + q1 > 1."""
     grid = (np.arange(size) + 0.5) / size
     q0, q1 = np.meshgrid(grid, grid, indexing="ij")
-    calib = (k0 * np.log(q0) + (m0 - k0) * np.log1p(-q0) + k1 * np.log(q1)
-             + (m1 - k1) * np.log1p(-q1))
+    calib = (
+        k0 * np.log(q0) + (m0 - k0) * np.log1p(-q0) + k1 * np.log(q1) + (m1 - k1) * np.log1p(-q1)
+    )
     calib = np.where(q0 + q1 > 1, np.exp(calib - calib.max()), 0.0)
     theta_grid = (np.arange(4 * size) + 0.5) / (4 * size)
     density = np.empty(theta_grid.size)
     for i, t in enumerate(theta_grid):
         p = t * q1 + (1 - t) * (1 - q0)
-        density[i] = (t**m1 * (1 - t) ** m0 * np.sum(calib * p**k * (1 - p) ** (n - k)))
+        density[i] = t**m1 * (1 - t) ** m0 * np.sum(calib * p**k * (1 - p) ** (n - k))
     cdf = np.concatenate([[0.0], np.cumsum(density)])
     cdf /= cdf[-1]
     edges = np.linspace(0, 1, theta_grid.size + 1)
@@ -174,8 +203,7 @@ def brute_force_theta_eti(k, n, k0, m0, k1, m1, prob=0.95, size=400):
 def test_posterior_uses_the_random_design_model(capsys):
     counts = {"k": 6, "n": 15, "k0": 4, "m0": 6, "k1": 5, "m1": 6}
     argv = [f"--{name}={value}" for name, value in counts.items()]
-    code, out, _ = run(capsys, ["posterior", *argv, "--design", "random", "--json", "--seed",
-                                "1"])
+    code, out, _ = run(capsys, ["posterior", *argv, "--design", "random", "--json", "--seed", "1"])
     assert code == 0
     report = json.loads(out)
     low, high = brute_force_theta_eti(**counts)
@@ -211,9 +239,24 @@ def test_random_design_without_labelled_correct_items_is_legal_and_flagged(tmp_p
     """A random sample may hold one class only: the posterior exists (q1 from its prior)."""
     path = write_random_design_csv(tmp_path / "r.csv", [0, 0, 0], [0, 1, 0], [1, 0, 1, 1])
     for method in ("exact", "nuts"):
-        code, out, err = run(capsys, ["posterior", "--labels", str(path), "--design", "random",
-                                      "--method", method, "--draws", "100", "--chains", "2",
-                                      "--seed", "1"])
+        code, out, err = run(
+            capsys,
+            [
+                "posterior",
+                "--labels",
+                str(path),
+                "--design",
+                "random",
+                "--method",
+                method,
+                "--draws",
+                "100",
+                "--chains",
+                "2",
+                "--seed",
+                "1",
+            ],
+        )
         assert code == 0, err
         assert "one true class only" in out
 

@@ -10,8 +10,16 @@ from judgecal.cli import main
 from judgecal.datasets import data_files
 
 GROUPED = data_files()["example_grouped_items.csv"]
-ITEMS = ["--items", GROUPED, "--judge-column", "verdict", "--human-column", "human_label",
-         "--positive", "C"]
+ITEMS = [
+    "--items",
+    GROUPED,
+    "--judge-column",
+    "verdict",
+    "--human-column",
+    "human_label",
+    "--positive",
+    "C",
+]
 
 
 def run(capsys, argv):
@@ -39,17 +47,29 @@ def test_by_model_table(capsys):
 
 
 def test_by_model_json(capsys):
-    code, out, _ = run(capsys, ["estimate", *ITEMS, "--by", "model", "--correction",
-                                "bonferroni", "--null", "0.5", "--json",
-                                "--confidence-level", "0.9"])
+    code, out, _ = run(
+        capsys,
+        [
+            "estimate",
+            *ITEMS,
+            "--by",
+            "model",
+            "--correction",
+            "bonferroni",
+            "--null",
+            "0.5",
+            "--json",
+            "--confidence-level",
+            "0.9",
+        ],
+    )
     assert code == 0
     result = json.loads(out)
     assert result["correction"] == "bonferroni" and result["null"] == 0.5
     assert result["interval_level"] == pytest.approx(1 - 0.1 / 3)
     assert [g["group"]["model"] for g in result["groups"]] == ["model-a", "model-b", "model-c"]
     # the bundled file: 150 questions x 3 epochs per model, 40 of them labelled
-    assert all(g["items"] == 150 and g["n"] + g["m0"] + g["m1"] == 450
-               for g in result["groups"])
+    assert all(g["items"] == 150 and g["n"] + g["m0"] + g["m1"] == 450 for g in result["groups"])
     for group in result["groups"]:
         assert group["p_adjusted"] == pytest.approx(min(1.0, 3 * group["p_value"]))
 
@@ -72,22 +92,53 @@ def test_repeated_ids_are_clustered(capsys):
 
 def test_plain_items_unchanged(capsys):
     items = data_files()["example_items.csv"]
-    argv = ["estimate", "--items", items, "--judge-column", "verdict", "--human-column",
-            "human_label", "--positive", "C", "--json"]
+    argv = [
+        "estimate",
+        "--items",
+        items,
+        "--judge-column",
+        "verdict",
+        "--human-column",
+        "human_label",
+        "--positive",
+        "C",
+        "--json",
+    ]
     code, out, _ = run(capsys, argv)
     assert code == 0 and "clustered" not in json.loads(out)
 
 
 def test_errors(capsys):
     one_line_error(capsys, ["estimate", *ITEMS, "--by", "size"], "`by` ('size')", "'model'")
-    one_line_error(capsys, ["estimate", "--k", "4", "--n", "10", "--k0", "4", "--m0", "5",
-                            "--k1", "4", "--m1", "5", "--by", "model"], "--by needs item-level")
+    one_line_error(
+        capsys,
+        [
+            "estimate",
+            "--k",
+            "4",
+            "--n",
+            "10",
+            "--k0",
+            "4",
+            "--m0",
+            "5",
+            "--k1",
+            "4",
+            "--m1",
+            "5",
+            "--by",
+            "model",
+        ],
+        "--by needs item-level",
+    )
     one_line_error(capsys, ["estimate", *ITEMS, "--null", "0.5"], "--null needs --by")
-    one_line_error(capsys, ["estimate", *ITEMS, "--by", "model", "--null", "1.5"],
-                   "`null` (1.5)")
+    one_line_error(capsys, ["estimate", *ITEMS, "--by", "model", "--null", "1.5"], "`null` (1.5)")
     one_line_error(capsys, ["estimate", *ITEMS, "--by", ""], "--by needs a column name")
-    one_line_error(capsys, ["posterior", *ITEMS, "--by", "model"],
-                   "--by applies to `judgecal estimate`, `crosscheck` and `report` only")
+    one_line_error(
+        capsys,
+        ["posterior", *ITEMS, "--by", "model"],
+        "--by applies to `judgecal estimate`, `crosscheck` and `report` only",
+    )
 
 
 def test_posterior_refuses_repeated_ids(capsys):
@@ -95,5 +146,8 @@ def test_posterior_refuses_repeated_ids(capsys):
 
 
 def test_guaranteed_interval_is_refused_with_by(capsys):
-    one_line_error(capsys, ["estimate", *ITEMS, "--by", "model", "--interval", "guaranteed"],
-                   "--interval guaranteed is not available with --by")
+    one_line_error(
+        capsys,
+        ["estimate", *ITEMS, "--by", "model", "--interval", "guaranteed"],
+        "--interval guaranteed is not available with --by",
+    )

@@ -30,23 +30,59 @@ def inputs(capsys, argv):
 
 def test_promptfoo_log(capsys):
     # tests/fixtures/io/README.md: k = 2, n = 3, k0 = 1, m0 = 2, k1 = 1, m1 = 1
-    assert inputs(capsys, ["estimate", "--log", PROMPTFOO]) == \
-        {"k": 2, "n": 3, "k0": 1, "m0": 2, "k1": 1, "m1": 1}
+    assert inputs(capsys, ["estimate", "--log", PROMPTFOO]) == {
+        "k": 2,
+        "n": 3,
+        "k0": 1,
+        "m0": 2,
+        "k1": 1,
+        "m1": 1,
+    }
     jsonl = FIXTURES / "promptfoo_results.jsonl"
-    assert inputs(capsys, ["estimate", "--log", jsonl, "--scorer", "correctness"]) == \
-        {"k": 2, "n": 3, "k0": 1, "m0": 2, "k1": 1, "m1": 1}
+    assert inputs(capsys, ["estimate", "--log", jsonl, "--scorer", "correctness"]) == {
+        "k": 2,
+        "n": 3,
+        "k0": 1,
+        "m0": 2,
+        "k1": 1,
+        "m1": 1,
+    }
 
 
 def test_lm_eval_log_with_label_file(capsys):
-    argv = ["estimate", "--log", ARC, "--scorer", "acc", "--human", LABELS, "--on", "doc_id",
-            "--label-column", "label"]
+    argv = [
+        "estimate",
+        "--log",
+        ARC,
+        "--scorer",
+        "acc",
+        "--human",
+        LABELS,
+        "--on",
+        "doc_id",
+        "--label-column",
+        "label",
+    ]
     assert inputs(capsys, argv) == {"k": 3, "n": 3, "k0": 1, "m0": 1, "k1": 1, "m1": 2}
 
 
 def test_lm_eval_filter(capsys):
     labels = FIXTURES.parent.parent / "fixtures" / "io" / "lm_eval_labels.csv"
-    argv = ["estimate", "--log", GSM, "--scorer", "exact_match", "--filter", "strict-match",
-            "--human", labels, "--on", "doc_id", "--label-column", "label"]
+    argv = [
+        "estimate",
+        "--log",
+        GSM,
+        "--scorer",
+        "exact_match",
+        "--filter",
+        "strict-match",
+        "--human",
+        labels,
+        "--on",
+        "doc_id",
+        "--label-column",
+        "label",
+    ]
     # strict-match 1,0,0,1; labels doc 0 -> 1 (judge 1), doc 1 -> 0 (judge 0); doc 4 absent
     code, out, err = run(capsys, argv)
     assert code == 2 and "'4'" in err  # doc 4 is not in the gsm8k file: mismatched ids
@@ -54,10 +90,20 @@ def test_lm_eval_filter(capsys):
 
 def test_items_table(capsys, tmp_path):
     path = tmp_path / "items.csv"
-    path.write_text("qid,verdict,label\na,PASS,\nb,FAIL,\nc,PASS,PASS\nd,PASS,FAIL\n"
-                    "e,FAIL,FAIL\n")
-    argv = ["estimate", "--items", path, "--judge-column", "verdict", "--human-column", "label",
-            "--id-column", "qid", "--positive", "PASS"]
+    path.write_text("qid,verdict,label\na,PASS,\nb,FAIL,\nc,PASS,PASS\nd,PASS,FAIL\ne,FAIL,FAIL\n")
+    argv = [
+        "estimate",
+        "--items",
+        path,
+        "--judge-column",
+        "verdict",
+        "--human-column",
+        "label",
+        "--id-column",
+        "qid",
+        "--positive",
+        "PASS",
+    ]
     # test a (1), b (0): k = 1, n = 2; human PASS: c judged 1; human FAIL: d judged 1, e judged 0
     assert inputs(capsys, argv) == {"k": 1, "n": 2, "k0": 1, "m0": 2, "k1": 1, "m1": 1}
 
@@ -67,16 +113,24 @@ def test_items_table(capsys, tmp_path):
 @pytest.mark.filterwarnings("ignore::judgecal.JudgeCalWarning")
 def test_items_with_separate_labels_and_random_design(capsys, tmp_path):
     items = tmp_path / "items.jsonl"
-    items.write_text("".join(json.dumps({"id": i, "judge": j}) + "\n"
-                             for i, j in enumerate([1, 0, 1, 1, 0, 1])))
+    items.write_text(
+        "".join(json.dumps({"id": i, "judge": j}) + "\n" for i, j in enumerate([1, 0, 1, 1, 0, 1]))
+    )
     labels = tmp_path / "labels.csv"
     labels.write_text("id,human\n2,1\n3,0\n4,0\n")
     argv = ["estimate", "--items", items, "--human", labels, "--design", "random"]
     code, out, err = run(capsys, [*argv, "--json"])
     assert code == 0, err
     # unlabelled 0, 1, 5 -> k = 2, n = 3; labelled 2 (h1 j1), 3 (h0 j1), 4 (h0 j0)
-    assert json.loads(out)["inputs"] == {"k": 2, "n": 3, "k0": 1, "m0": 2, "k1": 1, "m1": 1,
-                                         "design": "random"}
+    assert json.loads(out)["inputs"] == {
+        "k": 2,
+        "n": 3,
+        "k0": 1,
+        "m0": 2,
+        "k1": 1,
+        "m1": 1,
+        "design": "random",
+    }
 
 
 @pytest.mark.parametrize("command", ["crosscheck", "posterior"])
@@ -90,14 +144,35 @@ def test_bundled_examples_run(capsys):
     code, out, _ = run(capsys, ["demo", "--show-data"])
     assert code == 0
     paths = {Path(line).name: Path(line) for line in out.splitlines()}
-    assert {"example_items.csv", "example_human_labels.csv", "example_lm_eval_samples.jsonl",
-            "example_promptfoo_results.json", "example_labels.csv"} <= set(paths)
+    assert {
+        "example_items.csv",
+        "example_human_labels.csv",
+        "example_lm_eval_samples.jsonl",
+        "example_promptfoo_results.json",
+        "example_labels.csv",
+    } <= set(paths)
     assert all(path.is_file() for path in paths.values())
-    for argv in (["--items", paths["example_items.csv"], "--judge-column", "verdict",
-                  "--human-column", "human_label", "--positive", "C"],
-                 ["--log", paths["example_lm_eval_samples.jsonl"], "--scorer", "acc",
-                  "--human", paths["example_human_labels.csv"]],
-                 ["--log", paths["example_promptfoo_results.json"]]):
+    for argv in (
+        [
+            "--items",
+            paths["example_items.csv"],
+            "--judge-column",
+            "verdict",
+            "--human-column",
+            "human_label",
+            "--positive",
+            "C",
+        ],
+        [
+            "--log",
+            paths["example_lm_eval_samples.jsonl"],
+            "--scorer",
+            "acc",
+            "--human",
+            paths["example_human_labels.csv"],
+        ],
+        ["--log", paths["example_promptfoo_results.json"]],
+    ):
         counts = inputs(capsys, ["estimate", *argv])
         assert counts["m0"] > 0 and counts["m1"] > 0 and counts["n"] > 0
 
@@ -112,27 +187,53 @@ def one_line_error(capsys, argv, *fragments):
 
 
 def test_errors_are_one_line_naming_the_file(capsys, tmp_path):
-    one_line_error(capsys, ["estimate", "--log", PROMPTFOO, "--scorer", "nope"],
-                   "promptfoo_results.json", "no assertion of type or metric 'nope'")
+    one_line_error(
+        capsys,
+        ["estimate", "--log", PROMPTFOO, "--scorer", "nope"],
+        "promptfoo_results.json",
+        "no assertion of type or metric 'nope'",
+    )
     one_line_error(capsys, ["estimate", "--log", ARC], "samples_arc_easy", "needs --scorer")
-    one_line_error(capsys, ["estimate", "--log", ARC, "--scorer", "f1"],
-                   "samples_arc_easy", "no metric 'f1'")
-    one_line_error(capsys, ["estimate", "--log", ARC, "--scorer", "acc"],
-                   "samples_arc_easy", "no item has a human label")
-    one_line_error(capsys, ["estimate", "--log", ARC, "--scorer", "acc", "--human", LABELS],
-                   "lm_eval_labels.csv", "missing column(s) 'id', 'human'")
+    one_line_error(
+        capsys, ["estimate", "--log", ARC, "--scorer", "f1"], "samples_arc_easy", "no metric 'f1'"
+    )
+    one_line_error(
+        capsys,
+        ["estimate", "--log", ARC, "--scorer", "acc"],
+        "samples_arc_easy",
+        "no item has a human label",
+    )
+    one_line_error(
+        capsys,
+        ["estimate", "--log", ARC, "--scorer", "acc", "--human", LABELS],
+        "lm_eval_labels.csv",
+        "missing column(s) 'id', 'human'",
+    )
     bad = tmp_path / "labels.csv"
     bad.write_text("id,human\n0,1\n99,0\n")
-    one_line_error(capsys, ["estimate", "--log", ARC, "--scorer", "acc", "--human", bad],
-                   "labels.csv", "not among the 6 items", "'99'")
+    one_line_error(
+        capsys,
+        ["estimate", "--log", ARC, "--scorer", "acc", "--human", bad],
+        "labels.csv",
+        "not among the 6 items",
+        "'99'",
+    )
     dup = tmp_path / "dup.csv"
     dup.write_text("id,human\n0,1\n0,0\n")
-    one_line_error(capsys, ["estimate", "--log", ARC, "--scorer", "acc", "--human", dup],
-                   "dup.csv", "more than once")
+    one_line_error(
+        capsys,
+        ["estimate", "--log", ARC, "--scorer", "acc", "--human", dup],
+        "dup.csv",
+        "more than once",
+    )
     items = tmp_path / "items.csv"
     items.write_text("id,judge,human\na,C,\nb,I,C\nc,X,I\n")
-    one_line_error(capsys, ["estimate", "--items", items, "--human-column", "human",
-                            "--positive", "C"], "items.csv", "'X' (1 item)")
+    one_line_error(
+        capsys,
+        ["estimate", "--items", items, "--human-column", "human", "--positive", "C"],
+        "items.csv",
+        "'X' (1 item)",
+    )
 
 
 def test_corrupt_truncated_and_foreign_logs(capsys, tmp_path):
@@ -145,24 +246,36 @@ def test_corrupt_truncated_and_foreign_logs(capsys, tmp_path):
     odd = tmp_path / "run.txt"
     odd.write_text("hello")
     one_line_error(capsys, ["estimate", "--log", odd], "run.txt", "unknown log type '.txt'")
-    one_line_error(capsys, ["estimate", "--log", ARC, "--input-format", "promptfoo"],
-                   "samples_arc_easy", "not a promptfoo results file")
-    one_line_error(capsys, ["estimate", "--log", tmp_path / "missing.json"], "missing.json",
-                   "no such file")
+    one_line_error(
+        capsys,
+        ["estimate", "--log", ARC, "--input-format", "promptfoo"],
+        "samples_arc_easy",
+        "not a promptfoo results file",
+    )
+    one_line_error(
+        capsys, ["estimate", "--log", tmp_path / "missing.json"], "missing.json", "no such file"
+    )
 
 
 def test_input_conflicts(capsys):
-    one_line_error(capsys, ["estimate", "--log", PROMPTFOO, "--k", "1"],
-                   "give either --log or the six counts, not both")
+    one_line_error(
+        capsys,
+        ["estimate", "--log", PROMPTFOO, "--k", "1"],
+        "give either --log or the six counts, not both",
+    )
     one_line_error(capsys, ["estimate", "--human", LABELS, "--k", "1"], "--human joins labels")
-    one_line_error(capsys, ["estimate", "--log", PROMPTFOO, "--human-column", "x"],
-                   "--human-column applies to --items")
+    one_line_error(
+        capsys,
+        ["estimate", "--log", PROMPTFOO, "--human-column", "x"],
+        "--human-column applies to --items",
+    )
 
 
 def test_log_format_detection(tmp_path):
     inspect_json = tmp_path / "2026-01-01_task_abc.json"
-    inspect_json.write_text(json.dumps({"version": 2, "status": "success", "eval": {},
-                                        "samples": []}))
+    inspect_json.write_text(
+        json.dumps({"version": 2, "status": "success", "eval": {}, "samples": []})
+    )
     assert _log_format(str(inspect_json)) == "inspect"
     assert _log_format(str(tmp_path / "x.eval")) == "inspect"
     assert _log_format(str(PROMPTFOO)) == "promptfoo"
@@ -176,25 +289,50 @@ def test_promptfoo_provider_chosen_on_the_command_line(capsys):
     code, _, err = run(capsys, ["estimate", "--log", two])
     assert code == 2 and "provider" in err
     # the gpt-4o-mini rows are promptfoo_results.json's: the same hand counts
-    assert inputs(capsys, ["estimate", "--log", two, "--provider", "openai:gpt-4o-mini"]) == \
-        {"k": 2, "n": 3, "k0": 1, "m0": 2, "k1": 1, "m1": 1}
+    assert inputs(capsys, ["estimate", "--log", two, "--provider", "openai:gpt-4o-mini"]) == {
+        "k": 2,
+        "n": 3,
+        "k0": 1,
+        "m0": 2,
+        "k1": 1,
+        "m1": 1,
+    }
 
 
 def test_human_positive_maps_the_label_file_of_a_log(capsys, tmp_path):
     labels = tmp_path / "labels.csv"
-    labels.write_text("doc_id,label\n0,C\n1,I\n4,C\n")   # lm_eval_labels.csv written as C/I
-    argv = ["estimate", "--log", ARC, "--scorer", "acc", "--human", labels, "--on", "doc_id",
-            "--label-column", "label"]
+    labels.write_text("doc_id,label\n0,C\n1,I\n4,C\n")  # lm_eval_labels.csv written as C/I
+    argv = [
+        "estimate",
+        "--log",
+        ARC,
+        "--scorer",
+        "acc",
+        "--human",
+        labels,
+        "--on",
+        "doc_id",
+        "--label-column",
+        "label",
+    ]
     code, _, err = run(capsys, argv)
     assert code == 2 and "'C' (2 items), 'I' (1 item)" in err
-    assert inputs(capsys, [*argv, "--human-positive", "C"]) == \
-        {"k": 3, "n": 3, "k0": 1, "m0": 1, "k1": 1, "m1": 2}
+    assert inputs(capsys, [*argv, "--human-positive", "C"]) == {
+        "k": 3,
+        "n": 3,
+        "k0": 1,
+        "m0": 1,
+        "k1": 1,
+        "m1": 2,
+    }
 
 
 def _unscored_table(tmp_path):
     path = tmp_path / "items.csv"
-    path.write_text("id,epoch,judge,human\na,1,1,\na,2,0,\nb,1,,\nb,2,1,\nc,1,1,1\nc,2,1,1\n"
-                    "d,1,0,0\nd,2,0,0\ne,1,0,\ne,2,0,\n")
+    path.write_text(
+        "id,epoch,judge,human\na,1,1,\na,2,0,\nb,1,,\nb,2,1,\nc,1,1,1\nc,2,1,1\n"
+        "d,1,0,0\nd,2,0,0\ne,1,0,\ne,2,0,\n"
+    )
     return path
 
 
@@ -205,19 +343,26 @@ def test_items_without_verdict_are_an_error_unless_dropped(capsys, tmp_path):
     assert code == 2 and "1 item(s) have no judge verdict" in err and "--drop-unscored" in err
     # epoch 1 without b: test a (1), e (0) -> k = 1, n = 2; c: human 1 judged 1; d: human 0
     # judged 0
-    assert inputs(capsys, [*base, "--drop-unscored"]) == \
-        {"k": 1, "n": 2, "k0": 1, "m0": 1, "k1": 1, "m1": 1}
+    assert inputs(capsys, [*base, "--drop-unscored"]) == {
+        "k": 1,
+        "n": 2,
+        "k0": 1,
+        "m0": 1,
+        "k1": 1,
+        "m1": 1,
+    }
 
 
 def test_epoch_selects_one_judgment_per_item(capsys, tmp_path):
     path = _unscored_table(tmp_path)
     # epoch 2: test a (0), b (1), e (0) -> k = 1, n = 3; c: human 1 judged 1; d: human 0
     # judged 0
-    assert inputs(capsys, ["estimate", "--items", path, "--human-column", "human",
-                           "--epoch", "2"]) == {"k": 1, "n": 3, "k0": 1, "m0": 1, "k1": 1,
-                                                "m1": 1}
-    code, _, err = run(capsys, ["estimate", "--items", path, "--human-column", "human",
-                                "--epoch", "3"])
+    assert inputs(
+        capsys, ["estimate", "--items", path, "--human-column", "human", "--epoch", "2"]
+    ) == {"k": 1, "n": 3, "k0": 1, "m0": 1, "k1": 1, "m1": 1}
+    code, _, err = run(
+        capsys, ["estimate", "--items", path, "--human-column", "human", "--epoch", "3"]
+    )
     assert code == 2 and "no item of epoch 3; the epochs are 1, 2" in err
 
 
@@ -237,13 +382,27 @@ def test_labels_file_with_human_is_an_error(capsys):
 
 def test_reader_errors_name_the_command_options(capsys, tmp_path):
     record = json.loads(ARC.read_text().splitlines()[0])
-    record["acc"] = 0.7                                   # a score, not a 0/1 verdict
+    record["acc"] = 0.7  # a score, not a 0/1 verdict
     path = tmp_path / "samples_x_2026-01-01T00-00-00.jsonl"
     path.write_text(json.dumps(record) + "\n")
     code, _, err = run(capsys, ["estimate", "--log", path, "--scorer", "acc"])
     assert code == 2 and "`threshold` (--threshold)" in err and "`positive` (--positive)" in err
     labels = tmp_path / "labels.csv"
     labels.write_text("doc_id,label\n0,C\n1,I\n4,C\n")
-    code, _, err = run(capsys, ["estimate", "--log", ARC, "--scorer", "acc", "--human", labels,
-                                "--on", "doc_id", "--label-column", "label"])
+    code, _, err = run(
+        capsys,
+        [
+            "estimate",
+            "--log",
+            ARC,
+            "--scorer",
+            "acc",
+            "--human",
+            labels,
+            "--on",
+            "doc_id",
+            "--label-column",
+            "label",
+        ],
+    )
     assert code == 2 and "give --human-positive VALUE" in err

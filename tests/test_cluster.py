@@ -31,8 +31,11 @@ def lr_by_hand(p, q0, q1, n, m0, m1, level=0.95):
     q1t = (m1 * q1 + 1) / (m1 + 2)
     tt = (pt + q0t - 1) / (q0t + q1t - 1)
     shift = 2 * z2 * (-(1 - tt) * q0t * (1 - q0t) / (m0 + 2) + tt * q1t * (1 - q1t) / (m1 + 2))
-    se = math.sqrt(pt * (1 - pt) / (n + z2) + (1 - tt) ** 2 * q0t * (1 - q0t) / (m0 + 2)
-                   + tt**2 * q1t * (1 - q1t) / (m1 + 2)) / (q0t + q1t - 1)
+    se = math.sqrt(
+        pt * (1 - pt) / (n + z2)
+        + (1 - tt) ** 2 * q0t * (1 - q0t) / (m0 + 2)
+        + tt**2 * q1t * (1 - q1t) / (m1 + 2)
+    ) / (q0t + q1t - 1)
     centre = tt + shift
     return max(0.0, centre - z * se), min(1.0, centre + z * se)
 
@@ -92,16 +95,19 @@ def test_perfect_duplicates():
     # every row judged 3 times identically: V = r(1-r)/(G-1), reference r(1-r)/(3G-1)
     y = np.array([1, 0, 1, 1, 0, 1, 1, 0, 0, 1], dtype=float)
     g = y.size
-    assert ratio_design(3 * y, np.full(g, 3.0)).design_effect == \
-        pytest.approx((3 * g - 1) / (g - 1), rel=1e-13)
+    assert ratio_design(3 * y, np.full(g, 3.0)).design_effect == pytest.approx(
+        (3 * g - 1) / (g - 1), rel=1e-13
+    )
 
 
 # ---- the clustered estimate -------------------------------------------------------------------
 def tiny_frame():
     """Test items t1 (1,1,1), t2 (0,0), t3 (1,0), t4 (0), t5 (1, 1); calibration below."""
-    rows = [("t1", 1, None)] * 3 + [("t2", 0, None)] * 2 + [("t3", 1, None), ("t3", 0, None),
-                                                             ("t4", 0, None), ("t5", 1, None),
-                                                             ("t5", 1, None)]
+    rows = (
+        [("t1", 1, None)] * 3
+        + [("t2", 0, None)] * 2
+        + [("t3", 1, None), ("t3", 0, None), ("t4", 0, None), ("t5", 1, None), ("t5", 1, None)]
+    )
     # class 0: c1 judged 0,0,1; c2 judged 0; c3 judged 0,0   (correct = judged 0)
     rows += [("c1", 0, 0), ("c1", 0, 0), ("c1", 1, 0), ("c2", 0, 0), ("c3", 0, 0), ("c3", 0, 0)]
     # class 1: d1 judged 1,1; d2 judged 1,0,0; d3 judged 1
@@ -127,19 +133,28 @@ def test_clustered_estimate_by_hand():
     p, n_eff, dp = hand_arm([3, 0, 1, 0, 2], [3, 2, 2, 1, 2])
     q0, m0_eff, d0 = hand_arm([2, 1, 2], [3, 1, 2])
     q1, m1_eff, d1 = hand_arm([2, 1, 1], [2, 3, 1])
-    assert (est.data.k, est.data.n, est.data.k0, est.data.m0, est.data.k1, est.data.m1) == \
-        (6, 10, 5, 6, 4, 6)
+    assert (est.data.k, est.data.n, est.data.k0, est.data.m0, est.data.k1, est.data.m1) == (
+        6,
+        10,
+        5,
+        6,
+        4,
+        6,
+    )
     assert est.items == 11 and est.clusters == (5, 3, 3)
     assert est.design_effects == pytest.approx((dp, d0, d1), rel=1e-12)
     assert est.theta_raw == pytest.approx((p + q0 - 1) / (q0 + q1 - 1), rel=1e-12)
-    assert tuple(est.ci) == pytest.approx(lr_by_hand(p, q0, q1, n_eff, m0_eff, m1_eff),
-                                          rel=1e-12)
+    assert tuple(est.ci) == pytest.approx(lr_by_hand(p, q0, q1, n_eff, m0_eff, m1_eff), rel=1e-12)
     assert "clustered" in est.flags
 
 
 def test_no_repeats_equals_estimate_exactly():
-    items = items_frame([f"i{k}" for k in range(12)], [1, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 1],
-                        [None] * 6 + [0, 0, 0, 1, 1, 1], source="u.csv")
+    items = items_frame(
+        [f"i{k}" for k in range(12)],
+        [1, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 1],
+        [None] * 6 + [0, 0, 0, 1, 1, 1],
+        source="u.csv",
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", jc.JudgeCalWarning)
         assert jc.estimate_items(items) == jc.estimate(jc.JudgeData.from_items(items))
@@ -156,11 +171,15 @@ def test_clustered_path_with_single_rows_matches_estimate():
     codes = np.arange(200)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", jc.JudgeCalWarning)
-        clustered = _clustered_estimate(codes, judge, human, design="stratified", level=0.95,
-                                        source="s")
+        clustered = _clustered_estimate(
+            codes, judge, human, design="stratified", level=0.95, source="s"
+        )
         labels = [None if h < 0 else int(h) for h in human]
-        plain = jc.estimate(jc.JudgeData.from_items(
-            items_frame([str(c) for c in codes], judge.tolist(), labels, source="s")))
+        plain = jc.estimate(
+            jc.JudgeData.from_items(
+                items_frame([str(c) for c in codes], judge.tolist(), labels, source="s")
+            )
+        )
     assert clustered.design_effects == (1.0, 1.0, 1.0)
     assert clustered.data == plain.data
     assert tuple(clustered.ci) == pytest.approx(tuple(plain.ci), rel=1e-14)

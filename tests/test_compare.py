@@ -62,8 +62,9 @@ def test_shared_delta_matches_the_hand_formula_of_appendix_b():
         result = compare(a, b, calibration="shared")
     # App. B: theta_A - theta_B = (p_A - p_B) / J with J = 0.8 + 0.9 - 1 = 0.7
     estimate = 0.1 / 0.7
-    variance = ((0.6 * 0.4 + 0.5 * 0.5) / 100 / 0.7**2
-                + 0.1**2 / 0.7**4 * (0.8 * 0.2 / 50 + 0.9 * 0.1 / 50))
+    variance = (0.6 * 0.4 + 0.5 * 0.5) / 100 / 0.7**2 + 0.1**2 / 0.7**4 * (
+        0.8 * 0.2 / 50 + 0.9 * 0.1 / 50
+    )
     assert result.estimate == pytest.approx(estimate, rel=1e-12)
     assert result.se == pytest.approx(math.sqrt(variance), rel=1e-12)
     assert result.ci.low == pytest.approx(estimate - Z95 * math.sqrt(variance), rel=1e-9)
@@ -78,8 +79,9 @@ def test_model_specific_delta_matches_the_per_model_formula():
     def theta_and_variance(p, n, q0, m0, q1, m1):  # Lee et al. v1 App. A.1
         j = q0 + q1 - 1
         theta = (p + q0 - 1) / j
-        return theta, (p * (1 - p) / n + (1 - theta) ** 2 * q0 * (1 - q0) / m0
-                       + theta**2 * q1 * (1 - q1) / m1) / j**2
+        return theta, (
+            p * (1 - p) / n + (1 - theta) ** 2 * q0 * (1 - q0) / m0 + theta**2 * q1 * (1 - q1) / m1
+        ) / j**2
 
     ta, va = theta_and_variance(0.6, 100, 0.8, 50, 0.9, 50)
     tb, vb = theta_and_variance(55 / 120, 120, 0.75, 40, 0.9, 60)
@@ -110,8 +112,9 @@ def test_paired_test_term_comes_from_per_item_differences(calibration):
         for p, (k0, m0, k1, m1) in ((pa, ca), (pb, cb)):
             q0, q1 = k0 / m0, k1 / m1
             theta = (p + q0 - 1) / (q0 + q1 - 1)
-            calib += ((1 - theta) ** 2 * q0 * (1 - q0) / m0
-                      + theta**2 * q1 * (1 - q1) / m1) / (q0 + q1 - 1) ** 2
+            calib += ((1 - theta) ** 2 * q0 * (1 - q0) / m0 + theta**2 * q1 * (1 - q1) / m1) / (
+                q0 + q1 - 1
+            ) ** 2
     assert result.paired
     assert result.se**2 == pytest.approx(test_term + calib, rel=1e-12)
 
@@ -125,9 +128,11 @@ def test_shared_delta_variance_matches_exact_enumeration():
     pmf_a, pmf_b = stats.binom.pmf(ka, n, pa), stats.binom.pmf(kb, n, pb)
     d = ka[:, None] - kb[None, :]
     joint = pmf_a[:, None] * pmf_b[None, :]
-    j = (np.arange(m0 + 1)[:, None] / m0 + np.arange(m1 + 1)[None, :] / m1 - 1)
-    pj = stats.binom.pmf(np.arange(m0 + 1), m0, q0)[:, None] * stats.binom.pmf(
-        np.arange(m1 + 1), m1, q1)[None, :]
+    j = np.arange(m0 + 1)[:, None] / m0 + np.arange(m1 + 1)[None, :] / m1 - 1
+    pj = (
+        stats.binom.pmf(np.arange(m0 + 1), m0, q0)[:, None]
+        * stats.binom.pmf(np.arange(m1 + 1), m1, q1)[None, :]
+    )
     valid = j > 0
     assert pj[~valid].sum() < 1e-12
     inv_j, inv_j2 = (pj[valid] / j[valid]).sum(), (pj[valid] / j[valid] ** 2).sum()
@@ -146,8 +151,10 @@ def test_model_specific_delta_variance_matches_exact_enumeration():
     def exact_variance(n, pi, m0, q0, m1, q1):
         g0 = np.arange(m0 + 1)[:, None] / m0
         g1 = np.arange(m1 + 1)[None, :] / m1
-        w = stats.binom.pmf(np.arange(m0 + 1), m0, q0)[:, None] * stats.binom.pmf(
-            np.arange(m1 + 1), m1, q1)[None, :]
+        w = (
+            stats.binom.pmf(np.arange(m0 + 1), m0, q0)[:, None]
+            * stats.binom.pmf(np.arange(m1 + 1), m1, q1)[None, :]
+        )
         j = g0 + g1 - 1
         ok = j > 0
         first = ((pi + g0 - 1) / np.where(ok, j, 1))[ok]
@@ -176,9 +183,10 @@ def test_paired_delta_variance_matches_monte_carlo(calibration):
     if calibration == "shared":
         q0b, q1b = q0a, q1a
     diff = (pa + q0a - 1) / (q0a + q1a - 1) - (pb + q0b - 1) / (q0b + q1b - 1)
-    a, b = labels(tuple(int(n * p) for p in probs),
-                  ((int(m * qa[0]), m, int(m * qa[1]), m), (int(m * qb[0]), m, int(m * qb[1]),
-                                                            m)))
+    a, b = labels(
+        tuple(int(n * p) for p in probs),
+        ((int(m * qa[0]), m, int(m * qa[1]), m), (int(m * qb[0]), m, int(m * qb[1]), m)),
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)  # instability under shared: expected
         result = compare(a, b, calibration=calibration)
@@ -217,7 +225,8 @@ def test_expected_bias_is_the_limit_of_the_shared_estimator():
     assert own.expected_bias == shared.expected_bias
     # the last line of App. C: (theta_B dq1 - (1 - theta_B) dq0) / J_A
     assert expected_shared_bias(0.6, 0.8, 0.9, 0.7, 0.85) == pytest.approx(
-        (0.6 * 0.05 - 0.4 * 0.1) / 0.7)
+        (0.6 * 0.05 - 0.4 * 0.1) / 0.7
+    )
 
 
 def test_diagnostics_youden_and_instability_intervals():
@@ -230,11 +239,13 @@ def test_diagnostics_youden_and_instability_intervals():
     vb = q0b * (1 - q0b) / 42 + q1b * (1 - q1b) / 62
     assert result.youden["A"].estimate == pytest.approx(0.7)
     assert result.youden["A"][1:] == pytest.approx(
-        (q0a + q1a - 1 - Z95 * math.sqrt(va), q0a + q1a - 1 + Z95 * math.sqrt(va)))
+        (q0a + q1a - 1 - Z95 * math.sqrt(va), q0a + q1a - 1 + Z95 * math.sqrt(va))
+    )
     centre = (q0a + q1a) - (q0b + q1b)
     assert result.instability.estimate == pytest.approx(0.7 - 0.65)
     assert result.instability[1:] == pytest.approx(
-        (centre - Z95 * math.sqrt(va + vb), centre + Z95 * math.sqrt(va + vb)))
+        (centre - Z95 * math.sqrt(va + vb), centre + Z95 * math.sqrt(va + vb))
+    )
     d0 = q0a - q0b
     s0 = math.sqrt(q0a * (1 - q0a) / 52 + q0b * (1 - q0b) / 42)
     assert result.delta_q0[1:] == pytest.approx((d0 - Z95 * s0, d0 + Z95 * s0))
@@ -244,8 +255,11 @@ def test_diagnostics_youden_and_instability_intervals():
 # bootstrap
 # ---------------------------------------------------------------------------------------------
 def test_bootstrap_agrees_with_the_delta_method_on_a_large_sample():
-    a, b = labels((9000, 3000, 1500, 6500), ((2400, 3000, 2700, 3000), (2200, 3000, 2650, 3000)),
-                  np.random.default_rng(0))
+    a, b = labels(
+        (9000, 3000, 1500, 6500),
+        ((2400, 3000, 2700, 3000), (2200, 3000, 2650, 3000)),
+        np.random.default_rng(0),
+    )
     delta = compare(a, b)
     boot = compare(a, b, method="bootstrap", random_seed=5, n_resamples=4000)
     half = delta.ci.high - delta.estimate
@@ -303,9 +317,14 @@ def test_bca_interval_agrees_with_scipy_bootstrap():
     cells, ca, cb = (60, 18, 8, 34), (40, 50, 44, 50), (36, 45, 50, 55)
     a, b = labels(cells, (ca, cb))
     ours = compare(a, b, method="bootstrap", random_seed=7, n_resamples=20_000)
-    theirs = stats.bootstrap(tuple(_item_samples(cells, ca, cb)), _difference_statistic,
-                             n_resamples=20_000, method="BCa", vectorized=True,
-                             random_state=np.random.default_rng(8)).confidence_interval
+    theirs = stats.bootstrap(
+        tuple(_item_samples(cells, ca, cb)),
+        _difference_statistic,
+        n_resamples=20_000,
+        method="BCa",
+        vectorized=True,
+        random_state=np.random.default_rng(8),
+    ).confidence_interval
     # Monte Carlo error of an end point with 20,000 replicates is about 2% of the standard error
     tolerance = 0.1 * compare(a, b).se
     assert ours.ci.low == pytest.approx(theirs.low, abs=tolerance)
@@ -317,14 +336,14 @@ def test_bootstrap_keeps_the_pairing():
     ca = (40, 50, 45, 50)
     a, b = labels((50, 0, 0, 50), (ca, None))
     with pytest.warns(JudgeCalWarning, match="no calibration labels of its own"):
-        boot = compare(a, b, calibration="shared", method="bootstrap", random_seed=1,
-                       interval="percentile")
+        boot = compare(
+            a, b, calibration="shared", method="bootstrap", random_seed=1, interval="percentile"
+        )
     assert tuple(boot.ci) == (0.0, 0.0)
     assert boot.estimate == 0.0
     counts = JudgeData(k=50, n=100, k0=40, m0=50, k1=45, m1=50)
     with pytest.warns(JudgeCalWarning):
-        unpaired = compare(counts, counts, calibration="shared", method="bootstrap",
-                           random_seed=1)
+        unpaired = compare(counts, counts, calibration="shared", method="bootstrap", random_seed=1)
     assert unpaired.ci.high - unpaired.ci.low > 0.1
 
 
@@ -400,8 +419,14 @@ def test_summary_to_dict_and_plot(capsys):
     axes = compare(a, b).plot()
     assert axes[0].get_xlabel() == "true accuracy theta"
     assert "Comparison(estimate=" in repr(result)
-    for item in ("1. estimand", "3. calibration", "4. intervals", "5. judge quality",
-                 "6. instability", "7. verdict"):
+    for item in (
+        "1. estimand",
+        "3. calibration",
+        "4. intervals",
+        "5. judge quality",
+        "6. instability",
+        "7. verdict",
+    ):
         assert item in result.report()
 
 
@@ -427,14 +452,21 @@ def test_judge_no_better_than_chance_on_either_model_raises():
         compare(chance, a)
 
 
-@pytest.mark.parametrize(("option", "value", "message"), [
-    ("calibration", "pooled", r"`calibration` \('pooled'\) must be one of 'model_specific', "
-                              r"'shared'"),
-    ("method", "jackknife", r"`method` \('jackknife'\) must be one of"),
-    ("interval", "basic", r"`interval` \('basic'\)"),
-    ("confidence_level", 1.5, r"`confidence_level` \(1.5\) must lie strictly between 0 and 1"),
-    ("n_resamples", 0, r"`n_resamples` \(0\) must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        (
+            "calibration",
+            "pooled",
+            r"`calibration` \('pooled'\) must be one of 'model_specific', "
+            r"'shared'",
+        ),
+        ("method", "jackknife", r"`method` \('jackknife'\) must be one of"),
+        ("interval", "basic", r"`interval` \('basic'\)"),
+        ("confidence_level", 1.5, r"`confidence_level` \(1.5\) must lie strictly between 0 and 1"),
+        ("n_resamples", 0, r"`n_resamples` \(0\) must be a positive integer"),
+    ],
+)
 def test_bad_options_raise(option, value, message):
     a = JudgeData(k=60, n=100, k0=40, m0=50, k1=45, m1=50)
     with pytest.raises(ValueError, match=message):
@@ -460,8 +492,13 @@ def test_inputs_are_not_mutated():
     copies = [x.copy() for x in (ya, human, judge)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)  # tiny sets: many warnings
-        compare(ModelLabels(ya, human, judge), ModelLabels(ya[::-1], human, judge),
-                method="bootstrap", random_seed=0, n_resamples=50)
+        compare(
+            ModelLabels(ya, human, judge),
+            ModelLabels(ya[::-1], human, judge),
+            method="bootstrap",
+            random_seed=0,
+            n_resamples=50,
+        )
     for original, copy in zip((ya, human, judge), copies, strict=True):
         np.testing.assert_array_equal(original, copy)
 
@@ -485,8 +522,15 @@ def test_bayes_paired_model_specific_posterior():
     assert result.ci == pytest.approx(tuple(np.quantile(diff, [0.025, 0.975])))
     delta = compare(a, b)  # large calibration sets: the posterior agrees with the delta method
     assert result.estimate == pytest.approx(delta.estimate, abs=0.02)
-    assert set(result.idata.posterior.data_vars) >= {"theta", "q0", "q1", "sigma", "mu",
-                                                     "difference", "delta_youden"}
+    assert set(result.idata.posterior.data_vars) >= {
+        "theta",
+        "q0",
+        "q1",
+        "sigma",
+        "mu",
+        "difference",
+        "delta_youden",
+    }
     assert result.details["population_sd"]["q0"]["low"] >= 0
 
 
@@ -505,8 +549,10 @@ def test_bayes_reuses_the_compiled_model_and_swaps_the_counts_in():
     # exchanging the models mirrors the posterior of theta_A - theta_B (true gap (120-30)/600/J)
     assert swapped.estimate == pytest.approx(-first.estimate, abs=0.02)
     assert swapped.prob_a_better == pytest.approx(1 - first.prob_a_better, abs=0.02)
-    np.testing.assert_array_equal(np.asarray(again.idata.posterior["difference"]),
-                                  np.asarray(first.idata.posterior["difference"]))
+    np.testing.assert_array_equal(
+        np.asarray(again.idata.posterior["difference"]),
+        np.asarray(first.idata.posterior["difference"]),
+    )
 
 
 def test_bayes_readme_example_has_no_divergences():
@@ -521,8 +567,9 @@ def test_bayes_readme_example_has_no_divergences():
     b = JudgeData(k=380, n=1000, k0=150, m0=200, k1=170, m1=200)
     cache = NutsCache()
     for seed in range(4):
-        result = _quiet_compare(a, b, method="bayes", random_seed=seed, draws=300, tune=300,
-                                chains=4, compiled=cache)
+        result = _quiet_compare(
+            a, b, method="bayes", random_seed=seed, draws=300, tune=300, chains=4, compiled=cache
+        )
         assert result.details["convergence"]["divergences"] == 0, seed
         assert not any("divergent transitions" in w for w in result.warnings)
         assert result.estimate == pytest.approx(0.088, abs=0.01)  # long-run posterior median
@@ -540,10 +587,15 @@ def test_bayes_compare_model_is_the_hierarchical_model():
     from judgecal.bayes.nuts import compile_nuts
 
     prior = ComparePrior(mu_loc=0.5, mu_scale=0.8, sigma_scale=0.7)
-    model = build_compare_model(cells=None, test=(5, 10, 5, 10), calib_a=(7, 10, 7, 10),
-                                calib_b=(6, 10, 8, 10), prior=prior)
-    engine = compile_nuts(model, target_accept=0.9, output_names=("mu", "sigma", "q0", "theta"),
-                          set_data=set_compare_data)
+    model = build_compare_model(
+        cells=None, test=(5, 10, 5, 10), calib_a=(7, 10, 7, 10), calib_b=(6, 10, 8, 10), prior=prior
+    )
+    engine = compile_nuts(
+        model,
+        target_accept=0.9,
+        output_names=("mu", "sigma", "q0", "theta"),
+        set_data=set_compare_data,
+    )
     empty = CompareCounts(None, (0, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0))
     values, _ = engine.run(empty, draws=1500, tune=500, chains=2, rng=np.random.default_rng(0))
     sigma, mu = values["sigma"][..., 0].ravel(), values["mu"][..., 0].ravel()
@@ -552,7 +604,8 @@ def test_bayes_compare_model_is_the_hierarchical_model():
     assert np.mean(mu) == pytest.approx(0.5, abs=0.1)
     assert np.std(mu) == pytest.approx(0.8, rel=0.1)
     assert np.std(logit_q0[:, 0] - logit_q0[:, 1]) == pytest.approx(
-        np.sqrt(2 * 0.7**2), rel=0.12)  # E sigma^2 = s^2 (half-normal)
+        np.sqrt(2 * 0.7**2), rel=0.12
+    )  # E sigma^2 = s^2 (half-normal)
     assert np.mean(values["theta"]) == pytest.approx(0.5, abs=0.05)
 
 
@@ -561,9 +614,17 @@ def test_bayes_tight_population_recovers_shared_calibration():
 
     a = JudgeData(k=690, n=1000, k0=160, m0=200, k1=180, m1=200)
     b = JudgeData(k=630, n=1000, k0=160, m0=200, k1=180, m1=200)
-    result = _quiet_compare(a, b, calibration="shared", method="bayes", random_seed=2,
-                            draws=300, tune=300, chains=2,
-                            prior=ComparePrior(sigma_scale=0.005))
+    result = _quiet_compare(
+        a,
+        b,
+        calibration="shared",
+        method="bayes",
+        random_seed=2,
+        draws=300,
+        tune=300,
+        chains=2,
+        prior=ComparePrior(sigma_scale=0.005),
+    )
     post = result.idata.posterior
     gap = np.abs(np.asarray(post["q0"].sel(model="A") - post["q0"].sel(model="B")))
     assert np.quantile(gap, 0.95) < 0.01  # sigma -> 0: one judge for both models
@@ -584,8 +645,9 @@ def test_compare_prior_validates():
 # command line
 # ---------------------------------------------------------------------------------------------
 def test_cli_compare_counts(capsys):
-    code = main(["compare", "--a", "700,1000,170,200,180,200", "--b",
-                 "600,1000,168,200,182,200", "--json"])
+    code = main(
+        ["compare", "--a", "700,1000,170,200,180,200", "--b", "600,1000,168,200,182,200", "--json"]
+    )
     out = capsys.readouterr().out
     assert code == 0
     payload = json.loads(out)
@@ -594,32 +656,72 @@ def test_cli_compare_counts(capsys):
 
 
 def test_cli_compare_paired_label_files(tmp_path, capsys):
-    rows_a = ["set,judge,human", "test,1,", "test,1,", "test,0,", "test,1,",
-              "calibration,0,0", "calibration,0,0", "calibration,1,0", "calibration,1,1",
-              "calibration,1,1", "calibration,0,1"]
+    rows_a = [
+        "set,judge,human",
+        "test,1,",
+        "test,1,",
+        "test,0,",
+        "test,1,",
+        "calibration,0,0",
+        "calibration,0,0",
+        "calibration,1,0",
+        "calibration,1,1",
+        "calibration,1,1",
+        "calibration,0,1",
+    ]
     rows_b = ["set,judge,human", "test,1,", "test,0,", "test,0,", "test,1,"]
     (tmp_path / "a.csv").write_text("\n".join(rows_a) + "\n")
     (tmp_path / "b.csv").write_text("\n".join(rows_b) + "\n")
-    code = main(["compare", "--labels-a", str(tmp_path / "a.csv"), "--labels-b",
-                 str(tmp_path / "b.csv"), "--calibration", "shared"])
+    code = main(
+        [
+            "compare",
+            "--labels-a",
+            str(tmp_path / "a.csv"),
+            "--labels-b",
+            str(tmp_path / "b.csv"),
+            "--calibration",
+            "shared",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "4 paired test items" in out and "WARNING" in out
     (tmp_path / "c.csv").write_text("\n".join(rows_b[:3]) + "\n")
-    code = main(["compare", "--labels-a", str(tmp_path / "a.csv"), "--labels-b",
-                 str(tmp_path / "c.csv"), "--calibration", "shared"])
+    code = main(
+        [
+            "compare",
+            "--labels-a",
+            str(tmp_path / "a.csv"),
+            "--labels-b",
+            str(tmp_path / "c.csv"),
+            "--calibration",
+            "shared",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "`a.test_judge` has 4 items and `b.test_judge` has 2" in err
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--a", "700,1000,170,200,180,200"], "give exactly one of --b"),
-    (["--a", "700,1000", "--b", "600,1000,168,200,182,200"], "--a needs six counts"),
-    (["--a", "700,1000,170,200,180,200", "--b", "600,1000"], "--b needs six counts"),
-    (["--a", "7,1,2", "--b", "600,1000"], "expected 6 counts"),
-    (["--a", "700,1000,170,200,180,200", "--b", "600,1000,168,200,182,200",
-      "--calibration", "pooled"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--a", "700,1000,170,200,180,200"], "give exactly one of --b"),
+        (["--a", "700,1000", "--b", "600,1000,168,200,182,200"], "--a needs six counts"),
+        (["--a", "700,1000,170,200,180,200", "--b", "600,1000"], "--b needs six counts"),
+        (["--a", "7,1,2", "--b", "600,1000"], "expected 6 counts"),
+        (
+            [
+                "--a",
+                "700,1000,170,200,180,200",
+                "--b",
+                "600,1000,168,200,182,200",
+                "--calibration",
+                "pooled",
+            ],
+            "invalid choice",
+        ),
+    ],
+)
 def test_cli_compare_errors(capsys, argv, message):
     code = main(["compare", *argv])
     err = capsys.readouterr().err

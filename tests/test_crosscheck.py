@@ -106,7 +106,7 @@ def test_one_class_random_sample_gives_the_posterior():
     with pytest.warns(jc.JudgeCalWarning):
         check = jc.crosscheck(data, random_seed=0)
     assert {"no_closed_form", "one_class_labelled"} <= set(check.flags)
-    assert "nan" in str(check)          # the closed-form row is printed as not available
+    assert "nan" in str(check)  # the closed-form row is printed as not available
 
 
 def test_boundary_note_names_the_intervals_and_only_fires_when_clipped():
@@ -168,9 +168,12 @@ def _atlas_cell(theta, q0, q1, n, m):
 
     with resources.files("judgecal.datasets").joinpath("lr_coverage_atlas.npz").open("rb") as f:
         table = np.load(f)
-        index = tuple(int(np.flatnonzero(np.isclose(table[name], value))[0])
-                      for name, value in zip(("theta", "q0", "q1", "n", "m"),
-                                             (theta, q0, q1, n, m), strict=True))
+        index = tuple(
+            int(np.flatnonzero(np.isclose(table[name], value))[0])
+            for name, value in zip(
+                ("theta", "q0", "q1", "n", "m"), (theta, q0, q1, n, m), strict=True
+            )
+        )
         return float(table["coverage"][index])
 
 
@@ -186,11 +189,12 @@ def test_atlas_flags_where_the_closed_form_undercovers():
 
 
 def test_atlas_is_silent_where_the_closed_form_covers(paper_check):
-    assert _atlas_cell(0.15, 0.7, 0.9, 1000, 100) >= 0.93   # the paper example's cell (m = 200)
+    assert _atlas_cell(0.15, 0.7, 0.9, 1000, 100) >= 0.93  # the paper example's cell (m = 200)
     assert "closed_form_undercovers" not in paper_check.flags
     with pytest.warns(jc.JudgeCalWarning):
-        other_level = jc.crosscheck(jc.JudgeData(k=300, n=1000, k0=3, m0=5, k1=4, m1=5),
-                                    confidence_level=0.9)
+        other_level = jc.crosscheck(
+            jc.JudgeData(k=300, n=1000, k0=3, m0=5, k1=4, m1=5), confidence_level=0.9
+        )
     assert "closed_form_undercovers" not in other_level.flags
 
 

@@ -102,8 +102,11 @@ class TestValidation:
             make(**{name: 0, parts[name]: 0}, design="stratified")
 
     def test_random_design_needs_a_labelled_item(self):
-        with pytest.raises(ValueError, match=r"`m0` \+ `m1` \(0\) must be at least 1 with "
-                                             r"design='random'"):
+        with pytest.raises(
+            ValueError,
+            match=r"`m0` \+ `m1` \(0\) must be at least 1 with "
+            r"design='random'",
+        ):
             make(k0=0, m0=0, k1=0, m1=0, design="random")
         with pytest.raises(ValueError, match=r"`n` \(0\) must be at least 1"):
             make(k=0, n=0, design="random")
@@ -124,8 +127,15 @@ class TestOneClassRandomDesign:
         assert math.isnan(d.q0) and math.isnan(d.youden)
         assert d.one_class
         assert d.cells == (28, 2, 0, 0)
-        assert d.to_dict() == {"k": 900, "n": 970, "k0": 0, "m0": 0, "k1": 28, "m1": 30,
-                               "design": "random"}
+        assert d.to_dict() == {
+            "k": 900,
+            "n": 970,
+            "k0": 0,
+            "m0": 0,
+            "k1": 28,
+            "m1": 30,
+            "design": "random",
+        }
         assert JudgeData(**d.to_dict()) == d
 
     def test_no_truly_correct_item(self):
@@ -237,8 +247,11 @@ class TestFromLabels:
             JudgeData.from_labels([0, 2], HUMAN, JUDGE)
 
     def test_mismatched_lengths(self):
-        with pytest.raises(ValueError, match=r"`calib_human` \(7 items\) and `calib_judge` "
-                                             r"\(6 items\) must have the same length"):
+        with pytest.raises(
+            ValueError,
+            match=r"`calib_human` \(7 items\) and `calib_judge` "
+            r"\(6 items\) must have the same length",
+        ):
             JudgeData.from_labels(TEST, HUMAN, JUDGE[:-1])
 
     def test_empty_test(self):
@@ -272,9 +285,18 @@ def write_csv(path, rows, header="set,judge,human"):
 
 
 GOOD_ROWS = [
-    "test,1,", "test,0,", "test,1,", "test,1,", "test,0,",  # k = 3, n = 5
-    "calibration,0,0", "calibration,1,0", "calibration,0,0",  # m0 = 3, k0 = 2
-    "calibration,1,1", "calibration,1,1", "calibration,0,1", "calibration,1,1",  # m1 = 4, k1 = 3
+    "test,1,",
+    "test,0,",
+    "test,1,",
+    "test,1,",
+    "test,0,",  # k = 3, n = 5
+    "calibration,0,0",
+    "calibration,1,0",
+    "calibration,0,0",  # m0 = 3, k0 = 2
+    "calibration,1,1",
+    "calibration,1,1",
+    "calibration,0,1",
+    "calibration,1,1",  # m1 = 4, k1 = 3
 ]
 
 
@@ -285,10 +307,20 @@ class TestFromCsv:
         assert JudgeData.from_csv(str(path)) == EXPECTED
 
     def test_words_order_and_extra_columns(self, tmp_path):
-        rows = ["x1,1,,test", "x2,false,,TEST", "x3,true,, test ", "x4,1.0,,test", "x5,0.0,,test",
-                "c1,0,false,calibration", "c2,1,0,calibration", "c3,0,0.0,Calibration",
-                "c4,TRUE,1,calibration", "c5,1,true,calibration", "c6,0,1,calibration",
-                "c7,1,1,calibration"]
+        rows = [
+            "x1,1,,test",
+            "x2,false,,TEST",
+            "x3,true,, test ",
+            "x4,1.0,,test",
+            "x5,0.0,,test",
+            "c1,0,false,calibration",
+            "c2,1,0,calibration",
+            "c3,0,0.0,Calibration",
+            "c4,TRUE,1,calibration",
+            "c5,1,true,calibration",
+            "c6,0,1,calibration",
+            "c7,1,1,calibration",
+        ]
         path = write_csv(tmp_path / "x.csv", rows, header="id,judge,human,set")
         assert JudgeData.from_csv(path) == EXPECTED
 
@@ -310,8 +342,11 @@ class TestFromCsv:
         rows = list(GOOD_ROWS)
         rows[6] = "calibration,1,"  # data row 7 -> file row 8
         path = write_csv(tmp_path / "bad.csv", rows)
-        with pytest.raises(ValueError, match=r"row 8: column `human` must be 0 or 1 on a "
-                                             r"calibration row"):
+        with pytest.raises(
+            ValueError,
+            match=r"row 8: column `human` must be 0 or 1 on a "
+            r"calibration row",
+        ):
             JudgeData.from_csv(path)
         rows[6] = "calibration,1,yes"
         path = write_csv(tmp_path / "bad.csv", rows)
@@ -327,8 +362,11 @@ class TestFromCsv:
         rows = list(GOOD_ROWS)
         rows[9] = "train,1,1"  # data row 10 -> file row 11
         path = write_csv(tmp_path / "bad.csv", rows)
-        with pytest.raises(ValueError, match=r"row 11: column `set` must be 'test' or "
-                                             r"'calibration', got 'train'"):
+        with pytest.raises(
+            ValueError,
+            match=r"row 11: column `set` must be 'test' or "
+            r"'calibration', got 'train'",
+        ):
             JudgeData.from_csv(path)
 
     def test_missing_column(self, tmp_path):
@@ -337,8 +375,9 @@ class TestFromCsv:
             JudgeData.from_csv(path)
 
     def test_error_names_file(self, tmp_path):
-        path = write_csv(tmp_path / "named_file.csv", ["test,1", "calibration,0"],
-                         header="set,judge")
+        path = write_csv(
+            tmp_path / "named_file.csv", ["test,1", "calibration,0"], header="set,judge"
+        )
         with pytest.raises(ValueError, match="named_file.csv"):
             JudgeData.from_csv(path)
 
@@ -366,11 +405,13 @@ class TestFromCsv:
 
 class TestFromFrame:
     def frame(self):
-        return pd.DataFrame({
-            "set": ["test"] * 5 + ["calibration"] * 7,
-            "judge": TEST + JUDGE,
-            "human": [np.nan] * 5 + HUMAN,
-        })
+        return pd.DataFrame(
+            {
+                "set": ["test"] * 5 + ["calibration"] * 7,
+                "judge": TEST + JUDGE,
+                "human": [np.nan] * 5 + HUMAN,
+            }
+        )
 
     def test_counts(self):
         assert JudgeData.from_frame(self.frame()) == EXPECTED
@@ -383,8 +424,9 @@ class TestFromFrame:
 
     def test_custom_columns(self):
         frame = self.frame().rename(columns={"set": "split", "judge": "llm", "human": "gold"})
-        got = JudgeData.from_frame(frame, set_column="split", judge_column="llm",
-                                   human_column="gold")
+        got = JudgeData.from_frame(
+            frame, set_column="split", judge_column="llm", human_column="gold"
+        )
         assert got == EXPECTED
 
     def test_missing_column(self):

@@ -119,33 +119,40 @@ class TestOneClassLabelled:
             jc.JudgeData.from_labels([1, 0, 1], [0, 0], [1, 0])
         path = tmp_path / "labels.csv"
         path.write_text("set,judge,human\ntest,1,\ncalibration,1,1\ncalibration,0,1\n")
-        with pytest.raises(ValueError, match=r"labels.csv: the calibration set has no truly "
-                                             r"incorrect \(human label 0\) items, so "
-                                             r"specificity q0 cannot be estimated"):
+        with pytest.raises(
+            ValueError,
+            match=r"labels.csv: the calibration set has no truly "
+            r"incorrect \(human label 0\) items, so "
+            r"specificity q0 cannot be estimated",
+        ):
             jc.JudgeData.from_csv(path)
         with pytest.raises(ValueError, match=r"`m1` \(0\) must be at least 1"):
             jc.JudgeData(k=1, n=2, k0=1, m0=3, k1=0, m1=0)
 
 
 class TestBadInput:
-
     def test_labelled_items_not_a_subset_of_the_test_items(self):
-        with pytest.raises(ValueError, match=r"subset of the test items: `calib_human` must "
-                                             r"hold one entry per test item.*got 3 entries "
-                                             r"for 8 test items"):
+        with pytest.raises(
+            ValueError,
+            match=r"subset of the test items: `calib_human` must "
+            r"hold one entry per test item.*got 3 entries "
+            r"for 8 test items",
+        ):
             jc.JudgeData.from_labels(TEST_JUDGE, [1, 0, 1], design="random")
         with pytest.raises(ValueError, match=r"`calib_judge` must hold one entry per test"):
             jc.JudgeData.from_labels(TEST_JUDGE, HUMAN, [1, 0], design="random")
         judge = list(TEST_JUDGE)
         judge[2] = 1  # labelled item 2 was judged 0 in the test set
-        with pytest.raises(ValueError, match=r"must repeat `test_judge`.*labelled item 2 has "
-                                             r"`calib_judge` 1 but `test_judge` 0"):
+        with pytest.raises(
+            ValueError,
+            match=r"must repeat `test_judge`.*labelled item 2 has "
+            r"`calib_judge` 1 but `test_judge` 0",
+        ):
             jc.JudgeData.from_labels(TEST_JUDGE, HUMAN, judge, design="random")
 
     def test_human_labels_outside_0_1(self):
         with pytest.raises(ValueError, match=r"`calib_human` must hold only 0/1.*item 1 is 2"):
-            jc.JudgeData.from_labels(TEST_JUDGE, [nan, 2, 0, nan, nan, 1, 0, nan],
-                                     design="random")
+            jc.JudgeData.from_labels(TEST_JUDGE, [nan, 2, 0, nan, nan, 1, 0, nan], design="random")
         with pytest.raises(ValueError, match=r"`calib_human`.*item 0 is 'yes'"):
             jc.JudgeData.from_labels([1, 0], ["yes", 0], design="random")
 
@@ -161,8 +168,16 @@ class TestBadInput:
 
 
 class TestFiles:
-    ROWS = [("test", 1, ""), ("test", 1, "1"), ("test", 0, "0"), ("test", 1, ""),
-            ("test", 0, ""), ("test", 1, "1"), ("test", 1, "0"), ("test", 0, "")]
+    ROWS = [
+        ("test", 1, ""),
+        ("test", 1, "1"),
+        ("test", 0, "0"),
+        ("test", 1, ""),
+        ("test", 0, ""),
+        ("test", 1, "1"),
+        ("test", 1, "0"),
+        ("test", 0, ""),
+    ]
 
     def test_csv_and_frame(self, tmp_path):
         path = tmp_path / "labels.csv"
@@ -175,8 +190,11 @@ class TestFiles:
     def test_calibration_row_is_refused(self, tmp_path):
         path = tmp_path / "labels.csv"
         path.write_text("set,judge,human\ntest,1,\ntest,0,1\ncalibration,1,0\n")
-        with pytest.raises(ValueError, match=r"row 4: column `set` is 'calibration', but with "
-                                             r"design='random'.*subset of the test items"):
+        with pytest.raises(
+            ValueError,
+            match=r"row 4: column `set` is 'calibration', but with "
+            r"design='random'.*subset of the test items",
+        ):
             jc.JudgeData.from_csv(path, design="random")
 
     def test_bad_human_label_on_a_test_row(self, tmp_path):
@@ -208,8 +226,7 @@ def test_model_is_the_multinomial_times_the_binomial():
     for theta, q0, q1 in rng.uniform(0.05, 0.95, (5, 3)):
         probs = [theta * q1, theta * (1 - q1), (1 - theta) * (1 - q0), (1 - theta) * q0]
         p = theta * q1 + (1 - theta) * (1 - q0)
-        expected = (multinomial.logpmf(DATA.cells, DATA.m, probs)
-                    + binom.logpmf(DATA.k, DATA.n, p))
+        expected = multinomial.logpmf(DATA.cells, DATA.m, probs) + binom.logpmf(DATA.k, DATA.n, p)
         assert loglik(value_point(theta, q0, q1, prior)) == pytest.approx(expected, rel=1e-10)
 
 
@@ -219,12 +236,16 @@ def test_model_reduces_to_stratified_without_the_class_counts():
     priors, truncation and Jacobians)."""
     prior = jc.Prior(theta=(2.0, 3.0))
     random_logp = build_model(DATA, prior).compile_logp()
-    stratified_logp = build_model(dataclasses.replace(DATA, design="stratified"),
-                                  prior).compile_logp()
+    stratified_logp = build_model(
+        dataclasses.replace(DATA, design="stratified"), prior
+    ).compile_logp()
     rng = np.random.default_rng(4)
     for _ in range(5):
-        point = {"theta_logodds__": rng.normal(), "q0_logodds__": rng.normal(1),
-                 "q1_scaled_interval__": rng.normal()}
+        point = {
+            "theta_logodds__": rng.normal(),
+            "q0_logodds__": rng.normal(1),
+            "q1_scaled_interval__": rng.normal(),
+        }
         theta = expit(point["theta_logodds__"])
         difference = random_logp(point) - stratified_logp(point)
         assert difference == pytest.approx(binom.logpmf(DATA.m1, DATA.m, theta), rel=1e-10)
@@ -237,9 +258,14 @@ def grid_posterior_of_theta(data, grid=160):
     theta, q0, q1 = np.meshgrid(t, t, t, indexing="ij", sparse=True)
     c11, c10, c01, c00 = data.cells
     p = theta * q1 + (1 - theta) * (1 - q0)
-    log_l = (c11 * np.log(theta * q1) + c10 * np.log(theta * (1 - q1))
-             + c01 * np.log((1 - theta) * (1 - q0)) + c00 * np.log((1 - theta) * q0)
-             + data.k * np.log(p) + (data.n - data.k) * np.log1p(-p))
+    log_l = (
+        c11 * np.log(theta * q1)
+        + c10 * np.log(theta * (1 - q1))
+        + c01 * np.log((1 - theta) * (1 - q0))
+        + c00 * np.log((1 - theta) * q0)
+        + data.k * np.log(p)
+        + (data.n - data.k) * np.log1p(-p)
+    )
     log_l = np.where(q0 + q1 > 1, log_l, -np.inf)
     weight = np.exp(log_l - log_l.max()).sum(axis=(1, 2))
     return t, weight / weight.sum()
@@ -253,8 +279,13 @@ def test_exact_engine_matches_brute_force_multinomial():
     for level in (0.05, 0.5, 0.95):
         assert post.quantile(level) == pytest.approx(np.interp(level, cdf, t), abs=3e-3)
     # the class counts matter: without them (stratified) the posterior differs
-    stratified = jc.posterior(dataclasses.replace(DATA, design="stratified"), method="exact",
-                              draws=200, chains=2, random_seed=1)
+    stratified = jc.posterior(
+        dataclasses.replace(DATA, design="stratified"),
+        method="exact",
+        draws=200,
+        chains=2,
+        random_seed=1,
+    )
     assert abs(stratified.mean() - post.mean()) > 0.02
 
 

@@ -52,10 +52,15 @@ def _posterior(cid: str):
     # an empty calibration arm is legal for a random labelled sample; the engine is given the
     # stratified model's prior, so it computes exactly the reference's posterior
     design = "random" if min(c["m0"], c["m1"]) == 0 else "stratified"
-    data = JudgeData(k=c["k"], n=c["n"], k0=c["k0"], m0=c["m0"], k1=c["k1"], m1=c["m1"],
-                     design=design)
-    prior = Prior(theta=tuple(c["theta"]), q0=tuple(c["q0"]), q1=tuple(c["q1"]),
-                  better_than_chance=c["truncate"])
+    data = JudgeData(
+        k=c["k"], n=c["n"], k0=c["k0"], m0=c["m0"], k1=c["k1"], m1=c["m1"], design=design
+    )
+    prior = Prior(
+        theta=tuple(c["theta"]),
+        q0=tuple(c["q0"]),
+        q1=tuple(c["q1"]),
+        better_than_chance=c["truncate"],
+    )
     post = ExactPosterior(data, prior)
     _POSTERIORS[cid] = post
     return post
@@ -82,10 +87,10 @@ def test_reference_is_converged(cid):
     huge = entry["case"]["n"] >= 10**8
     for var in VARS:
         if huge and var == "p":
-            continue   # p's posterior is ~n^(-1/2) wide there; see test_huge_n_p_is_the_kernel
-        limit = 2e-5 if huge else 1e-6      # still 5x below the engine tolerance, 1e-4
+            continue  # p's posterior is ~n^(-1/2) wide there; see test_huge_n_p_is_the_kernel
+        limit = 2e-5 if huge else 1e-6  # still 5x below the engine tolerance, 1e-4
         assert entry["convergence"][var] < limit, (var, entry["convergence"][var])
-    if not huge:   # the p normaliser of the reference is not resolved at n >= 1e8
+    if not huge:  # the p normaliser of the reference is not resolved at n >= 1e8
         assert entry["mass_rel_spread"] < 1e-7
 
 
@@ -160,8 +165,12 @@ def _group_rows(cid: str):
     c = CASES[cid]["case"]
     ks = np.unique(np.clip(c["k"] + np.array([0, 1, -1, 2, -2, 3, -3]), 0, c["n"]))
     counts = [np.full(ks.size, float(c[name])) for name in ("n", "k0", "m0", "k1", "m1")]
-    prior = Prior(theta=tuple(c["theta"]), q0=tuple(c["q0"]), q1=tuple(c["q1"]),
-                  better_than_chance=c["truncate"])
+    prior = Prior(
+        theta=tuple(c["theta"]),
+        q0=tuple(c["q0"]),
+        q1=tuple(c["q1"]),
+        better_than_chance=c["truncate"],
+    )
     return rows_for(ks.astype(float), *counts, prior), int(np.flatnonzero(ks == c["k"])[0])
 
 

@@ -131,8 +131,9 @@ class TestRoganGladen:
     def test_list_input(self):
         out = jc.rogan_gladen([0.4, 0.5], [0.7, 0.8], 0.9)
         assert isinstance(out, np.ndarray)
-        np.testing.assert_allclose(out, [ref_rg(0.4, 0.7, 0.9), ref_rg(0.5, 0.8, 0.9)],
-                                   rtol=0, atol=TOL)
+        np.testing.assert_allclose(
+            out, [ref_rg(0.4, 0.7, 0.9), ref_rg(0.5, 0.8, 0.9)], rtol=0, atol=TOL
+        )
 
     def test_inputs_not_modified(self):
         p = np.array([0.05, 0.4, 0.95])
@@ -259,8 +260,9 @@ class TestLangReiczigel:
         low, high = jc.lang_reiczigel_ci(0.5, q0, q1, n, 30, 40)
         assert low.shape == (2, 3, 4)
         for idx in np.ndindex(2, 3, 4):
-            ref = ref_lr(0.5, float(q0[idx[0], 0, 0]), float(q1[0, idx[1], 0]), float(n[idx[2]]),
-                         30, 40)
+            ref = ref_lr(
+                0.5, float(q0[idx[0], 0, 0]), float(q1[0, idx[1], 0]), float(n[idx[2]]), 30, 40
+            )
             assert low[idx] == pytest.approx(ref[0], abs=TOL)
             assert high[idx] == pytest.approx(ref[1], abs=TOL)
 
@@ -299,8 +301,9 @@ class TestLangReiczigel:
         low, high = jc.lang_reiczigel_ci(p, 0.8, 0.9, np.inf, 100, 100)
         ref = ref_lr(p, 0.8, 0.9, math.inf, 100, 100)
         assert low == pytest.approx(ref[0], abs=TOL) and high == pytest.approx(ref[1], abs=TOL)
-        arr = jc.lang_reiczigel_ci(np.array([p, 0.5]), 0.8, 0.9, np.array([np.inf, np.inf]),
-                                   100, 100)
+        arr = jc.lang_reiczigel_ci(
+            np.array([p, 0.5]), 0.8, 0.9, np.array([np.inf, np.inf]), 100, 100
+        )
         assert arr.low[0] == pytest.approx(ref[0], abs=TOL)
         assert arr.high[0] == pytest.approx(ref[1], abs=TOL)
 
@@ -324,8 +327,10 @@ class TestLangReiczigel:
         assert high == pytest.approx(ref[1], abs=TOL)
 
     def test_higher_level_is_wider(self):
-        w = [jc.lang_reiczigel_ci(0.5, 0.8, 0.85, 400, 100, 150, confidence_level=c)
-             for c in (0.8, 0.9, 0.95, 0.99)]
+        w = [
+            jc.lang_reiczigel_ci(0.5, 0.8, 0.85, 400, 100, 150, confidence_level=c)
+            for c in (0.8, 0.9, 0.95, 0.99)
+        ]
         widths = [h - lo for lo, h in w]
         assert widths == sorted(widths) and len(set(widths)) == 4
 
@@ -402,8 +407,9 @@ class TestLangReiczigel:
 # naive_wald_ci and rogan_gladen_variance
 # ---------------------------------------------------------------------------------------------
 class TestNaiveWald:
-    @pytest.mark.parametrize(("p", "n"), [(0.4, 1000), (0.5, 10), (0.01, 50), (0.99, 20),
-                                          (0.0, 100), (1.0, 100)])
+    @pytest.mark.parametrize(
+        ("p", "n"), [(0.4, 1000), (0.5, 10), (0.01, 50), (0.99, 20), (0.0, 100), (1.0, 100)]
+    )
     def test_hand_values(self, p, n):
         z = z_of(0.95)
         half = z * math.sqrt(p * (1 - p) / n)
@@ -451,17 +457,21 @@ class TestNaiveWald:
 
 
 class TestVariance:
-    @pytest.mark.parametrize(("p", "q0", "q1", "n", "m0", "m1"), [
-        (0.4, 0.7, 0.9, 1000, 200, 200),
-        (0.05, 0.7, 0.9, 1000, 200, 200),  # unclipped theta-hat < 0 is used
-        (0.5, 1.0, 1.0, 30, 10, 10),
-        (0.6, 0.8, 0.65, 50, 17, 301),
-    ])
+    @pytest.mark.parametrize(
+        ("p", "q0", "q1", "n", "m0", "m1"),
+        [
+            (0.4, 0.7, 0.9, 1000, 200, 200),
+            (0.05, 0.7, 0.9, 1000, 200, 200),  # unclipped theta-hat < 0 is used
+            (0.5, 1.0, 1.0, 30, 10, 10),
+            (0.6, 0.8, 0.65, 50, 17, 301),
+        ],
+    )
     def test_delta_method_by_hand(self, p, q0, q1, n, m0, m1):
         # App. A.1: Var = [p(1-p)/n + (1-th)^2 q0(1-q0)/m0 + th^2 q1(1-q1)/m1] / (q0+q1-1)^2
         th = (p + q0 - 1) / (q0 + q1 - 1)
-        var = (p * (1 - p) / n + (1 - th) ** 2 * q0 * (1 - q0) / m0
-               + th**2 * q1 * (1 - q1) / m1) / (q0 + q1 - 1) ** 2
+        var = (
+            p * (1 - p) / n + (1 - th) ** 2 * q0 * (1 - q0) / m0 + th**2 * q1 * (1 - q1) / m1
+        ) / (q0 + q1 - 1) ** 2
         got = jc.rogan_gladen_variance(p, q0, q1, n, m0, m1)
         assert type(got) is float
         assert got == pytest.approx(var, abs=TOL, rel=1e-12)
@@ -470,7 +480,8 @@ class TestVariance:
         th = (0.4 + 0.7 - 1) / 0.6
         var = ((1 - th) ** 2 * 0.21 / 200 + th**2 * 0.09 / 200) / 0.36
         assert jc.rogan_gladen_variance(0.4, 0.7, 0.9, np.inf, 200, 200) == pytest.approx(
-            var, rel=1e-12)
+            var, rel=1e-12
+        )
 
     def test_arrays(self):
         p = np.array([0.3, 0.5])
@@ -479,8 +490,7 @@ class TestVariance:
         for i, m0 in enumerate((20, 40)):
             for j, pv in enumerate(p):
                 th = (pv + 0.8 - 1) / 0.7
-                var = (pv * (1 - pv) / 100 + (1 - th) ** 2 * 0.16 / m0
-                       + th**2 * 0.09 / 30) / 0.49
+                var = (pv * (1 - pv) / 100 + (1 - th) ** 2 * 0.16 / m0 + th**2 * 0.09 / 30) / 0.49
                 assert got[i, j] == pytest.approx(var, rel=1e-12)
 
     def test_scalar_chance_raises(self):
@@ -519,12 +529,15 @@ class TestValidation:
             jc.rogan_gladen(1.5, 0.7, 0.9)
 
     @pytest.mark.parametrize("name", ["n", "m0", "m1"])
-    @pytest.mark.parametrize(("value", "pattern"), [
-        (-1, "must not be negative|at least 1"),
-        (0, "at least 1"),
-        (2.5, "whole number"),
-        (float("nan"), "integer"),
-    ])
+    @pytest.mark.parametrize(
+        ("value", "pattern"),
+        [
+            (-1, "must not be negative|at least 1"),
+            (0, "at least 1"),
+            (2.5, "whole number"),
+            (float("nan"), "integer"),
+        ],
+    )
     def test_bad_counts(self, name, value, pattern):
         with pytest.raises(ValueError, match=rf"`{name}`.*({pattern})"):
             lr(**{name: value})
@@ -590,8 +603,14 @@ class TestValidation:
     def test_no_zero_division_or_float_errors_leak(self):
         with np.errstate(all="raise"):
             with pytest.warns(JudgeCalWarning):
-                jc.lang_reiczigel_ci(np.array([0.0, 1.0]), np.array([0.5, 1.0]),
-                                     np.array([0.5, 1.0]), np.array([np.inf, 5]), 4, 4)
+                jc.lang_reiczigel_ci(
+                    np.array([0.0, 1.0]),
+                    np.array([0.5, 1.0]),
+                    np.array([0.5, 1.0]),
+                    np.array([np.inf, 5]),
+                    4,
+                    4,
+                )
             with pytest.warns(JudgeCalWarning):
                 jc.rogan_gladen(np.array([0.0, 1.0]), np.array([0.5, 1.0]), 0.5)
 
@@ -640,8 +659,7 @@ class TestEstimate:
         d = est.to_dict()
         text = json.dumps(d)
         back = json.loads(text)
-        assert back["inputs"] == {"k": 400, "n": 1000, "k0": 140, "m0": 200, "k1": 180,
-                                  "m1": 200}
+        assert back["inputs"] == {"k": 400, "n": 1000, "k0": 140, "m0": 200, "k1": 180, "m1": 200}
         assert back["confidence_level"] == 0.95
         assert back["adjusted"]["estimate"] == pytest.approx(1 / 6, abs=TOL)
         assert back["adjusted"]["low"] == pytest.approx(est.ci.low, abs=0)
@@ -726,7 +744,8 @@ class TestEstimate:
         v0, v1 = q0t * (1 - q0t) / 202, q1t * (1 - q1t) / 202
         dth = 2 * z2 * (-(1 - tht) * v0 + tht * v1)
         se = math.sqrt(pt * (1 - pt) / (1000 + z2) + (1 - tht) ** 2 * v0 + tht**2 * v1) / (
-            q0t + q1t - 1)
+            q0t + q1t - 1
+        )
         assert tht + dth - z * se > 1.0
         data = JudgeData(k=1000, n=1000, k0=200, m0=200, k1=160, m1=200)
         with pytest.warns(JudgeCalWarning, match="zero width"):
@@ -742,21 +761,30 @@ class TestEstimate:
         with pytest.raises(TypeError, match="JudgeData"):
             jc.estimate((400, 1000, 140, 200, 180, 200))
 
-    @pytest.mark.parametrize(("level", "exc"), [(1.0, ValueError), ("0.95", TypeError),
-                                                (True, TypeError), (float("nan"), ValueError)])
+    @pytest.mark.parametrize(
+        ("level", "exc"),
+        [(1.0, ValueError), ("0.95", TypeError), (True, TypeError), (float("nan"), ValueError)],
+    )
     def test_bad_level(self, level, exc):
         with pytest.raises(exc, match="`confidence_level`"):
             jc.estimate(PAPER, confidence_level=level)
 
-    @pytest.mark.parametrize(("counts", "pattern"), [
-        ({"k0": 0, "m0": 0, "k1": 28, "m1": 30},
-         r"holds no truly-incorrect item \(`m0` = 0\), so the judge's specificity q0 cannot "
-         r"be estimated.*use the posterior \(judgecal.posterior\), which takes that rate from "
-         r"its prior"),
-        ({"k0": 27, "m0": 30, "k1": 0, "m1": 0},
-         r"holds no truly-correct item \(`m1` = 0\), so the judge's sensitivity q1 cannot be "
-         r"estimated"),
-    ])
+    @pytest.mark.parametrize(
+        ("counts", "pattern"),
+        [
+            (
+                {"k0": 0, "m0": 0, "k1": 28, "m1": 30},
+                r"holds no truly-incorrect item \(`m0` = 0\), so the judge's specificity q0 "
+                r"cannot be estimated.*use the posterior \(judgecal.posterior\), which takes that "
+                r"rate from its prior",
+            ),
+            (
+                {"k0": 27, "m0": 30, "k1": 0, "m1": 0},
+                r"holds no truly-correct item \(`m1` = 0\), so the judge's sensitivity q1 "
+                r"cannot be estimated",
+            ),
+        ],
+    )
     def test_one_class_random_design_is_a_clear_error(self, counts, pattern):
         # a random labelled subsample of 30 items at accuracy 0.95 (or 0.05) often holds no
         # item of the rarer class: Rogan-Gladen needs both q0-hat and q1-hat
@@ -788,8 +816,7 @@ def test_import_loads_no_heavy_modules():
         "heavy = ['pymc', 'pytensor', 'arviz', 'matplotlib', 'dask', 'scipy.stats']\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
 
 
@@ -802,6 +829,5 @@ def test_closed_form_path_loads_no_heavy_modules():
         "heavy = ['pymc', 'pytensor', 'arviz', 'matplotlib', 'dask', 'scipy.stats']\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

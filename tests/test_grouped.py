@@ -13,15 +13,17 @@ from judgecal.grouped import adjust_p_values, lang_reiczigel_p_value
 from judgecal.io._items import items_frame
 
 # per model: (judge verdicts of the test items, (human, judge) of the calibration items)
-COUNTS = {"a": (70, 100, 40, 50, 45, 50), "b": (55, 100, 38, 50, 44, 50),
-          "c": (30, 80, 35, 40, 33, 40)}
+COUNTS = {
+    "a": (70, 100, 40, 50, 45, 50),
+    "b": (55, 100, 38, 50, 44, 50),
+    "c": (30, 80, 35, 40, 33, 40),
+}
 
 
 def frame_from_counts(counts, *, extra_group=None):
     ids, judge, human, model = [], [], [], []
     for name, (k, n, k0, m0, k1, m1) in counts.items():
-        verdicts = [1] * k + [0] * (n - k) + [0] * k0 + [1] * (m0 - k0) + [1] * k1 \
-            + [0] * (m1 - k1)
+        verdicts = [1] * k + [0] * (n - k) + [0] * k0 + [1] * (m0 - k0) + [1] * k1 + [0] * (m1 - k1)
         labels = [None] * n + [0] * m0 + [1] * m1
         ids += [f"{name}{i}" for i in range(len(verdicts))]
         judge += verdicts
@@ -89,8 +91,9 @@ def test_holm_is_monotone_and_at_least_raw():
 
 def test_holm_nan_counts_as_one():
     # m = 3 with the NaN as p = 1: 0.01 x 3 = 0.03, 0.02 x 2 = 0.04
-    assert np.allclose(adjust_p_values([0.02, np.nan, 0.01], "holm"), [0.04, np.nan, 0.03],
-                       equal_nan=True)
+    assert np.allclose(
+        adjust_p_values([0.02, np.nan, 0.01], "holm"), [0.04, np.nan, 0.03], equal_nan=True
+    )
 
 
 @pytest.mark.parametrize("theta0", [0.2, 0.5, 0.62, 0.9])
@@ -121,9 +124,11 @@ def test_tests_in_the_table():
     for row in table.rows:
         d = row.result.data
         assert row.p_value == pytest.approx(
-            float(lang_reiczigel_p_value(d.p, d.q0, d.q1, d.n, d.m0, d.m1, 0.5)), rel=1e-12)
-    assert [row.p_adjusted for row in table.rows] == \
-        pytest.approx(list(adjust_p_values(raw, "holm")))
+            float(lang_reiczigel_p_value(d.p, d.q0, d.q1, d.n, d.m0, d.m1, 0.5)), rel=1e-12
+        )
+    assert [row.p_adjusted for row in table.rows] == pytest.approx(
+        list(adjust_p_values(raw, "holm"))
+    )
     for row in table.rows:
         assert row.reject == (row.p_adjusted <= 0.05)
         # Bonferroni-adjusted p < alpha exactly when theta0 is outside the simultaneous interval
@@ -153,8 +158,9 @@ def test_group_without_a_class_gets_nan_and_a_flag():
 
 
 def test_two_grouping_columns():
-    frame = frame_from_counts(COUNTS, extra_group=lambda size: ["x", "y"] * (size // 2)
-                              + ["x"] * (size % 2))
+    frame = frame_from_counts(
+        COUNTS, extra_group=lambda size: ["x", "y"] * (size // 2) + ["x"] * (size % 2)
+    )
     table = quiet(jc.estimate_items, frame, by=["model", "task"])
     assert len(table.rows) == 6 and table.rows[0].key == ("a", "x")
     assert table.interval_level == pytest.approx(1 - 0.05 / 6)

@@ -16,21 +16,33 @@ from judgecal.crosscheck import ROWS
 from judgecal.datasets import data_files
 
 GROUPED = data_files()["example_grouped_items.csv"]
-ITEMS = ["--items", GROUPED, "--judge-column", "verdict", "--human-column", "human_label",
-         "--positive", "C"]
+ITEMS = [
+    "--items",
+    GROUPED,
+    "--judge-column",
+    "verdict",
+    "--human-column",
+    "human_label",
+    "--positive",
+    "C",
+]
 
 # (k, n, k0, m0, k1, m1) per model: a good judge, a small calibration set, a boundary case
-COUNTS = {"alpha": (400, 1000, 140, 200, 180, 200),
-          "beta": (30, 60, 12, 15, 13, 15),
-          "gamma": (95, 100, 45, 50, 44, 50)}
+COUNTS = {
+    "alpha": (400, 1000, 140, 200, 180, 200),
+    "beta": (30, 60, 12, 15, 13, 15),
+    "gamma": (95, 100, 45, 50, 44, 50),
+}
 
 
 def group_rows(model: str, k: int, n: int, k0: int, m0: int, k1: int, m1: int) -> list[dict]:
     """Item rows with exactly these counts; ids i0, i1, ... (they repeat across groups)."""
     judge = [1] * k + [0] * (n - k) + [0] * k0 + [1] * (m0 - k0) + [1] * k1 + [0] * (m1 - k1)
     human = [math.nan] * n + [0.0] * m0 + [1.0] * m1
-    return [{"id": f"i{i}", "judge": j, "human": h, "model": model}
-            for i, (j, h) in enumerate(zip(judge, human, strict=True))]
+    return [
+        {"id": f"i{i}", "judge": j, "human": h, "model": model}
+        for i, (j, h) in enumerate(zip(judge, human, strict=True))
+    ]
 
 
 def frame(counts: dict[str, tuple[int, ...]]) -> pd.DataFrame:
@@ -70,8 +82,9 @@ def test_rows_equal_the_crosscheck_of_each_group_at_the_bonferroni_level(table):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", jc.JudgeCalWarning)
             alone = jc.crosscheck(jc.JudgeData(*COUNTS[row.key[0]]), confidence_level=level)
-        assert row.counts == dict(zip(("k", "n", "k0", "m0", "k1", "m1"), COUNTS[row.key[0]],
-                                      strict=True))
+        assert row.counts == dict(
+            zip(("k", "n", "k0", "m0", "k1", "m1"), COUNTS[row.key[0]], strict=True)
+        )
         for name in ROWS:
             assert row.row(name) == pytest.approx(alone.rows[name], rel=1e-12, abs=1e-12)
         assert row.flags == alone.flags
@@ -86,38 +99,45 @@ def test_rogan_gladen_by_hand_in_the_printed_table(table):
     assert line.split()[:5] == ["beta", "30/60", "12/15", "13/15", f"{theta:.4f}"]
 
 
-@pytest.mark.parametrize(("correction", "level", "groups", "expected"), [
-    ("holm", 0.95, 3, 1 - 0.05 / 3),
-    ("bonferroni", 0.95, 3, 1 - 0.05 / 3),
-    ("none", 0.95, 3, 0.95),
-    ("holm", 0.9, 2, 0.95),
-    ("bonferroni", 0.8, 1, 0.8),
-])
+@pytest.mark.parametrize(
+    ("correction", "level", "groups", "expected"),
+    [
+        ("holm", 0.95, 3, 1 - 0.05 / 3),
+        ("bonferroni", 0.95, 3, 1 - 0.05 / 3),
+        ("none", 0.95, 3, 0.95),
+        ("holm", 0.9, 2, 0.95),
+        ("bonferroni", 0.8, 1, 0.8),
+    ],
+)
 def test_adjusted_level_by_hand(correction, level, groups, expected):
     counts = dict(list(COUNTS.items())[:groups])
-    result = jc.crosscheck_items(frame(counts), by="model", correction=correction,
-                                 confidence_level=level)
+    result = jc.crosscheck_items(
+        frame(counts), by="model", correction=correction, confidence_level=level
+    )
     assert result.interval_level == pytest.approx(expected, abs=1e-12)
     assert result.confidence_level == level
-    assert all(row.result.confidence_level == pytest.approx(expected, abs=1e-12)
-               for row in result.rows)
+    assert all(
+        row.result.confidence_level == pytest.approx(expected, abs=1e-12) for row in result.rows
+    )
 
 
 def test_statement_says_which_correction(items):
     holm = jc.crosscheck_items(items, by="model")
-    assert holm.statement.startswith("intervals simultaneous over 3 groups (Bonferroni, each "
-                                     "at 98.33%")
+    assert holm.statement.startswith(
+        "intervals simultaneous over 3 groups (Bonferroni, each at 98.33%"
+    )
     assert holm.statement in str(holm)
     none = jc.crosscheck_items(items, by="model", correction="none")
-    assert none.statement == ("intervals marginal at 95% each, not corrected for the 3 "
-                              "groups")
+    assert none.statement == ("intervals marginal at 95% each, not corrected for the 3 groups")
 
 
 def test_groups_without_a_cross_check_get_na_and_a_flag():
-    counts = {"ok": (40, 80, 18, 20, 17, 20),
-              "one_class": (40, 80, 0, 0, 17, 20),        # stratified: no class-0 labels
-              "no_test": (0, 0, 18, 20, 17, 20),
-              "chance": (40, 80, 8, 20, 9, 20)}           # J = 0.4 + 0.45 - 1 < 0
+    counts = {
+        "ok": (40, 80, 18, 20, 17, 20),
+        "one_class": (40, 80, 0, 0, 17, 20),  # stratified: no class-0 labels
+        "no_test": (0, 0, 18, 20, 17, 20),
+        "chance": (40, 80, 8, 20, 9, 20),
+    }  # J = 0.4 + 0.45 - 1 < 0
     result = jc.crosscheck_items(frame(counts), by="model")
     rows = {row.key[0]: row for row in result.rows}
     assert list(rows["one_class"].flags) == ["missing_class"]
@@ -140,8 +160,11 @@ def test_groups_without_a_cross_check_get_na_and_a_flag():
 
 def test_repeated_ids_within_a_group_are_refused(items):
     twice = pd.concat([items.assign(epoch=1), items.assign(epoch=2)], ignore_index=True)
-    with pytest.raises(ValueError, match=r"occur more than once within the group model = alpha"
-                       r".*items\[items\['epoch'\] == 1\].*--epoch 1.*estimate_items"):
+    with pytest.raises(
+        ValueError,
+        match=r"occur more than once within the group model = alpha"
+        r".*items\[items\['epoch'\] == 1\].*--epoch 1.*estimate_items",
+    ):
         jc.crosscheck_items(twice, by="model")
     # grouped by epoch as well, every id occurs once per group
     result = jc.crosscheck_items(twice, by=["model", "epoch"])
@@ -187,8 +210,9 @@ def test_summary_and_to_dict(table):
     out = json.loads(json.dumps(table.to_dict(), allow_nan=False))
     assert out["correction"] == "holm" and out["statement"] == table.statement
     assert [g["group"] for g in out["groups"]] == [{"model": m} for m in COUNTS]
-    assert out["groups"][1]["rows"]["posterior_eti"]["low"] == (
-        table.rows[1].row("posterior_eti")[1])
+    assert (
+        out["groups"][1]["rows"]["posterior_eti"]["low"] == (table.rows[1].row("posterior_eti")[1])
+    )
 
 
 def test_repr_html_escapes_group_values():
@@ -212,8 +236,14 @@ def epoch_counts(epoch: int) -> dict[str, tuple[int, ...]]:
         judge = group["verdict"] == "C"
         human = group["human_label"]
         test, zero, one = human.isna(), human == "I", human == "C"
-        out[model] = (int(judge[test].sum()), int(test.sum()), int((~judge[zero]).sum()),
-                      int(zero.sum()), int(judge[one].sum()), int(one.sum()))
+        out[model] = (
+            int(judge[test].sum()),
+            int(test.sum()),
+            int((~judge[zero]).sum()),
+            int(zero.sum()),
+            int(judge[one].sum()),
+            int(one.sum()),
+        )
     return out
 
 
@@ -230,15 +260,31 @@ def test_cli_table(capsys):
             alone = jc.crosscheck(jc.JudgeData(*counts), confidence_level=level)
         k, n, k0, m0, k1, m1 = counts
         expected = [model, f"{k}/{n}", f"{k0}/{m0}", f"{k1}/{m1}"] + [
-            f"{alone.rows[name][i]:.4f}" for name in ("rogan_gladen", "posterior_eti",
-                                                       "posterior_hdi") for i in range(3)]
+            f"{alone.rows[name][i]:.4f}"
+            for name in ("rogan_gladen", "posterior_eti", "posterior_hdi")
+            for i in range(3)
+        ]
         line = next(line for line in lines if line.strip().startswith(model))
         assert line.split()[:13] == expected
 
 
 def test_cli_json(capsys):
-    code, out, _ = run(capsys, ["crosscheck", *ITEMS, "--by", "model", "--epoch", "2",
-                                "--correction", "none", "--confidence-level", "0.9", "--json"])
+    code, out, _ = run(
+        capsys,
+        [
+            "crosscheck",
+            *ITEMS,
+            "--by",
+            "model",
+            "--epoch",
+            "2",
+            "--correction",
+            "none",
+            "--confidence-level",
+            "0.9",
+            "--json",
+        ],
+    )
     assert code == 0
     result = json.loads(out)
     assert result["interval_level"] == 0.9 and result["correction"] == "none"
@@ -249,17 +295,47 @@ def test_cli_json(capsys):
 
 
 def test_cli_errors(capsys):
-    one_line_error(capsys, ["crosscheck", *ITEMS, "--by", "model"],
-                   "occur more than once within the group", "--epoch 1",
-                   "judgecal estimate --by")
-    one_line_error(capsys, ["crosscheck", *ITEMS, "--by", "model", "--epoch", "1", "--null",
-                            "0.5"], "--null applies to `judgecal estimate --by` only")
-    one_line_error(capsys, ["crosscheck", *ITEMS, "--by", "size", "--epoch", "1"],
-                   "`by` ('size')")
-    one_line_error(capsys, ["crosscheck", *ITEMS, "--epoch", "1", "--correction", "none"],
-                   "--correction needs --by")
-    one_line_error(capsys, ["posterior", *ITEMS, "--by", "model", "--epoch", "1"],
-                   "--by applies to `judgecal estimate`, `crosscheck` and `report` only")
-    one_line_error(capsys, ["crosscheck", "--k", "4", "--n", "10", "--k0", "4", "--m0", "5",
-                            "--k1", "4", "--m1", "5", "--by", "model"],
-                   "--by needs item-level")
+    one_line_error(
+        capsys,
+        ["crosscheck", *ITEMS, "--by", "model"],
+        "occur more than once within the group",
+        "--epoch 1",
+        "judgecal estimate --by",
+    )
+    one_line_error(
+        capsys,
+        ["crosscheck", *ITEMS, "--by", "model", "--epoch", "1", "--null", "0.5"],
+        "--null applies to `judgecal estimate --by` only",
+    )
+    one_line_error(capsys, ["crosscheck", *ITEMS, "--by", "size", "--epoch", "1"], "`by` ('size')")
+    one_line_error(
+        capsys,
+        ["crosscheck", *ITEMS, "--epoch", "1", "--correction", "none"],
+        "--correction needs --by",
+    )
+    one_line_error(
+        capsys,
+        ["posterior", *ITEMS, "--by", "model", "--epoch", "1"],
+        "--by applies to `judgecal estimate`, `crosscheck` and `report` only",
+    )
+    one_line_error(
+        capsys,
+        [
+            "crosscheck",
+            "--k",
+            "4",
+            "--n",
+            "10",
+            "--k0",
+            "4",
+            "--m0",
+            "5",
+            "--k1",
+            "4",
+            "--m1",
+            "5",
+            "--by",
+            "model",
+        ],
+        "--by needs item-level",
+    )

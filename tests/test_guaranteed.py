@@ -27,12 +27,14 @@ def all_intervals(n: int, m0: int, m1: int, level: float = 0.95) -> tuple[np.nda
         for k0 in range(m0 + 1):
             for k1 in range(m1 + 1):
                 low[k, k0, k1], high[k, k0, k1] = jc.guaranteed_ci(
-                    k, n, k0, m0, k1, m1, confidence_level=level)
+                    k, n, k0, m0, k1, m1, confidence_level=level
+                )
     return low, high
 
 
-def exact_coverage(low: np.ndarray, high: np.ndarray, theta: float, q0: np.ndarray,
-                   q1: np.ndarray) -> np.ndarray:
+def exact_coverage(
+    low: np.ndarray, high: np.ndarray, theta: float, q0: np.ndarray, q1: np.ndarray
+) -> np.ndarray:
     """Coverage at one theta for arrays of judges, by summing the joint pmf over all outcomes."""
     n, m0, m1 = (s - 1 for s in low.shape)
     covered = ((low <= theta) & (theta <= high)).astype(float)
@@ -54,8 +56,9 @@ def test_exact_coverage_equal_arms(m):
     assert worst_coverage(low, high) >= 0.95 - 1e-12
 
 
-@pytest.mark.parametrize(("n", "m0", "m1"), [(12, 1, 6), (10, 10, 2), (20, 3, 7), (25, 8, 8),
-                                            (3, 0, 4), (5, 4, 0)])
+@pytest.mark.parametrize(
+    ("n", "m0", "m1"), [(12, 1, 6), (10, 10, 2), (20, 3, 7), (25, 8, 8), (3, 0, 4), (5, 4, 0)]
+)
 def test_exact_coverage_other_designs(n, m0, m1):
     """Unequal arms, a larger test set, and an empty arm (a one-class random sample)."""
     low, high = all_intervals(n, m0, m1)
@@ -73,8 +76,10 @@ def test_exact_coverage_random_design():
     tables = {m1: all_intervals(n, m - m1, m1) for m1 in range(m + 1)}
     q0, q1 = (a.ravel() for a in np.meshgrid(JUDGE_GRID, JUDGE_GRID, indexing="ij"))
     for theta in THETAS:
-        total = sum(binom.pmf(m1, m, theta) * exact_coverage(*tables[m1], theta, q0, q1)
-                    for m1 in range(m + 1))
+        total = sum(
+            binom.pmf(m1, m, theta) * exact_coverage(*tables[m1], theta, q0, q1)
+            for m1 in range(m + 1)
+        )
         assert total.min() >= 0.95 - 1e-12
 
 
@@ -102,8 +107,11 @@ def brute_designating_bound(k, n, k0, m0, k1, m1, z, grid):
     q0 = (k0 + 0.5) / (m0 + 1)
     q1 = (k1 + 0.5) / (m1 + 1)
     pi = grid * q1 + (1 - grid) * (1 - q0)
-    s = np.sqrt(pi * (1 - pi) / n + grid**2 * q1 * (1 - q1) / (m1 + 1)
-                + (1 - grid) ** 2 * q0 * (1 - q0) / (m0 + 1))
+    s = np.sqrt(
+        pi * (1 - pi) / n
+        + grid**2 * q1 * (1 - q1) / (m1 + 1)
+        + (1 - grid) ** 2 * q0 * (1 - q0) / (m0 + 1)
+    )
     hit = np.flatnonzero(k / n <= pi + z * s)
     return grid[hit[0]] if hit.size else np.inf
 
@@ -111,11 +119,17 @@ def brute_designating_bound(k, n, k0, m0, k1, m1, z, grid):
 def brute_p_value(t, x, n, m0, m1, z, judges):
     """max over judges of P_{t, judge}{D(X) >= D(x) - grid step} by enumerating all outcomes."""
     grid = np.linspace(0, 1, 20001)
-    bounds = np.array([[[brute_designating_bound(k, n, k0, m0, k1, m1, z, grid)
-                         for k1 in range(m1 + 1)] for k0 in range(m0 + 1)]
-                       for k in range(n + 1)])
+    bounds = np.array(
+        [
+            [
+                [brute_designating_bound(k, n, k0, m0, k1, m1, z, grid) for k1 in range(m1 + 1)]
+                for k0 in range(m0 + 1)
+            ]
+            for k in range(n + 1)
+        ]
+    )
     observed = brute_designating_bound(*x[:1], n, x[1], m0, x[2], m1, z, grid)
-    extreme = (bounds >= observed - 1e-4).astype(float)   # grid ties resolved towards extreme
+    extreme = (bounds >= observed - 1e-4).astype(float)  # grid ties resolved towards extreme
     q0, q1 = judges
     pi = t * q1 + (1 - t) * (1 - q0)
     pk = binom.pmf(np.arange(n + 1)[None, :], n, pi[:, None])
@@ -124,8 +138,10 @@ def brute_p_value(t, x, n, m0, m1, z, judges):
     return np.einsum("jk,ja,jb,kab->j", pk, p0, p1, extreme)
 
 
-@pytest.mark.parametrize(("x", "m0", "m1"), [((12, 10, 10), 10, 10), ((14, 10, 10), 10, 10),
-                                            ((9, 14, 12), 14, 14), ((15, 12, 14), 14, 14)])
+@pytest.mark.parametrize(
+    ("x", "m0", "m1"),
+    [((12, 10, 10), 10, 10), ((14, 10, 10), 10, 10), ((9, 14, 12), 14, 14), ((15, 12, 14), 14, 14)],
+)
 def test_lower_end_against_brute_force(x, m0, m1):
     """Just below the lower end the brute-force p-value (dense judge grid) is rejected; the
     module's supremum is at least the brute force's at every t (it may not undershoot)."""
@@ -136,9 +152,11 @@ def test_lower_end_against_brute_force(x, m0, m1):
     cutoff = g._fisher_cutoff(gamma)
     low, _ = jc.guaranteed_ci(x[0], n, x[1], m0, x[2], m1, confidence_level=level)
     assert low > 0.0
-    q0, q1 = (a.ravel() for a in np.meshgrid(np.linspace(0, 1, 201), np.linspace(0, 1, 201),
-                                             indexing="ij"))
-    inside = (g._arm_p_value(x[1], m0, q0) * g._arm_p_value(x[2], m1, q1) > cutoff)
+    q0, q1 = (
+        a.ravel()
+        for a in np.meshgrid(np.linspace(0, 1, 201), np.linspace(0, 1, 201), indexing="ij")
+    )
+    inside = g._arm_p_value(x[1], m0, q0) * g._arm_p_value(x[2], m1, q1) > cutoff
     better = inside & (q0 + q1 >= 1)
     threshold = alpha / 2 - gamma / 2
     below = brute_p_value(low - 2e-3, x, n, m0, m1, z, (q0[better], q1[better])).max()
@@ -154,15 +172,18 @@ def test_lower_end_against_brute_force(x, m0, m1):
 # ------------------------------------------------------------------------------------------------
 # errors
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("kwargs", "error", "match"), [
-    ({"k": 11}, ValueError, r"`k` \(11\) must not exceed `n` \(10\)"),
-    ({"k0": -1}, ValueError, r"`k0` .*must not be negative"),
-    ({"k1": 2.5}, ValueError, r"`k1` .*whole number"),
-    ({"n": math.inf}, ValueError, r"`n` .*finite"),
-    ({"m0": 0, "k0": 0, "m1": 0, "k1": 0}, ValueError, r"`m0` \+ `m1` \(0\)"),
-    ({"k": [1, 2]}, TypeError, r"`k` must be a single count"),
-    ({"k": "4"}, TypeError, r"`k`"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"k": 11}, ValueError, r"`k` \(11\) must not exceed `n` \(10\)"),
+        ({"k0": -1}, ValueError, r"`k0` .*must not be negative"),
+        ({"k1": 2.5}, ValueError, r"`k1` .*whole number"),
+        ({"n": math.inf}, ValueError, r"`n` .*finite"),
+        ({"m0": 0, "k0": 0, "m1": 0, "k1": 0}, ValueError, r"`m0` \+ `m1` \(0\)"),
+        ({"k": [1, 2]}, TypeError, r"`k` must be a single count"),
+        ({"k": "4"}, TypeError, r"`k`"),
+    ],
+)
 def test_bad_counts(kwargs, error, match):
     counts = {"k": 4, "n": 10, "k0": 3, "m0": 5, "k1": 4, "m1": 5} | kwargs
     with pytest.raises(error, match=match):
@@ -184,7 +205,7 @@ def test_estimate_with_the_guaranteed_interval():
     assert est.method == "rogan_gladen+guaranteed"
     assert tuple(est.ci) == tuple(jc.guaranteed_ci(250, 500, 14, 20, 18, 20))
     assert est.theta == pytest.approx((0.5 + 0.7 - 1) / 0.6)
-    assert "small_calibration" not in est.flags      # no normal approximation to warn about
+    assert "small_calibration" not in est.flags  # no normal approximation to warn about
     assert "Rogan-Gladen + guaranteed" in str(est)
     assert est.to_dict()["method"] == "rogan_gladen+guaranteed"
 
@@ -199,8 +220,9 @@ def test_simulated_coverage_matches_enumeration():
     """simulate.coverage(exact=True) sums the same pmf as the enumeration above."""
     from judgecal import simulate
 
-    result = simulate.coverage("guaranteed", theta=[0.0, 0.5, 1.0], q0=0.6, q1=0.6, n=6,
-                               m0=3, m1=3, exact=True)
+    result = simulate.coverage(
+        "guaranteed", theta=[0.0, 0.5, 1.0], q0=0.6, q1=0.6, n=6, m0=3, m1=3, exact=True
+    )
     low, high = all_intervals(6, 3, 3)
     for theta, value in zip((0.0, 0.5, 1.0), result["coverage"].values.ravel(), strict=True):
         expected = exact_coverage(low, high, theta, np.array([0.6]), np.array([0.6]))[0]
@@ -212,15 +234,44 @@ def test_simulate_rejects_adaptive_allocation():
     from judgecal import simulate
 
     with pytest.raises(ValueError, match="arm sizes fixed before"):
-        simulate.coverage("guaranteed", theta=0.5, q0=0.8, q1=0.8, n=50, m0=20, m1=20, reps=10,
-                          allocation="adaptive")
+        simulate.coverage(
+            "guaranteed",
+            theta=0.5,
+            q0=0.8,
+            q1=0.8,
+            n=50,
+            m0=20,
+            m1=20,
+            reps=10,
+            allocation="adaptive",
+        )
 
 
 def test_command_line(capsys):
     from judgecal.cli import main
 
-    assert main(["estimate", "--k", "250", "--n", "500", "--k0", "14", "--m0", "20", "--k1",
-                 "18", "--m1", "20", "--interval", "guaranteed"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "--k",
+                "250",
+                "--n",
+                "500",
+                "--k0",
+                "14",
+                "--m0",
+                "20",
+                "--k1",
+                "18",
+                "--m1",
+                "20",
+                "--interval",
+                "guaranteed",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     low, high = jc.guaranteed_ci(250, 500, 14, 20, 18, 20)
     assert f"Rogan-Gladen + guaranteed            0.3333   {low:.4f}   {high:.4f}" in out
@@ -231,8 +282,11 @@ def test_covers_agrees_with_the_interval():
     rng = np.random.default_rng(5)
     for _ in range(25):
         n, m0, m1 = int(rng.choice([20, 300])), int(rng.integers(3, 30)), int(rng.integers(3, 30))
-        k, k0, k1 = int(rng.integers(0, n + 1)), int(rng.integers(0, m0 + 1)), int(
-            rng.integers(0, m1 + 1))
+        k, k0, k1 = (
+            int(rng.integers(0, n + 1)),
+            int(rng.integers(0, m0 + 1)),
+            int(rng.integers(0, m1 + 1)),
+        )
         low, high = g.guaranteed_interval(k, n, k0, m0, k1, m1, 0.95)
         for t in (0.0, 1.0, low + 1e-5, high - 1e-5, low - 1e-3, high + 1e-3, 0.5):
             if 0.0 <= t <= 1.0:

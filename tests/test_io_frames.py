@@ -21,36 +21,48 @@ def as_list(values):
 # ---- map_verdicts -------------------------------------------------------------------------------
 class TestMapVerdicts:
     def test_letter_grades_with_partner_inferred(self):
-        out = map_verdicts(["C", "I", " c ", None, "", float("nan")], positive="C",
-                           name="v", source=SRC)
+        out = map_verdicts(
+            ["C", "I", " c ", None, "", float("nan")], positive="C", name="v", source=SRC
+        )
         assert str(out.dtype) == "Int64"
         assert as_list(out) == [1, 0, 1, None, None, None]
 
-    @pytest.mark.parametrize(("positive", "values", "expected"), [
-        ("PASS", ["PASS", "FAIL", "pass"], [1, 0, 1]),
-        ("yes", ["no", "Yes", "no"], [0, 1, 0]),
-        (True, [True, False, np.bool_(True)], [1, 0, 1]),
-        ("good", ["good", "bad", "bad"], [1, 0, 0]),  # the one other value is "incorrect"
-        (["A", "B"], ["A", "B", "A"], [1, 1, 1]),
-    ])
+    @pytest.mark.parametrize(
+        ("positive", "values", "expected"),
+        [
+            ("PASS", ["PASS", "FAIL", "pass"], [1, 0, 1]),
+            ("yes", ["no", "Yes", "no"], [0, 1, 0]),
+            (True, [True, False, np.bool_(True)], [1, 0, 1]),
+            ("good", ["good", "bad", "bad"], [1, 0, 0]),  # the one other value is "incorrect"
+            (["A", "B"], ["A", "B", "A"], [1, 1, 1]),
+        ],
+    )
     def test_positive_mappings(self, positive, values, expected):
         assert as_list(map_verdicts(values, positive=positive, name="v", source=SRC)) == expected
 
     def test_explicit_negative(self):
-        out = map_verdicts(["great", "poor", "ok"], positive="great", negative=["poor", "ok"],
-                           name="v", source=SRC)
+        out = map_verdicts(
+            ["great", "poor", "ok"], positive="great", negative=["poor", "ok"], name="v", source=SRC
+        )
         assert as_list(out) == [1, 0, 0]
 
     def test_threshold(self):
-        out = map_verdicts([0.2, 0.5, 0.49999, 1, None, "0.7"], threshold=0.5, name="s",
-                           source=SRC)
+        out = map_verdicts([0.2, 0.5, 0.49999, 1, None, "0.7"], threshold=0.5, name="s", source=SRC)
         assert as_list(out) == [0, 1, 0, 1, None, 1]
 
     def test_default_accepts_only_binary(self):
-        assert as_list(map_verdicts([0, 1, 1.0, "true", False], name="v", source=SRC)) == \
-            [0, 1, 1, 1, 0]
-        with pytest.raises(ValueError, match=r"test.csv: `v` has values outside the mapping: "
-                                             r"'C' \(2 items\), 'I' \(1 item\)"):
+        assert as_list(map_verdicts([0, 1, 1.0, "true", False], name="v", source=SRC)) == [
+            0,
+            1,
+            1,
+            1,
+            0,
+        ]
+        with pytest.raises(
+            ValueError,
+            match=r"test.csv: `v` has values outside the mapping: "
+            r"'C' \(2 items\), 'I' \(1 item\)",
+        ):
             map_verdicts(["C", "I", "C"], name="v", source=SRC)
 
     def test_values_outside_mapping_are_listed(self):
@@ -88,8 +100,9 @@ class TestMapVerdicts:
 # ---- items_frame --------------------------------------------------------------------------------
 class TestItemsFrame:
     def test_columns_dtypes_and_source(self):
-        frame = items_frame([1, 2.0, "x"], [1, 0, True], [None, 1, 0], source="s",
-                            extra={"epoch": [1, 1, 2]})
+        frame = items_frame(
+            [1, 2.0, "x"], [1, 0, True], [None, 1, 0], source="s", extra={"epoch": [1, 1, 2]}
+        )
         assert list(frame.columns) == ["id", "judge", "human", "epoch"]
         assert frame["id"].tolist() == ["1", "2", "x"]
         assert str(frame["judge"].dtype) == "Int64" and str(frame["human"].dtype) == "Int64"
@@ -129,8 +142,14 @@ EXPECTED = jc.JudgeData(k=2, n=3, k0=1, m0=2, k1=1, m1=2)
 
 @pytest.fixture
 def frame():
-    return pd.DataFrame({"qid": [f"q{i}" for i in range(7)], "verdict": VERDICTS,
-                         "human_label": LABELS, "model": ["m"] * 7})
+    return pd.DataFrame(
+        {
+            "qid": [f"q{i}" for i in range(7)],
+            "verdict": VERDICTS,
+            "human_label": LABELS,
+            "model": ["m"] * 7,
+        }
+    )
 
 
 class TestReadFrame:
@@ -178,8 +197,9 @@ class TestReadFrame:
 
     def test_human_positive(self, frame):
         words = frame.assign(human_label=["ok", "bad", "bad", None, None, None, "ok"])
-        items = read_frame(words, judge="verdict", human="human_label", positive="C",
-                           human_positive="ok")
+        items = read_frame(
+            words, judge="verdict", human="human_label", positive="C", human_positive="ok"
+        )
         assert as_list(items["human"]) == [1, 0, 0, None, None, None, 1]
 
     def test_threshold(self):
@@ -239,8 +259,9 @@ class TestFromFrame:
         assert got == EXPECTED
 
     def test_random_design(self, frame):
-        got = jc.JudgeData.from_frame(frame, judge="verdict", human="human_label",
-                                      positive="C", design="random")
+        got = jc.JudgeData.from_frame(
+            frame, judge="verdict", human="human_label", positive="C", design="random"
+        )
         assert got == jc.JudgeData(k=2, n=3, k0=1, m0=2, k1=1, m1=2, design="random")
 
     def test_named_path_needs_judge(self, frame):
@@ -248,8 +269,13 @@ class TestFromFrame:
             jc.JudgeData.from_frame(frame, positive="C")
 
     def test_set_layout_still_works(self):
-        frame = pd.DataFrame({"set": ["test", "test", "calibration", "calibration"],
-                              "judge": [1, 0, 1, 0], "human": [None, None, 1, 0]})
+        frame = pd.DataFrame(
+            {
+                "set": ["test", "test", "calibration", "calibration"],
+                "judge": [1, 0, 1, 0],
+                "human": [None, None, 1, 0],
+            }
+        )
         assert jc.JudgeData.from_frame(frame) == jc.JudgeData(k=1, n=2, k0=1, m0=1, k1=1, m1=1)
 
 
@@ -257,8 +283,9 @@ class TestFromFrame:
 class TestFromItems:
     def items(self, human, judge=None, **extra):
         judge = judge if judge is not None else [1, 0, 1, 1, 0, 1]
-        return items_frame(list("abcdef")[:len(judge)], judge, human, source="run.json",
-                           extra=extra or None)
+        return items_frame(
+            list("abcdef")[: len(judge)], judge, human, source="run.json", extra=extra or None
+        )
 
     def test_stratified_hand_counts(self):
         # unlabelled a(1), b(0), f(1): k=2, n=3; c: h1 j1; d: h0 j1; e: h0 j0
@@ -271,10 +298,18 @@ class TestFromItems:
         assert data.design == "random"
 
     def test_repeated_ids_are_refused(self):
-        items = items_frame(["a", "a", "b", "b"], [1, 0, 1, 1], [1, 1, None, None],
-                            source="run.eval", extra={"epoch": [1, 2, 1, 2]})
-        with pytest.raises(ValueError, match=r"run.eval: 2 item id\(s\) occur more than once.*"
-                                             r"epoch.*estimate_items.*items\['epoch'\] == 1"):
+        items = items_frame(
+            ["a", "a", "b", "b"],
+            [1, 0, 1, 1],
+            [1, 1, None, None],
+            source="run.eval",
+            extra={"epoch": [1, 2, 1, 2]},
+        )
+        with pytest.raises(
+            ValueError,
+            match=r"run.eval: 2 item id\(s\) occur more than once.*"
+            r"epoch.*estimate_items.*items\['epoch'\] == 1",
+        ):
             jc.JudgeData.from_items(items)
 
     def test_no_labelled_items(self):
@@ -332,8 +367,11 @@ class TestJoinHuman:
         assert as_list(joined["human"]) == [1, None, None, None]
 
     def test_unknown_ids(self, items):
-        with pytest.raises(ValueError, match=r"1 of 2 labelled id\(s\) are not among the 4 "
-                                             r"items of run.json \('q9'"):
+        with pytest.raises(
+            ValueError,
+            match=r"1 of 2 labelled id\(s\) are not among the 4 "
+            r"items of run.json \('q9'",
+        ):
             join_human(items, pd.DataFrame({"id": ["q1", "q9"], "human": [1, 0]}))
 
     def test_duplicate_ids(self, items):
@@ -341,10 +379,14 @@ class TestJoinHuman:
             join_human(items, pd.DataFrame({"id": ["q1", "q1"], "human": [1, 0]}))
 
     def test_labels_outside_mapping(self, items):
-        with pytest.raises(ValueError, match=r"`human` has values outside the mapping: "
-                                             r"'maybe' \(1 item\)"):
-            join_human(items, pd.DataFrame({"id": ["q1", "q2"], "human": ["C", "maybe"]}),
-                       positive="C")
+        with pytest.raises(
+            ValueError,
+            match=r"`human` has values outside the mapping: "
+            r"'maybe' \(1 item\)",
+        ):
+            join_human(
+                items, pd.DataFrame({"id": ["q1", "q2"], "human": ["C", "maybe"]}), positive="C"
+            )
 
     def test_missing_columns(self, items):
         with pytest.raises(ValueError, match=r"missing column\(s\) 'label'"):
@@ -364,19 +406,29 @@ class TestJoinHuman:
 
     def test_repeated_item_rows_all_get_the_label(self):
         items = items_frame(["a", "a", "b"], [1, 0, 1], source="s", extra={"epoch": [1, 2, 1]})
-        assert as_list(join_human(items, pd.DataFrame({"id": ["a"], "human": [1]}))["human"]) \
-            == [1, 1, None]
+        assert as_list(join_human(items, pd.DataFrame({"id": ["a"], "human": [1]}))["human"]) == [
+            1,
+            1,
+            None,
+        ]
 
 
 def test_io_is_not_imported_by_judgecal():
     import subprocess
     import sys
 
-    code = ("import sys, judgecal; import judgecal.datasets; "
-            "print('judgecal.io' in sys.modules, 'judgecal.io.inspect_ai' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+    code = (
+        "import sys, judgecal; import judgecal.datasets; "
+        "print('judgecal.io' in sys.modules, 'judgecal.io.inspect_ai' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out == ["False", "False"]
     code = "import sys, judgecal.io; print('judgecal.io.inspect_ai' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True).stdout.strip() == "False"
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        == "False"
+    )

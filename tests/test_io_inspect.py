@@ -40,8 +40,13 @@ SAMPLES = [
 
 
 def _spec():
-    return EvalSpec(created="2025-06-01T12:00:00+00:00", task="qa_task",
-                    dataset=EvalDataset(name="toy"), model="openai/gpt-test", config=EvalConfig())
+    return EvalSpec(
+        created="2025-06-01T12:00:00+00:00",
+        task="qa_task",
+        dataset=EvalDataset(name="toy"),
+        model="openai/gpt-test",
+        config=EvalConfig(),
+    )
 
 
 def _log(samples=SAMPLES, edits=True):
@@ -50,13 +55,24 @@ def _log(samples=SAMPLES, edits=True):
         scores = {"match": Score(value=match)}
         if graded is not None:
             scores[SCORER] = Score(value=graded, explanation="judge's reasoning")
-        built.append(EvalSample(id=item, epoch=epoch, input=f"question {item}", target="answer",
-                                scores=scores))
+        built.append(
+            EvalSample(
+                id=item, epoch=epoch, input=f"question {item}", target="answer", scores=scores
+            )
+        )
     log = EvalLog(eval=_spec(), samples=built, status="success")
     if edits:
+
         def edit(item, value, author, **kw):
-            edit_score(log, item, SCORER, ScoreEdit(value=value, provenance=ProvenanceData(
-                author=author, reason="review")), recompute_metrics=False, **kw)
+            edit_score(
+                log,
+                item,
+                SCORER,
+                ScoreEdit(value=value, provenance=ProvenanceData(author=author, reason="review")),
+                recompute_metrics=False,
+                **kw,
+            )
+
         edit(1, "I", "ann")  # the person disagrees with the judge
         edit(2, "I", "bob")  # the person confirms the judge
         edit(6, "C", "ann")
@@ -82,8 +98,10 @@ def path(request, logs):
 
 
 def _by_key(frame, column):
-    return {(i, e): (None if pd.isna(v) else int(v))
-            for i, e, v in zip(frame["id"], frame["epoch"], frame[column], strict=True)}
+    return {
+        (i, e): (None if pd.isna(v) else int(v))
+        for i, e, v in zip(frame["id"], frame["epoch"], frame[column], strict=True)
+    }
 
 
 def test_the_edit_is_recorded_as_inspect_documents_it(logs):
@@ -104,14 +122,28 @@ def test_reads_judge_and_human_from_both_formats(path):
     assert sorted(items["id"]) == sorted(["1", "2", "3", "3", "4", "5", "6", "7", "x8", "9", "10"])
     judge = _by_key(items, "judge")
     # C -> 1, I -> 0, P -> 0 (default partial), N -> 0 (default noanswer); originals of edits
-    assert judge == {("1", 1): 1, ("2", 1): 0, ("3", 1): 1, ("3", 2): 0, ("4", 1): 0,
-                     ("5", 1): 0, ("6", 1): 0, ("7", 1): 1, ("x8", 1): 0, ("9", 1): None,
-                     ("10", 1): None}
+    assert judge == {
+        ("1", 1): 1,
+        ("2", 1): 0,
+        ("3", 1): 1,
+        ("3", 2): 0,
+        ("4", 1): 0,
+        ("5", 1): 0,
+        ("6", 1): 0,
+        ("7", 1): 1,
+        ("x8", 1): 0,
+        ("9", 1): None,
+        ("10", 1): None,
+    }
     human = {k: v for k, v in _by_key(items, "human").items() if v is not None}
     assert human == {("1", 1): 0, ("2", 1): 0, ("6", 1): 1, ("10", 1): 1}
     authors = dict(zip(items["id"], items["human_author"], strict=True))
-    assert (authors["1"], authors["2"], authors["6"], authors["10"]) == ("ann", "bob", "ann",
-                                                                         "dana")
+    assert (authors["1"], authors["2"], authors["6"], authors["10"]) == (
+        "ann",
+        "bob",
+        "ann",
+        "dana",
+    )
     assert pd.isna(authors["7"])
     assert set(items["model"]) == {"openai/gpt-test"} and set(items["task"]) == {"qa_task"}
 
@@ -178,8 +210,7 @@ def test_dictionary_scores_need_a_key(tmp_path):
 
 
 def test_custom_words(tmp_path):
-    log = _log(samples=[(1, 1, "yes", 1.0), (2, 1, "no", 0.0), (3, 1, "yes", 0.0)],
-               edits=False)
+    log = _log(samples=[(1, 1, "yes", 1.0), (2, 1, "no", 0.0), (3, 1, "yes", 0.0)], edits=False)
     file = tmp_path / "words.eval"
     write_eval_log(log, str(file))
     items = read_inspect(file, scorer=SCORER, positive="yes")
@@ -221,8 +252,11 @@ def test_truncated_log(logs, tmp_path, suffix):
     data = logs[suffix].read_bytes()
     file = tmp_path / f"cut.{suffix}"
     file.write_bytes(data[: len(data) // 2])
-    with pytest.raises(ValueError, match=rf"cut\.{suffix}: not a readable Inspect AI {suffix} "
-                                         "log.*corrupt, truncated"):
+    with pytest.raises(
+        ValueError,
+        match=rf"cut\.{suffix}: not a readable Inspect AI {suffix} "
+        "log.*corrupt, truncated",
+    ):
         read_inspect(file)
 
 
@@ -244,11 +278,14 @@ def test_missing_file_and_wrong_extension(tmp_path):
         read_inspect(tmp_path / "labels.csv")
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"partial": 0.5}, r"`partial` \(0\.5\) must be 0"),
-    ({"noanswer": True}, r"`noanswer` \(True\) must be 0"),
-    ({"authors": []}, r"`authors` \(\[\]\) must name at least one"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"partial": 0.5}, r"`partial` \(0\.5\) must be 0"),
+        ({"noanswer": True}, r"`noanswer` \(True\) must be 0"),
+        ({"authors": []}, r"`authors` \(\[\]\) must name at least one"),
+    ],
+)
 def test_bad_arguments(logs, kwargs, match):
     with pytest.raises(ValueError, match=match):
         read_inspect(logs["eval"], scorer=SCORER, **kwargs)
@@ -291,8 +328,13 @@ def test_edit_without_provenance_is_not_a_human_label(tmp_path):
     """A programmatic edit (no provenance: no person behind it) labels nothing."""
     log = _log(samples=[(1, 1, "C", 1.0), (2, 1, "I", 0.0)], edits=False)
     edit_score(log, 1, SCORER, ScoreEdit(value="I"), recompute_metrics=False)
-    edit_score(log, 2, SCORER, ScoreEdit(value="C", provenance=ProvenanceData(
-        author="ann", reason="review")), recompute_metrics=False)
+    edit_score(
+        log,
+        2,
+        SCORER,
+        ScoreEdit(value="C", provenance=ProvenanceData(author="ann", reason="review")),
+        recompute_metrics=False,
+    )
     path = tmp_path / "noprov.eval"
     write_eval_log(log, str(path))
     items = read_inspect(path, scorer=SCORER).set_index("id")

@@ -32,14 +32,20 @@ def test_reads_metric_keyed_by_doc_id():
 def test_joined_labels_hand_counts():
     # README.md: test docs 2, 3, 5 (judge 1, 1, 1); human 1: docs 0 (judge 1), 4 (judge 0);
     # human 0: doc 1 (judge 0)
-    items = join_human(read_lm_eval(ARC, metric="acc"), FIXTURES / "lm_eval_labels.csv",
-                       on="doc_id", column="label")
+    items = join_human(
+        read_lm_eval(ARC, metric="acc"),
+        FIXTURES / "lm_eval_labels.csv",
+        on="doc_id",
+        column="label",
+    )
     assert jc.JudgeData.from_items(items) == jc.JudgeData(k=3, n=3, k0=1, m0=1, k1=1, m1=2)
 
 
 def test_filters():
-    with pytest.raises(ValueError, match="once per filter \\('strict-match', "
-                                         "'flexible-extract'\\); choose one with `filter`"):
+    with pytest.raises(
+        ValueError,
+        match="once per filter \\('strict-match', 'flexible-extract'\\); choose one with `filter`",
+    ):
         read_lm_eval(GSM, metric="exact_match")
     strict = read_lm_eval(GSM, metric="exact_match", filter="strict-match")
     flexible = read_lm_eval(GSM, metric="exact_match", filter="flexible-extract")
@@ -68,15 +74,27 @@ def test_continuous_metric_needs_threshold(tmp_path):
     path = _rewrite(tmp_path, lambda r: r.update(judge_score=next(scores)))
     with pytest.raises(ValueError, match="`judge_score` has values outside the mapping"):
         read_lm_eval(path, metric="judge_score")
-    assert as_list(read_lm_eval(path, metric="judge_score", threshold=0.5)["judge"]) == \
-        [1, 0, 1, 0, 1, 1]
+    assert as_list(read_lm_eval(path, metric="judge_score", threshold=0.5)["judge"]) == [
+        1,
+        0,
+        1,
+        0,
+        1,
+        1,
+    ]
 
 
 def test_label_metric_with_positive(tmp_path):
     grades = iter(["yes", "no", "no", "yes", "yes", "no"])
     path = _rewrite(tmp_path, lambda r: r.update(grade=next(grades)))
-    assert as_list(read_lm_eval(path, metric="grade", positive="yes")["judge"]) == \
-        [1, 0, 0, 1, 1, 0]
+    assert as_list(read_lm_eval(path, metric="grade", positive="yes")["judge"]) == [
+        1,
+        0,
+        0,
+        1,
+        1,
+        0,
+    ]
 
 
 def test_not_lm_eval():

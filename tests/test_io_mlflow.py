@@ -41,8 +41,9 @@ def store(tmp_path_factory):
         mlflow.flush_trace_async_logging()  # the traces exist before feedback is attached
         # "correct": the judge's verdict and, on some traces, a person's label
         first = _feedback(t[0], "correct", True, JUDGE)
-        mlflow.override_feedback(trace_id=t[0], assessment_id=first.assessment_id, value=False,
-                                 source=_human("bob"))  # the person disagrees
+        mlflow.override_feedback(
+            trace_id=t[0], assessment_id=first.assessment_id, value=False, source=_human("bob")
+        )  # the person disagrees
         _feedback(t[1], "correct", True, JUDGE)
         _feedback(t[1], "correct", True, _human("al"))  # the person agrees
         _feedback(t[2], "correct", False, JUDGE)
@@ -124,8 +125,11 @@ def test_numeric_ratings_with_threshold(store):
 
 def test_code_source_as_the_judge_conflicts_with_the_llm(store):
     _, frame, _ = store
-    with pytest.raises(ValueError, match=r"conflicting judge verdicts \(False from 'gpt-judge', "
-                                         r"True from 'exact_match.py'\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"conflicting judge verdicts \(False from 'gpt-judge', "
+        r"True from 'exact_match.py'\)",
+    ):
         read_mlflow(frame, name="correct", judge_source=["LLM_JUDGE", "CODE"])
 
 
@@ -138,8 +142,11 @@ def test_conflicting_human_labels(store):
 def test_unknown_name_lists_the_names(store):
     _, frame, traces = store
     for given in (frame, traces):
-        with pytest.raises(ValueError, match=r"no feedback called `name`='correctness'.*"
-                                             r"'correct'.*'relevance'"):
+        with pytest.raises(
+            ValueError,
+            match=r"no feedback called `name`='correctness'.*"
+            r"'correct'.*'relevance'",
+        ):
             read_mlflow(given, name="correctness")
 
 
@@ -172,15 +179,22 @@ def test_bad_id_field(store):
         read_mlflow(frame, name="correct", id_field="request")
 
 
-@pytest.mark.parametrize(("traces", "kwargs", "error", "match"), [
-    (pd.DataFrame({"trace_id": []}), {}, ValueError, r"missing column\(s\) 'assessments'"),
-    (pd.DataFrame({"trace_id": [], "assessments": []}), {}, ValueError, r"no traces"),
-    ([], {}, ValueError, r"no traces"),
-    ("traces.json", {}, TypeError, r"`traces` must be the DataFrame or the list"),
-    ([{"trace_id": "t"}], {}, TypeError, r"expected mlflow.entities.Trace objects, got dict"),
-    (pd.DataFrame({"trace_id": [], "assessments": []}), {"judge_source": "HUMAN"}, ValueError,
-     r"`judge_source` \('HUMAN'\) must name source types"),
-])
+@pytest.mark.parametrize(
+    ("traces", "kwargs", "error", "match"),
+    [
+        (pd.DataFrame({"trace_id": []}), {}, ValueError, r"missing column\(s\) 'assessments'"),
+        (pd.DataFrame({"trace_id": [], "assessments": []}), {}, ValueError, r"no traces"),
+        ([], {}, ValueError, r"no traces"),
+        ("traces.json", {}, TypeError, r"`traces` must be the DataFrame or the list"),
+        ([{"trace_id": "t"}], {}, TypeError, r"expected mlflow.entities.Trace objects, got dict"),
+        (
+            pd.DataFrame({"trace_id": [], "assessments": []}),
+            {"judge_source": "HUMAN"},
+            ValueError,
+            r"`judge_source` \('HUMAN'\) must name source types",
+        ),
+    ],
+)
 def test_bad_input(traces, kwargs, error, match):
     with pytest.raises(error, match=match):
         read_mlflow(traces, name="correct", **kwargs)

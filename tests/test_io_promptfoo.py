@@ -66,9 +66,12 @@ def test_id_from_a_variable_or_the_result():
 
 
 def test_unknown_judge_lists_assertions():
-    with pytest.raises(ValueError, match=r"promptfoo_results.json: result 0 has no assertion of "
-                                         r"type or metric 'factuality'; its assertions are "
-                                         r"contains, llm-rubric \(metric 'correctness'\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"promptfoo_results.json: result 0 has no assertion of "
+        r"type or metric 'factuality'; its assertions are "
+        r"contains, llm-rubric \(metric 'correctness'\)",
+    ):
         read_promptfoo(JSON, judge="factuality")
 
 
@@ -94,13 +97,20 @@ def _write(tmp_path, results, name="r.json"):
 
 def test_several_model_graded_assertions_need_a_choice(tmp_path):
     rows = json.loads(JSON.read_text())["results"]["results"]
-    extra = {"pass": False, "score": 0.0, "reason": "",
-             "assertion": {"type": "factuality", "metric": "facts"}}
+    extra = {
+        "pass": False,
+        "score": 0.0,
+        "reason": "",
+        "assertion": {"type": "factuality", "metric": "facts"},
+    }
     for row in rows:
         row["gradingResult"]["componentResults"].append(extra)
     path = _write(tmp_path, rows)
-    with pytest.raises(ValueError, match=r"result 0 has 2 candidate judge assertions "
-                                         r"\(correctness, facts\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"result 0 has 2 candidate judge assertions "
+        r"\(correctness, facts\)",
+    ):
         read_promptfoo(path)
     assert as_list(read_promptfoo(path, judge="facts")["judge"]) == [0] * 6
 
@@ -108,7 +118,8 @@ def test_several_model_graded_assertions_need_a_choice(tmp_path):
 def test_last_human_rating_counts(tmp_path):
     rows = json.loads(JSON.read_text())["results"]["results"]
     rows[0]["gradingResult"]["componentResults"].append(
-        {"pass": False, "score": 0.0, "reason": "changed my mind", "assertion": {"type": "human"}})
+        {"pass": False, "score": 0.0, "reason": "changed my mind", "assertion": {"type": "human"}}
+    )
     assert as_list(read_promptfoo(_write(tmp_path, rows))["human"])[0] == 0
 
 
@@ -147,8 +158,14 @@ def test_truncated(tmp_path):
 def test_errored_row_rated_by_a_person_has_no_judge_verdict(tmp_path):
     rows = json.loads(JSON.read_text())["results"]["results"]
     rows[4]["error"] = "provider timed out"
-    rows[4]["gradingResult"] = {"pass": True, "score": 1.0, "reason": "", "componentResults": [
-        {"pass": True, "score": 1.0, "reason": "fine", "assertion": {"type": "human"}}]}
+    rows[4]["gradingResult"] = {
+        "pass": True,
+        "score": 1.0,
+        "reason": "",
+        "componentResults": [
+            {"pass": True, "score": 1.0, "reason": "fine", "assertion": {"type": "human"}}
+        ],
+    }
     items = read_promptfoo(_write(tmp_path, rows))
     assert as_list(items["judge"])[4] is None
     assert as_list(items["human"])[4] == 1

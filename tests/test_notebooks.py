@@ -69,8 +69,9 @@ def test_notebooks_exist():
 def test_notebook_runs(path):
     nb = nbformat.read(path, as_version=4)
     _inject_parameters(nb)
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOKS_DIR)}})
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS_DIR)}}
+    )
     client.execute()  # a failing cell raises CellExecutionError, which fails the test
     text = _text_outputs(nb)
     for expected in EXPECTED_OUTPUT.get(path.name, []):

@@ -26,8 +26,13 @@ def cache():
 
 
 def run(data, cache, seed=1, **kwargs):
-    options = {"draws": 60, "tune": 60, "chains": 2, "rng": np.random.default_rng(seed),
-               "compiled": cache} | kwargs
+    options = {
+        "draws": 60,
+        "tune": 60,
+        "chains": 2,
+        "rng": np.random.default_rng(seed),
+        "compiled": cache,
+    } | kwargs
     return sample_nuts(data, None, **options)
 
 
@@ -43,7 +48,8 @@ def test_random_design_adds_the_labelled_class_count_and_nothing_else(prior):
     theta = special.expit(point["theta_logodds__"])
     extra = stats.binom.logpmf(RANDOM.m1, RANDOM.m0 + RANDOM.m1, theta)
     assert random.compile_logp()(point) == pytest.approx(
-        stratified.compile_logp()(point) + extra, rel=1e-12)
+        stratified.compile_logp()(point) + extra, rel=1e-12
+    )
 
 
 def test_random_design_accepts_a_one_class_sample():
@@ -60,8 +66,11 @@ def test_random_design_accepts_a_one_class_sample():
     pm.set_data({DATA_NAMES["k0"]: 0, DATA_NAMES["m0"]: 1}, model=model)
     q0 = special.expit(point["q0_logodds__"])
     with_one = logp(point)
-    expected = (np.log1p(-q0) + stats.binom.logpmf(RANDOM.m1, RANDOM.m1 + 1, theta)
-                - stats.binom.logpmf(RANDOM.m1, RANDOM.m1, theta))
+    expected = (
+        np.log1p(-q0)
+        + stats.binom.logpmf(RANDOM.m1, RANDOM.m1 + 1, theta)
+        - stats.binom.logpmf(RANDOM.m1, RANDOM.m1, theta)
+    )
     assert with_one - without == pytest.approx(expected, rel=1e-9)
 
 
@@ -127,15 +136,30 @@ def test_no_process_is_started_unless_asked(monkeypatch, cache):
 def test_a_user_held_compiled_sampler_is_reused_and_checked():
     engine = compiled_nuts(Prior(), target_accept=0.8)
     assert isinstance(engine, CompiledNUTS)
-    idata = sample_nuts(SMALL, Prior(), draws=20, tune=20, chains=1,
-                        rng=np.random.default_rng(0), compiled=engine)
+    idata = sample_nuts(
+        SMALL, Prior(), draws=20, tune=20, chains=1, rng=np.random.default_rng(0), compiled=engine
+    )
     assert idata.posterior.sizes["draw"] == 20
     with pytest.raises(ValueError, match="`compiled` was compiled for"):
-        sample_nuts(SMALL, Prior(theta=(2, 2)), draws=20, tune=20, chains=1,
-                    rng=np.random.default_rng(0), compiled=engine)
+        sample_nuts(
+            SMALL,
+            Prior(theta=(2, 2)),
+            draws=20,
+            tune=20,
+            chains=1,
+            rng=np.random.default_rng(0),
+            compiled=engine,
+        )
     with pytest.raises(ValueError, match="`compiled` was compiled for"):
-        sample_nuts(RANDOM, Prior(), draws=20, tune=20, chains=1,
-                    rng=np.random.default_rng(0), compiled=engine)
+        sample_nuts(
+            RANDOM,
+            Prior(),
+            draws=20,
+            tune=20,
+            chains=1,
+            rng=np.random.default_rng(0),
+            compiled=engine,
+        )
 
 
 def test_sampler_failure_is_explained(monkeypatch):
@@ -148,25 +172,28 @@ def test_sampler_failure_is_explained(monkeypatch):
 
     monkeypatch.setattr(engine.step, "step", broken)
     with pytest.raises(RuntimeError, match="NUTS failed on chain 0.*Bad initial energy"):
-        sample_nuts(SMALL, None, draws=10, tune=10, chains=1, rng=np.random.default_rng(1),
-                    compiled=engine)
+        sample_nuts(
+            SMALL, None, draws=10, tune=10, chains=1, rng=np.random.default_rng(1), compiled=engine
+        )
 
 
-@pytest.mark.parametrize(("kwargs", "error", "message"), [
-    ({"sampler": "stan"}, ValueError, r"`sampler` \('stan'\) must be 'pymc' or 'nutpie'"),
-    ({"cores": 0}, ValueError, r"`cores` \(0\) must be a positive integer"),
-    ({"draws": 2.5}, ValueError, r"`draws` \(2.5\) must be a positive integer"),
-    ({"chains": True}, TypeError, r"`chains` must be a positive integer, got True"),
-    ({"rng": 3}, TypeError, r"`rng` must be a numpy.random.Generator"),
-    ({"compiled": {}}, TypeError, r"`compiled` must be a NutsCache"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"sampler": "stan"}, ValueError, r"`sampler` \('stan'\) must be 'pymc' or 'nutpie'"),
+        ({"cores": 0}, ValueError, r"`cores` \(0\) must be a positive integer"),
+        ({"draws": 2.5}, ValueError, r"`draws` \(2.5\) must be a positive integer"),
+        ({"chains": True}, TypeError, r"`chains` must be a positive integer, got True"),
+        ({"rng": 3}, TypeError, r"`rng` must be a numpy.random.Generator"),
+        ({"compiled": {}}, TypeError, r"`compiled` must be a NutsCache"),
+    ],
+)
 def test_argument_errors(kwargs, error, message):
     options = {"draws": 10, "tune": 10, "chains": 1, "rng": np.random.default_rng(0)} | kwargs
     with pytest.raises(error, match=message):
         sample_nuts(SMALL, None, **options)
     with pytest.raises(TypeError, match="`data` must be a JudgeData"):
-        sample_nuts(SMALL.to_dict(), None, draws=1, tune=1, chains=1,
-                    rng=np.random.default_rng(0))
+        sample_nuts(SMALL.to_dict(), None, draws=1, tune=1, chains=1, rng=np.random.default_rng(0))
     with pytest.raises(TypeError, match="`prior` must be a judgecal.bayes.Prior"):
         sample_nuts(SMALL, (1, 1), draws=1, tune=1, chains=1, rng=np.random.default_rng(0))
 
@@ -175,8 +202,9 @@ def test_argument_errors(kwargs, error, message):
 def test_nutpie_missing_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "nutpie", None)
     with pytest.raises(ValueError, match="needs the optional package nutpie"):
-        sample_nuts(SMALL, None, draws=10, tune=10, chains=1, rng=np.random.default_rng(0),
-                    sampler="nutpie")
+        sample_nuts(
+            SMALL, None, draws=10, tune=10, chains=1, rng=np.random.default_rng(0), sampler="nutpie"
+        )
 
 
 @pytest.mark.parametrize("data", [SMALL, RANDOM], ids=["stratified", "random"])
@@ -198,14 +226,23 @@ def test_nutpie_wiring(monkeypatch, data):
         shape = (chains, draws)
         return az.from_dict(
             posterior={name: np.full(shape, 0.5) for name in (*POSTERIOR, "q1_scaled")},
-            sample_stats={"diverging": np.zeros(shape, dtype=bool)})
+            sample_stats={"diverging": np.zeros(shape, dtype=bool)},
+        )
 
     fake = types.SimpleNamespace(compile_pymc_model=Compiled, sample=sample)
     monkeypatch.setitem(sys.modules, "nutpie", fake)
     cache = NutsCache()
     for _ in range(2):
-        idata = sample_nuts(data, None, draws=7, tune=5, chains=2,
-                            rng=np.random.default_rng(0), sampler="nutpie", compiled=cache)
+        idata = sample_nuts(
+            data,
+            None,
+            draws=7,
+            tune=5,
+            chains=2,
+            rng=np.random.default_rng(0),
+            sampler="nutpie",
+            compiled=cache,
+        )
     assert cache.info()["misses"] == 1 and cache.info()["hits"] == 1
     assert set(idata.posterior.data_vars) == POSTERIOR
     assert idata.posterior["theta"].shape == (2, 7)
@@ -214,5 +251,13 @@ def test_nutpie_wiring(monkeypatch, data):
     assert calls["data"] == {name: getattr(data, key) for key, name in DATA_NAMES.items()}
     assert (LABELLED_CLASS_NAME in calls["observed"]) == (data.design == "random")
     with pytest.raises(ValueError, match="sampler='nutpie' pass a NutsCache or None"):
-        sample_nuts(data, None, draws=7, tune=5, chains=2, rng=np.random.default_rng(0),
-                    sampler="nutpie", compiled=nuts.compiled_nuts(Prior(), design=data.design))
+        sample_nuts(
+            data,
+            None,
+            draws=7,
+            tune=5,
+            chains=2,
+            rng=np.random.default_rng(0),
+            sampler="nutpie",
+            compiled=nuts.compiled_nuts(Prior(), design=data.design),
+        )

@@ -38,8 +38,9 @@ def paper_confidence_interval_raw(p, q0, q1, n, m0, m1, alpha=0.05):
     n, m0, m1 = n + z**2, m0 + 2, m1 + 2
     th = (p + q0 - 1) / (q0 + q1 - 1)
     dth = 2 * z**2 * (-(1 - th) * q0 * (1 - q0) / m0 + th * q1 * (1 - q1) / m1)
-    se = sqrt(p * (1 - p) / n + (1 - th) ** 2 * q0 * (1 - q0) / m0
-              + th**2 * q1 * (1 - q1) / m1) / (q0 + q1 - 1)
+    se = sqrt(p * (1 - p) / n + (1 - th) ** 2 * q0 * (1 - q0) / m0 + th**2 * q1 * (1 - q1) / m1) / (
+        q0 + q1 - 1
+    )
     return th + dth - z * se, th + dth + z * se
 
 
@@ -64,8 +65,9 @@ def test_point_estimator_matches_paper_code():
     rng = random.Random(2024)
     for _ in range(5000):
         p, q0, q1, *_ = random_inputs(rng)
-        assert point_estimator(p, q0, q1) == pytest.approx(paper_point_estimator(p, q0, q1),
-                                                           abs=TOL)
+        assert point_estimator(p, q0, q1) == pytest.approx(
+            paper_point_estimator(p, q0, q1), abs=TOL
+        )
 
 
 def test_point_estimator_paper_example():
@@ -155,8 +157,9 @@ def test_confidence_interval_inverted_raises():
 
 def test_confidence_interval_array_chance_elements_nan():
     with pytest.warns(JudgeCalWarning, match="1 of 2"):
-        low, high = confidence_interval(0.4, np.array([0.3, 0.8]), np.array([0.3, 0.9]),
-                                        100, 10, 10)
+        low, high = confidence_interval(
+            0.4, np.array([0.3, 0.8]), np.array([0.3, 0.9]), 100, 10, 10
+        )
     assert math.isnan(low[0]) and math.isnan(high[0])
     ref = paper_confidence_interval(0.4, 0.8, 0.9, 100, 10, 10)
     assert low[1] == pytest.approx(ref[0], abs=TOL)

@@ -28,8 +28,9 @@ def _lr_length_infinite_n(p, q0, q1, m0, m1):
     q0t, q1t = (m0 * q0 + 1) / (m0 + 2), (m1 * q1 + 1) / (m1 + 2)
     th = (p + q0t - 1) / (q0t + q1t - 1)
     dth = 2 * z2 * (-(1 - th) * q0t * (1 - q0t) / (m0 + 2) + th * q1t * (1 - q1t) / (m1 + 2))
-    se = math.sqrt((1 - th) ** 2 * q0t * (1 - q0t) / (m0 + 2)
-                   + th**2 * q1t * (1 - q1t) / (m1 + 2)) / (q0t + q1t - 1)
+    se = math.sqrt(
+        (1 - th) ** 2 * q0t * (1 - q0t) / (m0 + 2) + th**2 * q1t * (1 - q1t) / (m1 + 2)
+    ) / (q0t + q1t - 1)
     low, high = max(0, th + dth - Z95 * se), min(1, th + dth + Z95 * se)
     return high - low
 
@@ -37,7 +38,8 @@ def _lr_length_infinite_n(p, q0, q1, m0, m1):
 def test_fig3_length_by_hand_and_the_200_items_statement():
     ds = plots.interval_length([0.3, 0.5], m=np.arange(100, 301, 10))
     assert float(ds.symmetric.sel(p_hat=0.5, m=120)) == pytest.approx(
-        _lr_length_infinite_n(0.5, 0.7, 0.9, 120, 120), abs=1e-12)
+        _lr_length_infinite_n(0.5, 0.7, 0.9, 120, 120), abs=1e-12
+    )
     # Lee et al. (ICML 2026) Sec. 4.2: at p-hat = 0.3 an interval shorter than 0.1 needs m ~ 200
     # per arm
     short = ds.m.values[ds.symmetric.sel(p_hat=0.3).values < 0.1]
@@ -66,7 +68,7 @@ def test_fig5_study_covers_and_adaptive_allocation_is_shorter_away_from_the_midd
     assert ((study["adjusted"].coverage > 0.94) & (study["adjusted"].coverage < 0.98)).all()
     assert int(study["single_run"].m0) == 100
     # Lee et al. v1 Sec. 5: shorter intervals with Algorithm 1 away from theta ~ 0.557
-    ratio = (study["adaptive"].width_mean / study["adjusted_mc"].width_mean)
+    ratio = study["adaptive"].width_mean / study["adjusted_mc"].width_mean
     assert float(ratio.sel(theta=0.1)) < 0.97 and float(ratio.sel(theta=0.95)) < 0.97
     fig = plots.plot_coverage_study(study=study)
     assert len(fig.axes) == 3

@@ -32,7 +32,7 @@ def test_default_is_the_exact_engine_and_idata_is_lazy(readme):
     assert readme.method == "exact"
     assert isinstance(readme.engine, ExactPosterior)
     fresh = posterior(README, random_seed=1)
-    assert "idata" not in fresh.__dict__          # not built by posterior()
+    assert "idata" not in fresh.__dict__  # not built by posterior()
     idata = fresh.idata
     assert "idata" in fresh.__dict__ and fresh.idata is idata
     assert set(idata.posterior.data_vars) == set(VARIABLES)
@@ -43,7 +43,7 @@ def test_q0_summary_is_not_a_node_value(readme):
     # independent value quoted with the issue (JAGS / importance sampling): median of q0 0.6971
     assert readme.quantile(0.5, "q0") == pytest.approx(0.6971, abs=1e-4)
     draws = readme.draws("q0")
-    assert np.unique(draws).size == draws.size      # continuous draws, not a dozen node values
+    assert np.unique(draws).size == draws.size  # continuous draws, not a dozen node values
     eti, hdi = readme.ci(0.95, "eti", "q0"), readme.ci(0.95, "hdi", "q0")
     assert hdi.low != eti.low and hdi.high != eti.high
     assert hdi.high - hdi.low < eti.high - eti.low
@@ -60,8 +60,9 @@ def test_draws_follow_the_exact_marginals(readme, var):
     # and the joint structure: q0, q1, p and J are the functions of theta, p, J they should be
     post = readme.idata.posterior
     np.testing.assert_allclose(post["youden"], post["q0"] + post["q1"] - 1, atol=1e-12)
-    np.testing.assert_allclose(post["p"], post["theta"] * post["q1"]
-                               + (1 - post["theta"]) * (1 - post["q0"]), atol=1e-12)
+    np.testing.assert_allclose(
+        post["p"], post["theta"] * post["q1"] + (1 - post["theta"]) * (1 - post["q0"]), atol=1e-12
+    )
 
 
 def test_same_seed_same_draws_other_seed_other_draws():
@@ -99,7 +100,7 @@ def test_draws_engine_hdi_is_the_shortest_window_of_the_draws():
     low, high = engine.interval(0.9, "hdi")
     ordered = np.sort(values)
     size = int(np.ceil(0.9 * values.size))
-    shortest = np.min(ordered[size - 1:] - ordered[:values.size - size + 1])
+    shortest = np.min(ordered[size - 1 :] - ordered[: values.size - size + 1])
     assert high - low == pytest.approx(shortest)
     assert np.mean((values >= low) & (values <= high)) >= 0.9
 
@@ -117,7 +118,7 @@ def test_calibration_worse_than_chance_is_flagged():
 
 
 def test_a_test_rate_the_calibration_cannot_produce_is_flagged():
-    data = jc.JudgeData(k=300, n=1000, k0=55, m0=100, k1=52, m1=100)   # p-hat < 1 - q0-hat
+    data = jc.JudgeData(k=300, n=1000, k0=55, m0=100, k1=52, m1=100)  # p-hat < 1 - q0-hat
     with pytest.warns(jc.JudgeCalWarning, match="test_calibration_conflict"):
         post = posterior(data)
     assert "test_calibration_conflict" in post.flags
@@ -127,8 +128,7 @@ def test_a_test_rate_the_calibration_cannot_produce_is_flagged():
 def test_weak_judge_is_judged_by_the_posterior_of_j():
     weak = quiet(jc.JudgeData(k=5200, n=10000, k0=30, m0=60, k1=33, m1=60))
     assert "weak_judge" in weak.flags
-    assert weak.diagnostics["prob_weak"] == pytest.approx(float(weak.cdf(0.2, "youden")),
-                                                         abs=1e-4)
+    assert weak.diagnostics["prob_weak"] == pytest.approx(float(weak.cdf(0.2, "youden")), abs=1e-4)
     strong = posterior(jc.JudgeData(k=10**12 // 2, n=10**12, k0=160, m0=200, k1=160, m1=200))
     assert strong.flags == ()
 
@@ -154,14 +154,20 @@ def test_random_design_is_the_stratified_posterior_with_the_class_counts_in_the_
     # theta^m1 (1 - theta)^m0 from the labelled class count: Beta(1 + 30, 1 + 70) prior
     reference = ExactPosterior(stratified, Prior(theta=(31.0, 71.0)))
     post = posterior(random)
-    np.testing.assert_allclose(post.quantile([0.025, 0.5, 0.975]),
-                               reference.quantile([0.025, 0.5, 0.975]), atol=1e-10)
+    np.testing.assert_allclose(
+        post.quantile([0.025, 0.5, 0.975]), reference.quantile([0.025, 0.5, 0.975]), atol=1e-10
+    )
 
 
 # -- the shortest interval -------------------------------------------------------------------
-@pytest.mark.parametrize("data", [jc.JudgeData(k=30, n=400, k0=40, m0=50, k1=45, m1=50),
-                                  jc.JudgeData(k=2, n=200, k0=90, m0=100, k1=80, m1=100),
-                                  jc.JudgeData(k=190, n=200, k0=9, m0=10, k1=10, m1=10)])
+@pytest.mark.parametrize(
+    "data",
+    [
+        jc.JudgeData(k=30, n=400, k0=40, m0=50, k1=45, m1=50),
+        jc.JudgeData(k=2, n=200, k0=90, m0=100, k1=80, m1=100),
+        jc.JudgeData(k=190, n=200, k0=9, m0=10, k1=10, m1=10),
+    ],
+)
 def test_hdi_is_the_shortest_interval_under_a_jeffreys_prior(data):
     post = quiet(data, prior=Prior(theta=(0.5, 0.5)))
     low, high = post.ci(0.95, "hdi")
@@ -173,15 +179,18 @@ def test_hdi_is_the_shortest_interval_under_a_jeffreys_prior(data):
 
 
 # -- errors ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("kwargs", "error", "message"), [
-    ({"method": "mcmc"}, ValueError, r"`method` \('mcmc'\)"),
-    ({"draws": 0}, ValueError, r"`draws` \(0\)"),
-    ({"draws": 2.5}, ValueError, r"`draws` \(2\.5\)"),
-    ({"chains": True}, TypeError, r"`chains` must be a positive integer"),
-    ({"cores": 0}, ValueError, r"`cores` \(0\)"),
-    ({"target_accept": 1.0}, ValueError, "`target_accept`"),
-    ({"prior": (1, 1)}, TypeError, "`prior`"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"method": "mcmc"}, ValueError, r"`method` \('mcmc'\)"),
+        ({"draws": 0}, ValueError, r"`draws` \(0\)"),
+        ({"draws": 2.5}, ValueError, r"`draws` \(2\.5\)"),
+        ({"chains": True}, TypeError, r"`chains` must be a positive integer"),
+        ({"cores": 0}, ValueError, r"`cores` \(0\)"),
+        ({"target_accept": 1.0}, ValueError, "`target_accept`"),
+        ({"prior": (1, 1)}, TypeError, "`prior`"),
+    ],
+)
 def test_argument_errors(kwargs, error, message):
     with pytest.raises(error, match=message):
         posterior(README, **kwargs)

@@ -13,8 +13,8 @@ import judgecal as jc
 from judgecal.ppi import PPI_ASSUMPTION, ppi_counts, ppi_from_data
 
 # -- by hand: Angelopoulos, Duchi & Zrnic (PPI++) for the mean, on small label vectors ----------
-Y = [1, 1, 0, 1, 0]            # human labels of the labelled items
-YHAT = [1, 0, 0, 1, 1]         # judge on the same items
+Y = [1, 1, 0, 1, 0]  # human labels of the labelled items
+YHAT = [1, 0, 0, 1, 1]  # judge on the same items
 YHAT_U = [1, 0, 1, 1, 0, 0, 1, 1]  # judge on the unlabelled items
 
 
@@ -41,8 +41,9 @@ def var1(values):  # divisor n - 1, as numpy.cov
 def by_hand(y, yhat, yhat_u, lam, level=0.95):
     lam = Fraction(lam)
     theta = lam * mean(yhat_u) + mean([a - lam * b for a, b in zip(y, yhat, strict=True)])
-    se2 = (lam**2 * var0(yhat_u) / len(yhat_u)
-           + var0([a - lam * b for a, b in zip(y, yhat, strict=True)]) / len(y))
+    se2 = lam**2 * var0(yhat_u) / len(yhat_u) + var0(
+        [a - lam * b for a, b in zip(y, yhat, strict=True)]
+    ) / len(y)
     z = norm.ppf(1 - (1 - level) / 2)
     return float(theta), float(theta) - z * math.sqrt(se2), float(theta) + z * math.sqrt(se2)
 
@@ -102,15 +103,19 @@ class TestByHand:
         assert res.estimate == pytest.approx(0.6 + 0.096 * (5 / 8 - 3 / 5), abs=1e-15)
         assert_matches(res, expected)
 
-    @pytest.mark.parametrize(("y", "yhat", "yhat_u", "expected_lam"), [
-        # judge = human and many unlabelled items: the ratio exceeds 1 -> clipped to 1
-        ([1, 0, 1, 0], [1, 0, 1, 0], [1] * 100, None),
-        # judge contradicts the human on every item: negative covariance -> clipped to 0
-        ([1, 0, 1, 0, 1], [0, 1, 0, 1, 0], [1, 1, 0, 0, 1, 0], 0),
-    ])
+    @pytest.mark.parametrize(
+        ("y", "yhat", "yhat_u", "expected_lam"),
+        [
+            # judge = human and many unlabelled items: the ratio exceeds 1 -> clipped to 1
+            ([1, 0, 1, 0], [1, 0, 1, 0], [1] * 100, None),
+            # judge contradicts the human on every item: negative covariance -> clipped to 0
+            ([1, 0, 1, 0, 1], [0, 1, 0, 1, 0], [1, 1, 0, 0, 1, 0], 0),
+        ],
+    )
     def test_lambda_clipping(self, y, yhat, yhat_u, expected_lam):
-        raw = cov0(y, yhat) / ((1 + Fraction(len(y), len(yhat_u)))
-                               * var1(list(yhat) + list(yhat_u)))
+        raw = cov0(y, yhat) / (
+            (1 + Fraction(len(y), len(yhat_u))) * var1(list(yhat) + list(yhat_u))
+        )
         lam = tuned_lambda(y, yhat, yhat_u)
         if expected_lam is None:
             assert raw > 1 and lam == 1
@@ -160,12 +165,14 @@ def test_agrees_with_ppi_python(seed, lam):
 
     rng = np.random.default_rng(seed)
     m, big_n = int(rng.integers(5, 80)), int(rng.integers(20, 500))
-    y, yhat, yhat_u = random_labels(rng, m, big_n, *rng.uniform(0.1, 0.9, 1),
-                                    *rng.uniform(0.55, 0.98, 2))
+    y, yhat, yhat_u = random_labels(
+        rng, m, big_n, *rng.uniform(0.1, 0.9, 1), *rng.uniform(0.55, 0.98, 2)
+    )
     level = float(rng.choice([0.8, 0.9, 0.95]))
     ref_estimate = float(np.squeeze(ppi_mean_pointestimate(y, yhat, yhat_u, lam=lam)))
-    ref_low, ref_high = (float(np.squeeze(v)) for v in
-                         ppi_mean_ci(y, yhat, yhat_u, alpha=1 - level, lam=lam))
+    ref_low, ref_high = (
+        float(np.squeeze(v)) for v in ppi_mean_ci(y, yhat, yhat_u, alpha=1 - level, lam=lam)
+    )
     res = jc.ppi(y, yhat, yhat_u, lam=lam, confidence_level=level)
     assert 0 < ref_low < ref_high < 1 and res.flags == ()  # inside [0, 1]: ppi-python's numbers
     assert res.estimate == pytest.approx(ref_estimate, rel=1e-12, abs=1e-12)
@@ -182,8 +189,9 @@ def test_agrees_with_ppi_python_truncated_at_the_boundary(seed, lam):
 
     rng = np.random.default_rng(100 + seed)
     theta = float(rng.choice([0.03, 0.97]))
-    y, yhat, yhat_u = random_labels(rng, int(rng.integers(8, 25)), int(rng.integers(10, 60)),
-                                    theta, 0.8, 0.8)
+    y, yhat, yhat_u = random_labels(
+        rng, int(rng.integers(8, 25)), int(rng.integers(10, 60)), theta, 0.8, 0.8
+    )
     y[:2] = [0.0, 1.0]  # both classes labelled (one class: see TestOneClassLabelled)
     ref_estimate = float(np.squeeze(ppi_mean_pointestimate(y, yhat, yhat_u, lam=lam)))
     ref = [float(np.squeeze(v)) for v in ppi_mean_ci(y, yhat, yhat_u, alpha=0.05, lam=lam)]
@@ -225,8 +233,9 @@ class TestTruncation:
     def test_inside_the_unit_interval_no_flag(self):
         with warnings.catch_warnings():
             warnings.simplefilter("error", jc.JudgeCalWarning)
-            res = jc.ppi([1] * 30 + [0] * 10, [1] * 27 + [0] * 3 + [0] * 8 + [1] * 2,
-                         [1] * 70 + [0] * 30)
+            res = jc.ppi(
+                [1] * 30 + [0] * 10, [1] * 27 + [0] * 3 + [0] * 8 + [1] * 2, [1] * 70 + [0] * 30
+            )
         assert res.flags == () and res.estimate == res.estimate_raw
         assert res.to_dict()["flags"] == {} and "warning:" not in str(res)
 
@@ -254,9 +263,16 @@ class TestOneClassLabelled:
     def test_ppi_python_gives_a_zero_width_interval_here(self):
         from ppi_py import ppi_mean_ci
 
-        low, high = (float(np.squeeze(v)) for v in
-                     ppi_mean_ci(np.array(self.Y1, float), np.array(self.YHAT1, float),
-                                 np.array(self.YHAT_U1, float), alpha=0.05, lam=None))
+        low, high = (
+            float(np.squeeze(v))
+            for v in ppi_mean_ci(
+                np.array(self.Y1, float),
+                np.array(self.YHAT1, float),
+                np.array(self.YHAT_U1, float),
+                alpha=0.05,
+                lam=None,
+            )
+        )
         assert low == high == 1.0  # PPI++: lambda-hat = 0, se = 0: "theta = 1 for certain"
 
     def test_ppi_plus_plus_is_widened_by_the_agresti_coull_label_variance(self):
@@ -266,7 +282,7 @@ class TestOneClassLabelled:
         assert res.flags == ("interval_truncated", "one_class_labelled")
         assert res.lam == 0.0 and res.estimate == 1.0
         z = norm.ppf(0.975)
-        phi = (30 + z**2 / 2) / (30 + z**2)   # the Agresti-Coull-adjusted label mean
+        phi = (30 + z**2 / 2) / (30 + z**2)  # the Agresti-Coull-adjusted label mean
         se = math.sqrt(phi * (1 - phi) / 30)
         assert res.se == pytest.approx(se, abs=1e-15)
         assert tuple(res.ci) == pytest.approx((1 - z * se, 1.0), abs=1e-14)
@@ -281,20 +297,21 @@ class TestOneClassLabelled:
         assert res.se == pytest.approx(se, abs=1e-15)
         assert res.estimate_raw == pytest.approx(p + 1 - c, abs=1e-15)
         assert tuple(res.ci) == pytest.approx((p + 1 - c - z * se, 1.0), abs=1e-14)
-        assert set(res.flags) == {"estimate_clipped", "interval_truncated",
-                                  "one_class_labelled"}
+        assert set(res.flags) == {"estimate_clipped", "interval_truncated", "one_class_labelled"}
         # with adjust=False the counts API gives ppi-python's (narrower) interval
         _, raw_ci, _, raw_se = ppi_counts(930, 970, 0, 0, 28, 30, adjust=False)
         assert float(raw_se) == pytest.approx(
-            math.sqrt(p * (1 - p) / 970 + c * (1 - c) / 30), abs=1e-15)
+            math.sqrt(p * (1 - p) / 970 + c * (1 - c) / 30), abs=1e-15
+        )
         assert float(raw_se) < res.se
 
     @pytest.mark.parametrize("lam", [1.0, None, 0.0])
     def test_all_labels_zero_mirrors_all_labels_one(self, lam):
         # swapping "correct" and "incorrect" maps theta to 1 - theta
         ones = quiet_ppi(self.Y1, self.YHAT1, self.YHAT_U1, lam=lam)
-        zeros = quiet_ppi(*([1 - v for v in seq] for seq in (self.Y1, self.YHAT1, self.YHAT_U1)),
-                          lam=lam)
+        zeros = quiet_ppi(
+            *([1 - v for v in seq] for seq in (self.Y1, self.YHAT1, self.YHAT_U1)), lam=lam
+        )
         assert "one_class_labelled" in zeros.flags
         assert zeros.estimate == pytest.approx(1 - ones.estimate, abs=1e-14)
         assert tuple(zeros.ci) == pytest.approx((1 - ones.ci.high, 1 - ones.ci.low), abs=1e-14)
@@ -305,8 +322,12 @@ class TestOneClassLabelled:
         with pytest.warns(jc.JudgeCalWarning, match="one true class only"):
             res = ppi_from_data(data, lam=None)
         item = quiet_ppi(self.Y1, self.YHAT1, self.YHAT_U1, lam=None)
-        assert (res.estimate, *res.ci, res.lam, res.flags) == (item.estimate, *item.ci,
-                                                               item.lam, item.flags)
+        assert (res.estimate, *res.ci, res.lam, res.flags) == (
+            item.estimate,
+            *item.ci,
+            item.lam,
+            item.flags,
+        )
 
 
 def test_degenerate_verdicts_where_ppi_python_gives_nan():
@@ -351,8 +372,12 @@ def test_counts_api_broadcasts_like_scalar_calls():
     est, ci, lam, _ = ppi_counts(k, 100, 8, 10, 12, 15, lam=None)
     for i, ki in enumerate(k):
         e, c, la, _ = ppi_counts(int(ki), 100, 8, 10, 12, 15, lam=None)
-        assert (est[i], ci.low[i], ci.high[i], lam[i]) == (float(e), float(c.low),
-                                                          float(c.high), float(la))
+        assert (est[i], ci.low[i], ci.high[i], lam[i]) == (
+            float(e),
+            float(c.low),
+            float(c.high),
+            float(la),
+        )
 
 
 def test_from_data_matches_item_level_call():
@@ -373,14 +398,17 @@ def test_from_data_needs_the_random_design():
         ppi_from_data(data)
 
 
-@pytest.mark.parametrize(("args", "pattern"), [
-    (([1, 2, 0], [1, 0, 0], [1]), r"`calib_human` must hold only 0/1 labels.*item 1 is 2"),
-    (([1, 0, 0], [1, 0, np.nan], [1]), r"`calib_judge`.*item 2 is a missing value"),
-    (([1, 0], [1, 0], [1, -1]), r"`test_judge`.*item 1 is -1"),
-    (([1, 0, 1], [1, 0], [1]), r"`calib_human` \(3 items\) and `calib_judge` \(2 items\)"),
-    (([], [], [1, 0]), r"`calib_human` is empty"),
-    (([1, 0], [1, 0], []), r"`test_judge` is empty"),
-])
+@pytest.mark.parametrize(
+    ("args", "pattern"),
+    [
+        (([1, 2, 0], [1, 0, 0], [1]), r"`calib_human` must hold only 0/1 labels.*item 1 is 2"),
+        (([1, 0, 0], [1, 0, np.nan], [1]), r"`calib_judge`.*item 2 is a missing value"),
+        (([1, 0], [1, 0], [1, -1]), r"`test_judge`.*item 1 is -1"),
+        (([1, 0, 1], [1, 0], [1]), r"`calib_human` \(3 items\) and `calib_judge` \(2 items\)"),
+        (([], [], [1, 0]), r"`calib_human` is empty"),
+        (([1, 0], [1, 0], []), r"`test_judge` is empty"),
+    ],
+)
 def test_bad_labels(args, pattern):
     with pytest.raises(ValueError, match=pattern):
         jc.ppi(*args)

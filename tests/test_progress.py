@@ -60,8 +60,7 @@ def test_counter_of_unknown_length_ends_its_line_on_close(capsys):
 def _plan(progress):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)
-        return required_calibration(0.4, 0.4, 0.7, 0.9, n=100, method="bayes",
-                                    progress=progress)
+        return required_calibration(0.4, 0.4, 0.7, 0.9, n=100, method="bayes", progress=progress)
 
 
 def test_bayes_planning_counts_the_budgets_tried(capsys):
@@ -90,8 +89,9 @@ def test_nuts_bar_counts_every_step_of_every_chain(capsys):
     import judgecal as jc
 
     data = jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
-    jc.posterior(data, method="nuts", draws=120, tune=130, chains=2, random_seed=1,
-                 progressbar=True)
+    jc.posterior(
+        data, method="nuts", draws=120, tune=130, chains=2, random_seed=1, progressbar=True
+    )
     err = capsys.readouterr().err
     assert "NUTS: [" in err and "500/500 steps" in err  # 2 chains x (130 + 120) steps
     jc.posterior(data, method="nuts", draws=120, tune=130, chains=2, random_seed=1)
@@ -103,8 +103,20 @@ def test_cli_no_progress_reaches_the_planner(monkeypatch, capsys):
 
     monkeypatch.setattr(sys, "stderr", _Terminal())
     monkeypatch.delenv("CI", raising=False)
-    argv = ["plan", "--p", "0.4", "--q0", "0.7", "--q1", "0.9", "--n", "100", "--width", "0.4",
-            "--bayes"]
+    argv = [
+        "plan",
+        "--p",
+        "0.4",
+        "--q0",
+        "0.7",
+        "--q1",
+        "0.9",
+        "--n",
+        "100",
+        "--width",
+        "0.4",
+        "--bayes",
+    ]
     assert main([*argv, "--no-progress"]) == 0
     assert sys.stderr.getvalue() == ""
     assert main(argv) == 0  # a terminal: the bar is on by default

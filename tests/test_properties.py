@@ -67,7 +67,8 @@ def test_relabelling_rogan_gladen(p, q0, q1):
     swapped = jc.rogan_gladen(1 - p, q1, q0, clip=False)
     assert swapped == pytest.approx(1 - theta, abs=1e-12)
     assert jc.rogan_gladen(1 - p, q1, q0) == pytest.approx(
-        1 - jc.rogan_gladen(p, q0, q1), abs=1e-12)
+        1 - jc.rogan_gladen(p, q0, q1), abs=1e-12
+    )
 
 
 @SETTINGS
@@ -138,8 +139,7 @@ def test_rogan_gladen_clipped_in_unit_interval(p, q0, q1):
 @given(unit, good_q, good_q, st.integers(1, 10**5), calib_m, calib_m, levels)
 def test_width_does_not_grow_with_four_times_the_data(p, q0, q1, n, m0, m1, level):
     low, high = jc.lang_reiczigel_ci(p, q0, q1, n, m0, m1, confidence_level=level)
-    low4, high4 = jc.lang_reiczigel_ci(p, q0, q1, 4 * n, 4 * m0, 4 * m1,
-                                       confidence_level=level)
+    low4, high4 = jc.lang_reiczigel_ci(p, q0, q1, 4 * n, 4 * m0, 4 * m1, confidence_level=level)
     assume(0.0 < low and high < 1.0 and 0.0 < low4 and high4 < 1.0)
     assert high4 - low4 <= (high - low) * (1 + 1e-12)
 
@@ -154,19 +154,18 @@ def test_truncated_width_can_grow_with_a_one_item_arm():
 
 def test_truncated_width_can_grow_with_large_arms():
     low, high = jc.lang_reiczigel_ci(0.9375, 1.0, 0.9375, 162, 31, 30, confidence_level=0.5)
-    low4, high4 = jc.lang_reiczigel_ci(0.9375, 1.0, 0.9375, 4 * 162, 4 * 31, 4 * 30,
-                                       confidence_level=0.5)
+    low4, high4 = jc.lang_reiczigel_ci(
+        0.9375, 1.0, 0.9375, 4 * 162, 4 * 31, 4 * 30, confidence_level=0.5
+    )
     assert high == 1.0 and high4 == 1.0
     assert high4 - low4 > high - low
 
 
 @settings(max_examples=200, deadline=None)
 @given(unit, good_q, good_q, calib_m, calib_m, levels)
-def test_width_does_not_grow_with_four_times_the_calibration_n_infinite(p, q0, q1, m0, m1,
-                                                                        level):
+def test_width_does_not_grow_with_four_times_the_calibration_n_infinite(p, q0, q1, m0, m1, level):
     low, high = jc.lang_reiczigel_ci(p, q0, q1, math.inf, m0, m1, confidence_level=level)
-    low4, high4 = jc.lang_reiczigel_ci(p, q0, q1, math.inf, 4 * m0, 4 * m1,
-                                       confidence_level=level)
+    low4, high4 = jc.lang_reiczigel_ci(p, q0, q1, math.inf, 4 * m0, 4 * m1, confidence_level=level)
     assume(0.0 < low and high < 1.0 and 0.0 < low4 and high4 < 1.0)
     assert high4 - low4 <= (high - low) * (1 + 1e-12)
 

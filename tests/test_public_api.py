@@ -4,17 +4,45 @@ import judgecal as jc
 
 PUBLIC = {
     # data and results
-    "JudgeData", "ConfidenceInterval", "Estimate", "ClusteredEstimate", "GroupedEstimates",
-    "CrossCheck", "GroupedCrossChecks", "Posterior", "Prior", "PPIResult", "Comparison",
-    "ModelLabels", "CalibrationPlan", "Report", "GroupedReport", "JudgeCalWarning",
+    "JudgeData",
+    "ConfidenceInterval",
+    "Estimate",
+    "ClusteredEstimate",
+    "GroupedEstimates",
+    "CrossCheck",
+    "GroupedCrossChecks",
+    "Posterior",
+    "Prior",
+    "PPIResult",
+    "Comparison",
+    "ModelLabels",
+    "CalibrationPlan",
+    "Report",
+    "GroupedReport",
+    "JudgeCalWarning",
     # the closed form
-    "rogan_gladen", "rogan_gladen_variance", "lang_reiczigel_ci", "naive_wald_ci", "estimate",
-    "estimate_items", "guaranteed_ci",
+    "rogan_gladen",
+    "rogan_gladen_variance",
+    "lang_reiczigel_ci",
+    "naive_wald_ci",
+    "estimate",
+    "estimate_items",
+    "guaranteed_ci",
     # the posterior and the cross-check
-    "posterior", "crosscheck", "crosscheck_items",
+    "posterior",
+    "crosscheck",
+    "crosscheck_items",
     # designs, comparison, planning, report
-    "ppi", "shift_estimators", "class_balance_test", "compare", "allocate_calibration",
-    "optimal_allocation", "expected_width", "required_calibration", "report", "report_items",
+    "ppi",
+    "shift_estimators",
+    "class_balance_test",
+    "compare",
+    "allocate_calibration",
+    "optimal_allocation",
+    "expected_width",
+    "required_calibration",
+    "report",
+    "report_items",
 }
 
 

@@ -29,7 +29,7 @@ def _examples() -> list[tuple[str, str]]:
         lines = block.splitlines()
         starts = [i for i, line in enumerate(lines) if line.startswith("$ ")]
         for i, j in zip(starts, [*starts[1:], len(lines)], strict=True):
-            out.append((lines[i][2:], "\n".join(lines[i + 1:j]).rstrip()))
+            out.append((lines[i][2:], "\n".join(lines[i + 1 : j]).rstrip()))
     return out
 
 
@@ -44,13 +44,22 @@ def test_the_readme_has_console_examples():
 def test_readme_console_example(command, expected, tmp_path):
     words = shlex.split(command)
     assert words[0] == "judgecal", command
-    shutil.copytree(DATASETS, tmp_path / "src" / "judgecal" / "datasets",
-                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    shutil.copytree(
+        DATASETS,
+        tmp_path / "src" / "judgecal" / "datasets",
+        ignore=shutil.ignore_patterns("*.py", "__pycache__"),
+    )
     env = {**os.environ, "COLUMNS": "100"}
     env.pop("CI", None)
-    run = subprocess.run([sys.executable, "-m", "judgecal", *words[1:]], cwd=tmp_path,
-                         capture_output=True, text=True, env=env, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "judgecal", *words[1:]],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     got = (run.stdout + run.stderr).rstrip()
-    if "/…/" in expected:   # demo --show-data prints where judgecal is installed
+    if "/…/" in expected:  # demo --show-data prints where judgecal is installed
         got = re.sub(r"/\S*?/src/judgecal/", "/…/src/judgecal/", got)
     assert got.splitlines() == expected.splitlines()

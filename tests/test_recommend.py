@@ -22,17 +22,23 @@ THETA = np.array([0.0, 0.1, 0.5, 0.9, 1.0])
 
 
 def synthetic_table(lr=0.96, eti=0.97, hdi=0.97, ppi=0.97, reps=2000):
-    shape = (2, 2, 4, 4, 5)       # arms, n, q0, q1, theta
+    shape = (2, 2, 4, 4, 5)  # arms, n, q0, q1, theta
     return {
         "methods": np.array(["lang_reiczigel", "bayes_eti", "bayes_hdi", "guaranteed"]),
-        "arms": np.array([[5, 5], [50, 50]]), "n": np.array([50, 1000]), "q": Q,
+        "arms": np.array([[5, 5], [50, 50]]),
+        "n": np.array([50, 1000]),
+        "q": Q,
         "theta": THETA,
-        "coverage": np.stack([np.full(shape, lr), np.full(shape, eti), np.full(shape, hdi),
-                              np.full(shape, np.nan)]),
+        "coverage": np.stack(
+            [np.full(shape, lr), np.full(shape, eti), np.full(shape, hdi), np.full(shape, np.nan)]
+        ),
         "width_median": np.full((4, *shape), 0.1),
-        "reps": np.array([0, reps, reps, 0]), "random_m": np.array([10, 100]),
-        "ppi_coverage": np.full(shape, ppi), "ppi_width": np.full(shape, 0.1),
-        "ppi_reps": np.array(20000), "level": np.array(0.95),
+        "reps": np.array([0, reps, reps, 0]),
+        "random_m": np.array([10, 100]),
+        "ppi_coverage": np.full(shape, ppi),
+        "ppi_width": np.full(shape, 0.1),
+        "ppi_reps": np.array(20000),
+        "level": np.array(0.95),
     }
 
 
@@ -42,12 +48,16 @@ def table(monkeypatch):
         fake = synthetic_table(**values)
         monkeypatch.setattr(rec, "coverage_table", lambda: fake)
         return fake
+
     return install
 
 
-DATA = jc.JudgeData(k=600, n=1000, k0=45, m0=50, k1=46, m1=50)   # q-hat 0.9 and 0.92
-CANDIDATES = {"lang_reiczigel": (0.6, 0.50, 0.70), "bayes_eti": (0.61, 0.52, 0.70),
-              "bayes_hdi": (0.61, 0.53, 0.69)}
+DATA = jc.JudgeData(k=600, n=1000, k0=45, m0=50, k1=46, m1=50)  # q-hat 0.9 and 0.92
+CANDIDATES = {
+    "lang_reiczigel": (0.6, 0.50, 0.70),
+    "bayes_eti": (0.61, 0.52, 0.70),
+    "bayes_hdi": (0.61, 0.53, 0.69),
+}
 
 
 def test_picks_the_narrowest_eligible(table):
@@ -87,11 +97,14 @@ def test_one_low_cell_in_the_regime_excludes_a_method(table):
     assert rec.recommend(DATA, 0.95, CANDIDATES).method == "lang_reiczigel"
 
 
-@pytest.mark.parametrize(("data", "fragment"), [
-    (jc.JudgeData(k=30, n=50, k0=4, m0=4, k1=4, m1=4), "fewer items"),
-    (jc.JudgeData(k=20, n=30, k0=45, m0=50, k1=46, m1=50), "smaller than the coverage table"),
-    (jc.JudgeData(k=600, n=1000, k0=30, m0=50, k1=46, m1=50), "below 0.55"),
-])
+@pytest.mark.parametrize(
+    ("data", "fragment"),
+    [
+        (jc.JudgeData(k=30, n=50, k0=4, m0=4, k1=4, m1=4), "fewer items"),
+        (jc.JudgeData(k=20, n=30, k0=45, m0=50, k1=46, m1=50), "smaller than the coverage table"),
+        (jc.JudgeData(k=600, n=1000, k0=30, m0=50, k1=46, m1=50), "below 0.55"),
+    ],
+)
 def test_outside_the_table_falls_back(table, data, fragment):
     table()
     result = rec.recommend(data, 0.95, CANDIDATES)
@@ -112,7 +125,7 @@ def test_random_design_candidates(table):
     table(lr=0.94, eti=0.99, hdi=0.99, ppi=0.97)
     data = jc.JudgeData(k=600, n=1000, k0=45, m0=50, k1=46, m1=50, design="random")
     result = rec.recommend(data, 0.95, {**CANDIDATES, "ppi_pp": (0.6, 0.45, 0.75)})
-    assert result.method == "ppi_pp"        # posterior intervals are not candidates here
+    assert result.method == "ppi_pp"  # posterior intervals are not candidates here
 
 
 def test_missing_interval_is_not_picked(table):
@@ -121,13 +134,16 @@ def test_missing_interval_is_not_picked(table):
     assert result.method == "bayes_eti"
 
 
-@pytest.mark.parametrize(("low", "high", "expected"), [
-    (0.2, 0.6, [0.1, 0.5, 0.9]),
-    (0.0, 0.3, [0.0, 0.1, 0.5]),
-    (0.95, 1.0, [0.9, 1.0]),
-    (0.5, 0.5, [0.5]),
-    (0.02, 0.08, [0.1]),
-])
+@pytest.mark.parametrize(
+    ("low", "high", "expected"),
+    [
+        (0.2, 0.6, [0.1, 0.5, 0.9]),
+        (0.0, 0.3, [0.0, 0.1, 0.5]),
+        (0.95, 1.0, [0.9, 1.0]),
+        (0.5, 0.5, [0.5]),
+        (0.02, 0.08, [0.1]),
+    ],
+)
 def test_accuracy_mask(low, high, expected):
     mask = rec.accuracy_mask(np.array(low), np.array(high), THETA)[0]
     assert THETA[mask].tolist() == expected
@@ -141,8 +157,9 @@ def test_plausible_accuracy_range_by_hand():
         return beta.ppf(0.025, x, m - x + 1), beta.ppf(0.975, x + 1, m - x)
 
     (p_lo, p_hi), (a_lo, a_hi), (b_lo, b_hi) = cp(k, n), cp(k0, m0), cp(k1, m1)
-    corners = [(p + a - 1) / (a + b - 1) for p in (p_lo, p_hi) for a in (a_lo, a_hi)
-               for b in (b_lo, b_hi)]
+    corners = [
+        (p + a - 1) / (a + b - 1) for p in (p_lo, p_hi) for a in (a_lo, a_hi) for b in (b_lo, b_hi)
+    ]
     low, high = rec.plausible_accuracy_range((k, n, k0, m0, k1, m1))
     assert low[0] == pytest.approx(max(0.0, min(corners)), abs=1e-10)
     assert high[0] == pytest.approx(min(1.0, max(corners)), abs=1e-10)
@@ -167,8 +184,26 @@ def test_crosscheck_never_raises_without_a_closed_form():
 def test_command_line_prints_the_recommendation_first(capsys):
     from judgecal.cli import main
 
-    assert main(["crosscheck", "--k", "60", "--n", "100", "--k0", "7", "--m0", "10", "--k1", "9",
-                 "--m1", "10"]) == 0
+    assert (
+        main(
+            [
+                "crosscheck",
+                "--k",
+                "60",
+                "--n",
+                "100",
+                "--k0",
+                "7",
+                "--m0",
+                "10",
+                "--k1",
+                "9",
+                "--m1",
+                "10",
+            ]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].startswith("  recommended: ")
     assert lines[2].startswith("    why: ")
@@ -178,9 +213,12 @@ def test_command_line_prints_the_recommendation_first(capsys):
 
 
 def test_widen():
-    low, high, changed = rec.widen(np.array([0.2, 0.2, 0.2, 0.0]), np.array([0.5, 0.5, 0.5, 0.1]),
-                                   np.array([0.1, 0.3, np.nan, 0.0]),
-                                   np.array([0.4, 0.6, 0.9, 0.1]))
+    low, high, changed = rec.widen(
+        np.array([0.2, 0.2, 0.2, 0.0]),
+        np.array([0.5, 0.5, 0.5, 0.1]),
+        np.array([0.1, 0.3, np.nan, 0.0]),
+        np.array([0.4, 0.6, 0.9, 0.1]),
+    )
     assert low.tolist() == [0.1, 0.2, 0.2, 0.0]
     assert high.tolist() == [0.5, 0.6, 0.5, 0.1]
     assert changed.tolist() == [True, True, False, False]
@@ -191,12 +229,12 @@ def test_fallback_contains_lang_reiczigel(table):
     guaranteed upper end 0.135, Lang-Reiczigel 0.257). The fallback reports their hull, so the
     rule's choice never costs the coverage Lang-Reiczigel would have given."""
     table()
-    data = jc.JudgeData(k=25, n=200, k0=14, m0=20, k1=65, m1=100)   # q0 CP reaches 0.46
+    data = jc.JudgeData(k=25, n=200, k0=14, m0=20, k1=65, m1=100)  # q0 CP reaches 0.46
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", jc.JudgeCalWarning)
         fit = jc.estimate(data)
     g_low, g_high = jc.guaranteed_ci(25, 200, 14, 20, 65, 100)
-    assert fit.ci.high > g_high + 0.1          # the premise: LR reaches far beyond it
+    assert fit.ci.high > g_high + 0.1  # the premise: LR reaches far beyond it
     result = rec.recommend(data, 0.95, {"lang_reiczigel": (fit.theta, *fit.ci)})
     assert result.method == "guaranteed"
     assert result.widened

@@ -74,12 +74,16 @@ def cli_rows(out, labels):
     for line in out.splitlines():
         for label in labels:
             if line.strip().startswith(label + " ") or line.strip() == label:
-                rows[label] = line.strip()[len(label):].split()
+                rows[label] = line.strip()[len(label) :].split()
     return rows
 
 
-CROSSCHECK_LABELS = ("naive p-hat + Wald", "Rogan-Gladen + Lang-Reiczigel",
-                     "posterior median + equal-tailed", "posterior mode + HDI")
+CROSSCHECK_LABELS = (
+    "naive p-hat + Wald",
+    "Rogan-Gladen + Lang-Reiczigel",
+    "posterior median + equal-tailed",
+    "posterior mode + HDI",
+)
 
 
 @pytest.fixture(scope="module")
@@ -128,8 +132,7 @@ def test_numbers_match_the_hand_computed_estimate(paper_report):
     # naive row: p-hat = 0.4, Wald half-width 1.959964 * sqrt(0.4 * 0.6 / 1000) = 0.030364
     assert paper_report.interval_rows()[0][1:] == ("0.4000", "0.3696", "0.4304", "0.0607")
     # the calibration column: q0 = 140/200, q1 = 180/200, J = 0.6
-    assert [row[1] for row in paper_report.posterior_rows()] == ["", "0.7000", "0.9000",
-                                                                 "0.6000"]
+    assert [row[1] for row in paper_report.posterior_rows()] == ["", "0.7000", "0.9000", "0.6000"]
 
 
 def test_report_agrees_with_the_public_api(paper_report):
@@ -143,8 +146,9 @@ def test_report_agrees_with_the_public_api(paper_report):
 
 
 def test_no_closed_form_is_reported_not_raised(tmp_path, capsys):
-    code, out, err = run(capsys, ["report", *counts(NO_CORRECTION), "--output",
-                                  str(tmp_path / "r.html")])
+    code, out, err = run(
+        capsys, ["report", *counts(NO_CORRECTION), "--output", str(tmp_path / "r.html")]
+    )
     assert code == 0 and err == ""
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     rows = {row[0]: row[1:] for row in tables(page)["intervals"][1:]}
@@ -157,8 +161,14 @@ def test_no_closed_form_is_reported_not_raised(tmp_path, capsys):
 # ---------------------------------------------------------------------------------------------
 def test_every_section_and_both_figures_are_present(paper_report):
     page = paper_report.to_html()
-    for section in ("recommendation", "inputs", "estimates", "judge-quality", "flags",
-                    "reproducibility"):
+    for section in (
+        "recommendation",
+        "inputs",
+        "estimates",
+        "judge-quality",
+        "flags",
+        "reproducibility",
+    ):
         assert f'<section id="{section}">' in page
     images = re.findall(r'<img src="data:image/png;base64,([^"]+)"', page)
     assert len(images) == 2
@@ -208,16 +218,16 @@ def test_recommended_interval_leads_when_the_crosscheck_offers_one(paper_report)
         def __getattr__(self, name):
             return getattr(self._inner, name)
 
-    rep = dataclasses.replace(paper_report,
-                              crosscheck=WithRecommendation(paper_report.crosscheck))
+    rep = dataclasses.replace(paper_report, crosscheck=WithRecommendation(paper_report.crosscheck))
     head, notes = rep.recommendation()
     assert head == "Report 0.1700 (0.0600, 0.2700): guaranteed, 95% interval."
     assert notes[0] == ("reason", "the narrowest interval that covers here")
     assert notes[1:] == (list(paper_report.crosscheck.flags.items()) or notes[1:2])
     assert html.escape(head) in rep.to_html()
     # without one, the cross-check's own notes lead
-    rep = dataclasses.replace(paper_report, crosscheck=dataclasses.replace(
-        paper_report.crosscheck, recommended=None))
+    rep = dataclasses.replace(
+        paper_report, crosscheck=dataclasses.replace(paper_report.crosscheck, recommended=None)
+    )
     head, notes = rep.recommendation()
     assert head.startswith("The cross-check below compares")
     assert notes == (list(paper_report.crosscheck.flags.items()) or notes)
@@ -235,7 +245,10 @@ def test_markdown_file_links_figures_written_next_to_it(tmp_path, capsys):
         assert f"](appendix_{name}.png)" in text
         assert (tmp_path / f"appendix_{name}.png").read_bytes()[:4] == b"\x89PNG"
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "appendix.md", "appendix_judge.png", "appendix_theta.png"]
+        "appendix.md",
+        "appendix_judge.png",
+        "appendix_theta.png",
+    ]
     # the same numbers as the CLI, in pipe tables
     code, crosscheck_out, _ = run(capsys, ["crosscheck", *COUNTS])
     for label, numbers in cli_rows(crosscheck_out, CROSSCHECK_LABELS).items():
@@ -265,8 +278,9 @@ def test_reproducibility_block_of_the_cli(tmp_path, capsys):
     rows = dict(tables(path.read_text(encoding="utf-8"))["reproducibility"])
     assert rows["judgecal version"] == jc.__version__
     assert rows["random seed"] == "7"
-    assert rows["command"] == ("judgecal report " + " ".join(COUNTS) + f" --output {path} "
-                               "--seed 7 --prior-theta 2 3")
+    assert rows["command"] == (
+        "judgecal report " + " ".join(COUNTS) + f" --output {path} --seed 7 --prior-theta 2 3"
+    )
     assert rows["prior"].startswith("theta ~ Beta(2, 3), q0 ~ Beta(1, 1)")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", rows["created"])
 
@@ -281,13 +295,16 @@ def test_python_call_in_the_report_reproduces_it(paper_report):
 # ---------------------------------------------------------------------------------------------
 # errors: one line, exit code 2, nothing written
 # ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("argv, message", [
-    (["--output", "r.pdf"], "cannot tell the format of"),
-    (["--output", "missing/r.html"], "its folder does not exist"),
-    (["--output", "r.html", "--confidence-level", "1.5"], "`confidence_level` (1.5)"),
-    (["--output", "r.html", "--k", "1200"], "`k` (1200) must not exceed `n` (1000)"),
-    (["--output", "r.html", "--format", "pdf"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--output", "r.pdf"], "cannot tell the format of"),
+        (["--output", "missing/r.html"], "its folder does not exist"),
+        (["--output", "r.html", "--confidence-level", "1.5"], "`confidence_level` (1.5)"),
+        (["--output", "r.html", "--k", "1200"], "`k` (1200) must not exceed `n` (1000)"),
+        (["--output", "r.html", "--format", "pdf"], "invalid choice"),
+    ],
+)
 def test_cli_errors_write_nothing(argv, message, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     arguments = [word for word in COUNTS]
@@ -303,8 +320,9 @@ def test_cli_errors_write_nothing(argv, message, tmp_path, capsys, monkeypatch):
 def test_cli_error_in_a_label_file_writes_nothing(tmp_path, capsys):
     labels = tmp_path / "labels.csv"
     labels.write_text("set,judge,human\ntest,1,\ntest,maybe,\ncalibration,1,1\n")
-    code, out, err = run(capsys, ["report", "--labels", str(labels), "--output",
-                                  str(tmp_path / "r.html")])
+    code, out, err = run(
+        capsys, ["report", "--labels", str(labels), "--output", str(tmp_path / "r.html")]
+    )
     assert code == 2 and out == "" and err.count("\n") == 1
     assert str(labels) in err and "maybe" in err
     assert [p.name for p in tmp_path.iterdir()] == ["labels.csv"]
@@ -367,8 +385,13 @@ def test_matplotlib_loads_only_when_a_figure_is_drawn():
         "rep.to_html()\n"
         "print(before, 'matplotlib' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=Path(__file__).parent)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent,
+    )
     assert out.stdout.split() == ["False", "True"]
 
 
@@ -377,12 +400,25 @@ def test_report_takes_the_inputs_of_the_other_commands(tmp_path, capsys):
     table = tmp_path / "items.csv"
     # 6 test items, 3 judged correct; calibration: 4 truly-incorrect (3 judged I), 4
     # truly-correct (3 judged C)
-    rows = ["id,verdict,human_label"] + [f"t{i},{v}," for i, v in enumerate("CCCIII")] + [
-        f"c{i},{v},{h}" for i, (v, h) in enumerate(["II", "II", "II", "CI", "CC", "CC", "CC",
-                                                     "IC"])]
+    rows = (
+        ["id,verdict,human_label"]
+        + [f"t{i},{v}," for i, v in enumerate("CCCIII")]
+        + [
+            f"c{i},{v},{h}"
+            for i, (v, h) in enumerate(["II", "II", "II", "CI", "CC", "CC", "CC", "IC"])
+        ]
+    )
     table.write_text("\n".join(rows) + "\n")
-    data_args = ["--items", str(table), "--judge-column", "verdict", "--human-column",
-                 "human_label", "--positive", "C"]
+    data_args = [
+        "--items",
+        str(table),
+        "--judge-column",
+        "verdict",
+        "--human-column",
+        "human_label",
+        "--positive",
+        "C",
+    ]
     code, crosscheck_out, err = run(capsys, ["crosscheck", *data_args])
     assert code == 0, err
     assert "3 of 6 judged correct" in crosscheck_out and "3/4 = 0.7500" in crosscheck_out
@@ -416,12 +452,16 @@ RANDOM = {"k": 206, "n": 320, "k0": 20, "m0": 24, "k1": 46, "m1": 56}
 def test_random_design_report_shows_ppi_as_the_cli_prints_it(tmp_path, capsys):
     code, out, _ = run(capsys, ["estimate", *counts(RANDOM), "--design", "random"])
     assert code == 0
-    cli = {m.group(1).strip(): m.group(2).split()
-           for m in re.finditer(r"^  (PPI\+* \(lambda = [0-9.]+\))(.*)$", out, re.M)}
+    cli = {
+        m.group(1).strip(): m.group(2).split()
+        for m in re.finditer(r"^  (PPI\+* \(lambda = [0-9.]+\))(.*)$", out, re.M)
+    }
     assert len(cli) == 2
     path = tmp_path / "r.html"
-    assert run(capsys, ["report", *counts(RANDOM), "--design", "random",
-                        "--output", str(path)])[0] == 0
+    assert (
+        run(capsys, ["report", *counts(RANDOM), "--design", "random", "--output", str(path)])[0]
+        == 0
+    )
     page = path.read_text(encoding="utf-8")
     assert {row[0]: row[1:] for row in tables(page)["ppi"][1:]} == cli
     for line in ("PPI and PPI++ assume", "class balance: labelled m1/m"):

@@ -19,13 +19,25 @@ import pytest
 
 from judgecal.cli import main
 
-CHROMIUM = next((path for path in (shutil.which("chromium"), shutil.which("chromium-browser"),
-                                   shutil.which("google-chrome"), "/usr/bin/chromium")
-                 if path and os.access(path, os.X_OK)), None)
+CHROMIUM = next(
+    (
+        path
+        for path in (
+            shutil.which("chromium"),
+            shutil.which("chromium-browser"),
+            shutil.which("google-chrome"),
+            "/usr/bin/chromium",
+        )
+        if path and os.access(path, os.X_OK)
+    ),
+    None,
+)
 
 pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium binary (Debian package `chromium`; .ci/run installs "
-    "it with apt-get when it is missing)")
+    CHROMIUM is None,
+    reason="no chromium binary (Debian package `chromium`; .ci/run installs "
+    "it with apt-get when it is missing)",
+)
 
 COUNTS = ["--k", "400", "--n", "1000", "--k0", "140", "--m0", "200", "--k1", "180", "--m1", "200"]
 
@@ -70,10 +82,19 @@ window.addEventListener("load", function () {
 
 
 def _chromium(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess:
-    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-               "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars",
-               f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-               *arguments]
+    command = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--hide-scrollbars",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--enable-logging=stderr",
+        "--v=0",
+        *arguments,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
 
 
@@ -89,22 +110,34 @@ def test_report_renders_without_errors_and_with_figures(html_report, tmp_path):
     page = html_report.read_text(encoding="utf-8")
     assert "<script" not in page  # the report itself runs no code
     instrumented = tmp_path / "instrumented.html"
-    instrumented.write_text(page.replace("<head>", "<head>" + RECORDER, 1)
-                            .replace("</body>", PROBE + "</body>", 1), encoding="utf-8")
-    run = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom",
-                    instrumented.as_uri())
+    instrumented.write_text(
+        page.replace("<head>", "<head>" + RECORDER, 1).replace("</body>", PROBE + "</body>", 1),
+        encoding="utf-8",
+    )
+    run = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", instrumented.as_uri())
     assert run.returncode == 0, run.stderr[-2000:]
     match = re.search(r'<pre id="judgecal-probe">(.*?)</pre>', run.stdout, re.S)
     assert match is not None, "the page's load event never ran: " + run.stdout[:500]
-    probe = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&")
-                       .replace("&lt;", "<").replace("&gt;", ">"))
+    probe = json.loads(
+        match.group(1)
+        .replace("&quot;", '"')
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+    )
     assert probe["errors"] == []
     # Chromium's log: any console message at all (the report itself logs nothing)
     console = [line for line in run.stderr.splitlines() if ":CONSOLE" in line]
     assert console == []
     assert probe["title"] == "judgecal report"
-    assert probe["sections"] == ["recommendation", "inputs", "estimates", "judge-quality",
-                                 "flags", "reproducibility"]
+    assert probe["sections"] == [
+        "recommendation",
+        "inputs",
+        "estimates",
+        "judge-quality",
+        "flags",
+        "reproducibility",
+    ]
     assert {image["id"] for image in probe["images"]} == {"figure-theta", "figure-judge"}
     for image in probe["images"]:  # decoded: a PNG that failed to decode has size 0
         assert image["complete"] and image["width"] > 100 and image["height"] > 100
@@ -114,10 +147,12 @@ def test_report_renders_without_errors_and_with_figures(html_report, tmp_path):
 def test_recorder_sees_a_broken_page(tmp_path):
     """The probe itself can fail: a page with a script error and a broken image is caught."""
     broken = tmp_path / "broken.html"
-    broken.write_text("<!DOCTYPE html><html><head>" + RECORDER + "</head><body><section "
-                      'id="x"><img src="data:image/png;base64,AAAA"></section>'
-                      "<script>undefinedFunction();</script>" + PROBE + "</body></html>",
-                      encoding="utf-8")
+    broken.write_text(
+        "<!DOCTYPE html><html><head>" + RECORDER + "</head><body><section "
+        'id="x"><img src="data:image/png;base64,AAAA"></section>'
+        "<script>undefinedFunction();</script>" + PROBE + "</body></html>",
+        encoding="utf-8",
+    )
     run = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", broken.as_uri())
     match = re.search(r'<pre id="judgecal-probe">(.*?)</pre>', run.stdout, re.S)
     probe = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
@@ -128,8 +163,9 @@ def test_recorder_sees_a_broken_page(tmp_path):
 
 def test_screenshot(html_report, tmp_path):
     shot = tmp_path / "report.png"
-    run = _chromium(tmp_path, "--window-size=1200,2400", f"--screenshot={shot}",
-                    html_report.as_uri())
+    run = _chromium(
+        tmp_path, "--window-size=1200,2400", f"--screenshot={shot}", html_report.as_uri()
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
@@ -143,26 +179,60 @@ def test_grouped_report_renders_without_errors(tmp_path):
     from judgecal.datasets import data_files
 
     path = tmp_path / "grouped.html"
-    assert main(["report", "--items", str(data_files()["example_grouped_items.csv"]),
-                 "--judge-column", "verdict", "--human-column", "human_label", "--positive",
-                 "C", "--epoch", "1", "--by", "model", "--output", str(path)]) == 0
+    assert (
+        main(
+            [
+                "report",
+                "--items",
+                str(data_files()["example_grouped_items.csv"]),
+                "--judge-column",
+                "verdict",
+                "--human-column",
+                "human_label",
+                "--positive",
+                "C",
+                "--epoch",
+                "1",
+                "--by",
+                "model",
+                "--output",
+                str(path),
+            ]
+        )
+        == 0
+    )
     page = path.read_text(encoding="utf-8")
     assert "<script" not in page
     instrumented = tmp_path / "instrumented.html"
-    instrumented.write_text(page.replace("<head>", "<head>" + RECORDER, 1)
-                            .replace("</body>", PROBE + "</body>", 1), encoding="utf-8")
-    run = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom",
-                    instrumented.as_uri())
+    instrumented.write_text(
+        page.replace("<head>", "<head>" + RECORDER, 1).replace("</body>", PROBE + "</body>", 1),
+        encoding="utf-8",
+    )
+    run = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", instrumented.as_uri())
     assert run.returncode == 0, run.stderr[-2000:]
     match = re.search(r'<pre id="judgecal-probe">(.*?)</pre>', run.stdout, re.S)
     assert match is not None, "the page's load event never ran: " + run.stdout[:500]
-    probe = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&")
-                       .replace("&lt;", "<").replace("&gt;", ">"))
+    probe = json.loads(
+        match.group(1)
+        .replace("&quot;", '"')
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+    )
     assert probe["errors"] == []
     assert [line for line in run.stderr.splitlines() if ":CONSOLE" in line] == []
-    assert probe["sections"] == ["groups", "group-1", "group-2", "group-3", "flags",
-                                 "reproducibility"]
+    assert probe["sections"] == [
+        "groups",
+        "group-1",
+        "group-2",
+        "group-3",
+        "flags",
+        "reproducibility",
+    ]
     assert [image["id"] for image in probe["images"]] == [
-        "figure-group1_theta", "figure-group2_theta", "figure-group3_theta"]
+        "figure-group1_theta",
+        "figure-group2_theta",
+        "figure-group3_theta",
+    ]
     for image in probe["images"]:
         assert image["complete"] and image["width"] > 100 and image["height"] > 100

@@ -14,8 +14,18 @@ from judgecal.cli import main
 from judgecal.datasets import data_files
 
 GROUPED = data_files()["example_grouped_items.csv"]
-ITEMS = ["--items", GROUPED, "--judge-column", "verdict", "--human-column", "human_label",
-         "--positive", "C", "--epoch", "1"]
+ITEMS = [
+    "--items",
+    GROUPED,
+    "--judge-column",
+    "verdict",
+    "--human-column",
+    "human_label",
+    "--positive",
+    "C",
+    "--epoch",
+    "1",
+]
 MODELS = ("model-a", "model-b", "model-c")
 
 
@@ -44,8 +54,9 @@ def cli_rows():
 def written(tmp_path_factory):
     folder = tmp_path_factory.mktemp("grouped")
     for name in ("report.html", "report.md"):
-        assert main(["report", *map(str, ITEMS), "--by", "model", "--output",
-                     str(folder / name)]) == 0
+        assert (
+            main(["report", *map(str, ITEMS), "--by", "model", "--output", str(folder / name)]) == 0
+        )
     return folder
 
 
@@ -53,8 +64,11 @@ def test_html_shows_each_group_as_the_cli_prints_it(written, cli_rows):
     page = (written / "report.html").read_text(encoding="utf-8")
     rows, lines = cli_rows
     for model, cells in rows.items():
-        expected = (f'<tr><th scope="row">{model}</th>'
-                    + "".join(f"<td>{html.escape(c)}</td>" for c in cells[1:]) + "</tr>")
+        expected = (
+            f'<tr><th scope="row">{model}</th>'
+            + "".join(f"<td>{html.escape(c)}</td>" for c in cells[1:])
+            + "</tr>"
+        )
         assert expected in page
     statement = lines[len(rows) + 2].strip()
     assert statement.startswith("intervals simultaneous over 3 groups")
@@ -77,8 +91,9 @@ def test_order_of_the_sections(written):
     page = (written / "report.html").read_text(encoding="utf-8")
     sections = re.findall(r'<section id="([^"]+)"', page)
     assert sections == ["groups", "group-1", "group-2", "group-3", "flags", "reproducibility"]
-    figures = re.findall(r'<figure id="figure-(group\d)_theta"><img src="data:image/png;base64,',
-                         page)
+    figures = re.findall(
+        r'<figure id="figure-(group\d)_theta"><img src="data:image/png;base64,', page
+    )
     assert figures == ["group1", "group2", "group3"]
     assert "<script" not in page
 
@@ -98,15 +113,23 @@ def test_group_section_numbers_equal_the_crosscheck_of_that_group(written):
     group = raw[(raw["epoch"] == 1) & (raw["model"] == "model-b")]
     judge, human = group["verdict"] == "C", group["human_label"]
     test, zero, one = human.isna(), human == "I", human == "C"
-    data = jc.JudgeData(int(judge[test].sum()), int(test.sum()), int((~judge[zero]).sum()),
-                        int(zero.sum()), int(judge[one].sum()), int(one.sum()))
+    data = jc.JudgeData(
+        int(judge[test].sum()),
+        int(test.sum()),
+        int((~judge[zero]).sum()),
+        int(zero.sum()),
+        int(judge[one].sum()),
+        int(one.sum()),
+    )
     with pytest.warns(jc.JudgeCalWarning, match="small_calibration"):
         checked = jc.crosscheck(data, confidence_level=1 - 0.05 / 3, random_seed=0)
     section = text.split("## Group 2: model = model-b")[1].split("## Group 3")[0]
     assert f"{data.k} of {data.n} judged correct (p-hat = {data.p:.4f})" in section
     low, high = checked.rows["posterior_eti"][1:]
-    assert f"| posterior median + equal-tailed | {checked.rows['posterior_eti'][0]:.4f} | " \
-           f"{low:.4f} | {high:.4f} | {high - low:.4f} |" in section
+    assert (
+        f"| posterior median + equal-tailed | {checked.rows['posterior_eti'][0]:.4f} | "
+        f"{low:.4f} | {high:.4f} | {high - low:.4f} |" in section
+    )
 
 
 def test_flags_and_reproducibility(written):
@@ -121,13 +144,32 @@ def test_flags_and_reproducibility(written):
 def test_errors_write_nothing(tmp_path, capsys):
     target = tmp_path / "r.html"
     for argv, fragment in [
-        (["report", "--items", GROUPED, "--judge-column", "verdict", "--human-column",
-          "human_label", "--positive", "C", "--by", "model", "--output", target],
-         "occur more than once within the group"),
-        (["report", *ITEMS, "--by", "model", "--null", "0.5", "--output", target],
-         "--null applies to `judgecal estimate --by` only"),
-        (["report", *ITEMS, "--by", "model", "--output", tmp_path / "r.txt"],
-         "cannot tell the format"),
+        (
+            [
+                "report",
+                "--items",
+                GROUPED,
+                "--judge-column",
+                "verdict",
+                "--human-column",
+                "human_label",
+                "--positive",
+                "C",
+                "--by",
+                "model",
+                "--output",
+                target,
+            ],
+            "occur more than once within the group",
+        ),
+        (
+            ["report", *ITEMS, "--by", "model", "--null", "0.5", "--output", target],
+            "--null applies to `judgecal estimate --by` only",
+        ),
+        (
+            ["report", *ITEMS, "--by", "model", "--output", tmp_path / "r.txt"],
+            "cannot tell the format",
+        ),
         (["report", *ITEMS, "--by", "size", "--output", target], "`by` ('size')"),
     ]:
         code, out, err = run(capsys, argv)
@@ -141,14 +183,17 @@ def frame(counts: dict[str, tuple[int, ...]]) -> pd.DataFrame:
     for model, (k, n, k0, m0, k1, m1) in counts.items():
         judge = [1] * k + [0] * (n - k) + [0] * k0 + [1] * (m0 - k0) + [1] * k1 + [0] * (m1 - k1)
         human = [math.nan] * n + [0.0] * m0 + [1.0] * m1
-        rows += [{"id": f"i{i}", "judge": j, "human": h, "model": model}
-                 for i, (j, h) in enumerate(zip(judge, human, strict=True))]
+        rows += [
+            {"id": f"i{i}", "judge": j, "human": h, "model": model}
+            for i, (j, h) in enumerate(zip(judge, human, strict=True))
+        ]
     return pd.DataFrame(rows)
 
 
 def test_api_group_without_a_cross_check_and_escaping(tmp_path):
-    items = frame({"<script>x</script>": (30, 60, 12, 15, 13, 15),
-                   "one_class": (30, 60, 0, 0, 13, 15)})
+    items = frame(
+        {"<script>x</script>": (30, 60, 12, 15, 13, 15), "one_class": (30, 60, 0, 0, 13, 15)}
+    )
     report = jc.report_items(items, by="model")
     assert report.sections[1] is None and list(report.figures) == ["group1_theta"]
     page = report.to_html()

@@ -89,8 +89,13 @@ def test_crosscheck_rows_and_notes():
     check = jc.crosscheck(PAPER)
     root = parse(check._repr_html_())
     table = rows(root)
-    assert set(table) == {"method", "naive p-hat + Wald", "Rogan-Gladen + Lang-Reiczigel",
-                          "posterior median + equal-tailed", "posterior mode + HDI"}
+    assert set(table) == {
+        "method",
+        "naive p-hat + Wald",
+        "Rogan-Gladen + Lang-Reiczigel",
+        "posterior median + equal-tailed",
+        "posterior mode + HDI",
+    }
     assert table["Rogan-Gladen + Lang-Reiczigel"][0] == "0.1667"
     assert "agree" in "".join(root.find("ul").itertext())
     # no closed form: the row shows n/a and the note says why
@@ -114,10 +119,15 @@ def test_comparison_rows_and_verdict():
     assert "verdict" in items and result.verdict in items["verdict"]
 
 
-@pytest.mark.parametrize("make", [
-    lambda: PAPER, lambda: jc.estimate(PAPER), lambda: jc.posterior(PAPER),
-    lambda: jc.crosscheck(PAPER),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: PAPER,
+        lambda: jc.estimate(PAPER),
+        lambda: jc.posterior(PAPER),
+        lambda: jc.crosscheck(PAPER),
+    ],
+)
 def test_every_display_is_a_compact_fragment(make):
     markup = make()._repr_html_()
     assert "<html" not in markup and "<script" not in markup and "<style" not in markup

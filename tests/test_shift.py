@@ -25,17 +25,25 @@ def wald(p, n):
 
 def table2_by_matrices(data):
     """Lee et al. (ICML 2026) Table 2 in matrix form (App. B.3), from the 2 x 2 labelled table."""
-    joint = np.array([[data.k1, data.m0 - data.k0],      # rows: Z-hat = 1, 0
-                      [data.m1 - data.k1, data.k0]], float)  # cols: Z = 1, 0
+    joint = np.array(
+        [
+            [data.k1, data.m0 - data.k0],  # rows: Z-hat = 1, 0
+            [data.m1 - data.k1, data.k0],
+        ],
+        float,
+    )  # cols: Z = 1, 0
     e_p_zhat = np.array([data.p, 1 - data.p])
     confusion = joint / joint.sum(axis=0, keepdims=True)  # Pr_Q(Z-hat | Z)
     calibration = (joint / joint.sum(axis=1, keepdims=True)).T  # Pr_Q(Z | Z-hat), rows Z
     e_q_z = joint.sum(axis=0) / joint.sum()
     e_q_zhat = joint.sum(axis=1) / joint.sum()
-    return {"naive": e_p_zhat[0], "calibration_only": e_q_z[0],
-            "difference": (e_p_zhat + e_q_z - e_q_zhat)[0],
-            "conditional_calibration": (calibration @ e_p_zhat)[0],
-            "misclassification_adjusted": np.linalg.solve(confusion, e_p_zhat)[0]}
+    return {
+        "naive": e_p_zhat[0],
+        "calibration_only": e_q_z[0],
+        "difference": (e_p_zhat + e_q_z - e_q_zhat)[0],
+        "conditional_calibration": (calibration @ e_p_zhat)[0],
+        "misclassification_adjusted": np.linalg.solve(confusion, e_p_zhat)[0],
+    }
 
 
 SHIFTED = jc.JudgeData(k=300, n=800, k0=50, m0=70, k1=110, m1=130, design="random")
@@ -54,12 +62,13 @@ class TestTable2:
         assert list(frame.index) == list(ESTIMATORS) and frame.index.name == "estimator"
         assert list(frame.columns) == ["estimate", "low", "high", "assumption"]
         # the right-hand column of Lee et al. (ICML 2026) Table 2
-        for name, condition in [("naive", "Pr_P(Z) = Pr_P(Z_hat)"),
-                                ("calibration_only", "Pr_P(Z) = Pr_Q(Z)"),
-                                ("difference", "Pr_P(Z - Z_hat) = Pr_Q(Z - Z_hat)"),
-                                ("conditional_calibration", "Pr_P(Z | Z_hat) = Pr_Q(Z | Z_hat)"),
-                                ("misclassification_adjusted",
-                                 "Pr_P(Z_hat | Z) = Pr_Q(Z_hat | Z)")]:
+        for name, condition in [
+            ("naive", "Pr_P(Z) = Pr_P(Z_hat)"),
+            ("calibration_only", "Pr_P(Z) = Pr_Q(Z)"),
+            ("difference", "Pr_P(Z - Z_hat) = Pr_Q(Z - Z_hat)"),
+            ("conditional_calibration", "Pr_P(Z | Z_hat) = Pr_Q(Z | Z_hat)"),
+            ("misclassification_adjusted", "Pr_P(Z_hat | Z) = Pr_Q(Z_hat | Z)"),
+        ]:
             assert frame.loc[name, "assumption"].startswith(condition)
             assert ASSUMPTIONS[name] == frame.loc[name, "assumption"]
         assert frame.attrs["confidence_level"] == 0.95
@@ -70,25 +79,35 @@ class TestTable2:
         frame = jc.shift_estimators(d, confidence_level=0.95)
         assert tuple(frame.loc["naive", ["low", "high"]]) == pytest.approx(wald(0.6, 1000))
         assert tuple(frame.loc["calibration_only", ["low", "high"]]) == pytest.approx(
-            wald(0.5, 200))
-        ppi = jc.ppi([1] * 90 + [1] * 10 + [0] * 70 + [0] * 30,   # Y: 100 correct, 100 not
-                     [1] * 90 + [0] * 10 + [0] * 70 + [1] * 30,   # Yhat
-                     [1] * 600 + [0] * 400)
+            wald(0.5, 200)
+        )
+        ppi = jc.ppi(
+            [1] * 90 + [1] * 10 + [0] * 70 + [0] * 30,  # Y: 100 correct, 100 not
+            [1] * 90 + [0] * 10 + [0] * 70 + [1] * 30,  # Yhat
+            [1] * 600 + [0] * 400,
+        )
         assert tuple(frame.loc["difference", ["estimate", "low", "high"]]) == pytest.approx(
-            (ppi.estimate, *ppi.ci), abs=1e-12)
+            (ppi.estimate, *ppi.ci), abs=1e-12
+        )
         lr = jc.lang_reiczigel_ci(0.6, 0.7, 0.9, 1000, 100, 100)
         assert tuple(frame.loc["misclassification_adjusted", ["low", "high"]]) == pytest.approx(
-            tuple(lr), abs=1e-12)
+            tuple(lr), abs=1e-12
+        )
         # (iv): a = 90/120, b = 10/80, delta method written out
         a, b, p = 0.75, 0.125, 0.6
-        se = math.sqrt((a - b) ** 2 * p * (1 - p) / 1000 + p**2 * a * (1 - a) / 120
-                       + (1 - p) ** 2 * b * (1 - b) / 80)
+        se = math.sqrt(
+            (a - b) ** 2 * p * (1 - p) / 1000
+            + p**2 * a * (1 - a) / 120
+            + (1 - p) ** 2 * b * (1 - b) / 80
+        )
         est = a * p + b * (1 - p)
-        assert tuple(frame.loc["conditional_calibration", ["estimate", "low", "high"]]) == \
-            pytest.approx((est, est - Z95 * se, est + Z95 * se), abs=1e-12)
+        assert tuple(
+            frame.loc["conditional_calibration", ["estimate", "low", "high"]]
+        ) == pytest.approx((est, est - Z95 * se, est + Z95 * se), abs=1e-12)
 
-    @pytest.mark.parametrize(("k", "n", "m0", "m1"), [(400, 1000, 60, 40), (70, 100, 9, 21),
-                                                      (10, 50, 40, 10)])
+    @pytest.mark.parametrize(
+        ("k", "n", "m0", "m1"), [(400, 1000, 60, 40), (70, 100, 9, 21), (10, 50, 40, 10)]
+    )
     def test_perfect_judge_without_shift_all_coincide(self, k, n, m0, m1):
         # a perfect judge (q0 = q1 = 1) and labelled class balance m1/m = k/n (no shift)
         data = jc.JudgeData(k=k, n=n, k0=m0, m0=m0, k1=m1, m1=m1, design="random")
@@ -100,14 +119,16 @@ class TestTable2:
         for name in ("naive", "difference", "conditional_calibration"):
             assert tuple(frame.loc[name, ["low", "high"]]) == pytest.approx(
                 (p - Z95 * math.sqrt(p * (1 - p) / n), p + Z95 * math.sqrt(p * (1 - p) / n)),
-                abs=1e-12)
+                abs=1e-12,
+            )
 
     def test_vectorised_equals_scalar(self):
         k = np.array([[100, 400], [700, 950]])
         out = shift_point_estimates(k, 1000, 60, 80, 100, 120)
         for index in np.ndindex(k.shape):
-            data = jc.JudgeData(k=int(k[index]), n=1000, k0=60, m0=80, k1=100, m1=120,
-                                design="random")
+            data = jc.JudgeData(
+                k=int(k[index]), n=1000, k0=60, m0=80, k1=100, m1=120, design="random"
+            )
             expected = table2_by_matrices(data)
             for name in ESTIMATORS:
                 assert out[name][index] == pytest.approx(expected[name], abs=1e-12)
@@ -115,19 +136,25 @@ class TestTable2:
 
 def first_order_bias(theta_p, theta_q, q0, q1):
     """Large-sample bias of each estimator when only the class balance shifts (Sec. 8)."""
+
     def rate(theta):
         return theta * q1 + (1 - theta) * (1 - q0)
 
     p_p, p_q = rate(theta_p), rate(theta_q)
     ppv, false_omission = theta_q * q1 / p_q, theta_q * (1 - q1) / (1 - p_q)
-    return {"naive": p_p - theta_p, "calibration_only": theta_q - theta_p,
-            "difference": p_p + theta_q - p_q - theta_p,
-            "conditional_calibration": ppv * p_p + false_omission * (1 - p_p) - theta_p,
-            "misclassification_adjusted": 0.0}
+    return {
+        "naive": p_p - theta_p,
+        "calibration_only": theta_q - theta_p,
+        "difference": p_p + theta_q - p_q - theta_p,
+        "conditional_calibration": ppv * p_p + false_omission * (1 - p_p) - theta_p,
+        "misclassification_adjusted": 0.0,
+    }
 
 
 def test_bias_under_shift_icml_2026_fig7():
-    """Lee et al. (ICML 2026) Sec. 8 / App. E: q0 = 0.7, q1 = 0.9, theta_P = 0.5, n = 1000, m = 200.
+    """Lee et al. (ICML 2026) Sec. 8 / App. E.
+
+    q0 = 0.7, q1 = 0.9, theta_P = 0.5, n = 1000, m = 200.
     """
     rng = np.random.default_rng(20260)
     reps, q0, q1, n, m = 20_000, 0.7, 0.9, 1000, 200
@@ -154,8 +181,11 @@ class TestClassBalance:
         # z = (0.65 - theta_RG) / sqrt(0.65 * 0.35 / 200 + Var_RG), eq. 10 written out
         p, q0, q1 = 300 / 800, 50 / 70, 110 / 130
         theta = (p + q0 - 1) / (q0 + q1 - 1)
-        var_rg = (p * (1 - p) / 800 + (1 - theta) ** 2 * q0 * (1 - q0) / 70
-                  + theta**2 * q1 * (1 - q1) / 130) / (q0 + q1 - 1) ** 2
+        var_rg = (
+            p * (1 - p) / 800
+            + (1 - theta) ** 2 * q0 * (1 - q0) / 70
+            + theta**2 * q1 * (1 - q1) / 130
+        ) / (q0 + q1 - 1) ** 2
         z = (0.65 - theta) / math.sqrt(0.65 * 0.35 / 200 + var_rg)
         assert balance["statistic"] == pytest.approx(z, rel=1e-12)
         assert balance["p_value"] == pytest.approx(2 * norm.sf(abs(z)), rel=1e-9)
@@ -167,9 +197,15 @@ class TestClassBalance:
         reps = 1500
         for _ in range(reps):
             m1 = int(rng.binomial(200, 0.5))
-            data = jc.JudgeData(k=int(rng.binomial(1000, 0.5 * 0.9 + 0.5 * 0.3)), n=1000,
-                                k0=int(rng.binomial(200 - m1, 0.7)), m0=200 - m1,
-                                k1=int(rng.binomial(m1, 0.9)), m1=m1, design="random")
+            data = jc.JudgeData(
+                k=int(rng.binomial(1000, 0.5 * 0.9 + 0.5 * 0.3)),
+                n=1000,
+                k0=int(rng.binomial(200 - m1, 0.7)),
+                m0=200 - m1,
+                k1=int(rng.binomial(m1, 0.9)),
+                m1=m1,
+                design="random",
+            )
             rejected += class_balance_test(data).p_value < 0.05
         # binomial(1500, 0.05): mean 75, sd 8.4
         assert 45 <= rejected <= 105
@@ -199,8 +235,9 @@ class TestUndefinedRows:
 class TestErrors:
     def test_stratified_design_is_refused(self):
         data = jc.JudgeData(k=420, n=1000, k0=70, m0=100, k1=90, m1=100)
-        with pytest.raises(ValueError, match=re.escape(
-                "`shift_estimators` needs design='random'")) as info:
+        with pytest.raises(
+            ValueError, match=re.escape("`shift_estimators` needs design='random'")
+        ) as info:
             jc.shift_estimators(data)
         assert "'stratified'" in str(info.value)
 

@@ -23,8 +23,9 @@ Z95 = 1.959963984540054
 # the data-generating process
 # ------------------------------------------------------------------------------------------------
 def test_counts_have_one_dim_per_swept_parameter_plus_rep():
-    ds = simulate_counts(theta=[0.1, 0.5, 0.9], q0=[0.7, 0.8], q1=0.9, n=100, m0=20, m1=30,
-                         reps=7, random_seed=0)
+    ds = simulate_counts(
+        theta=[0.1, 0.5, 0.9], q0=[0.7, 0.8], q1=0.9, n=100, m0=20, m1=30, reps=7, random_seed=0
+    )
     assert ds.k.dims == ("theta", "q0", "rep")
     assert ds.k.shape == (3, 2, 7)
     assert list(ds.theta.values) == [0.1, 0.5, 0.9]
@@ -57,8 +58,18 @@ def test_test_counts_follow_eq9_mean_and_variance():
 def test_random_design_draws_arm_sizes_from_the_calibration_population():
     # m1 ~ Bin(m0 + m1, theta_cal), m0 = m - m1 (Lee et al. (ICML 2026) Sec. 8)
     reps = 20_000
-    ds = simulate_counts(theta=0.5, q0=0.7, q1=0.9, n=100, m0=60, m1=40, reps=reps,
-                         design="random", theta_cal=0.25, random_seed=3)
+    ds = simulate_counts(
+        theta=0.5,
+        q0=0.7,
+        q1=0.9,
+        n=100,
+        m0=60,
+        m1=40,
+        reps=reps,
+        design="random",
+        theta_cal=0.25,
+        random_seed=3,
+    )
     m1 = ds.m1_drawn.values
     assert ((ds.m0_drawn + ds.m1_drawn) == 100).all()
     assert abs(m1.mean() - 25) < 5 * math.sqrt(100 * 0.25 * 0.75 / reps)
@@ -76,8 +87,17 @@ def test_adaptive_allocation_matches_algorithm_1_by_hand():
 
 
 def test_adaptive_design_keeps_the_budget():
-    ds = simulate_counts(theta=[0.1, 0.9], q0=0.7, q1=0.9, n=1000, m0=250, m1=250, reps=200,
-                         allocation="adaptive", random_seed=4)
+    ds = simulate_counts(
+        theta=[0.1, 0.9],
+        q0=0.7,
+        q1=0.9,
+        n=1000,
+        m0=250,
+        m1=250,
+        reps=200,
+        allocation="adaptive",
+        random_seed=4,
+    )
     assert ((ds.m0_drawn + ds.m1_drawn) == 500).all()
     assert (ds.m0_drawn >= 10).all() and (ds.m1_drawn >= 10).all()
     # Prop. 2: low accuracy (p-hat ~ 0.34) favours m0, high accuracy (p-hat ~ 0.84) favours m1
@@ -87,8 +107,7 @@ def test_adaptive_design_keeps_the_budget():
 
 def test_a_shared_dimension_sweeps_m0_and_m1_together():
     m = xr.DataArray([5, 10], dims="m")
-    ds = coverage("naive", theta=0.5, q0=0.8, q1=0.8, n=100, m0=m, m1=m, reps=10,
-                  random_seed=0)
+    ds = coverage("naive", theta=0.5, q0=0.8, q1=0.8, n=100, m0=m, m1=m, reps=10, random_seed=0)
     assert ds.coverage.dims == ("m",)
     assert ds.m0.values.tolist() == [5, 10] and ds.m1.dims == ("m",)
 
@@ -141,8 +160,7 @@ def test_exact_naive_coverage_and_bias_by_hand():
     ds = coverage("naive", theta=theta, q0=q0, q1=q1, n=n, m0=10, m1=10, exact=True)
     assert float(ds.coverage) == pytest.approx(cover, abs=1e-10)
     assert float(ds.bias) == pytest.approx(p - theta, abs=1e-10)  # tails below 1e-12 cut
-    assert float(ds.rmse) == pytest.approx(math.sqrt((p - theta) ** 2 + p * (1 - p) / n),
-                                           abs=1e-10)
+    assert float(ds.rmse) == pytest.approx(math.sqrt((p - theta) ** 2 + p * (1 - p) / n), abs=1e-10)
 
 
 def test_monte_carlo_agrees_with_exact_within_its_standard_error():
@@ -165,19 +183,20 @@ def test_fig4_lang_reiczigel_covers_about_95_percent_for_every_theta():
     # close to the nominal 95% level", while the naive interval has "nearly zero coverage except
     # at a few values of theta" (the judged rate p equals theta only at theta = 0.75)
     theta = [0.0, 0.25, 0.5, 0.95]
-    ds = coverage("lang_reiczigel", theta=theta, q0=0.7, q1=0.9, n=1000, m0=250, m1=250,
-                  exact=True)
+    ds = coverage("lang_reiczigel", theta=theta, q0=0.7, q1=0.9, n=1000, m0=250, m1=250, exact=True)
     assert ((ds.coverage > 0.945) & (ds.coverage < 0.975)).all()
-    naive = coverage("naive", theta=theta + [0.75], q0=0.7, q1=0.9, n=1000, m0=250, m1=250,
-                     exact=True)
+    naive = coverage(
+        "naive", theta=theta + [0.75], q0=0.7, q1=0.9, n=1000, m0=250, m1=250, exact=True
+    )
     assert (naive.coverage.values[:4] < 0.01).all()
     assert naive.coverage.values[4] > 0.9
 
 
 def test_appendix_c_small_design_still_covers():
     # Lee et al. v1 App. C: n = 200, m0 + m1 = 200, (q0, q1) = (0.7, 0.7): coverage attains nominal
-    ds = coverage("lang_reiczigel", theta=[0.2, 0.5, 0.8], q0=0.7, q1=0.7, n=200, m0=100,
-                  m1=100, exact=True)
+    ds = coverage(
+        "lang_reiczigel", theta=[0.2, 0.5, 0.8], q0=0.7, q1=0.7, n=200, m0=100, m1=100, exact=True
+    )
     assert ((ds.coverage > 0.94) & (ds.coverage < 0.99)).all()
 
 
@@ -211,8 +230,9 @@ def test_bayes_hdi_is_no_wider_than_eti():
 # ------------------------------------------------------------------------------------------------
 # chunking and Dask: identical results
 # ------------------------------------------------------------------------------------------------
-GRID = dict(theta=[0.1, 0.5, 0.9], q0=[0.65, 0.8], q1=0.9, n=150, m0=15, m1=25, reps=500,
-            random_seed=7)
+GRID = dict(
+    theta=[0.1, 0.5, 0.9], q0=[0.65, 0.8], q1=0.9, n=150, m0=15, m1=25, reps=500, random_seed=7
+)
 
 
 def test_results_do_not_depend_on_chunking():
@@ -226,12 +246,16 @@ def test_results_do_not_depend_on_chunking():
 def test_two_worker_local_cluster_gives_identical_results():
     distributed = pytest.importorskip("dask.distributed")
     local = coverage("lang_reiczigel", chunk_cells=2, **GRID)
-    bayes_kwargs = dict(theta=[0.2, 0.7], q0=0.8, q1=0.8, n=20, m0=5, m1=5, reps=6,
-                        random_seed=1, chunk_cells=1)
+    bayes_kwargs = dict(
+        theta=[0.2, 0.7], q0=0.8, q1=0.8, n=20, m0=5, m1=5, reps=6, random_seed=1, chunk_cells=1
+    )
     bayes_local = coverage("bayes_eti", **bayes_kwargs)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         assert len(client.scheduler_info()["workers"]) == 2
         remote = coverage("lang_reiczigel", client=client, chunk_cells=1, **GRID)
         bayes_remote = coverage("bayes_eti", client=client, **bayes_kwargs)
@@ -240,8 +264,19 @@ def test_two_worker_local_cluster_gives_identical_results():
 
 
 def test_progress_bar_reports_chunks(capsys):
-    coverage("naive", theta=[0.2, 0.4], q0=0.8, q1=0.8, n=10, m0=5, m1=5, reps=5,
-             chunk_cells=1, progress=True, random_seed=0)
+    coverage(
+        "naive",
+        theta=[0.2, 0.4],
+        q0=0.8,
+        q1=0.8,
+        n=10,
+        m0=5,
+        m1=5,
+        reps=5,
+        chunk_cells=1,
+        progress=True,
+        random_seed=0,
+    )
     assert "2/2 chunks" in capsys.readouterr().err
     coverage("naive", theta=0.2, q0=0.8, q1=0.8, n=10, m0=5, m1=5, reps=5, progress=False)
     assert capsys.readouterr().err == ""
@@ -252,8 +287,17 @@ def test_progress_bar_reports_chunks(capsys):
 # ------------------------------------------------------------------------------------------------
 def test_cells_with_a_judge_no_better_than_chance_are_nan_and_flagged():
     with pytest.warns(jc.JudgeCalWarning, match="1 of 2 grid cells"):
-        ds = coverage("lang_reiczigel", theta=0.5, q0=[0.3, 0.9], q1=0.6, n=50, m0=10, m1=10,
-                      reps=20, random_seed=0)
+        ds = coverage(
+            "lang_reiczigel",
+            theta=0.5,
+            q0=[0.3, 0.9],
+            q1=0.6,
+            n=50,
+            m0=10,
+            m1=10,
+            reps=20,
+            random_seed=0,
+        )
     assert ds.no_better_than_chance.values.tolist() == [True, False]
     assert np.isnan(ds.coverage.values[0]) and not np.isnan(ds.coverage.values[1])
 
@@ -261,23 +305,28 @@ def test_cells_with_a_judge_no_better_than_chance_are_nan_and_flagged():
 BASE = dict(theta=0.5, q0=0.8, q1=0.8, n=50, m0=10, m1=10)
 
 
-@pytest.mark.parametrize(("changes", "message"), [
-    ({"method": "bootstrap"}, r"`method` \('bootstrap'\) must be one of"),
-    ({"reps": 0}, r"`reps` \(0\) must be at least 1"),
-    ({"confidence_level": 1.5}, r"`confidence_level` \(1.5\) must lie strictly between"),
-    ({"theta": [0.2, 1.2]}, r"`theta` must lie in \[0, 1\]; got 1.2 at index 1"),
-    ({"n": 0}, r"`n` \(0\) must be at least 1"),
-    ({"m0": [10, 2.5]}, r"`m0` must be a whole number"),
-    ({"q1": [[0.8]]}, r"`q1` must be a scalar or a 1-D sequence"),
-    ({"q0": []}, r"`q0` must not be empty"),
-    ({"design": "cluster"}, r"`design` \('cluster'\) must be one of"),
-    ({"method": "bayes_eti", "exact": True}, r"`exact=True` sums the joint pmf"),
-    ({"exact": True, "design": "random"}, r"`exact=True` needs the stratified design"),
-    ({"allocation": "adaptive", "design": "random"}, r"needs the design \"stratified\""),
-    ({"allocation": "adaptive", "m0": 5, "m1": 5},
-     r"budget `m0` \+ `m1` of at least 2 \* `m_pilot` \(20\); got 10"),
-    ({"theta_cal": 0.3}, r"`theta_cal` .* only enters the design \"random\""),
-])
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"method": "bootstrap"}, r"`method` \('bootstrap'\) must be one of"),
+        ({"reps": 0}, r"`reps` \(0\) must be at least 1"),
+        ({"confidence_level": 1.5}, r"`confidence_level` \(1.5\) must lie strictly between"),
+        ({"theta": [0.2, 1.2]}, r"`theta` must lie in \[0, 1\]; got 1.2 at index 1"),
+        ({"n": 0}, r"`n` \(0\) must be at least 1"),
+        ({"m0": [10, 2.5]}, r"`m0` must be a whole number"),
+        ({"q1": [[0.8]]}, r"`q1` must be a scalar or a 1-D sequence"),
+        ({"q0": []}, r"`q0` must not be empty"),
+        ({"design": "cluster"}, r"`design` \('cluster'\) must be one of"),
+        ({"method": "bayes_eti", "exact": True}, r"`exact=True` sums the joint pmf"),
+        ({"exact": True, "design": "random"}, r"`exact=True` needs the stratified design"),
+        ({"allocation": "adaptive", "design": "random"}, r"needs the design \"stratified\""),
+        (
+            {"allocation": "adaptive", "m0": 5, "m1": 5},
+            r"budget `m0` \+ `m1` of at least 2 \* `m_pilot` \(20\); got 10",
+        ),
+        ({"theta_cal": 0.3}, r"`theta_cal` .* only enters the design \"random\""),
+    ],
+)
 def test_bad_input_raises_a_clear_error(changes, message):
     kwargs = {"method": "lang_reiczigel", **BASE, "reps": 5, **changes}
     method = kwargs.pop("method")

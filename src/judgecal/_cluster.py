@@ -70,8 +70,9 @@ class ArmDesign(NamedTuple):
         return self.rows / self.design_effect
 
 
-def cluster_totals(codes: np.ndarray, values: np.ndarray, in_arm: np.ndarray,
-                   n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
+def cluster_totals(
+    codes: np.ndarray, values: np.ndarray, in_arm: np.ndarray, n_clusters: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-cluster numerator ``a`` and denominator ``b`` of one arm.
 
     Parameters

@@ -48,8 +48,7 @@ class ChunkSpec:
     prior: Any = None
 
 
-def evaluate_chunk(spec: ChunkSpec, cells: np.ndarray,
-                   values: dict[str, np.ndarray]) -> np.ndarray:
+def evaluate_chunk(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndarray]) -> np.ndarray:
     """Statistics of the cells of one chunk: shape (cells, methods, :data:`STATISTICS`).
 
     All methods are evaluated on the same simulated datasets.
@@ -61,12 +60,21 @@ def evaluate_chunk(spec: ChunkSpec, cells: np.ndarray,
     if spec.exact:
         for i in usable:
             for j, method in enumerate(spec.methods):
-                out[i, j] = _exact_cell(method, spec.level,
-                                        {name: a[i] for name, a in values.items()})
+                out[i, j] = _exact_cell(
+                    method, spec.level, {name: a[i] for name, a in values.items()}
+                )
         return out
-    draws = [draw_cell(cell_generator(spec.entropy, int(cells[i])),
-                       {name: a[i] for name, a in values.items()}, spec.reps, spec.design,
-                       spec.allocation, spec.m_pilot) for i in usable]
+    draws = [
+        draw_cell(
+            cell_generator(spec.entropy, int(cells[i])),
+            {name: a[i] for name, a in values.items()},
+            spec.reps,
+            spec.design,
+            spec.allocation,
+            spec.m_pilot,
+        )
+        for i in usable
+    ]
     data = {name: np.stack([d[name] for d in draws]) for name in draws[0]}
     for j, method in enumerate(spec.methods):
         low, high, est = interval_and_estimate(method, spec.level, data, spec.prior)
@@ -77,8 +85,9 @@ def evaluate_chunk(spec: ChunkSpec, cells: np.ndarray,
 # ------------------------------------------------------------------------------------------------
 # intervals and point estimates of many datasets
 # ------------------------------------------------------------------------------------------------
-def interval_and_estimate(method: str, level: float, data: dict[str, np.ndarray],
-                          prior: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def interval_and_estimate(
+    method: str, level: float, data: dict[str, np.ndarray], prior: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(low, high, estimate) of ``method`` for datasets ``data`` (arrays of equal shape).
 
     NaN where the method gives no answer (an empty calibration arm in the random design; for the
@@ -99,19 +108,22 @@ def interval_and_estimate(method: str, level: float, data: dict[str, np.ndarray]
         q0_hat, q1_hat = k0[ok] / m0[ok], k1[ok] / m1[ok]
         with warnings.catch_warnings():  # estimated judges no better than chance give NaN
             warnings.simplefilter("ignore", JudgeCalWarning)
-            low[ok], high[ok] = lang_reiczigel_ci(p_hat[ok], q0_hat, q1_hat, n[ok], m0[ok],
-                                                  m1[ok], confidence_level=level)
+            low[ok], high[ok] = lang_reiczigel_ci(
+                p_hat[ok], q0_hat, q1_hat, n[ok], m0[ok], m1[ok], confidence_level=level
+            )
             est[ok] = rogan_gladen(p_hat[ok], q0_hat, q1_hat, clip=True)
         return low, high, est
     if method == "guaranteed":
         return _guaranteed(level, [a.ravel() for a in (k, n, k0, m0, k1, m1)], k.shape)
-    low[ok], high[ok], est[ok] = _bayes(method, level, prior,
-                                        [a[ok] for a in (k, n, k0, m0, k1, m1)])
+    low[ok], high[ok], est[ok] = _bayes(
+        method, level, prior, [a[ok] for a in (k, n, k0, m0, k1, m1)]
+    )
     return low, high, est
 
 
-def _guaranteed(level: float, counts: list[np.ndarray], shape: tuple[int, ...]
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _guaranteed(
+    level: float, counts: list[np.ndarray], shape: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Guaranteed interval and clipped Rogan-Gladen estimate, once per distinct dataset.
 
     The interval exists for every dataset (also with an empty arm of a random design); the
@@ -120,20 +132,21 @@ def _guaranteed(level: float, counts: list[np.ndarray], shape: tuple[int, ...]
     from judgecal.frequentist import rogan_gladen
     from judgecal.guaranteed import guaranteed_interval
 
-    unique, inverse = np.unique(np.stack(counts, axis=1).astype(np.int64), axis=0,
-                                return_inverse=True)
+    unique, inverse = np.unique(
+        np.stack(counts, axis=1).astype(np.int64), axis=0, return_inverse=True
+    )
     low, high, est = (np.full(unique.shape[0], np.nan) for _ in range(3))
     for i, (k, n, k0, m0, k1, m1) in enumerate(unique.tolist()):
         low[i], high[i] = guaranteed_interval(k, n, k0, m0, k1, m1, level)
         if m0 > 0 and m1 > 0 and k0 / m0 + k1 / m1 > 1.0:
             est[i] = rogan_gladen(k / n, k0 / m0, k1 / m1, clip=True)
     inverse = inverse.ravel()
-    return (low[inverse].reshape(shape), high[inverse].reshape(shape),
-            est[inverse].reshape(shape))
+    return (low[inverse].reshape(shape), high[inverse].reshape(shape), est[inverse].reshape(shape))
 
 
-def _bayes(method: str, level: float, prior: Any,
-           counts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _bayes(
+    method: str, level: float, prior: Any, counts: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Posterior interval and median, computed once per distinct dataset (k, n, k0, m0, k1, m1)."""
     from judgecal.bayes.exact import exact_interval, exact_quantiles
 
@@ -152,8 +165,7 @@ def _bayes(method: str, level: float, prior: Any,
     return low[inverse], high[inverse], median[inverse]
 
 
-def summarise(low: np.ndarray, high: np.ndarray, est: np.ndarray,
-              theta: np.ndarray) -> np.ndarray:
+def summarise(low: np.ndarray, high: np.ndarray, est: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Reduce replications (axis 1) to the columns of :data:`STATISTICS`.
 
     An interval that does not exist (NaN) counts as not covering; widths, bias and RMSE are taken
@@ -166,9 +178,15 @@ def summarise(low: np.ndarray, high: np.ndarray, est: np.ndarray,
     error = est - theta
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows give NaN
-        columns = (cover, np.sqrt(cover * (1.0 - cover) / reps), np.nanmean(width, axis=1),
-                   np.nanmedian(width, axis=1), np.nanmean(error, axis=1),
-                   np.sqrt(np.nanmean(error**2, axis=1)), np.isnan(low).sum(axis=1) / reps)
+        columns = (
+            cover,
+            np.sqrt(cover * (1.0 - cover) / reps),
+            np.nanmean(width, axis=1),
+            np.nanmedian(width, axis=1),
+            np.nanmean(error, axis=1),
+            np.sqrt(np.nanmean(error**2, axis=1)),
+            np.isnan(low).sum(axis=1) / reps,
+        )
     return np.stack(columns, axis=1)
 
 
@@ -209,23 +227,40 @@ def _exact_cell(method: str, level: float, values: dict[str, Any]) -> np.ndarray
     step = max(1, _EXACT_BLOCK // (k.size * k1.size))
     for start in range(0, k0.size, step):
         block = slice(start, start + step)
-        data = {"k": k[:, None, None], "n": np.full((1, 1, 1), n),
-                "k0": k0[None, block, None], "m0": np.full((1, 1, 1), m0),
-                "k1": k1[None, None, :], "m1": np.full((1, 1, 1), m1)}
+        data = {
+            "k": k[:, None, None],
+            "n": np.full((1, 1, 1), n),
+            "k0": k0[None, block, None],
+            "m0": np.full((1, 1, 1), m0),
+            "k1": k1[None, None, :],
+            "m1": np.full((1, 1, 1), m1),
+        }
         shape = (k.size, k0[block].size, k1.size)
         data = {name: np.broadcast_to(a, shape) for name, a in data.items()}
         low, high, est = interval_and_estimate(method, level, data)
         w = wk[:, None, None] * w0[None, block, None] * w1[None, None, :]
         defined, has_est = ~np.isnan(low), ~np.isnan(est)
-        acc += [w[(low <= theta) & (theta <= high)].sum(), w[defined].sum(),
-                (w * np.where(defined, high - low, 0.0)).sum(), w[has_est].sum(),
-                (w * np.where(has_est, est - theta, 0.0)).sum(),
-                (w * np.where(has_est, est - theta, 0.0) ** 2).sum()]
+        acc += [
+            w[(low <= theta) & (theta <= high)].sum(),
+            w[defined].sum(),
+            (w * np.where(defined, high - low, 0.0)).sum(),
+            w[has_est].sum(),
+            (w * np.where(has_est, est - theta, 0.0)).sum(),
+            (w * np.where(has_est, est - theta, 0.0) ** 2).sum(),
+        ]
         keep = defined & (w > _MEDIAN_WEIGHT)  # the rest cannot move the weighted median
         widths.append((high - low)[keep])
         weights.append(w[keep])
     total = wk.sum() * w0.sum() * w1.sum()
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.array([acc[0], 0.0, acc[2] / acc[1],
-                         _weighted_median(np.concatenate(widths), np.concatenate(weights)),
-                         acc[4] / acc[3], np.sqrt(acc[5] / acc[3]), 1.0 - acc[1] / total])
+        return np.array(
+            [
+                acc[0],
+                0.0,
+                acc[2] / acc[1],
+                _weighted_median(np.concatenate(widths), np.concatenate(weights)),
+                acc[4] / acc[3],
+                np.sqrt(acc[5] / acc[3]),
+                1.0 - acc[1] / total,
+            ]
+        )

@@ -24,8 +24,9 @@ class ProgressBar:
     length); :meth:`close` ends its line.
     """
 
-    def __init__(self, total: int | None, enabled: bool | None, label: str = "coverage",
-                 unit: str = "chunks") -> None:
+    def __init__(
+        self, total: int | None, enabled: bool | None, label: str = "coverage", unit: str = "chunks"
+    ) -> None:
         self.total, self.enabled, self.label, self.unit = total, is_enabled(enabled), label, unit
         self.done, self.start, self.closed = 0, time.perf_counter(), False
 
@@ -40,8 +41,9 @@ class ProgressBar:
         else:
             fraction = min(self.done / self.total, 1.0) if self.total else 1.0
             bar = "#" * int(30 * fraction)
-            sys.stderr.write(f"\r{self.label}: [{bar:<30}] {self.done}/{self.total} "
-                             f"{self.unit} {elapsed:6.1f} s")
+            sys.stderr.write(
+                f"\r{self.label}: [{bar:<30}] {self.done}/{self.total} {self.unit} {elapsed:6.1f} s"
+            )
             if self.done >= self.total:
                 sys.stderr.write("\n")
                 self.closed = True
@@ -70,20 +72,27 @@ def _client(client: Any, n_workers: int | None) -> tuple[Any, list[Any]]:
     if isinstance(client, Client):
         return client, []
     if client == "local":
-        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1,
-                               dashboard_address=None)
+        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, dashboard_address=None)
         made = Client(cluster)
         return made, [made, cluster]
     if isinstance(client, str):
         made = Client(client)
         return made, [made]
-    raise TypeError(f"`client` must be None, \"local\", a scheduler address or a "
-                    f"dask.distributed.Client, got {client!r}.")
+    raise TypeError(
+        f'`client` must be None, "local", a scheduler address or a '
+        f"dask.distributed.Client, got {client!r}."
+    )
 
 
-def run_chunks(func: Callable[..., Any], spec: Any, payloads: Sequence[tuple[Any, ...]], *,
-               client: Any = None, n_workers: int | None = None,
-               progress: bool | None = None) -> list[Any]:
+def run_chunks(
+    func: Callable[..., Any],
+    spec: Any,
+    payloads: Sequence[tuple[Any, ...]],
+    *,
+    client: Any = None,
+    n_workers: int | None = None,
+    progress: bool | None = None,
+) -> list[Any]:
     """Return ``[func(spec, *payload) for payload in payloads]``, in order.
 
     ``client=None`` runs here; otherwise each payload is one Dask task (see
@@ -101,8 +110,9 @@ def run_chunks(func: Callable[..., Any], spec: Any, payloads: Sequence[tuple[Any
     dask_client, to_close = _client(client, n_workers)
     try:
         spec_future = dask_client.scatter(spec, broadcast=True)
-        futures = [dask_client.submit(func, spec_future, *payload, pure=False)
-                   for payload in payloads]
+        futures = [
+            dask_client.submit(func, spec_future, *payload, pure=False) for payload in payloads
+        ]
         for _ in as_completed(futures):
             bar.update()
         return dask_client.gather(futures)

@@ -32,8 +32,13 @@ def fmt4(value: Any) -> str:
     return "n/a" if math.isnan(value) else f"{value:.4f}"
 
 
-def table(header: Sequence[str], rows: Iterable[Sequence[Any]], *, caption: str | None = None,
-          css_class: str = "") -> str:
+def table(
+    header: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    caption: str | None = None,
+    css_class: str = "",
+) -> str:
     """An HTML table: the first cell of each row is a row header, the others data cells.
 
     Cells are escaped; format numbers before passing them (:func:`fmt4`).
@@ -42,25 +47,43 @@ def table(header: Sequence[str], rows: Iterable[Sequence[Any]], *, caption: str 
     parts = [f"<table{attrs}>"]
     if caption:
         parts.append(f"<caption>{escape(caption)}</caption>")
-    parts.append("<thead><tr>" + "".join(f'<th scope="col">{escape(h)}</th>' for h in header)
-                 + "</tr></thead><tbody>")
+    parts.append(
+        "<thead><tr>"
+        + "".join(f'<th scope="col">{escape(h)}</th>' for h in header)
+        + "</tr></thead><tbody>"
+    )
     for row in rows:
         first, *rest = row
-        parts.append(f'<tr><th scope="row">{escape(first)}</th>'
-                     + "".join(f"<td>{escape(cell)}</td>" for cell in rest) + "</tr>")
+        parts.append(
+            f'<tr><th scope="row">{escape(first)}</th>'
+            + "".join(f"<td>{escape(cell)}</td>" for cell in rest)
+            + "</tr>"
+        )
     parts.append("</tbody></table>")
     return "".join(parts)
 
 
 def notes_list(notes: Iterable[tuple[str, str]], *, css_class: str = "notes") -> str:
     """A list of ``(label, sentence)`` notes, e.g. a flag's key and its message; '' if none."""
-    items = [f"<li><code>{escape(label)}</code>: {escape(text)}</li>" if label
-             else f"<li>{escape(text)}</li>" for label, text in notes]
+    items = [
+        f"<li><code>{escape(label)}</code>: {escape(text)}</li>"
+        if label
+        else f"<li>{escape(text)}</li>"
+        for label, text in notes
+    ]
     return f'<ul class="{escape(css_class)}">' + "".join(items) + "</ul>" if items else ""
 
 
-def result_block(title: str, header: Sequence[str], rows: Iterable[Sequence[Any]],
-                 notes: Iterable[tuple[str, str]] = ()) -> str:
+def result_block(
+    title: str,
+    header: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    notes: Iterable[tuple[str, str]] = (),
+) -> str:
     """The rich display of one result: a captioned table, then its notes."""
-    return (f'<div class="{RESULT_CLASS}">' + table(header, rows, caption=title)
-            + notes_list(notes) + "</div>")
+    return (
+        f'<div class="{RESULT_CLASS}">'
+        + table(header, rows, caption=title)
+        + notes_list(notes)
+        + "</div>"
+    )

@@ -113,15 +113,14 @@ def check_proportions(value: Any, name: str) -> np.ndarray:
     if array.size and not (array.min() >= 0.0 and array.max() <= 1.0):  # NaN fails both
         bad = ~((array >= 0.0) & (array <= 1.0))
         first = array[tuple(np.argwhere(bad)[0])] if array.ndim else array[()]
-        rule = ("must lie in [0, 1]" if np.isfinite(first)
-                else "must be a finite proportion in [0, 1]")
+        rule = (
+            "must lie in [0, 1]" if np.isfinite(first) else "must be a finite proportion in [0, 1]"
+        )
         raise ValueError(_message(name, array, bad, rule))
     return array
 
 
-def check_counts(
-    value: Any, name: str, *, minimum: int = 0, allow_inf: bool = False
-) -> np.ndarray:
+def check_counts(value: Any, name: str, *, minimum: int = 0, allow_inf: bool = False) -> np.ndarray:
     """Validate counts: non-negative integers (integral floats accepted), at least ``minimum``.
 
     ``numpy.inf`` is accepted when ``allow_inf`` is True (a test set of unlimited size).
@@ -142,8 +141,11 @@ def check_counts(
         bad = ~allowed
         first = float(array[tuple(np.argwhere(bad)[0])] if array.ndim else array[()])
         if math.isnan(first) or (math.isinf(first) and not allow_inf):
-            rule = ("must be a non-negative integer or inf" if allow_inf
-                    else "must be a finite non-negative integer")
+            rule = (
+                "must be a non-negative integer or inf"
+                if allow_inf
+                else "must be a finite non-negative integer"
+            )
         elif first < minimum:
             rule = "must not be negative" if minimum == 0 else f"must be at least {minimum}"
         else:
@@ -159,8 +161,9 @@ def check_open_probabilities(value: Any, name: str) -> np.ndarray:
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a probability or an array of them, got "
-                        f"{value!r}.") from None
+        raise TypeError(
+            f"`{name}` must be a probability or an array of them, got {value!r}."
+        ) from None
     if array.size and not (np.all(array > 0) and np.all(array < 1)):
         bad = array[~((array > 0) & (array < 1))].ravel()[0]
         raise ValueError(f"`{name}` ({bad!r}) must lie strictly between 0 and 1.")
@@ -173,8 +176,9 @@ def check_positive_int(value: Any, name: str) -> int:
     A boolean or a non-number is a TypeError; a number that is not a whole number of at least
     1 is a ValueError. Integral floats (``4.0``) are accepted.
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                   np.floating)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
         raise TypeError(f"`{name}` must be a positive integer, got {value!r}.")
     if not (math.isfinite(value) and value == math.floor(value) and value >= 1):
         raise ValueError(f"`{name}` ({value!r}) must be a positive integer.")
@@ -206,8 +210,9 @@ def as_generator(random_seed: Any) -> np.random.Generator:
     """Turn ``random_seed`` (None, an int or a Generator) into a Generator; never the global RNG."""
     if isinstance(random_seed, np.random.Generator):
         return random_seed
-    if random_seed is None or (isinstance(random_seed, numbers.Integral)
-                               and not isinstance(random_seed, (bool, np.bool_))):
+    if random_seed is None or (
+        isinstance(random_seed, numbers.Integral) and not isinstance(random_seed, (bool, np.bool_))
+    ):
         return np.random.default_rng(None if random_seed is None else int(random_seed))
     raise TypeError(
         f"`random_seed` must be None, an int or a numpy Generator, got {random_seed!r}."

@@ -175,23 +175,40 @@ class CalibrationPlan:
     @property
     def savings(self) -> dict[str, float]:
         """Relative width reduction against each alternative: 1 - width / alternative's width."""
-        return {plan.rule: 1.0 - self.width / plan.width if plan.width > 0 else 0.0
-                for plan in self.alternatives}
+        return {
+            plan.rule: 1.0 - self.width / plan.width if plan.width > 0 else 0.0
+            for plan in self.alternatives
+        }
 
     def _row(self) -> dict[str, Any]:
-        return {"rule": self.rule, "m0": self.m0, "m1": self.m1, "total": self.total,
-                "width": self.width, "plugin_width": self.plugin_width}
+        return {
+            "rule": self.rule,
+            "m0": self.m0,
+            "m1": self.m1,
+            "total": self.total,
+            "width": self.width,
+            "plugin_width": self.plugin_width,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict (an unlimited test set is ``"n": null``)."""
-        out = {**self._row(), "method": self.method, "p": self.p, "q0": self.q0, "q1": self.q1,
-               "n": None if math.isinf(self.n) else int(self.n),
-               "confidence_level": self.confidence_level, "target_width": self.target_width,
-               "kappa": self.kappa, "m1_star": self.m1_star, "m_pilot": self.m_pilot,
-               "alternatives": [plan._row() for plan in self.alternatives],
-               "savings": self.savings,
-               "trace": {"total": [t for t, _ in self.trace], "width": [w for _, w in self.trace]},
-               "flags": {flag: PLAN_FLAGS[flag] for flag in self.flags}}
+        out = {
+            **self._row(),
+            "method": self.method,
+            "p": self.p,
+            "q0": self.q0,
+            "q1": self.q1,
+            "n": None if math.isinf(self.n) else int(self.n),
+            "confidence_level": self.confidence_level,
+            "target_width": self.target_width,
+            "kappa": self.kappa,
+            "m1_star": self.m1_star,
+            "m_pilot": self.m_pilot,
+            "alternatives": [plan._row() for plan in self.alternatives],
+            "savings": self.savings,
+            "trace": {"total": [t for t, _ in self.trace], "width": [w for _, w in self.trace]},
+            "flags": {flag: PLAN_FLAGS[flag] for flag in self.flags},
+        }
         return out
 
     def summary(self) -> pd.DataFrame:
@@ -203,16 +220,19 @@ class CalibrationPlan:
 
     def __str__(self) -> str:
         n = "unlimited" if math.isinf(self.n) else f"{int(self.n)}"
-        lines = [f"judgecal calibration plan ({self.rule} split, {self.method} expected width, "
-                 f"{100 * self.confidence_level:g}% interval)",
-                 f"  planning values: p = {self.p:.4f}, q0 = {self.q0:.4f}, q1 = {self.q1:.4f}, "
-                 f"test set n = {n}"]
+        lines = [
+            f"judgecal calibration plan ({self.rule} split, {self.method} expected width, "
+            f"{100 * self.confidence_level:g}% interval)",
+            f"  planning values: p = {self.p:.4f}, q0 = {self.q0:.4f}, q1 = {self.q1:.4f}, "
+            f"test set n = {n}",
+        ]
         if self.target_width is not None:
             lines.append(f"  target width   : {self.target_width:.4f}")
         lines.append(f"  {'rule':<12}{'m0':>8}{'m1':>8}{'total':>8}{'width':>10}")
         for plan in (self, *self.alternatives):
-            lines.append(f"  {plan.rule:<12}{plan.m0:>8}{plan.m1:>8}{plan.total:>8}"
-                         f"{plan.width:10.4f}")
+            lines.append(
+                f"  {plan.rule:<12}{plan.m0:>8}{plan.m1:>8}{plan.total:>8}{plan.width:10.4f}"
+            )
         for rule, saving in self.savings.items():
             lines.append(f"  {self.rule} is {100 * saving:.1f}% shorter than {rule}")
         lines += [f"  warning: {message}" for message in self.flag_messages]
@@ -230,10 +250,17 @@ class CalibrationPlan:
         m0 = np.arange(1, self.total)
         ax.plot(m0, model(m0, self.total - m0), color="0.3", label=f"{method} width")
         for plan in (self, *self.alternatives):
-            ax.axvline(plan.m0, linestyle="--", label=f"{plan.rule}: m0 = {plan.m0}",
-                       color={"optimal": "C0", "equal": "C1", "algorithm1": "C2"}[plan.rule])
-        ax.set(xlabel="m0 (truly-incorrect calibration items)", ylabel="interval width",
-               title=f"calibration budget m = {self.total}")
+            ax.axvline(
+                plan.m0,
+                linestyle="--",
+                label=f"{plan.rule}: m0 = {plan.m0}",
+                color={"optimal": "C0", "equal": "C1", "algorithm1": "C2"}[plan.rule],
+            )
+        ax.set(
+            xlabel="m0 (truly-incorrect calibration items)",
+            ylabel="interval width",
+            title=f"calibration budget m = {self.total}",
+        )
         ax.legend()
         return ax
 
@@ -253,8 +280,9 @@ def _check_total(m: Any, name: str = "m", minimum: int = 2) -> int:
 
 
 def _check_planning_values(p: Any, q0: Any, q1: Any) -> tuple[float, float, float]:
-    p_v, q0_v, q1_v = (_scalar(check_proportions(v, name), name)
-                       for v, name in ((p, "p"), (q0, "q0"), (q1, "q1")))
+    p_v, q0_v, q1_v = (
+        _scalar(check_proportions(v, name), name) for v, name in ((p, "p"), (q0, "q0"), (q1, "q1"))
+    )
     if q0_v + q1_v - 1.0 <= 0.0:
         raise ValueError(_no_correction_message(q0_v, q1_v, smoothed=False))
     return p_v, q0_v, q1_v
@@ -284,8 +312,9 @@ def _smoothed_pilot(q_pilot: float, m_pilot: int) -> float:
     return (q_pilot * m_pilot + 1.0) / (m_pilot + 2.0)
 
 
-def _algorithm1_split(m: int, p: float, q0_t: float, q1_t: float,
-                      floor: int) -> tuple[int, int, float, int]:
+def _algorithm1_split(
+    m: int, p: float, q0_t: float, q1_t: float, floor: int
+) -> tuple[int, int, float, int]:
     """Steps 4-7 of Algorithm 1 on smoothed (or exact) q's: returns (m0, m1, kappa, m1_star).
 
     Step 6, m1* = round(m / (1 + (1/p - 1) sqrt(kappa))), is evaluated in the equivalent form
@@ -304,8 +333,14 @@ def _algorithm1_split(m: int, p: float, q0_t: float, q1_t: float,
 
 
 def allocate_calibration(
-    m: Any, p: Any, *, q0_pilot: Any, q1_pilot: Any, m_pilot: Any,
-    n: Any = math.inf, confidence_level: float = 0.95,
+    m: Any,
+    p: Any,
+    *,
+    q0_pilot: Any,
+    q1_pilot: Any,
+    m_pilot: Any,
+    n: Any = math.inf,
+    confidence_level: float = 0.95,
 ) -> CalibrationPlan:
     r"""Split a calibration budget by Algorithm 1 of Lee et al. v1 (ICML 2026 version: App. A).
 
@@ -366,8 +401,17 @@ def allocate_calibration(
     q0_t, q1_t = _smoothed_pilot(q0_f, pilot), _smoothed_pilot(q1_f, pilot)
     m0, m1, kappa, m1_star = _algorithm1_split(total, p_f, q0_t, q1_t, max(pilot, 1))
     setting = _Setting(p_f, q0_f, q1_f, _check_n(n), check_level(confidence_level))
-    plan = _make_plan(setting, m0, m1, "algorithm1", "frequentist", kappa=kappa,
-                      m1_star=m1_star, m_pilot=pilot, extra_flags=("no_pilot",) * (pilot == 0))
+    plan = _make_plan(
+        setting,
+        m0,
+        m1,
+        "algorithm1",
+        "frequentist",
+        kappa=kappa,
+        m1_star=m1_star,
+        m_pilot=pilot,
+        extra_flags=("no_pilot",) * (pilot == 0),
+    )
     _warn(plan)
     return plan
 
@@ -392,10 +436,16 @@ def _binomial_nodes(size: float, prob: float, groups: int) -> tuple[np.ndarray, 
     if prob in (0.0, 1.0):
         return np.array([size * prob]), np.array([1.0])
     mean, sd = size * prob, math.sqrt(size * prob * (1.0 - prob))
-    counts = np.arange(max(0.0, math.floor(mean - 12 * sd - 12)),
-                       min(size, math.ceil(mean + 12 * sd + 12)) + 1.0)
-    log_pmf = (gammaln(size + 1) - gammaln(counts + 1) - gammaln(size - counts + 1)
-               + xlogy(counts, prob) + xlog1py(size - counts, -prob))
+    counts = np.arange(
+        max(0.0, math.floor(mean - 12 * sd - 12)), min(size, math.ceil(mean + 12 * sd + 12)) + 1.0
+    )
+    log_pmf = (
+        gammaln(size + 1)
+        - gammaln(counts + 1)
+        - gammaln(size - counts + 1)
+        + xlogy(counts, prob)
+        + xlog1py(size - counts, -prob)
+    )
     pmf = np.exp(log_pmf)
     keep = pmf >= _PMF_FLOOR
     counts, pmf = counts[keep], pmf[keep] / pmf[keep].sum()
@@ -430,8 +480,9 @@ class _Setting:
 class _WidthModel:
     """Expected width as a function of the split, vectorised over arrays of (m0, m1)."""
 
-    def __init__(self, setting: _Setting, method: str, prior: Prior | None = None,
-                 kind: str = "eti") -> None:
+    def __init__(
+        self, setting: _Setting, method: str, prior: Prior | None = None, kind: str = "eti"
+    ) -> None:
         self.setting, self.method, self.prior, self.kind = setting, method, prior, kind
 
     def __call__(self, m0: Any, m1: Any) -> np.ndarray:
@@ -440,8 +491,9 @@ class _WidthModel:
             s = self.setting
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", JudgeCalWarning)
-                low, high = lang_reiczigel_ci(np.full(m0.shape, s.p), s.q0, s.q1, s.n, m0, m1,
-                                              confidence_level=s.level)
+                low, high = lang_reiczigel_ci(
+                    np.full(m0.shape, s.p), s.q0, s.q1, s.n, m0, m1, confidence_level=s.level
+                )
             return np.nan_to_num(high - low, nan=1.0)
         if self.method == "bayes":
             return self._bayes(m0.ravel(), m1.ravel()).reshape(m0.shape)
@@ -466,9 +518,17 @@ class _WidthModel:
             c1, w1 = _binomial_nodes(b, s.q1, arm_groups)
             grids = np.meshgrid(c0 / a, c1 / b, p_values, indexing="ij")
             weight = w0[:, None, None] * w1[None, :, None] * p_weight[None, None, :]
-            blocks.append((grids[2].ravel(), grids[0].ravel(), grids[1].ravel(),
-                           np.full(weight.size, a), np.full(weight.size, b), weight.ravel(),
-                           np.full(weight.size, i)))
+            blocks.append(
+                (
+                    grids[2].ravel(),
+                    grids[0].ravel(),
+                    grids[1].ravel(),
+                    np.full(weight.size, a),
+                    np.full(weight.size, b),
+                    weight.ravel(),
+                    np.full(weight.size, i),
+                )
+            )
             pending += weight.size
             if pending >= _EVAL_BLOCK or i == m0.size - 1:
                 out += self._reduce(blocks, m0.size)
@@ -476,12 +536,14 @@ class _WidthModel:
         return out
 
     def _reduce(self, blocks: list[tuple[np.ndarray, ...]], size: int) -> np.ndarray:
-        p, q0, q1, m0, m1, weight, index = (np.concatenate(parts) for parts in zip(*blocks,
-                                                                                   strict=True))
+        p, q0, q1, m0, m1, weight, index = (
+            np.concatenate(parts) for parts in zip(*blocks, strict=True)
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", JudgeCalWarning)
-            low, high = lang_reiczigel_ci(p, q0, q1, self.setting.n, m0, m1,
-                                          confidence_level=self.setting.level)
+            low, high = lang_reiczigel_ci(
+                p, q0, q1, self.setting.n, m0, m1, confidence_level=self.setting.level
+            )
         width = np.nan_to_num(high - low, nan=1.0)  # no interval: nothing learnt
         return np.bincount(index, weight * width, minlength=size)
 
@@ -497,18 +559,28 @@ class _WidthModel:
             c1, w1 = _integer_nodes(b, s.q1, arm_groups)
             grids = np.meshgrid(c0, c1, k_values * s.n, indexing="ij")
             weight = w0[:, None, None] * w1[None, :, None] * k_weight[None, None, :]
-            for column, values in zip(columns, (*grids, np.full(weight.shape, a),
-                                                np.full(weight.shape, b), weight,
-                                                np.full(weight.shape, i)), strict=True):
+            for column, values in zip(
+                columns,
+                (
+                    *grids,
+                    np.full(weight.shape, a),
+                    np.full(weight.shape, b),
+                    weight,
+                    np.full(weight.shape, i),
+                ),
+                strict=True,
+            ):
                 column.append(values.ravel())
         k0, k1, k, a, b, weight, index = (np.concatenate(column) for column in columns)
-        low, high = exact_interval(np.round(k), s.n, k0, a, k1, b, prob=s.level, kind=self.kind,
-                                   prior=self.prior)
+        low, high = exact_interval(
+            np.round(k), s.n, k0, a, k1, b, prob=s.level, kind=self.kind, prior=self.prior
+        )
         return np.bincount(index.astype(int), weight * (high - low), minlength=m0.size)
 
 
-def _width_model(setting: _Setting, method: str, prior: Prior | None = None,
-                 kind: str = "eti") -> _WidthModel:
+def _width_model(
+    setting: _Setting, method: str, prior: Prior | None = None, kind: str = "eti"
+) -> _WidthModel:
     if method == "bayes" and math.isinf(setting.n):
         raise ValueError(
             "`n` (inf) must be a finite test-set size for method='bayes': the posterior is "
@@ -518,8 +590,16 @@ def _width_model(setting: _Setting, method: str, prior: Prior | None = None,
 
 
 def expected_width(
-    m0: Any, m1: Any, p: Any, q0: Any, q1: Any, *, n: Any = math.inf,
-    confidence_level: float = 0.95, method: str = "frequentist", kind: str = "eti",
+    m0: Any,
+    m1: Any,
+    p: Any,
+    q0: Any,
+    q1: Any,
+    *,
+    n: Any = math.inf,
+    confidence_level: float = 0.95,
+    method: str = "frequentist",
+    kind: str = "eti",
     prior: Prior | None = None,
 ) -> float:
     r"""Expected width of the interval for theta that a calibration split ``(m0, m1)`` gives.
@@ -558,8 +638,9 @@ def expected_width(
     """
     arm0, arm1 = _check_total(m0, "m0", 1), _check_total(m1, "m1", 1)
     method = _check_choice(method, "method", _METHODS)
-    setting = _Setting(*_check_planning_values(p, q0, q1), _check_n(n),
-                       check_level(confidence_level))
+    setting = _Setting(
+        *_check_planning_values(p, q0, q1), _check_n(n), check_level(confidence_level)
+    )
     return float(_width_model(setting, method, prior, kind)(arm0, arm1))
 
 
@@ -589,8 +670,9 @@ def _best_split(total: int, model: Callable[..., np.ndarray]) -> tuple[int, floa
     return int(m0[best]), float(widths[best])
 
 
-def _rule_split(rule: str, total: int, setting: _Setting, model: Callable[..., np.ndarray],
-                m_pilot: int | None) -> tuple[int, int]:
+def _rule_split(
+    rule: str, total: int, setting: _Setting, model: Callable[..., np.ndarray], m_pilot: int | None
+) -> tuple[int, int]:
     if rule == "equal":
         return _equal_split(total)
     if rule == "algorithm1":
@@ -600,23 +682,47 @@ def _rule_split(rule: str, total: int, setting: _Setting, model: Callable[..., n
     return m0, total - m0
 
 
-def _make_plan(setting: _Setting, m0: int, m1: int, rule: str, method: str, *,
-               width: float | None = None, extra_flags: tuple[str, ...] = (),
-               **fields: Any) -> CalibrationPlan:
+def _make_plan(
+    setting: _Setting,
+    m0: int,
+    m1: int,
+    rule: str,
+    method: str,
+    *,
+    width: float | None = None,
+    extra_flags: tuple[str, ...] = (),
+    **fields: Any,
+) -> CalibrationPlan:
     if width is None:
         width = float(_width_model(setting, method)(m0, m1))
     plugin = float(_WidthModel(setting, "plugin")(m0, m1))
     flags = extra_flags + (("small_arm",) if min(m0, m1) < SMALL_CALIBRATION else ())
-    return CalibrationPlan(m0=int(m0), m1=int(m1), width=width, plugin_width=plugin, rule=rule,
-                           method=method, p=setting.p, q0=setting.q0, q1=setting.q1, n=setting.n,
-                           confidence_level=setting.level, flags=flags, **fields)
+    return CalibrationPlan(
+        m0=int(m0),
+        m1=int(m1),
+        width=width,
+        plugin_width=plugin,
+        rule=rule,
+        method=method,
+        p=setting.p,
+        q0=setting.q0,
+        q1=setting.q1,
+        n=setting.n,
+        confidence_level=setting.level,
+        flags=flags,
+        **fields,
+    )
 
 
-def _algorithm1_for_plan(setting: _Setting, total: int,
-                         m_pilot: int | None) -> tuple[int, int, float, int]:
+def _algorithm1_for_plan(
+    setting: _Setting, total: int, m_pilot: int | None
+) -> tuple[int, int, float, int]:
     """Algorithm 1 with the planning q0, q1 as pilot proportions (``None``: a perfect pilot)."""
-    q0_t, q1_t = ((setting.q0, setting.q1) if m_pilot is None else
-                  (_smoothed_pilot(setting.q0, m_pilot), _smoothed_pilot(setting.q1, m_pilot)))
+    q0_t, q1_t = (
+        (setting.q0, setting.q1)
+        if m_pilot is None
+        else (_smoothed_pilot(setting.q0, m_pilot), _smoothed_pilot(setting.q1, m_pilot))
+    )
     return _algorithm1_split(total, setting.p, q0_t, q1_t, max(m_pilot or 0, 1))
 
 
@@ -631,8 +737,15 @@ def _warn(plan: CalibrationPlan) -> None:
 
 
 def optimal_allocation(
-    m: Any, p: Any, q0: Any, q1: Any, *, n: Any = math.inf, confidence_level: float = 0.95,
-    method: str = "frequentist", m_pilot: Any = None,
+    m: Any,
+    p: Any,
+    q0: Any,
+    q1: Any,
+    *,
+    n: Any = math.inf,
+    confidence_level: float = 0.95,
+    method: str = "frequentist",
+    m_pilot: Any = None,
 ) -> CalibrationPlan:
     r"""The split of a budget ``m`` that minimises the expected Lang-Reiczigel width.
 
@@ -674,17 +787,25 @@ def optimal_allocation(
     """
     total = _check_total(m)
     method = _check_choice(method, "method", ("frequentist", "plugin"))
-    setting = _Setting(*_check_planning_values(p, q0, q1), _check_n(n),
-                       check_level(confidence_level))
+    setting = _Setting(
+        *_check_planning_values(p, q0, q1), _check_n(n), check_level(confidence_level)
+    )
     pilot = None if m_pilot is None else _check_pilot(m_pilot, total)
     model = _width_model(setting, method)
     m0, width = _best_split(total, model)
     alternatives = tuple(
-        _make_plan(setting, *_rule_split(rule, total, setting, model, pilot), rule, method,
-                   **(_algorithm1_fields(setting, total, pilot) if rule == "algorithm1" else {}))
-        for rule in ("equal", "algorithm1"))
-    plan = _make_plan(setting, m0, total - m0, "optimal", method, width=width,
-                      alternatives=alternatives)
+        _make_plan(
+            setting,
+            *_rule_split(rule, total, setting, model, pilot),
+            rule,
+            method,
+            **(_algorithm1_fields(setting, total, pilot) if rule == "algorithm1" else {}),
+        )
+        for rule in ("equal", "algorithm1")
+    )
+    plan = _make_plan(
+        setting, m0, total - m0, "optimal", method, width=width, alternatives=alternatives
+    )
     _warn(plan)
     return plan
 
@@ -696,17 +817,20 @@ def _width_floor(setting: _Setting) -> float:
     """Expected width with unlimited calibration: what the test set alone leaves (0 if n = inf)."""
     if math.isinf(setting.n):
         return 0.0
-    p_values, weight = _WidthModel(setting, "plugin")._test_nodes(_NODES["frequentist"][1],
-                                                                  integer=False)
+    p_values, weight = _WidthModel(setting, "plugin")._test_nodes(
+        _NODES["frequentist"][1], integer=False
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)
-        low, high = lang_reiczigel_ci(p_values, setting.q0, setting.q1, setting.n, 1e15, 1e15,
-                                      confidence_level=setting.level)
+        low, high = lang_reiczigel_ci(
+            p_values, setting.q0, setting.q1, setting.n, 1e15, 1e15, confidence_level=setting.level
+        )
     return float(np.sum(weight * np.nan_to_num(high - low, nan=1.0)))
 
 
-def _search_total(target: float, evaluate: Callable[[int], float], start: int,
-                  unreachable: str, bar: Any = None) -> tuple[int, tuple[tuple[int, float], ...]]:
+def _search_total(
+    target: float, evaluate: Callable[[int], float], start: int, unreachable: str, bar: Any = None
+) -> tuple[int, tuple[tuple[int, float], ...]]:
     """Smallest total in [start, 2**26] with evaluate(total) <= target (doubling, then bisection).
 
     Returns the total and the (total, width) pairs tried. ``bar`` (a
@@ -741,15 +865,27 @@ def _is_monotone(trace: tuple[tuple[int, float], ...]) -> bool:
 def _check_width(width: Any) -> float:
     value = _scalar(np.asarray(check_proportions(width, "width")), "width")
     if value <= 0.0:
-        raise ValueError(f"`width` ({value!r}) must be greater than 0, e.g. 0.1 for an interval "
-                         "of total width 0.1.")
+        raise ValueError(
+            f"`width` ({value!r}) must be greater than 0, e.g. 0.1 for an interval "
+            "of total width 0.1."
+        )
     return value
 
 
 def required_calibration(
-    width: Any, p: Any, q0: Any, q1: Any, *, n: Any = math.inf, confidence_level: float = 0.95,
-    allocation: str = "optimal", method: str = "frequentist", m_pilot: Any = None,
-    kind: str = "eti", prior: Prior | None = None, progress: bool | None = None,
+    width: Any,
+    p: Any,
+    q0: Any,
+    q1: Any,
+    *,
+    n: Any = math.inf,
+    confidence_level: float = 0.95,
+    allocation: str = "optimal",
+    method: str = "frequentist",
+    m_pilot: Any = None,
+    kind: str = "eti",
+    prior: Prior | None = None,
+    progress: bool | None = None,
 ) -> CalibrationPlan:
     r"""Smallest calibration budget whose expected interval is no wider than ``width``.
 
@@ -807,8 +943,9 @@ def required_calibration(
     target = _check_width(width)
     allocation = _check_choice(allocation, "allocation", _RULES)
     method = _check_choice(method, "method", _METHODS)
-    setting = _Setting(*_check_planning_values(p, q0, q1), _check_n(n),
-                       check_level(confidence_level))
+    setting = _Setting(
+        *_check_planning_values(p, q0, q1), _check_n(n), check_level(confidence_level)
+    )
     pilot = None if m_pilot is None else _check_pilot(m_pilot, None)
     model = _width_model(setting, method, prior, kind)
     split_model = model if method != "bayes" else _width_model(setting, "frequentist")
@@ -825,20 +962,35 @@ def required_calibration(
         return float(model(m0, m1))
 
     start = max(2, 2 * (pilot or 0)) if allocation == "algorithm1" else 2
-    unreachable = (f"`width` ({target:g}) was not reached with up to {_MAX_TOTAL} calibration "
-                   "items; ask for a wider interval.")
+    unreachable = (
+        f"`width` ({target:g}) was not reached with up to {_MAX_TOTAL} calibration "
+        "items; ask for a wider interval."
+    )
     from judgecal._dask import ProgressBar
 
-    bar = ProgressBar(None, progress if method == "bayes" else False,
-                      label="planning (method='bayes')", unit="budgets tried")
+    bar = ProgressBar(
+        None,
+        progress if method == "bayes" else False,
+        label="planning (method='bayes')",
+        unit="budgets tried",
+    )
     try:
         total, trace = _search_total(target, evaluate, start, unreachable, bar)
     finally:
         bar.close()
     m0, m1 = _rule_split(allocation, total, setting, split_model, pilot)
     fields = _algorithm1_fields(setting, total, pilot) if allocation == "algorithm1" else {}
-    plan = _make_plan(setting, m0, m1, allocation, method, width=dict(trace)[total],
-                      target_width=target, trace=trace,
-                      extra_flags=() if _is_monotone(trace) else ("non_monotone",), **fields)
+    plan = _make_plan(
+        setting,
+        m0,
+        m1,
+        allocation,
+        method,
+        width=dict(trace)[total],
+        target_width=target,
+        trace=trace,
+        extra_flags=() if _is_monotone(trace) else ("non_monotone",),
+        **fields,
+    )
     _warn(plan)
     return plan

@@ -72,8 +72,9 @@ class BootstrapResult:
     bias_correction: np.ndarray
 
 
-def _resample(samples: Sequence[np.ndarray], n_resamples: int,
-              rng: np.random.Generator) -> list[np.ndarray]:
+def _resample(
+    samples: Sequence[np.ndarray], n_resamples: int, rng: np.random.Generator
+) -> list[np.ndarray]:
     """Category counts of ``n_resamples`` bootstrap samples of every sample, shape (B, C_s)."""
     out = []
     for counts in samples:
@@ -108,13 +109,13 @@ def jackknife_acceleration(statistic: Statistic, samples: Sequence[np.ndarray]) 
     return np.where(np.asarray(denominator) > 0, acceleration, 0.0)
 
 
-def _bca(replicates: np.ndarray, estimate: float, acceleration: float,
-         confidence_level: float) -> tuple[ConfidenceInterval, float]:
+def _bca(
+    replicates: np.ndarray, estimate: float, acceleration: float, confidence_level: float
+) -> tuple[ConfidenceInterval, float]:
     from scipy.special import ndtr
 
     size = replicates.size
-    below = np.count_nonzero(replicates < estimate) + 0.5 * np.count_nonzero(
-        replicates == estimate)
+    below = np.count_nonzero(replicates < estimate) + 0.5 * np.count_nonzero(replicates == estimate)
     if size == 0 or below == 0 or below == size or not np.isfinite(acceleration):
         return ConfidenceInterval(float("nan"), float("nan")), float("nan")
     z0 = normal_quantile(below / size)
@@ -128,8 +129,12 @@ def _bca(replicates: np.ndarray, estimate: float, acceleration: float,
 
 
 def categorical_bootstrap(
-    statistic: Statistic, samples: Sequence[np.ndarray], *, n_resamples: int,
-    confidence_level: float, rng: np.random.Generator,
+    statistic: Statistic,
+    samples: Sequence[np.ndarray],
+    *,
+    n_resamples: int,
+    confidence_level: float,
+    rng: np.random.Generator,
 ) -> BootstrapResult:
     """Bootstrap K statistics of independent categorical samples; percentile and BCa intervals.
 
@@ -167,10 +172,15 @@ def categorical_bootstrap(
             percentile.append(ConfidenceInterval(float(low), float(high)))
         else:
             percentile.append(ConfidenceInterval(float("nan"), float("nan")))
-        interval, bias = _bca(column, float(estimate[j]), float(acceleration[j]),
-                              confidence_level)
+        interval, bias = _bca(column, float(estimate[j]), float(acceleration[j]), confidence_level)
         bca.append(interval)
         z0.append(bias)
-    return BootstrapResult(estimate=estimate, replicates=replicates,
-                           n_dropped=int((~finite).sum()), percentile=percentile, bca=bca,
-                           acceleration=acceleration, bias_correction=np.asarray(z0))
+    return BootstrapResult(
+        estimate=estimate,
+        replicates=replicates,
+        n_dropped=int((~finite).sum()),
+        percentile=percentile,
+        bca=bca,
+        acceleration=acceleration,
+        bias_correction=np.asarray(z0),
+    )

@@ -63,8 +63,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from judgecal.bayes.compare_model import ComparePrior
     from judgecal.bayes.nuts import NutsCache
 
-__all__ = ["CALIBRATION_DESIGNS", "METHODS", "Comparison", "IntervalEstimate", "ModelLabels",
-           "compare", "expected_shared_bias"]
+__all__ = [
+    "CALIBRATION_DESIGNS",
+    "METHODS",
+    "Comparison",
+    "IntervalEstimate",
+    "ModelLabels",
+    "compare",
+    "expected_shared_bias",
+]
 
 CALIBRATION_DESIGNS = ("model_specific", "shared")
 METHODS = ("delta", "bootstrap", "bayes")
@@ -101,8 +108,10 @@ class ModelLabels:
         if self.test_judge.size == 0:
             raise ValueError("`test_judge` holds no items: the test set is empty.")
         if (self.calib_human is None) != (self.calib_judge is None):
-            raise ValueError("give both `calib_human` and `calib_judge` (one human label and one "
-                             "judge verdict per calibration item), or neither.")
+            raise ValueError(
+                "give both `calib_human` and `calib_judge` (one human label and one "
+                "judge verdict per calibration item), or neither."
+            )
         if self.calib_human is None:
             return
         human = binary_labels(self.calib_human, "calib_human")
@@ -110,7 +119,8 @@ class ModelLabels:
         if human.size != judge.size:
             raise ValueError(
                 f"`calib_human` ({human.size} items) and `calib_judge` ({judge.size} items) must "
-                "have the same length: one human label and one judge verdict per item.")
+                "have the same length: one human label and one judge verdict per item."
+            )
         object.__setattr__(self, "calib_human", human)
         object.__setattr__(self, "calib_judge", judge)
 
@@ -131,7 +141,8 @@ class ModelLabels:
                 raise ValueError(
                     f"{model or 'the model'}: the calibration set has no truly {word} items, so "
                     "the judge's specificity and sensitivity cannot both be estimated; label at "
-                    "least one item of each class.")
+                    "least one item of each class."
+                )
         k0 = int(np.count_nonzero((human == 0) & (judge == 0)))
         k1 = int(np.count_nonzero((human == 1) & (judge == 1)))
         return k0, m0, k1, m1
@@ -180,11 +191,15 @@ class _Inputs:
         def calib(c: Calibration | None) -> dict[str, int] | None:
             return None if c is None else dict(zip(("k0", "m0", "k1", "m1"), c, strict=True))
 
-        return {"a": {"k": self.k_a, "n": self.n_a, "calibration": calib(self.calib_a)},
-                "b": {"k": self.k_b, "n": self.n_b, "calibration": calib(self.calib_b)},
-                "paired_cells": None if self.cells is None else dict(
-                    zip(("both_correct", "a_only", "b_only", "neither"), self.cells,
-                        strict=True))}
+        return {
+            "a": {"k": self.k_a, "n": self.n_a, "calibration": calib(self.calib_a)},
+            "b": {"k": self.k_b, "n": self.n_b, "calibration": calib(self.calib_b)},
+            "paired_cells": None
+            if self.cells is None
+            else dict(
+                zip(("both_correct", "a_only", "b_only", "neither"), self.cells, strict=True)
+            ),
+        }
 
 
 def _counts(data: JudgeData) -> Calibration:
@@ -195,8 +210,10 @@ def _normalise(a: Any, b: Any, shared: bool) -> tuple[_Inputs, list[str]]:
     notes: list[str] = []
     for value, name in ((a, "a"), (b, "b")):
         if not isinstance(value, (JudgeData, ModelLabels)):
-            raise TypeError(f"`{name}` must be a JudgeData (counts) or a judgecal.ModelLabels "
-                            f"(item-level labels), got {type(value).__name__}.")
+            raise TypeError(
+                f"`{name}` must be a JudgeData (counts) or a judgecal.ModelLabels "
+                f"(item-level labels), got {type(value).__name__}."
+            )
     cells = None
     if isinstance(a, ModelLabels) and isinstance(b, ModelLabels):
         ya, yb = a.test_judge, b.test_judge
@@ -204,31 +221,49 @@ def _normalise(a: Any, b: Any, shared: bool) -> tuple[_Inputs, list[str]]:
             raise ValueError(
                 f"the paired design needs one verdict per model on the same test items, but "
                 f"`a.test_judge` has {ya.size} items and `b.test_judge` has {yb.size}; pass "
-                "JudgeData counts instead if the test sets are different items.")
+                "JudgeData counts instead if the test sets are different items."
+            )
         both = int(np.count_nonzero(ya & yb))
-        cells = (both, int(ya.sum()) - both, int(yb.sum()) - both,
-                 int(ya.size - ya.sum() - yb.sum() + both))
-    test = [(int(x.test_judge.sum()), int(x.test_judge.size)) if isinstance(x, ModelLabels)
-            else (x.k, x.n) for x in (a, b)]
+        cells = (
+            both,
+            int(ya.sum()) - both,
+            int(yb.sum()) - both,
+            int(ya.size - ya.sum() - yb.sum() + both),
+        )
+    test = [
+        (int(x.test_judge.sum()), int(x.test_judge.size))
+        if isinstance(x, ModelLabels)
+        else (x.k, x.n)
+        for x in (a, b)
+    ]
     calib_a = a.calibration_counts("model A") if isinstance(a, ModelLabels) else _counts(a)
     if calib_a is None:
-        raise ValueError("model A has no calibration labels (`a.calib_human`, `a.calib_judge`); "
-                         "every design needs them.")
+        raise ValueError(
+            "model A has no calibration labels (`a.calib_human`, `a.calib_judge`); "
+            "every design needs them."
+        )
     calib_b = b.calibration_counts("model B") if isinstance(b, ModelLabels) else _counts(b)
     if calib_b is None and not shared:
-        raise ValueError("calibration='model_specific' needs model B's own calibration labels "
-                         "(`b.calib_human`, `b.calib_judge`); give them, or use "
-                         "calibration='shared' to correct both models with model A's.")
+        raise ValueError(
+            "calibration='model_specific' needs model B's own calibration labels "
+            "(`b.calib_human`, `b.calib_judge`); give them, or use "
+            "calibration='shared' to correct both models with model A's."
+        )
     if shared and isinstance(b, JudgeData) and calib_b == calib_a:
         calib_b = None
-        notes.append("a and b carry identical calibration counts: taken to be one shared "
-                     "calibration set, so model B has none of its own.")
+        notes.append(
+            "a and b carry identical calibration counts: taken to be one shared "
+            "calibration set, so model B has none of its own."
+        )
     if cells is None and test[0][1] == test[1][1] and isinstance(a, JudgeData):
-        notes.append("the test sets are treated as independent samples; pass item-level "
-                     "judgecal.ModelLabels to use the pairing of the test items.")
+        notes.append(
+            "the test sets are treated as independent samples; pass item-level "
+            "judgecal.ModelLabels to use the pairing of the test items."
+        )
     (k_a, n_a), (k_b, n_b) = test
-    inputs = _Inputs(k_a, n_a, k_b, n_b, cells=cells, calib_a=calib_a, calib_b=calib_b,
-                     shared=shared)
+    inputs = _Inputs(
+        k_a, n_a, k_b, n_b, cells=cells, calib_a=calib_a, calib_b=calib_b, shared=shared
+    )
     _check_better_than_chance(inputs)
     return inputs, notes
 
@@ -247,7 +282,8 @@ def _check_better_than_chance(inputs: _Inputs) -> None:
             f"the judge is no better than chance on model {model}'s calibration set: "
             f"J = q0 + q1 - 1 = {k0}/{m0} + {k1}/{m1} - 1 = {_youden(calib):.4g} <= 0, so its "
             "verdicts carry no information about that model's accuracy and no correction or "
-            "comparison exists. Use a better judge, or check that the labels are not swapped.")
+            "comparison exists. Use a better judge, or check that the labels are not swapped."
+        )
 
 
 # -------------------------------------------------------------------------------------------
@@ -292,13 +328,15 @@ def _delta_variance(inputs: _Inputs) -> float:
     calibration = 0.0
     for theta, (k0, m0, k1, m1) in ((theta_a, inputs.calib_a), (theta_b, inputs.calib_b_used)):
         q0, q1 = k0 / m0, k1 / m1
-        calibration += ((1 - theta) ** 2 * q0 * (1 - q0) / m0
-                        + theta**2 * q1 * (1 - q1) / m1) / _youden((k0, m0, k1, m1)) ** 2
+        calibration += (
+            (1 - theta) ** 2 * q0 * (1 - q0) / m0 + theta**2 * q1 * (1 - q1) / m1
+        ) / _youden((k0, m0, k1, m1)) ** 2
     return test + calibration
 
 
-def expected_shared_bias(theta_b: float, q0_a: float, q1_a: float, q0_b: float,
-                         q1_b: float) -> float:
+def expected_shared_bias(
+    theta_b: float, q0_a: float, q1_a: float, q0_b: float, q1_b: float
+) -> float:
     r"""Asymptotic bias of theta_A - theta_B when A's calibration corrects B.
 
     From App. C of the follow-up on bias and uncertainty.
@@ -318,8 +356,9 @@ def _adjusted(k: int, m: int) -> tuple[float, float]:
     return q, q * (1 - q) / (m + 2)
 
 
-def _linear_interval(estimate: float, terms: list[tuple[int, int, int]], z: float,
-                     bound: float, offset: float = 0.0) -> IntervalEstimate:
+def _linear_interval(
+    estimate: float, terms: list[tuple[int, int, int]], z: float, bound: float, offset: float = 0.0
+) -> IntervalEstimate:
     """Interval for offset + sum(sign * q) from adjusted proportions; terms are (sign, k, m)."""
     centre, variance = offset, 0.0
     for sign, k, m in terms:
@@ -347,15 +386,19 @@ def _diagnose(inputs: _Inputs, z: float) -> _Diagnostics:
             youden[model] = None
             continue
         k0, m0, k1, m1 = calib
-        youden[model] = _linear_interval(_youden(calib), [(1, k0, m0), (1, k1, m1)], z, 1.0,
-                                         offset=-1.0)
+        youden[model] = _linear_interval(
+            _youden(calib), [(1, k0, m0), (1, k1, m1)], z, 1.0, offset=-1.0
+        )
     if inputs.calib_b is None:
         return _Diagnostics(youden, None, None, None, None)
     (k0a, m0a, k1a, m1a), (k0b, m0b, k1b, m1b) = inputs.calib_a, inputs.calib_b
     q0a, q1a, q0b, q1b = k0a / m0a, k1a / m1a, k0b / m0b, k1b / m1b
     instability = _linear_interval(
         (q0a + q1a) - (q0b + q1b),
-        [(1, k0a, m0a), (1, k1a, m1a), (-1, k0b, m0b), (-1, k1b, m1b)], z, 2.0)
+        [(1, k0a, m0a), (1, k1a, m1a), (-1, k0b, m0b), (-1, k1b, m1b)],
+        z,
+        2.0,
+    )
     delta_q0 = _linear_interval(q0a - q0b, [(1, k0a, m0a), (-1, k0b, m0b)], z, 1.0)
     delta_q1 = _linear_interval(q1a - q1b, [(1, k1a, m1a), (-1, k1b, m1b)], z, 1.0)
     theta_b, _ = _rogan_gladen(inputs.k_b, inputs.n_b, inputs.calib_b)
@@ -396,18 +439,32 @@ def _run_delta(inputs: _Inputs, level: float) -> _MethodOutput:
     se = math.sqrt(_delta_variance(inputs))
     half = z_quantile(level) * se
     ci = ConfidenceInterval(max(-1.0, difference - half), min(1.0, difference + half))
-    per_model = [IntervalEstimate(theta, *_lang_reiczigel(k, n, calib, level))
-                 for theta, k, n, calib in ((theta_a, inputs.k_a, inputs.n_a, inputs.calib_a),
-                                            (theta_b, inputs.k_b, inputs.n_b,
-                                             inputs.calib_b_used))]
-    return _MethodOutput(estimate=difference, ci=ci, theta_a=per_model[0], theta_b=per_model[1],
-                         intervals={"delta": ci}, se=se)
+    per_model = [
+        IntervalEstimate(theta, *_lang_reiczigel(k, n, calib, level))
+        for theta, k, n, calib in (
+            (theta_a, inputs.k_a, inputs.n_a, inputs.calib_a),
+            (theta_b, inputs.k_b, inputs.n_b, inputs.calib_b_used),
+        )
+    ]
+    return _MethodOutput(
+        estimate=difference,
+        ci=ci,
+        theta_a=per_model[0],
+        theta_b=per_model[1],
+        intervals={"delta": ci},
+        se=se,
+    )
 
 
 def _bootstrap_samples(inputs: _Inputs) -> list[np.ndarray]:
-    samples = ([np.array(inputs.cells)] if inputs.cells is not None else
-               [np.array([inputs.k_a, inputs.n_a - inputs.k_a]),
-                np.array([inputs.k_b, inputs.n_b - inputs.k_b])])
+    samples = (
+        [np.array(inputs.cells)]
+        if inputs.cells is not None
+        else [
+            np.array([inputs.k_a, inputs.n_a - inputs.k_a]),
+            np.array([inputs.k_b, inputs.n_b - inputs.k_b]),
+        ]
+    )
     for calib in (inputs.calib_a,) if inputs.shared else (inputs.calib_a, inputs.calib_b):
         k0, m0, k1, m1 = calib  # type: ignore[misc]
         samples += [np.array([k0, m0 - k0]), np.array([k1, m1 - k1])]
@@ -426,8 +483,10 @@ def _bootstrap_statistic(inputs: _Inputs) -> Any:
         else:
             (test_a, test_b), rest = counts[:2], counts[2:]
             k_a, n_a, k_b, n_b = test_a[..., 0], test_a.sum(-1), test_b[..., 0], test_b.sum(-1)
-        calibs = [(arm0[..., 0], arm0.sum(-1), arm1[..., 0], arm1.sum(-1))
-                  for arm0, arm1 in zip(rest[::2], rest[1::2], strict=True)]
+        calibs = [
+            (arm0[..., 0], arm0.sum(-1), arm1[..., 0], arm1.sum(-1))
+            for arm0, arm1 in zip(rest[::2], rest[1::2], strict=True)
+        ]
         theta_a, _ = _rogan_gladen(k_a, n_a, calibs[0])
         theta_b, _ = _rogan_gladen(k_b, n_b, calibs[0] if shared else calibs[1])
         return np.stack([theta_a, theta_b, theta_a - theta_b], axis=-1)
@@ -435,23 +494,33 @@ def _bootstrap_statistic(inputs: _Inputs) -> Any:
     return statistic
 
 
-def _run_bootstrap(inputs: _Inputs, level: float, n_resamples: int, interval: str,
-                   rng: np.random.Generator) -> _MethodOutput:
+def _run_bootstrap(
+    inputs: _Inputs, level: float, n_resamples: int, interval: str, rng: np.random.Generator
+) -> _MethodOutput:
     from judgecal.bootstrap import categorical_bootstrap
 
-    result = categorical_bootstrap(_bootstrap_statistic(inputs), _bootstrap_samples(inputs),
-                                   n_resamples=n_resamples, confidence_level=level, rng=rng)
+    result = categorical_bootstrap(
+        _bootstrap_statistic(inputs),
+        _bootstrap_samples(inputs),
+        n_resamples=n_resamples,
+        confidence_level=level,
+        rng=rng,
+    )
     out_warnings, notes = [], []
     kind = interval
     if interval == "bca" and not all(np.isfinite(result.bca[j]).all() for j in range(3)):
         kind = "percentile"
-        notes.append("the BCa interval is undefined here (every replicate fell on one side of "
-                     "the estimate); the percentile interval is reported instead.")
+        notes.append(
+            "the BCa interval is undefined here (every replicate fell on one side of "
+            "the estimate); the percentile interval is reported instead."
+        )
     if result.n_dropped:
         out_warnings.append(
             f"{result.n_dropped} of {n_resamples} bootstrap replicates had a judge no better than "
             "chance (J <= 0) and were dropped: the calibration set cannot rule out a useless "
-            "judge, so the bootstrap intervals understate the uncertainty.")
+            "judge, so the bootstrap intervals understate the uncertainty."
+        )
+
     def clipped(interval: ConfidenceInterval, bound: tuple[float, float]) -> ConfidenceInterval:
         low, high = np.clip(interval, *bound)  # accuracies lie in [0, 1], differences in [-1, 1]
         return ConfidenceInterval(float(low), float(high))
@@ -461,25 +530,41 @@ def _run_bootstrap(inputs: _Inputs, level: float, n_resamples: int, interval: st
     bca = [clipped(ci, bound) for ci, bound in zip(result.bca, bounds, strict=True)]
     chosen = bca if kind == "bca" else percentile
     per_model = [IntervalEstimate(float(result.estimate[j]), *chosen[j]) for j in (0, 1)]
-    draws = {name: result.replicates[:, j]
-             for j, name in enumerate(("theta_a", "theta_b", "difference"))}
+    draws = {
+        name: result.replicates[:, j] for j, name in enumerate(("theta_a", "theta_b", "difference"))
+    }
     return _MethodOutput(
-        estimate=float(result.estimate[2]), ci=chosen[2], theta_a=per_model[0],
-        theta_b=per_model[1], intervals={"percentile": percentile[2], "bca": bca[2]},
-        draws=draws, warnings=out_warnings, notes=notes,
-        extras={"n_resamples": n_resamples, "interval": kind,
-                "acceleration": float(result.acceleration[2]),
-                "bias_correction": float(result.bias_correction[2])})
+        estimate=float(result.estimate[2]),
+        ci=chosen[2],
+        theta_a=per_model[0],
+        theta_b=per_model[1],
+        intervals={"percentile": percentile[2], "bca": bca[2]},
+        draws=draws,
+        warnings=out_warnings,
+        notes=notes,
+        extras={
+            "n_resamples": n_resamples,
+            "interval": kind,
+            "acceleration": float(result.acceleration[2]),
+            "bias_correction": float(result.bias_correction[2]),
+        },
+    )
 
 
-def _run_bayes(inputs: _Inputs, level: float, prior: Any, options: dict[str, Any],
-               rng: np.random.Generator) -> _MethodOutput:
+def _run_bayes(
+    inputs: _Inputs, level: float, prior: Any, options: dict[str, Any], rng: np.random.Generator
+) -> _MethodOutput:
     from judgecal.bayes.compare_model import sample_comparison
 
     fit = sample_comparison(
-        cells=inputs.cells, test=(inputs.k_a, inputs.n_a, inputs.k_b, inputs.n_b),
-        calib_a=inputs.calib_a, calib_b=None if inputs.shared else inputs.calib_b,
-        prior=prior, rng=rng, **options)
+        cells=inputs.cells,
+        test=(inputs.k_a, inputs.n_a, inputs.k_b, inputs.n_b),
+        calib_a=inputs.calib_a,
+        calib_b=None if inputs.shared else inputs.calib_b,
+        prior=prior,
+        rng=rng,
+        **options,
+    )
     draws = {name: fit.draws(name) for name in ("theta_a", "theta_b", "difference")}
     alpha = (1.0 - level) / 2.0
 
@@ -489,15 +574,26 @@ def _run_bayes(inputs: _Inputs, level: float, prior: Any, options: dict[str, Any
 
     difference = summarise(draws["difference"])
     ci = ConfidenceInterval(difference.low, difference.high)
-    extras = {"population_sd": {arm: summarise(fit.draws(f"sigma_{arm}"))._asdict()
-                                for arm in ("q0", "q1")},
-              "posterior_instability": summarise(fit.draws("delta_youden"))._asdict(),
-              "convergence": fit.diagnostics, "prior": fit.prior_dict}
+    extras = {
+        "population_sd": {
+            arm: summarise(fit.draws(f"sigma_{arm}"))._asdict() for arm in ("q0", "q1")
+        },
+        "posterior_instability": summarise(fit.draws("delta_youden"))._asdict(),
+        "convergence": fit.diagnostics,
+        "prior": fit.prior_dict,
+    }
     return _MethodOutput(
-        estimate=difference.estimate, ci=ci, theta_a=summarise(draws["theta_a"]),
-        theta_b=summarise(draws["theta_b"]), intervals={"eti": ci}, draws=draws,
-        warnings=list(fit.warnings), prob_a_better=float(np.mean(draws["difference"] > 0)),
-        idata=fit.idata, extras=extras)
+        estimate=difference.estimate,
+        ci=ci,
+        theta_a=summarise(draws["theta_a"]),
+        theta_b=summarise(draws["theta_b"]),
+        intervals={"eti": ci},
+        draws=draws,
+        warnings=list(fit.warnings),
+        prob_a_better=float(np.mean(draws["difference"] > 0)),
+        idata=fit.idata,
+        extras=extras,
+    )
 
 
 # -------------------------------------------------------------------------------------------
@@ -511,8 +607,9 @@ def _excludes_zero(value: IntervalEstimate | None) -> TypeGuard[IntervalEstimate
     return value is not None and not value.low <= 0.0 <= value.high
 
 
-def _judge_warnings(inputs: _Inputs, diag: _Diagnostics, estimate: float,
-                    level: float) -> tuple[list[str], list[str]]:
+def _judge_warnings(
+    inputs: _Inputs, diag: _Diagnostics, estimate: float, level: float
+) -> tuple[list[str], list[str]]:
     found: list[str] = []
     notes: list[str] = []
     pct = f"{100 * level:g}%"
@@ -521,41 +618,53 @@ def _judge_warnings(inputs: _Inputs, diag: _Diagnostics, estimate: float,
             found.append(
                 f"judge quality is low for model {model}: J = {j.estimate:.3f}, {pct} interval "
                 f"({j.low:.3f}, {j.high:.3f}) reaches below {LOW_J:g}. Every corrected estimate "
-                "divides by J, so it is unstable; treat the comparison with caution.")
+                "divides by J, so it is unstable; treat the comparison with caution."
+            )
     if inputs.calib_b is None:
         found.append(
             "calibration is shared, but model B has no calibration labels of its own, so whether "
             "the judge treats both models alike (the instability J_A - J_B) cannot be checked; "
             "shared calibration needs that check to be defensible (the follow-up on bias and "
-            "uncertainty Sec. 7).")
+            "uncertainty Sec. 7)."
+        )
         return found, notes
-    parts = (("J_A - J_B", diag.instability), ("q0_A - q0_B", diag.delta_q0),
-             ("q1_A - q1_B", diag.delta_q1))
-    unstable = [f"{name} = {_interval_text(value)}" for name, value in parts
-                if _excludes_zero(value)]
+    parts = (
+        ("J_A - J_B", diag.instability),
+        ("q0_A - q0_B", diag.delta_q0),
+        ("q1_A - q1_B", diag.delta_q1),
+    )
+    unstable = [
+        f"{name} = {_interval_text(value)}" for name, value in parts if _excludes_zero(value)
+    ]
     bias = diag.expected_bias
     if unstable and inputs.shared:
         found.append(
             f"the judge treats the two models differently ({'; '.join(unstable)}; {pct} "
             "intervals excluding zero). Shared calibration routes this mismatch into the "
             f"comparison, amplified by 1/J (expected bias {bias:+.3f}, the follow-up on bias and "
-            "uncertainty App. C): use calibration='model_specific'.")
+            "uncertainty App. C): use calibration='model_specific'."
+        )
     elif unstable:
         notes.append(
             f"the judge treats the two models differently ({'; '.join(unstable)}); "
             "model-specific calibration, used here, corrects each model with its own (q0, q1). "
             f"Sharing model A's calibration would have biased the comparison by about "
-            f"{bias:+.3f} (the follow-up on bias and uncertainty App. C).")
-    elif (diag.instability is not None
-          and max(abs(diag.instability.low), abs(diag.instability.high)) > INSTABILITY_NOTE):
+            f"{bias:+.3f} (the follow-up on bias and uncertainty App. C)."
+        )
+    elif (
+        diag.instability is not None
+        and max(abs(diag.instability.low), abs(diag.instability.high)) > INSTABILITY_NOTE
+    ):
         notes.append(
             f"the instability J_A - J_B = {_interval_text(diag.instability)} is not "
             f"distinguishable from zero, but the data cannot rule out a difference beyond "
-            f"{INSTABILITY_NOTE:g}: larger calibration sets would settle it.")
+            f"{INSTABILITY_NOTE:g}: larger calibration sets would settle it."
+        )
     if inputs.shared and bias is not None and abs(bias) >= abs(estimate) > 0.0:
         found.append(
             f"the expected shared-calibration bias ({bias:+.3f}) is as large as the estimate "
-            f"itself ({estimate:+.3f}): its sign may be an artefact of sharing the calibration.")
+            f"itself ({estimate:+.3f}): its sign may be an artefact of sharing the calibration."
+        )
     return found, notes
 
 
@@ -566,53 +675,80 @@ def _data_warnings(inputs: _Inputs, theta: dict[str, float]) -> list[str]:
             found.append(
                 f"the Rogan-Gladen estimate for model {model} ({value:.3f}) lies outside [0, 1]: "
                 "its judged-correct rate is outside the range the estimated judge can produce. "
-                "It is reported unclipped, so the difference stays unbiased to first order.")
+                "It is reported unclipped, so the difference stays unbiased to first order."
+            )
     used = {"A": inputs.calib_a, "B": inputs.calib_b_used}
     small = sorted({m for m, (_, m0, _, m1) in used.items() if min(m0, m1) < SMALL_CALIBRATION})
     if small:
         found.append(
             f"a calibration arm used for model {' and '.join(small)} has fewer than "
             f"{SMALL_CALIBRATION} items: the normal approximations are rough; prefer "
-            "method='bootstrap' or method='bayes'.")
+            "method='bootstrap' or method='bayes'."
+        )
     return found
 
 
-def _verdict(estimate: float, ci: ConfidenceInterval, level: float, n_warnings: int,
-             prob_a_better: float | None) -> str:
+def _verdict(
+    estimate: float,
+    ci: ConfidenceInterval,
+    level: float,
+    n_warnings: int,
+    prob_a_better: float | None,
+) -> str:
     pct = f"{100 * level:g}%"
-    probability = ("" if prob_a_better is None
-                   else f"; P(theta_A > theta_B) = {prob_a_better:.3f}")
+    probability = "" if prob_a_better is None else f"; P(theta_A > theta_B) = {prob_a_better:.3f}"
     if ci.low <= 0.0 <= ci.high:
-        text = (f"no clear difference: the {pct} interval ({ci.low:+.3f}, {ci.high:+.3f}) "
-                f"includes zero{probability}.")
+        text = (
+            f"no clear difference: the {pct} interval ({ci.low:+.3f}, {ci.high:+.3f}) "
+            f"includes zero{probability}."
+        )
         return text + (" The diagnostics warn as well (see above)." if n_warnings else "")
     better, worse = ("A", "B") if ci.low > 0.0 else ("B", "A")
-    text = (f"model {better} is more accurate than model {worse}: difference {estimate:+.3f}, "
-            f"{pct} interval ({ci.low:+.3f}, {ci.high:+.3f}) excludes zero{probability}.")
+    text = (
+        f"model {better} is more accurate than model {worse}: difference {estimate:+.3f}, "
+        f"{pct} interval ({ci.low:+.3f}, {ci.high:+.3f}) excludes zero{probability}."
+    )
     if n_warnings:
-        return text + (f" Claim weakened: {n_warnings} diagnostic warning(s) above; report the "
-                       "direction as tentative, not established.")
+        return text + (
+            f" Claim weakened: {n_warnings} diagnostic warning(s) above; report the "
+            "direction as tentative, not established."
+        )
     return text + " The judge diagnostics raise no warning."
 
 
 def _randomness(inputs: _Inputs, method: str, details: dict[str, Any]) -> str:
-    test = ("paired test items (both models together)" if inputs.cells is not None
-            else "test items of each model (independently)")
-    calib = ("the one shared calibration set" if inputs.shared
-             else "both calibration sets (independently)")
+    test = (
+        "paired test items (both models together)"
+        if inputs.cells is not None
+        else "test items of each model (independently)"
+    )
+    calib = (
+        "the one shared calibration set"
+        if inputs.shared
+        else "both calibration sets (independently)"
+    )
     if method == "delta":
-        how = ("paired per-item differences" if inputs.cells is not None
-               else "independent binomial test sets")
-        return (f"delta method (the follow-up on bias and uncertainty App. B; test term from "
-                f"{how}): covers sampling of the {test} and of {calib}; per-model rows use "
-                "Lang-Reiczigel intervals")
+        how = (
+            "paired per-item differences"
+            if inputs.cells is not None
+            else "independent binomial test sets"
+        )
+        return (
+            f"delta method (the follow-up on bias and uncertainty App. B; test term from "
+            f"{how}): covers sampling of the {test} and of {calib}; per-model rows use "
+            "Lang-Reiczigel intervals"
+        )
     if method == "bootstrap":
-        return (f"bootstrap, {details['n_resamples']} replicates, {details['interval']} "
-                f"intervals: resamples the {test}, and separately each calibration arm of "
-                f"{calib}")
+        return (
+            f"bootstrap, {details['n_resamples']} replicates, {details['interval']} "
+            f"intervals: resamples the {test}, and separately each calibration arm of "
+            f"{calib}"
+        )
     likelihood = "model A's calibration only" if inputs.shared else "both calibration sets"
-    return ("posterior equal-tailed credible intervals of the hierarchical model (likelihood: "
-            f"test verdicts and {likelihood}; (q0, q1) partially pooled across the models)")
+    return (
+        "posterior equal-tailed credible intervals of the hierarchical model (likelihood: "
+        f"test verdicts and {likelihood}; (q0, q1) partially pooled across the models)"
+    )
 
 
 # -------------------------------------------------------------------------------------------
@@ -626,8 +762,11 @@ def _choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
 
 
 def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or (
-            value < 1):
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, np.integer))
+        or (value < 1)
+    ):
         raise ValueError(f"`{name}` ({value!r}) must be a positive integer.")
     return int(value)
 
@@ -727,26 +866,45 @@ def compare(
     elif method == "bootstrap":
         output = _run_bootstrap(inputs, level, n_resamples, interval, rng)
     else:
-        options = {"draws": _positive_int(draws, "draws"), "tune": _positive_int(tune, "tune"),
-                   "chains": _positive_int(chains, "chains"),
-                   "target_accept": check_level(target_accept, "target_accept"),
-                   "compiled": compiled, "progressbar": progressbar}
+        options = {
+            "draws": _positive_int(draws, "draws"),
+            "tune": _positive_int(tune, "tune"),
+            "chains": _positive_int(chains, "chains"),
+            "target_accept": check_level(target_accept, "target_accept"),
+            "compiled": compiled,
+            "progressbar": progressbar,
+        }
         output = _run_bayes(inputs, level, prior, options, rng)
     diag = _diagnose(inputs, z_quantile(level))
     judge_warnings, judge_notes = _judge_warnings(inputs, diag, output.estimate, level)
     theta = dict(zip("AB", _point(inputs), strict=True))
     found = judge_warnings + _data_warnings(inputs, theta) + output.warnings
     result = Comparison(
-        estimate=float(output.estimate), ci=output.ci, confidence_level=level, method=method,
-        calibration="shared" if shared else "model_specific", paired=inputs.cells is not None,
-        theta_a=output.theta_a, theta_b=output.theta_b, youden=diag.youden,
-        instability=diag.instability, delta_q0=diag.delta_q0, delta_q1=diag.delta_q1,
-        expected_bias=diag.expected_bias, warnings=tuple(found),
+        estimate=float(output.estimate),
+        ci=output.ci,
+        confidence_level=level,
+        method=method,
+        calibration="shared" if shared else "model_specific",
+        paired=inputs.cells is not None,
+        theta_a=output.theta_a,
+        theta_b=output.theta_b,
+        youden=diag.youden,
+        instability=diag.instability,
+        delta_q0=diag.delta_q0,
+        delta_q1=diag.delta_q1,
+        expected_bias=diag.expected_bias,
+        warnings=tuple(found),
         notes=tuple(notes + judge_notes + output.notes),
         verdict=_verdict(output.estimate, output.ci, level, len(found), output.prob_a_better),
-        intervals=output.intervals, inputs=inputs.to_dict(), se=output.se,
-        prob_a_better=output.prob_a_better, idata=output.idata, details=output.extras,
-        draws=output.draws, randomness=_randomness(inputs, method, output.extras))
+        intervals=output.intervals,
+        inputs=inputs.to_dict(),
+        se=output.se,
+        prob_a_better=output.prob_a_better,
+        idata=output.idata,
+        details=output.extras,
+        draws=output.draws,
+        randomness=_randomness(inputs, method, output.extras),
+    )
     if found:
         warnings.warn(" ".join(found), JudgeCalWarning, stacklevel=2)
     return result

@@ -122,14 +122,20 @@ class Comparison:
 
     # -- tables ---------------------------------------------------------------------------------
     def _rows(self) -> dict[str, IntervalEstimate | None]:
-        rows = {"theta_A": self.theta_a, "theta_B": self.theta_b,
-                "theta_A - theta_B": IntervalEstimate(self.estimate, *self.ci),
-                "J_A": self.youden["A"], "J_B": self.youden["B"],
-                "J_A - J_B": self.instability, "q0_A - q0_B": self.delta_q0,
-                "q1_A - q1_B": self.delta_q1}
+        rows = {
+            "theta_A": self.theta_a,
+            "theta_B": self.theta_b,
+            "theta_A - theta_B": IntervalEstimate(self.estimate, *self.ci),
+            "J_A": self.youden["A"],
+            "J_B": self.youden["B"],
+            "J_A - J_B": self.instability,
+            "q0_A - q0_B": self.delta_q0,
+            "q1_A - q1_B": self.delta_q1,
+        }
         if self.expected_bias is not None:
             rows["expected shared-calibration bias"] = IntervalEstimate(
-                self.expected_bias, float("nan"), float("nan"))
+                self.expected_bias, float("nan"), float("nan")
+            )
         return rows
 
     def summary(self) -> pd.DataFrame:
@@ -149,9 +155,13 @@ class Comparison:
 
         nan = (float("nan"),) * 3
         frame = pd.DataFrame.from_dict(
-            {name: tuple(value) if value is not None else nan
-             for name, value in self._rows().items()},
-            orient="index", columns=["estimate", "low", "high"])
+            {
+                name: tuple(value) if value is not None else nan
+                for name, value in self._rows().items()
+            },
+            orient="index",
+            columns=["estimate", "low", "high"],
+        )
         frame.index.name = "quantity"
         frame.attrs.update(warnings=list(self.warnings), verdict=self.verdict)
         return frame
@@ -159,20 +169,29 @@ class Comparison:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of every number, the design, the warnings and the verdict."""
         return {
-            "estimand": "theta_A - theta_B", "method": self.method,
-            "calibration": self.calibration, "paired": self.paired,
-            "confidence_level": self.confidence_level, "inputs": self.inputs,
+            "estimand": "theta_A - theta_B",
+            "method": self.method,
+            "calibration": self.calibration,
+            "paired": self.paired,
+            "confidence_level": self.confidence_level,
+            "inputs": self.inputs,
             "estimate": _json_number(self.estimate),
-            "ci": [_json_number(v) for v in self.ci], "se": _json_number(self.se),
+            "ci": [_json_number(v) for v in self.ci],
+            "se": _json_number(self.se),
             "intervals": {k: [_json_number(v) for v in ci] for k, ci in self.intervals.items()},
-            "theta_a": _json_interval(self.theta_a), "theta_b": _json_interval(self.theta_b),
+            "theta_a": _json_interval(self.theta_a),
+            "theta_b": _json_interval(self.theta_b),
             "youden": {k: _json_interval(v) for k, v in self.youden.items()},
             "instability": _json_interval(self.instability),
-            "delta_q0": _json_interval(self.delta_q0), "delta_q1": _json_interval(self.delta_q1),
+            "delta_q0": _json_interval(self.delta_q0),
+            "delta_q1": _json_interval(self.delta_q1),
             "expected_shared_bias": _json_number(self.expected_bias),
             "prob_a_better": _json_number(self.prob_a_better),
-            "intervals_cover": self.randomness, "details": _json_safe(self.details),
-            "warnings": list(self.warnings), "notes": list(self.notes), "verdict": self.verdict,
+            "intervals_cover": self.randomness,
+            "details": _json_safe(self.details),
+            "warnings": list(self.warnings),
+            "notes": list(self.notes),
+            "verdict": self.verdict,
         }
 
     # -- the printed report: Sec. 7 checklist of the follow-up on bias and uncertainty ---------
@@ -184,15 +203,20 @@ class Comparison:
         lines += [f"  WARNING: {text}" for text in self.warnings]
 
         def calib(c: dict[str, int] | None) -> str:
-            return "none" if c is None else (f"q0 = {c['k0']}/{c['m0']}, "
-                                             f"q1 = {c['k1']}/{c['m1']}")
+            return "none" if c is None else (f"q0 = {c['k0']}/{c['m0']}, q1 = {c['k1']}/{c['m1']}")
 
-        design = (f"shared: model A's calibration ({calib(inputs['a']['calibration'])}) corrects "
-                  "both models" if self.calibration == "shared" else
-                  f"model-specific: A {calib(inputs['a']['calibration'])}; "
-                  f"B {calib(inputs['b']['calibration'])}")
-        test = (f"{inputs['a']['n']} paired test items" if self.paired else
-                f"test sets of {inputs['a']['n']} (A) and {inputs['b']['n']} (B) items")
+        design = (
+            f"shared: model A's calibration ({calib(inputs['a']['calibration'])}) corrects "
+            "both models"
+            if self.calibration == "shared"
+            else f"model-specific: A {calib(inputs['a']['calibration'])}; "
+            f"B {calib(inputs['b']['calibration'])}"
+        )
+        test = (
+            f"{inputs['a']['n']} paired test items"
+            if self.paired
+            else f"test sets of {inputs['a']['n']} (A) and {inputs['b']['n']} (B) items"
+        )
         lines += [
             f"  1. estimand      : theta_A - theta_B (true accuracy), bias-corrected with "
             f"Rogan-Gladen per model; {test}",
@@ -203,17 +227,20 @@ class Comparison:
         ]
         for name, value in self._rows().items():
             if value is not None:
-                numbers = "".join(f"{v:9.4f}" if math.isfinite(v) else f"{'':>9}"
-                                  for v in value)
+                numbers = "".join(f"{v:9.4f}" if math.isfinite(v) else f"{'':>9}" for v in value)
                 lines.append(f"     {name:<34}{numbers}")
-        youden = "; ".join(f"J_{m} = {_interval_text(v)}" if v is not None else
-                           f"J_{m}: no calibration of its own" for m, v in self.youden.items())
+        youden = "; ".join(
+            f"J_{m} = {_interval_text(v)}" if v is not None else f"J_{m}: no calibration of its own"
+            for m, v in self.youden.items()
+        )
         lines.append(f"  5. judge quality : {youden}")
         if self.instability is None:
             lines.append("  6. instability   : cannot be assessed (model B has no calibration)")
         else:
-            lines.append(f"  6. instability   : J_A - J_B = {_interval_text(self.instability)}; "
-                         f"expected shared-calibration bias {self.expected_bias:+.4f}")
+            lines.append(
+                f"  6. instability   : J_A - J_B = {_interval_text(self.instability)}; "
+                f"expected shared-calibration bias {self.expected_bias:+.4f}"
+            )
         lines.append(f"  7. verdict       : {self.verdict}")
         lines += [f"  note: {text}" for text in self.notes]
         return "\n".join(lines)
@@ -225,18 +252,28 @@ class Comparison:
         """Compact HTML table for notebooks: every quantity, the warnings and the verdict."""
         from judgecal._html import fmt4, result_block
 
-        title = (f"judgecal comparison, theta_A - theta_B ({100 * self.confidence_level:g}% "
-                 f"intervals; {self.method}, {self.calibration} calibration)")
-        rows = [(name, *(fmt4(v) for v in value)) for name, value in self._rows().items()
-                if value is not None]
-        notes = ([("warning", text) for text in self.warnings]
-                 + [("verdict", self.verdict)] + [("note", text) for text in self.notes])
+        title = (
+            f"judgecal comparison, theta_A - theta_B ({100 * self.confidence_level:g}% "
+            f"intervals; {self.method}, {self.calibration} calibration)"
+        )
+        rows = [
+            (name, *(fmt4(v) for v in value))
+            for name, value in self._rows().items()
+            if value is not None
+        ]
+        notes = (
+            [("warning", text) for text in self.warnings]
+            + [("verdict", self.verdict)]
+            + [("note", text) for text in self.notes]
+        )
         return result_block(title, ("quantity", "estimate", "low", "high"), rows, notes)
 
     def __repr__(self) -> str:
-        return (f"Comparison(estimate={self.estimate:.6g}, ci=({self.ci.low:.6g}, "
-                f"{self.ci.high:.6g}), method={self.method!r}, calibration={self.calibration!r}, "
-                f"paired={self.paired}, warnings={len(self.warnings)})")
+        return (
+            f"Comparison(estimate={self.estimate:.6g}, ci=({self.ci.low:.6g}, "
+            f"{self.ci.high:.6g}), method={self.method!r}, calibration={self.calibration!r}, "
+            f"paired={self.paired}, warnings={len(self.warnings)})"
+        )
 
     # -- picture -------------------------------------------------------------------------------
     def plot(self, ax: Any = None) -> Any:
@@ -251,8 +288,9 @@ class Comparison:
         if ax is None:
             _, ax = plt.subplots(1, 2, figsize=(10, 3.8))
         left, right = ax[0], ax[1]
-        for colour, (name, value) in zip(("C0", "C1"), (("A", self.theta_a),
-                                                          ("B", self.theta_b)), strict=True):
+        for colour, (name, value) in zip(
+            ("C0", "C1"), (("A", self.theta_a), ("B", self.theta_b)), strict=True
+        ):
             values = None if self.draws is None else self.draws[f"theta_{name.lower()}"]
             _draw_distribution(left, values, value, None, colour, f"model {name}")
         left.set_xlabel("true accuracy theta")
@@ -271,13 +309,18 @@ class Comparison:
         return ax
 
 
-def _draw_distribution(ax: Any, values: np.ndarray | None, value: IntervalEstimate,
-                       se: float | None, colour: str, label: str) -> None:
+def _draw_distribution(
+    ax: Any,
+    values: np.ndarray | None,
+    value: IntervalEstimate,
+    se: float | None,
+    colour: str,
+    label: str,
+) -> None:
     """Histogram of draws, or a normal curve, or nothing; then the interval as a bar."""
     top = 1.0
     if values is not None and values.size:
-        heights, _, _ = ax.hist(values, bins=60, density=True, alpha=0.4, color=colour,
-                                label=label)
+        heights, _, _ = ax.hist(values, bins=60, density=True, alpha=0.4, color=colour, label=label)
         top = float(heights.max())
     elif se is not None and se > 0:
         grid = np.linspace(value.estimate - 4 * se, value.estimate + 4 * se, 400)

@@ -39,10 +39,20 @@ ROWS = ("naive", "rogan_gladen", "posterior_eti", "posterior_hdi")
 #: Notes printed under the table (the rest stay in ``flags``).
 MAX_NOTES = 3
 #: Print order of the notes: data conflicts and sampler diagnostics first.
-NOTE_ORDER = {"calibration_contradicts_prior": 0, "test_calibration_conflict": 0,
-              "r_hat": 0, "low_ess": 0, "divergences": 0, "no_closed_form": 1,
-              "closed_form_undercovers": 2, "intervals_disagree": 2, "boundary": 3,
-              "small_calibration": 3, "weak_judge": 3, "zero_width": 4}
+NOTE_ORDER = {
+    "calibration_contradicts_prior": 0,
+    "test_calibration_conflict": 0,
+    "r_hat": 0,
+    "low_ess": 0,
+    "divergences": 0,
+    "no_closed_form": 1,
+    "closed_form_undercovers": 2,
+    "intervals_disagree": 2,
+    "boundary": 3,
+    "small_calibration": 3,
+    "weak_judge": 3,
+    "zero_width": 4,
+}
 ROW_LABELS = {
     "naive": "naive p-hat + Wald",
     "rogan_gladen": "Rogan-Gladen + Lang-Reiczigel",
@@ -101,7 +111,8 @@ class CrossCheck:
         import pandas as pd
 
         frame = pd.DataFrame.from_dict(
-            {ROW_LABELS[key]: value for key, value in self.rows.items()}, orient="index",
+            {ROW_LABELS[key]: value for key, value in self.rows.items()},
+            orient="index",
             columns=["estimate", "low", "high"],
         )
         frame["width"] = frame["high"] - frame["low"]
@@ -116,8 +127,10 @@ class CrossCheck:
             "confidence_level": self.confidence_level,
             "posterior_method": self.posterior.method,
             "tolerance": self.tolerance,
-            "rows": {key: {"estimate": e, "low": lo, "high": hi, "width": hi - lo}
-                     for key, (e, lo, hi) in self.rows.items()},
+            "rows": {
+                key: {"estimate": e, "low": lo, "high": hi, "width": hi - lo}
+                for key, (e, lo, hi) in self.rows.items()
+            },
             "max_difference": self.max_difference,
             "prob_weak_judge": self.prob_weak_judge,
             "flags": dict(self.flags),
@@ -134,10 +147,14 @@ class CrossCheck:
         return ranked if limit is None else ranked[:limit]
 
     def __str__(self) -> str:
-        title = (f"judgecal cross-check ({100 * self.confidence_level:g}% intervals; posterior "
-                 f"by {self.posterior.method})")
-        rows = {ROW_LABELS[key]: (value, low, high, high - low)
-                for key, (value, low, high) in self.rows.items()}
+        title = (
+            f"judgecal cross-check ({100 * self.confidence_level:g}% intervals; posterior "
+            f"by {self.posterior.method})"
+        )
+        rows = {
+            ROW_LABELS[key]: (value, low, high, high - low)
+            for key, (value, low, high) in self.rows.items()
+        }
         if self.recommended is not None and self.recommended.method == "guaranteed":
             rec = self.recommended
             rows[rec.label] = (rec.estimate, rec.low, rec.high, rec.width)
@@ -146,8 +163,10 @@ class CrossCheck:
         if hidden > 0:
             notes.append(f"({hidden} more note{'s' * (hidden > 1)}: see .flags or --json)")
         if not self.flags:
-            notes = [f"note: the closed form and the posterior agree (interval ends within "
-                     f"{self.tolerance:g})."]
+            notes = [
+                f"note: the closed form and the posterior agree (interval ends within "
+                f"{self.tolerance:g})."
+            ]
         report = format_report(title, self.data, rows, notes)
         if self.recommended is None:
             return report
@@ -158,17 +177,31 @@ class CrossCheck:
         """Compact HTML table for notebooks: the four rows and the notes (escaped)."""
         from judgecal._html import fmt4, result_block
 
-        title = (f"judgecal cross-check ({100 * self.confidence_level:g}% intervals; posterior "
-                 f"by {self.posterior.method})")
-        rows = [(ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))
-                for key, (value, low, high) in self.rows.items()]
+        title = (
+            f"judgecal cross-check ({100 * self.confidence_level:g}% intervals; posterior "
+            f"by {self.posterior.method})"
+        )
+        rows = [
+            (ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))
+            for key, (value, low, high) in self.rows.items()
+        ]
         notes = self.notes(limit=None) or [
-            ("", f"the closed form and the posterior agree (interval ends within "
-                 f"{self.tolerance:g}).")]
+            (
+                "",
+                f"the closed form and the posterior agree (interval ends within "
+                f"{self.tolerance:g}).",
+            )
+        ]
         if self.recommended is not None:
-            notes.insert(0, ("recommended", f"{self.recommended.label} "
-                             f"{fmt4(self.recommended.estimate)} ({fmt4(self.recommended.low)}, "
-                             f"{fmt4(self.recommended.high)}): {self.recommended.reason}"))
+            notes.insert(
+                0,
+                (
+                    "recommended",
+                    f"{self.recommended.label} "
+                    f"{fmt4(self.recommended.estimate)} ({fmt4(self.recommended.low)}, "
+                    f"{fmt4(self.recommended.high)}): {self.recommended.reason}",
+                ),
+            )
         return result_block(title, ("method", "estimate", "low", "high", "width"), rows, notes)
 
     def plot(self, ax: Any = None) -> Any:
@@ -230,8 +263,7 @@ def _atlas_coverage(data: JudgeData, est: Estimate | None) -> tuple[float, str] 
     outside the atlas (a rate below 0.55, an arm of fewer than 5 items) and for levels other
     than 95%.
     """
-    if (est is None or abs(est.confidence_level - 0.95) > 1e-12
-            or not min(data.q0, data.q1) >= 0.55):
+    if est is None or abs(est.confidence_level - 0.95) > 1e-12 or not min(data.q0, data.q1) >= 0.55:
         return None
     from judgecal.datasets import coverage_atlas
 
@@ -239,20 +271,31 @@ def _atlas_coverage(data: JudgeData, est: Estimate | None) -> tuple[float, str] 
     arm = min(data.m0, data.m1)
     if arm < atlas["m"][0]:
         return None
-    index = (int(np.argmin(np.abs(atlas["theta"] - est.theta))),
-             _grid_floor(atlas["q0"], data.q0),
-             _grid_floor(atlas["q1"], data.q1),
-             int(np.argmin(np.abs(np.log(atlas["n"]) - np.log(data.n)))),
-             int(np.flatnonzero(atlas["m"] <= arm)[-1]))
-    values = [atlas[name][i] for name, i in zip(("theta", "q0", "q1", "n", "m"), index,
-                                                  strict=True)]
-    cell = (f"theta {values[0]:g}, q0 {values[1]:g}, q1 {values[2]:g}, n {values[3]:g}, "
-            f"m0 = m1 = {values[4]:g}")
+    index = (
+        int(np.argmin(np.abs(atlas["theta"] - est.theta))),
+        _grid_floor(atlas["q0"], data.q0),
+        _grid_floor(atlas["q1"], data.q1),
+        int(np.argmin(np.abs(np.log(atlas["n"]) - np.log(data.n)))),
+        int(np.flatnonzero(atlas["m"] <= arm)[-1]),
+    )
+    values = [
+        atlas[name][i] for name, i in zip(("theta", "q0", "q1", "n", "m"), index, strict=True)
+    ]
+    cell = (
+        f"theta {values[0]:g}, q0 {values[1]:g}, q1 {values[2]:g}, n {values[3]:g}, "
+        f"m0 = m1 = {values[4]:g}"
+    )
     return float(atlas["coverage"][index]), cell
 
 
-def _flags(data: JudgeData, est: Estimate | None, no_closed_form: str | None, rows: dict,
-           tolerance: float, posterior: Posterior) -> dict[str, str]:
+def _flags(
+    data: JudgeData,
+    est: Estimate | None,
+    no_closed_form: str | None,
+    rows: dict,
+    tolerance: float,
+    posterior: Posterior,
+) -> dict[str, str]:
     """Notes of the cross-check; each names the interval it talks about."""
     from judgecal.bayes.posterior import DIAGNOSTIC_FLAGS
 
@@ -261,50 +304,62 @@ def _flags(data: JudgeData, est: Estimate | None, no_closed_form: str | None, ro
     if no_closed_form is not None:
         flags["no_closed_form"] = (
             f"no Rogan-Gladen estimate or Lang-Reiczigel interval: {no_closed_form}; only the "
-            "posterior rows are reported.")
+            "posterior rows are reported."
+        )
     lr, eti = rows["rogan_gladen"], rows["posterior_eti"]
     difference = max(abs(lr[1] - eti[1]), abs(lr[2] - eti[2])) if est is not None else 0.0
     small = min(data.m0, data.m1) < SMALL_CALIBRATION
     if difference > tolerance:
         if conflict:
-            why = ("the data conflict (see " + ", ".join(conflict) + "): no single accuracy and "
-                   "judge explains all three counts, so check the calibration labels and that the "
-                   "test and calibration items come from one population")
+            why = (
+                "the data conflict (see " + ", ".join(conflict) + "): no single accuracy and "
+                "judge explains all three counts, so check the calibration labels and that the "
+                "test and calibration items come from one population"
+            )
         elif getattr(data, "design", "stratified") == "random":
-            why = ("with a random labelled sample the posterior also learns theta from the "
-                   "labelled class balance m1/m, which the closed form ignores (see "
-                   "judgecal.class_balance_test)")
+            why = (
+                "with a random labelled sample the posterior also learns theta from the "
+                "labelled class balance m1/m, which the closed form ignores (see "
+                "judgecal.class_balance_test)"
+            )
         elif small:
-            why = ("the calibration set is small, so the normal approximation behind the "
-                   "Lang-Reiczigel interval is rough")
+            why = (
+                "the calibration set is small, so the normal approximation behind the "
+                "Lang-Reiczigel interval is rough"
+            )
         else:
             why = "the equal-tailed interval makes no normal approximation"
         flags["intervals_disagree"] = (
             f"the Lang-Reiczigel and equal-tailed intervals differ by up to {difference:.3f} "
-            f"(tolerance {tolerance:g}); {why}.")
+            f"(tolerance {tolerance:g}); {why}."
+        )
     if small and est is not None:
         flags["small_calibration"] = (
             f"a calibration arm has fewer than {SMALL_CALIBRATION} items (m0 = {data.m0}, m1 = "
             f"{data.m1}); the Lang-Reiczigel interval relies on a normal approximation there; "
-            "label more items.")
+            "label more items."
+        )
     if est is not None and "clipped" in est.flags:
         bound = 0 if est.theta <= 0.0 else 1
         flags["boundary"] = (
             f"the Rogan-Gladen estimate is clipped to {bound}: p-hat lies outside the range "
             "[1 - q0-hat, q1-hat] that the calibration allows. The equal-tailed credible "
             f"interval ({eti[1]:.4f}, {eti[2]:.4f}) never contains {bound} by construction; "
-            f"the Lang-Reiczigel interval ({lr[1]:.4f}, {lr[2]:.4f}) is truncated at it.")
+            f"the Lang-Reiczigel interval ({lr[1]:.4f}, {lr[2]:.4f}) is truncated at it."
+        )
     atlas = _atlas_coverage(data, est)
     if atlas is not None and atlas[0] < ATLAS_COVERAGE_FLOOR:
         coverage, cell = atlas
         flags["closed_form_undercovers"] = (
             f"in simulations of this regime ({cell}) the 95% Lang-Reiczigel interval covered the "
             f"true accuracy only {coverage:.1%} of the time (coverage atlas, 10,000 "
-            "replications).")
+            "replications)."
+        )
     if est is not None and "zero_width" in est.flags:
         flags["zero_width"] = (
             "the Lang-Reiczigel interval has zero width after truncation to [0, 1]; it does not "
-            "describe the uncertainty.")
+            "describe the uncertainty."
+        )
     for flag in posterior.flags:
         flags[flag] = DIAGNOSTIC_FLAGS[flag]
     return flags
@@ -358,18 +413,22 @@ def crosscheck(
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
     level = check_level(confidence_level)
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not (
-            0.0 <= tolerance < 1.0):
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, (int, float))
+        or not (0.0 <= tolerance < 1.0)
+    ):
         raise ValueError(f"`tolerance` ({tolerance!r}) must be a number in [0, 1), e.g. 0.02.")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)  # reported below as flags, once
         try:
             est: Estimate | None = estimate(data, confidence_level=level)
             no_closed_form = None
-        except ValueError as error:          # no correction: judge no better than chance, or
-            est, no_closed_form = None, str(error).rstrip(".")   # one class (the posterior is)
-        post = compute_posterior(data, prior=prior, method=method, random_seed=random_seed,
-                                 **posterior_options)
+        except ValueError as error:  # no correction: judge no better than chance, or
+            est, no_closed_form = None, str(error).rstrip(".")  # one class (the posterior is)
+        post = compute_posterior(
+            data, prior=prior, method=method, random_seed=random_seed, **posterior_options
+        )
     eti = post.ci(prob=level, kind="eti")
     hdi = post.ci(prob=level, kind="hdi")
     nan3 = (float("nan"),) * 3
@@ -379,12 +438,14 @@ def crosscheck(
         "posterior_eti": (float(post.quantile(0.5)), *eti),
         "posterior_hdi": (_posterior_mode(post), *hdi),
     }
-    rows = {key: (float(value[0]), float(value[1]), float(value[2]))
-            for key, value in rows.items()}
+    rows = {key: (float(value[0]), float(value[1]), float(value[2])) for key, value in rows.items()}
     prob_weak = float(post.diagnostics["prob_weak"])
     flags = _flags(data, est, no_closed_form, rows, float(tolerance), post)
-    candidates = {"lang_reiczigel": rows["rogan_gladen"], "bayes_eti": rows["posterior_eti"],
-                  "bayes_hdi": rows["posterior_hdi"]}
+    candidates = {
+        "lang_reiczigel": rows["rogan_gladen"],
+        "bayes_eti": rows["posterior_eti"],
+        "bayes_hdi": rows["posterior_hdi"],
+    }
     if getattr(data, "design", "stratified") == "random" and not data.one_class:
         from judgecal.ppi import ppi_from_data
 
@@ -392,17 +453,32 @@ def crosscheck(
             warnings.simplefilter("ignore", JudgeCalWarning)
             tuned = ppi_from_data(data, lam=None, confidence_level=level)
         candidates["ppi_pp"] = (float(tuned.estimate), float(tuned.ci.low), float(tuned.ci.high))
-    recommended = recommend(data, level, candidates,
-                            conflicts=tuple(f for f in CONFLICT_FLAGS if f in post.flags),
-                            no_closed_form=no_closed_form,
-                            fallback_estimate=rows["posterior_eti"][0])
+    recommended = recommend(
+        data,
+        level,
+        candidates,
+        conflicts=tuple(f for f in CONFLICT_FLAGS if f in post.flags),
+        no_closed_form=no_closed_form,
+        fallback_estimate=rows["posterior_eti"][0],
+    )
     if recommended.method == "lang_reiczigel":
         # the older, coarser Lang-Reiczigel atlas must not contradict the coverage table's pick
         flags.pop("closed_form_undercovers", None)
-    result = CrossCheck(data=data, confidence_level=level, tolerance=float(tolerance), rows=rows,
-                        flags=flags, prob_weak_judge=prob_weak, estimate=est, posterior=post,
-                        recommended=recommended)
+    result = CrossCheck(
+        data=data,
+        confidence_level=level,
+        tolerance=float(tolerance),
+        rows=rows,
+        flags=flags,
+        prob_weak_judge=prob_weak,
+        estimate=est,
+        posterior=post,
+        recommended=recommended,
+    )
     if flags:
-        warnings.warn("; ".join(f"{key}: {message}" for key, message in flags.items()),
-                      JudgeCalWarning, stacklevel=2)
+        warnings.warn(
+            "; ".join(f"{key}: {message}" for key, message in flags.items()),
+            JudgeCalWarning,
+            stacklevel=2,
+        )
     return result

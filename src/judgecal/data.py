@@ -33,8 +33,15 @@ import numpy as np
 
 from judgecal._validate import check_counts, check_not_exceeding
 
-__all__ = ["DESIGNS", "LABEL_COLUMNS", "JudgeData", "LabelRows", "binary_labels",
-           "read_label_csv", "require_design"]
+__all__ = [
+    "DESIGNS",
+    "LABEL_COLUMNS",
+    "JudgeData",
+    "LabelRows",
+    "binary_labels",
+    "read_label_csv",
+    "require_design",
+]
 
 #: The calibration designs :class:`JudgeData` records (see the module docstring).
 DESIGNS = ("stratified", "random")
@@ -180,15 +187,17 @@ class JudgeData:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the six counts as a JSON-safe dict (plus ``"design"`` for a random design)."""
-        out: dict[str, Any] = {name: getattr(self, name)
-                               for name in ("k", "n", "k0", "m0", "k1", "m1")}
+        out: dict[str, Any] = {
+            name: getattr(self, name) for name in ("k", "n", "k0", "m0", "k1", "m1")
+        }
         if self.design != "stratified":
             out["design"] = self.design
         return out
 
     def __repr__(self) -> str:
-        counts = ", ".join(f"{name}={getattr(self, name)!r}"
-                           for name in ("k", "n", "k0", "m0", "k1", "m1"))
+        counts = ", ".join(
+            f"{name}={getattr(self, name)!r}" for name in ("k", "n", "k0", "m0", "k1", "m1")
+        )
         design = "" if self.design == "stratified" else f", design={self.design!r}"
         return f"JudgeData({counts}{design})"
 
@@ -196,16 +205,22 @@ class JudgeData:
         """Compact HTML table for notebooks: the six counts and the rates they give."""
         from judgecal._html import fmt4, result_block
 
-        rows = [("test set: judged correct", f"{self.k} of {self.n}", fmt4(self.p)),
-                ("calibration: specificity q0", f"{self.k0} of {self.m0}", fmt4(self.q0)),
-                ("calibration: sensitivity q1", f"{self.k1} of {self.m1}", fmt4(self.q1)),
-                ("Youden's J = q0 + q1 - 1", "", fmt4(self.youden))]
+        rows = [
+            ("test set: judged correct", f"{self.k} of {self.n}", fmt4(self.p)),
+            ("calibration: specificity q0", f"{self.k0} of {self.m0}", fmt4(self.q0)),
+            ("calibration: sensitivity q1", f"{self.k1} of {self.m1}", fmt4(self.q1)),
+            ("Youden's J = q0 + q1 - 1", "", fmt4(self.youden)),
+        ]
         return result_block(f"JudgeData (design {self.design})", ("", "count", "rate"), rows)
 
     # -- constructors --------------------------------------------------------------------------
     @classmethod
     def from_labels(
-        cls, test_judge: Any, calib_human: Any, calib_judge: Any = None, *,
+        cls,
+        test_judge: Any,
+        calib_human: Any,
+        calib_judge: Any = None,
+        *,
         design: str = "stratified",
     ) -> JudgeData:
         """Count item-level 0/1 labels.
@@ -249,8 +264,10 @@ class JudgeData:
         if design == "random":
             return cls._from_marked_labels(test_judge, calib_human, calib_judge)
         if calib_judge is None:
-            raise TypeError("`calib_judge` is required with design='stratified': the judge's "
-                            "verdict on every calibration item.")
+            raise TypeError(
+                "`calib_judge` is required with design='stratified': the judge's "
+                "verdict on every calibration item."
+            )
         test = _binary_labels(test_judge, "test_judge")
         human = _binary_labels(calib_human, "calib_human")
         judge = _binary_labels(calib_judge, "calib_judge")
@@ -291,7 +308,12 @@ class JudgeData:
 
     @classmethod
     def _from_binary(
-        cls, test: np.ndarray, human: np.ndarray, judge: np.ndarray, *, source: str,
+        cls,
+        test: np.ndarray,
+        human: np.ndarray,
+        judge: np.ndarray,
+        *,
+        source: str,
         design: str = "stratified",
     ) -> JudgeData:
         """Count labels; for a random design ``human`` marks unlabelled items with -1."""
@@ -304,8 +326,10 @@ class JudgeData:
             where = "the labelled subsample"
         m1 = int(human.sum())
         m0 = int(human.size - m1)
-        for count, word, arm in ((m0, "incorrect (human label 0)", "q0"),
-                                 (m1, "correct (human label 1)", "q1")):
+        for count, word, arm in (
+            (m0, "incorrect (human label 0)", "q0"),
+            (m1, "correct (human label 1)", "q1"),
+        ):
             if count == 0 and design != "random":  # a random subsample may miss a class
                 raise ValueError(
                     f"{source}{where} has no truly {word} items, so "
@@ -314,15 +338,23 @@ class JudgeData:
                 )
         k0 = int(np.count_nonzero((human == 0) & (judge == 0)))
         k1 = int(np.count_nonzero((human == 1) & (judge == 1)))
-        return cls(k=int(test.sum()), n=int(test.size), k0=k0, m0=m0, k1=k1, m1=m1,
-                   design=design)
+        return cls(k=int(test.sum()), n=int(test.size), k0=k0, m0=m0, k1=k1, m1=m1, design=design)
 
     @classmethod
     def from_frame(
-        cls, frame: Any, *, judge: str | None = None, human: str | None = None,
-        id: str | None = None, positive: Any = None, threshold: float | None = None,
-        human_positive: Any = None, set_column: str = "set", judge_column: str = "judge",
-        human_column: str = "human", design: str = "stratified",
+        cls,
+        frame: Any,
+        *,
+        judge: str | None = None,
+        human: str | None = None,
+        id: str | None = None,
+        positive: Any = None,
+        threshold: float | None = None,
+        human_positive: Any = None,
+        set_column: str = "set",
+        judge_column: str = "judge",
+        human_column: str = "human",
+        design: str = "stratified",
     ) -> JudgeData:
         """Count item-level verdicts and labels held in a pandas DataFrame.
 
@@ -353,17 +385,32 @@ class JudgeData:
         JudgeData(k=2, n=3, k0=1, m0=1, k1=1, m1=1)
         """
         design = _check_design(design)
-        named = {"judge": judge, "human": human, "id": id, "positive": positive,
-                 "threshold": threshold, "human_positive": human_positive}
+        named = {
+            "judge": judge,
+            "human": human,
+            "id": id,
+            "positive": positive,
+            "threshold": threshold,
+            "human_positive": human_positive,
+        }
         if any(value is not None for value in named.values()):
             if judge is None:
                 given = ", ".join(f"`{k}`" for k, v in named.items() if v is not None)
-                raise TypeError(f"`judge` (the column of the judge's verdicts) is required "
-                                f"when {given} is given.")
+                raise TypeError(
+                    f"`judge` (the column of the judge's verdicts) is required "
+                    f"when {given} is given."
+                )
             from judgecal.io.frames import read_frame
 
-            items = read_frame(frame, judge=judge, human=human, id=id, positive=positive,
-                               threshold=threshold, human_positive=human_positive)
+            items = read_frame(
+                frame,
+                judge=judge,
+                human=human,
+                id=id,
+                positive=positive,
+                threshold=threshold,
+                human_positive=human_positive,
+            )
             return cls.from_items(items, design=design)
         missing = [c for c in (set_column, judge_column, human_column) if c not in frame.columns]
         if missing:
@@ -371,10 +418,20 @@ class JudgeData:
                 f"`frame` lacks the column(s) {', '.join(map(repr, missing))}; "
                 f"it has {', '.join(map(repr, map(str, frame.columns)))}."
             )
-        rows = zip(frame[set_column].tolist(), frame[judge_column].tolist(),
-                   frame[human_column].tolist(), strict=True)
-        return cls._from_rows(rows, source="`frame`", first_row=0, row_word="row",
-                              columns=(set_column, judge_column, human_column), design=design)
+        rows = zip(
+            frame[set_column].tolist(),
+            frame[judge_column].tolist(),
+            frame[human_column].tolist(),
+            strict=True,
+        )
+        return cls._from_rows(
+            rows,
+            source="`frame`",
+            first_row=0,
+            row_word="row",
+            columns=(set_column, judge_column, human_column),
+            design=design,
+        )
 
     @classmethod
     def from_items(cls, items: Any, *, design: str = "stratified") -> JudgeData:
@@ -410,18 +467,23 @@ class JudgeData:
         source = _items_source(items)
         judge, human = _items_labels(items, source)
         if not (human >= 0).any():
-            raise ValueError(f"{source}: no item has a human label, so the judge's error rates "
-                             "cannot be measured; label some items (join a label file on the "
-                             "item id).")
+            raise ValueError(
+                f"{source}: no item has a human label, so the judge's error rates "
+                "cannot be measured; label some items (join a label file on the "
+                "item id)."
+            )
         if design == "random":
             return cls._from_binary(judge, human, judge, source=f"{source}: ", design="random")
         labelled = human >= 0
         if labelled.all():
-            raise ValueError(f"{source}: every item has a human label, so no test items are "
-                             "left for the judge; with design='stratified' the unlabelled items "
-                             "are the test set.")
-        return cls._from_binary(judge[~labelled], human[labelled], judge[labelled],
-                                source=f"{source}: ")
+            raise ValueError(
+                f"{source}: every item has a human label, so no test items are "
+                "left for the judge; with design='stratified' the unlabelled items "
+                "are the test set."
+            )
+        return cls._from_binary(
+            judge[~labelled], human[labelled], judge[labelled], source=f"{source}: "
+        )
 
     @classmethod
     def from_csv(cls, path: str | os.PathLike[str], *, design: str = "stratified") -> JudgeData:
@@ -456,18 +518,31 @@ class JudgeData:
 
     @classmethod
     def _from_rows(
-        cls, rows: Iterable[tuple[Any, Any, Any]], *, source: str, first_row: int,
-        row_word: str, columns: Sequence[str], design: str = "stratified",
+        cls,
+        rows: Iterable[tuple[Any, Any, Any]],
+        *,
+        source: str,
+        first_row: int,
+        row_word: str,
+        columns: Sequence[str],
+        design: str = "stratified",
     ) -> JudgeData:
-        labels = _parse_rows(rows, source=source, first_row=first_row, row_word=row_word,
-                             columns=columns, design=design)
+        labels = _parse_rows(
+            rows,
+            source=source,
+            first_row=first_row,
+            row_word=row_word,
+            columns=columns,
+            design=design,
+        )
         return cls._from_label_rows(labels, source=source, design=design)
 
     @classmethod
     def _from_label_rows(cls, labels: LabelRows, *, source: str, design: str) -> JudgeData:
         if design == "random":
-            return cls._from_binary(labels.test, labels.human, labels.test,
-                                    source=f"{source}: ", design="random")
+            return cls._from_binary(
+                labels.test, labels.human, labels.test, source=f"{source}: ", design="random"
+            )
         return cls._from_binary(labels.test, labels.human, labels.judge, source=f"{source}: ")
 
 
@@ -475,14 +550,18 @@ def _items_source(items: Any) -> str:
     """The source named in an items frame's errors; raise unless ``items`` is an items frame."""
     columns = getattr(items, "columns", None)
     if columns is None or not hasattr(items, "attrs"):
-        raise TypeError("`items` must be an items frame (a pandas DataFrame from a judgecal.io "
-                        f"reader), got {type(items).__name__}.")
+        raise TypeError(
+            "`items` must be an items frame (a pandas DataFrame from a judgecal.io "
+            f"reader), got {type(items).__name__}."
+        )
     source = str(items.attrs.get("source", "`items`"))
     missing = [c for c in ("id", "judge", "human") if c not in columns]
     if missing:
-        raise ValueError(f"{source}: the items frame lacks the column(s) "
-                         f"{', '.join(map(repr, missing))}; it has "
-                         f"{', '.join(map(repr, map(str, columns)))}.")
+        raise ValueError(
+            f"{source}: the items frame lacks the column(s) "
+            f"{', '.join(map(repr, missing))}; it has "
+            f"{', '.join(map(repr, map(str, columns)))}."
+        )
     if len(items) == 0:
         raise ValueError(f"{source}: the items frame holds no items.")
     return source
@@ -494,8 +573,11 @@ def _items_labels(items: Any, source: str) -> tuple[np.ndarray, np.ndarray]:
     repeated = ids[ids.duplicated(keep=False)]
     if len(repeated):
         shown = ", ".join(map(repr, list(dict.fromkeys(repeated))[:3]))
-        epochs = " (an `epoch` column: the items were judged several times)" \
-            if "epoch" in items.columns else ""
+        epochs = (
+            " (an `epoch` column: the items were judged several times)"
+            if "epoch" in items.columns
+            else ""
+        )
         raise ValueError(
             f"{source}: {repeated.nunique()} item id(s) occur more than once, e.g. {shown}"
             f"{epochs}. Counting each repetition as an item would overstate the evidence: "
@@ -506,9 +588,11 @@ def _items_labels(items: Any, source: str) -> tuple[np.ndarray, np.ndarray]:
     no_verdict = items["judge"].isna()
     if no_verdict.any():
         shown = ", ".join(map(repr, list(ids[no_verdict])[:3]))
-        raise ValueError(f"{source}: {int(no_verdict.sum())} item(s) have no judge verdict "
-                         f"(ids {shown}); drop them first, e.g. "
-                         "items.dropna(subset=['judge']).")
+        raise ValueError(
+            f"{source}: {int(no_verdict.sum())} item(s) have no judge verdict "
+            f"(ids {shown}); drop them first, e.g. "
+            "items.dropna(subset=['judge'])."
+        )
     judge = binary_labels(items["judge"], "judge")
     human = binary_labels(items["human"], "human", allow_missing=True)
     return judge, human
@@ -544,15 +628,20 @@ def read_label_csv(path: str | os.PathLike[str], *, design: str = "stratified") 
                 f"{', '.join(map(repr, stripped)) or 'none'}."
             )
         position = {c: header[stripped.index(c)] for c in LABEL_COLUMNS}
-        rows = ((r[position["set"]], r[position["judge"]], r[position["human"]])
-                for r in reader)
-        return _parse_rows(rows, source=name, first_row=2, row_word="row",
-                           columns=LABEL_COLUMNS, design=design)
+        rows = ((r[position["set"]], r[position["judge"]], r[position["human"]]) for r in reader)
+        return _parse_rows(
+            rows, source=name, first_row=2, row_word="row", columns=LABEL_COLUMNS, design=design
+        )
 
 
 def _parse_rows(
-    rows: Iterable[tuple[Any, Any, Any]], *, source: str, first_row: int, row_word: str,
-    columns: Sequence[str], design: str = "stratified",
+    rows: Iterable[tuple[Any, Any, Any]],
+    *,
+    source: str,
+    first_row: int,
+    row_word: str,
+    columns: Sequence[str],
+    design: str = "stratified",
 ) -> LabelRows:
     """Validate (set, judge, human) rows; raise naming the source, row and column of a problem."""
     set_col, judge_col, human_col = columns
@@ -564,15 +653,18 @@ def _parse_rows(
         kind = "" if which is None else str(which).strip().lower()
         verdict = _parse_label(judge_value)
         if verdict is None:
-            raise ValueError(f"{where}: column `{judge_col}` must be 0 or 1, "
-                             f"got {_show(judge_value)}.")
+            raise ValueError(
+                f"{where}: column `{judge_col}` must be 0 or 1, got {_show(judge_value)}."
+            )
         if kind == "test":
             test.append(verdict)
             if design == "random":  # a human label marks a labelled item; -1: unlabelled
                 truth = -1 if _is_missing(human_value) else _parse_label(human_value)
                 if truth is None:
-                    raise ValueError(f"{where}: column `{human_col}` must be 0, 1 or empty on "
-                                     f"a test row, got {_show(human_value)}.")
+                    raise ValueError(
+                        f"{where}: column `{human_col}` must be 0, 1 or empty on "
+                        f"a test row, got {_show(human_value)}."
+                    )
                 human.append(truth)
         elif kind == "calibration" and design == "random":
             raise ValueError(
@@ -583,15 +675,21 @@ def _parse_rows(
         elif kind == "calibration":
             truth = _parse_label(human_value)
             if truth is None:
-                raise ValueError(f"{where}: column `{human_col}` must be 0 or 1 on a "
-                                 f"calibration row, got {_show(human_value)}.")
+                raise ValueError(
+                    f"{where}: column `{human_col}` must be 0 or 1 on a "
+                    f"calibration row, got {_show(human_value)}."
+                )
             human.append(truth)
             judge.append(verdict)
         else:
-            raise ValueError(f"{where}: column `{set_col}` must be 'test' or "
-                             f"'calibration', got {_show(which)}.")
-    return LabelRows(np.array(test, dtype=np.int8), np.array(human, dtype=np.int8),
-                     np.array(judge, dtype=np.int8))
+            raise ValueError(
+                f"{where}: column `{set_col}` must be 'test' or 'calibration', got {_show(which)}."
+            )
+    return LabelRows(
+        np.array(test, dtype=np.int8),
+        np.array(human, dtype=np.int8),
+        np.array(judge, dtype=np.int8),
+    )
 
 
 def require_design(data: Any, design: str, user: str) -> JudgeData:
@@ -630,8 +728,10 @@ def _split_marked(test: np.ndarray, human: np.ndarray, source: str) -> tuple[np.
     """Random design: return (unlabelled test verdicts, mask of labelled items)."""
     labelled = human >= 0
     if not labelled.any():
-        raise ValueError(f"{source}no test item has a human label, but design='random' needs a "
-                         "labelled subsample (mark unlabelled items with a missing value).")
+        raise ValueError(
+            f"{source}no test item has a human label, but design='random' needs a "
+            "labelled subsample (mark unlabelled items with a missing value)."
+        )
     if labelled.all():
         raise ValueError(
             f"{source}every test item has a human label, so no unlabelled items are left for "
@@ -703,8 +803,12 @@ def binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.
                 return np.where(np.isnan(array), -1, array).astype(np.int8)
     else:
         items = array.tolist()
-        parsed = [-1 if allow_missing and not isinstance(v, str) and _is_missing(v)
-                  else (_parse_label(v) if not isinstance(v, str) else None) for v in items]
+        parsed = [
+            -1
+            if allow_missing and not isinstance(v, str) and _is_missing(v)
+            else (_parse_label(v) if not isinstance(v, str) else None)
+            for v in items
+        ]
         bad = np.array([v is None for v in parsed], dtype=bool)
         if not bad.any():
             return np.array(parsed, dtype=np.int8)
@@ -715,8 +819,7 @@ def binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.
         missing = value is None or (isinstance(value, float) and math.isnan(value))
         what = "a missing value (NaN/None)" if missing else repr(value)
         raise ValueError(
-            f"`{name}` must hold only 0/1 labels (booleans accepted); "
-            f"item {index} is {what}."
+            f"`{name}` must hold only 0/1 labels (booleans accepted); item {index} is {what}."
         )
     return array.astype(np.int8)
 

@@ -68,7 +68,11 @@ def _apply_xarray(func: Callable[..., Any], args: tuple, kwargs: dict, n_out: in
     import xarray as xr
 
     result = xr.apply_ufunc(
-        func, *args, kwargs=kwargs, output_core_dims=[[]] * n_out, join="exact",
+        func,
+        *args,
+        kwargs=kwargs,
+        output_core_dims=[[]] * n_out,
+        join="exact",
         dataset_join="exact",
     )
     return ConfidenceInterval(*result) if n_out == 2 else result
@@ -172,8 +176,11 @@ def rogan_gladen_variance(p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any) ->
     p_a, q0_a, q1_a, n_a, m0_a, m1_a = _check_interval_inputs(p, q0, q1, n, m0, m1)
     theta = rogan_gladen(p_a, q0_a, q1_a, clip=False)  # raises / NaN-warns for J <= 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        variance = (p_a * (1.0 - p_a) / n_a + (1.0 - theta) ** 2 * q0_a * (1.0 - q0_a) / m0_a
-                    + theta**2 * q1_a * (1.0 - q1_a) / m1_a) / (q0_a + q1_a - 1.0) ** 2
+        variance = (
+            p_a * (1.0 - p_a) / n_a
+            + (1.0 - theta) ** 2 * q0_a * (1.0 - q0_a) / m0_a
+            + theta**2 * q1_a * (1.0 - q1_a) / m1_a
+        ) / (q0_a + q1_a - 1.0) ** 2
     return float(variance) if np.ndim(variance) == 0 else variance
 
 
@@ -203,7 +210,13 @@ def _smoothed_p(p: Number, n: Number, z2: Number) -> Number:
 
 
 def _lang_reiczigel_formula(
-    p: Number, q0: Number, q1: Number, n: Number, m0: Number, m1: Number, z: Number,
+    p: Number,
+    q0: Number,
+    q1: Number,
+    n: Number,
+    m0: Number,
+    m1: Number,
+    z: Number,
     sqrt: Callable[[Any], Any],
 ) -> tuple[Number, Number, Number]:
     """Eqs. (5)-(7) before truncation: returns (lower, upper, q0~ + q1~ - 1).
@@ -218,10 +231,17 @@ def _lang_reiczigel_formula(
     n_t, m0_t, m1_t = n + z2, m0 + 2, m1 + 2
     youden_t = q0_t + q1_t - 1
     theta_t = (p_t + q0_t - 1) / youden_t
-    d_theta = 2 * z2 * (-(1 - theta_t) * q0_t * (1 - q0_t) / m0_t
-                        + theta_t * q1_t * (1 - q1_t) / m1_t)
-    se = sqrt(p_t * (1 - p_t) / n_t + (1 - theta_t) ** 2 * q0_t * (1 - q0_t) / m0_t
-              + theta_t**2 * q1_t * (1 - q1_t) / m1_t) / youden_t
+    d_theta = (
+        2 * z2 * (-(1 - theta_t) * q0_t * (1 - q0_t) / m0_t + theta_t * q1_t * (1 - q1_t) / m1_t)
+    )
+    se = (
+        sqrt(
+            p_t * (1 - p_t) / n_t
+            + (1 - theta_t) ** 2 * q0_t * (1 - q0_t) / m0_t
+            + theta_t**2 * q1_t * (1 - q1_t) / m1_t
+        )
+        / youden_t
+    )
     centre = theta_t + d_theta
     return centre - z * se, centre + z * se, youden_t
 
@@ -332,8 +352,9 @@ def lang_reiczigel_ci(
     """
     arguments = (p, q0, q1, n, m0, m1)
     if any(is_xarray(a) for a in arguments):
-        return _apply_xarray(lang_reiczigel_ci, arguments,
-                             {"confidence_level": confidence_level}, 2)
+        return _apply_xarray(
+            lang_reiczigel_ci, arguments, {"confidence_level": confidence_level}, 2
+        )
     z = z_quantile(confidence_level)
     return _lang_reiczigel(_check_interval_inputs(*arguments), z)
 
@@ -374,8 +395,11 @@ def _require_both_classes(data: JudgeData) -> None:
     """Raise if a (random-design) labelled sample misses a class: Rogan-Gladen is undefined."""
     if not data.one_class:
         return
-    name, word, rate = (("m0", "truly-incorrect", "specificity q0") if data.m0 == 0
-                        else ("m1", "truly-correct", "sensitivity q1"))
+    name, word, rate = (
+        ("m0", "truly-incorrect", "specificity q0")
+        if data.m0 == 0
+        else ("m1", "truly-correct", "sensitivity q1")
+    )
     raise ValueError(
         f"the labelled sample holds no {word} item (`{name}` = 0), so the judge's {rate} cannot "
         "be estimated and the Rogan-Gladen correction is undefined; use the posterior "
@@ -388,8 +412,9 @@ def _require_both_classes(data: JudgeData) -> None:
 INTERVALS = ("lang_reiczigel", "guaranteed")
 
 
-def estimate(data: JudgeData, *, confidence_level: float = 0.95,
-             interval: str = "lang_reiczigel") -> Estimate:
+def estimate(
+    data: JudgeData, *, confidence_level: float = 0.95, interval: str = "lang_reiczigel"
+) -> Estimate:
     """The fast default: Rogan-Gladen estimate with the Lang-Reiczigel interval.
 
     Computes the naive rate p-hat with its Wald interval, the Rogan-Gladen estimate (eq. 4; raw
@@ -432,22 +457,27 @@ def estimate(data: JudgeData, *, confidence_level: float = 0.95,
     (0.1667, (0.0564, 0.2627))
     """
     if not isinstance(data, JudgeData):
-        raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}; build one with "
-                        "judgecal.JudgeData(k=..., n=..., k0=..., m0=..., k1=..., m1=...).")
+        raise TypeError(
+            f"`data` must be a JudgeData, got {type(data).__name__}; build one with "
+            "judgecal.JudgeData(k=..., n=..., k0=..., m0=..., k1=..., m1=...)."
+        )
     if interval not in INTERVALS:
-        raise ValueError(f"`interval` ({interval!r}) must be one of "
-                         f"{', '.join(map(repr, INTERVALS))}.")
+        raise ValueError(
+            f"`interval` ({interval!r}) must be one of {', '.join(map(repr, INTERVALS))}."
+        )
     _require_both_classes(data)
     level = check_level(confidence_level)
     theta_raw = rogan_gladen(data.p, data.q0, data.q1, clip=False)
     theta = min(1.0, max(0.0, theta_raw))
-    ci = lang_reiczigel_ci(data.p, data.q0, data.q1, data.n, data.m0, data.m1,
-                           confidence_level=level)
+    ci = lang_reiczigel_ci(
+        data.p, data.q0, data.q1, data.n, data.m0, data.m1, confidence_level=level
+    )
     if interval == "guaranteed":
         from judgecal.guaranteed import guaranteed_ci
 
-        ci = guaranteed_ci(data.k, data.n, data.k0, data.m0, data.k1, data.m1,
-                           confidence_level=level)
+        ci = guaranteed_ci(
+            data.k, data.n, data.k0, data.m0, data.k1, data.m1, confidence_level=level
+        )
     flags = []
     if theta != theta_raw:
         flags.append("clipped")
@@ -458,9 +488,15 @@ def estimate(data: JudgeData, *, confidence_level: float = 0.95,
     if not 1.0 - data.q0 <= data.p <= data.q1:
         flags.append("p_outside_judge_range")
     result = Estimate(
-        data=data, confidence_level=level, naive=data.p,
+        data=data,
+        confidence_level=level,
+        naive=data.p,
         naive_ci=naive_wald_ci(data.p, data.n, confidence_level=level),
-        theta_raw=theta_raw, theta=theta, ci=ci, youden=data.youden, flags=tuple(flags),
+        theta_raw=theta_raw,
+        theta=theta,
+        ci=ci,
+        youden=data.youden,
+        flags=tuple(flags),
         method=f"rogan_gladen+{interval}",
     )
     if flags:

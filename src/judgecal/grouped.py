@@ -100,23 +100,34 @@ class ClusteredEstimate(Estimate):
     def effective_sizes(self) -> tuple[float, float, float]:
         """(n, m0, m1) divided by their design effects."""
         d = self.data
-        return (d.n / self.design_effects[0], d.m0 / self.design_effects[1],
-                d.m1 / self.design_effects[2])
+        return (
+            d.n / self.design_effects[0],
+            d.m0 / self.design_effects[1],
+            d.m1 / self.design_effects[2],
+        )
 
     def _design_line(self) -> str:
-        effects = ", ".join(f"{name} {value:.2f}" for name, value in
-                            zip(("p", "q0", "q1"), self.design_effects, strict=True))
-        sizes = ", ".join(f"{name} {value:.1f}" for name, value in
-                          zip(("n", "m0", "m1"), self.effective_sizes, strict=True))
+        effects = ", ".join(
+            f"{name} {value:.2f}"
+            for name, value in zip(("p", "q0", "q1"), self.design_effects, strict=True)
+        )
+        sizes = ", ".join(
+            f"{name} {value:.1f}"
+            for name, value in zip(("n", "m0", "m1"), self.effective_sizes, strict=True)
+        )
         d = self.data
-        return (f"{d.n + d.m} judgments of {self.items} items; design effects {effects}; "
-                f"effective sizes {sizes}")
+        return (
+            f"{d.n + d.m} judgments of {self.items} items; design effects {effects}; "
+            f"effective sizes {sizes}"
+        )
 
     @property
     def flag_messages(self) -> list[str]:
         """The flags as sentences; ``clustered`` names the design effects."""
-        return [FLAG_MESSAGES[flag] + (f" ({self._design_line()})" if flag == "clustered" else "")
-                for flag in self.flags]
+        return [
+            FLAG_MESSAGES[flag] + (f" ({self._design_line()})" if flag == "clustered" else "")
+            for flag in self.flags
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """:meth:`Estimate.to_dict` plus the clusters, design effects and effective sizes."""
@@ -142,16 +153,19 @@ def _item_arrays(items: Any, source: str) -> tuple[np.ndarray, np.ndarray, np.nd
     if no_verdict.any():
         ids = items["id"].astype(str)
         shown = ", ".join(map(repr, list(ids[no_verdict])[:3]))
-        raise ValueError(f"{source}: {int(no_verdict.sum())} row(s) have no judge verdict "
-                         f"(ids {shown}); drop them first, e.g. items.dropna(subset=['judge']).")
+        raise ValueError(
+            f"{source}: {int(no_verdict.sum())} row(s) have no judge verdict "
+            f"(ids {shown}); drop them first, e.g. items.dropna(subset=['judge'])."
+        )
     codes = np.unique(items["id"].astype(str).to_numpy(), return_inverse=True)[1]
     judge = binary_labels(items["judge"], "judge")
     human = binary_labels(items["human"], "human", allow_missing=True)
     return codes.reshape(-1), judge, human
 
 
-def _arms(codes: np.ndarray, judge: np.ndarray, human: np.ndarray,
-          design: str) -> tuple[ArmDesign, ArmDesign, ArmDesign]:
+def _arms(
+    codes: np.ndarray, judge: np.ndarray, human: np.ndarray, design: str
+) -> tuple[ArmDesign, ArmDesign, ArmDesign]:
     """The test arm (p-hat) and both calibration arms (q0-hat, q1-hat) with their designs.
 
     Stratified and random designs split the rows alike: unlabelled rows are the test arm (a
@@ -167,15 +181,25 @@ def _arms(codes: np.ndarray, judge: np.ndarray, human: np.ndarray,
 
 def _counts(judge: np.ndarray, human: np.ndarray) -> dict[str, int]:
     test = human < 0
-    return {"k": int(judge[test].sum()), "n": int(test.sum()),
-            "k0": int(np.count_nonzero((human == 0) & (judge == 0))),
-            "m0": int(np.count_nonzero(human == 0)),
-            "k1": int(np.count_nonzero((human == 1) & (judge == 1))),
-            "m1": int(np.count_nonzero(human == 1))}
+    return {
+        "k": int(judge[test].sum()),
+        "n": int(test.sum()),
+        "k0": int(np.count_nonzero((human == 0) & (judge == 0))),
+        "m0": int(np.count_nonzero(human == 0)),
+        "k1": int(np.count_nonzero((human == 1) & (judge == 1))),
+        "m1": int(np.count_nonzero(human == 1)),
+    }
 
 
-def _clustered_estimate(codes: np.ndarray, judge: np.ndarray, human: np.ndarray, *,
-                        design: str, level: float, source: str) -> ClusteredEstimate:
+def _clustered_estimate(
+    codes: np.ndarray,
+    judge: np.ndarray,
+    human: np.ndarray,
+    *,
+    design: str,
+    level: float,
+    source: str,
+) -> ClusteredEstimate:
     """The closed form with cluster-robust effective sizes (module docstring)."""
     data = _judge_data(_counts(judge, human), design, source)
     if data.one_class:  # random design with one labelled class: estimate() explains
@@ -186,8 +210,9 @@ def _clustered_estimate(codes: np.ndarray, judge: np.ndarray, human: np.ndarray,
     z = normal_quantile(0.5 + level / 2.0)
     theta_raw = rogan_gladen(p, q0, q1, clip=False)  # raises for J <= 0
     theta = min(1.0, max(0.0, theta_raw))
-    ci = _lang_reiczigel(tuple(np.asarray(v, dtype=np.float64) for v in
-                               (p, q0, q1, n_eff, m0_eff, m1_eff)), z)
+    ci = _lang_reiczigel(
+        tuple(np.asarray(v, dtype=np.float64) for v in (p, q0, q1, n_eff, m0_eff, m1_eff)), z
+    )
     half = z * math.sqrt(p * (1.0 - p) / n_eff)
     naive_ci = ConfidenceInterval(max(0.0, p - half), min(1.0, p + half))
     flags = ["clustered"]
@@ -200,35 +225,57 @@ def _clustered_estimate(codes: np.ndarray, judge: np.ndarray, human: np.ndarray,
     if not 1.0 - q0 <= p <= q1:
         flags.append("p_outside_judge_range")
     return ClusteredEstimate(
-        data=data, confidence_level=level, naive=p, naive_ci=naive_ci, theta_raw=theta_raw,
-        theta=theta, ci=ci, youden=data.youden, flags=tuple(flags),
+        data=data,
+        confidence_level=level,
+        naive=p,
+        naive_ci=naive_ci,
+        theta_raw=theta_raw,
+        theta=theta,
+        ci=ci,
+        youden=data.youden,
+        flags=tuple(flags),
         items=int(codes.max()) + 1,
         clusters=(int(arms[0].clusters), int(arms[1].clusters), int(arms[2].clusters)),
-        design_effects=(float(arms[0].design_effect), float(arms[1].design_effect),
-                        float(arms[2].design_effect)))
+        design_effects=(
+            float(arms[0].design_effect),
+            float(arms[1].design_effect),
+            float(arms[2].design_effect),
+        ),
+    )
 
 
 def _judge_data(counts: dict[str, int], design: str, source: str) -> JudgeData:
     """The counts as JudgeData; the errors of :meth:`JudgeData.from_items`, naming ``source``."""
     if counts["m0"] + counts["m1"] == 0:
-        raise ValueError(f"{source}: no item has a human label, so the judge's error rates "
-                         "cannot be measured; label some items (join a label file on the "
-                         "item id).")
+        raise ValueError(
+            f"{source}: no item has a human label, so the judge's error rates "
+            "cannot be measured; label some items (join a label file on the "
+            "item id)."
+        )
     if counts["n"] == 0:
-        raise ValueError(f"{source}: every row has a human label, so no test items are left "
-                         "for the judge; the unlabelled rows are the test set.")
+        raise ValueError(
+            f"{source}: every row has a human label, so no test items are left "
+            "for the judge; the unlabelled rows are the test set."
+        )
     if design == "stratified":
         for arm, word in (("m0", "incorrect (human label 0)"), ("m1", "correct (human label 1)")):
             if counts[arm] == 0:
-                raise ValueError(f"{source}: the calibration set has no truly {word} items, so "
-                                 f"{'q0' if arm == 'm0' else 'q1'} cannot be estimated; label "
-                                 "at least one item of each class.")
+                raise ValueError(
+                    f"{source}: the calibration set has no truly {word} items, so "
+                    f"{'q0' if arm == 'm0' else 'q1'} cannot be estimated; label "
+                    "at least one item of each class."
+                )
     return JudgeData(**counts, design=design)
 
 
 def estimate_items(
-    items: Any, *, by: str | Sequence[str] | None = None, design: str = "stratified",
-    confidence_level: float = 0.95, correction: str = "holm", null: float | None = None,
+    items: Any,
+    *,
+    by: str | Sequence[str] | None = None,
+    design: str = "stratified",
+    confidence_level: float = 0.95,
+    correction: str = "holm",
+    null: float | None = None,
 ) -> Estimate | ClusteredEstimate | GroupedEstimates:
     """The closed-form estimate from an items frame: clustered by item id, optionally grouped.
 
@@ -288,12 +335,15 @@ def estimate_items(
     null = _check_null(null)
     if by is None:
         if null is not None:
-            raise ValueError(f"`null` ({null!r}) tests one hypothesis per group; give `by` as "
-                             "well, or read the interval of the single estimate.")
+            raise ValueError(
+                f"`null` ({null!r}) tests one hypothesis per group; give `by` as "
+                "well, or read the interval of the single estimate."
+            )
         return _estimate_frame(items, source=source, design=design, level=level)
     columns = _check_by(by, items, source)
-    return _grouped(items, columns, source=source, design=design, level=level,
-                    correction=correction, null=null)
+    return _grouped(
+        items, columns, source=source, design=design, level=level, correction=correction, null=null
+    )
 
 
 def _estimate_frame(items: Any, *, source: str, design: str, level: float) -> Estimate:
@@ -309,18 +359,26 @@ def _estimate_frame(items: Any, *, source: str, design: str, level: float) -> Es
 # ---- validation -------------------------------------------------------------------------------
 def _check_by(by: Any, items: Any, source: str) -> tuple[str, ...]:
     columns = (by,) if isinstance(by, str) else by
-    if not isinstance(columns, Sequence) or isinstance(columns, bytes) or not columns or not all(
-            isinstance(c, str) for c in columns):
+    if (
+        not isinstance(columns, Sequence)
+        or isinstance(columns, bytes)
+        or not columns
+        or not all(isinstance(c, str) for c in columns)
+    ):
         raise TypeError(f"`by` must be a column name or a non-empty list of them, got {by!r}.")
     available = [str(c) for c in items.columns if str(c) not in _ITEM_COLUMNS]
     for column in columns:
         if column in _ITEM_COLUMNS:
-            raise ValueError(f"`by` ({column!r}) must name a metadata column, not one of "
-                             f"{', '.join(_ITEM_COLUMNS)}; {source} has "
-                             f"{', '.join(map(repr, available)) or 'none'}.")
+            raise ValueError(
+                f"`by` ({column!r}) must name a metadata column, not one of "
+                f"{', '.join(_ITEM_COLUMNS)}; {source} has "
+                f"{', '.join(map(repr, available)) or 'none'}."
+            )
         if column not in items.columns:
-            raise ValueError(f"`by` ({column!r}) is not a column of {source}; its metadata "
-                             f"columns are {', '.join(map(repr, available)) or 'none'}.")
+            raise ValueError(
+                f"`by` ({column!r}) is not a column of {source}; its metadata "
+                f"columns are {', '.join(map(repr, available)) or 'none'}."
+            )
     if len(set(columns)) != len(columns):
         raise ValueError(f"`by` ({list(columns)!r}) names a column twice.")
     return tuple(columns)
@@ -328,11 +386,13 @@ def _check_by(by: Any, items: Any, source: str) -> tuple[str, ...]:
 
 def _check_correction(correction: Any) -> str:
     if not isinstance(correction, str):
-        raise TypeError(f"`correction` must be one of {', '.join(map(repr, CORRECTIONS))}, got "
-                        f"{correction!r}.")
+        raise TypeError(
+            f"`correction` must be one of {', '.join(map(repr, CORRECTIONS))}, got {correction!r}."
+        )
     if correction not in CORRECTIONS:
-        raise ValueError(f"`correction` ({correction!r}) must be 'holm' (default), 'bonferroni' "
-                         "or 'none'.")
+        raise ValueError(
+            f"`correction` ({correction!r}) must be 'holm' (default), 'bonferroni' or 'none'."
+        )
     return correction
 
 
@@ -353,8 +413,9 @@ def _check_null(null: Any) -> float | None:
 _Z_GRID = np.linspace(0.0, 12.0, 241)
 
 
-def lang_reiczigel_p_value(p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any,
-                           theta0: float) -> np.ndarray:
+def lang_reiczigel_p_value(
+    p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, theta0: float
+) -> np.ndarray:
     """P-value of H0: theta = theta0 by inverting the Lang-Reiczigel interval family.
 
     The p-value is ``1 - L*`` for the level ``L*`` at which the interval (Lee et al. v1
@@ -415,8 +476,9 @@ def lang_reiczigel_p_value(p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any,
     return values.reshape(shape)
 
 
-def adjust_p_values(p_values: Any, correction: str, *, family_size: int | None = None
-                    ) -> np.ndarray:
+def adjust_p_values(
+    p_values: Any, correction: str, *, family_size: int | None = None
+) -> np.ndarray:
     """Adjust p-values for multiplicity: Holm's step-down, Bonferroni, or none.
 
     Holm (Scand. J. Statist. 6, 1979): with the m p-values sorted, p_(1) <= ... <= p_(m), the
@@ -536,10 +598,14 @@ class GroupedEstimates:
         """The correction in words, as printed under the table."""
         text = _interval_statement(self.correction, self.interval_level, len(self.rows))
         if self.null is not None:
-            how = {"holm": "Holm-adjusted", "bonferroni": "Bonferroni-adjusted",
-                   "none": "unadjusted"}[self.correction]
-            text += (f"; p-values of H0: theta = {self.null:g} {how}, reject at "
-                     f"alpha = {self.alpha:g}")
+            how = {
+                "holm": "Holm-adjusted",
+                "bonferroni": "Bonferroni-adjusted",
+                "none": "unadjusted",
+            }[self.correction]
+            text += (
+                f"; p-values of H0: theta = {self.null:g} {how}, reject at alpha = {self.alpha:g}"
+            )
         return text
 
     def summary(self) -> pd.DataFrame:
@@ -549,13 +615,20 @@ class GroupedEstimates:
         records = []
         for row in self.rows:
             record = dict(zip(self.by, row.key, strict=True)) | dict(row.counts)
-            record |= {"items": row.items, "estimate": row.theta, "low": row.ci.low,
-                       "high": row.ci.high, "level": self.interval_level}
-            record |= dict(zip(("deff_p", "deff_q0", "deff_q1"), row.design_effects,
-                               strict=True))
+            record |= {
+                "items": row.items,
+                "estimate": row.theta,
+                "low": row.ci.low,
+                "high": row.ci.high,
+                "level": self.interval_level,
+            }
+            record |= dict(zip(("deff_p", "deff_q0", "deff_q1"), row.design_effects, strict=True))
             if self.null is not None:
-                record |= {"p_value": row.p_value, "p_adjusted": row.p_adjusted,
-                           "reject": row.reject}
+                record |= {
+                    "p_value": row.p_value,
+                    "p_adjusted": row.p_adjusted,
+                    "reject": row.reject,
+                }
             record["flags"] = ", ".join(row.flags)
             records.append(record)
         return pd.DataFrame.from_records(records).set_index(list(self.by))
@@ -566,22 +639,36 @@ class GroupedEstimates:
         for row in self.rows:
             entry: dict[str, Any] = {
                 "group": {c: _json_value(v) for c, v in zip(self.by, row.key, strict=True)},
-                **row.counts, "items": row.items, "estimate": _json_float(row.theta),
-                "low": _json_float(row.ci.low), "high": _json_float(row.ci.high),
-                "design_effects": dict(zip(("p", "q0", "q1"),
-                                           map(_json_float, row.design_effects), strict=True)),
+                **row.counts,
+                "items": row.items,
+                "estimate": _json_float(row.theta),
+                "low": _json_float(row.ci.low),
+                "high": _json_float(row.ci.high),
+                "design_effects": dict(
+                    zip(("p", "q0", "q1"), map(_json_float, row.design_effects), strict=True)
+                ),
                 "flags": {flag: _flag_message(row, flag) for flag in row.flags},
             }
             if self.null is not None:
-                entry |= {"p_value": _json_float(row.p_value),
-                          "p_adjusted": _json_float(row.p_adjusted), "reject": row.reject}
+                entry |= {
+                    "p_value": _json_float(row.p_value),
+                    "p_adjusted": _json_float(row.p_adjusted),
+                    "reject": row.reject,
+                }
             groups.append(entry)
-        return {"method": "rogan_gladen+lang_reiczigel by group", "by": list(self.by),
-                "source": self.source, "design": self.design,
-                "confidence_level": self.confidence_level,
-                "interval_level": self.interval_level, "correction": self.correction,
-                "null": self.null, "alpha": self.alpha, "statement": self.statement,
-                "groups": groups}
+        return {
+            "method": "rogan_gladen+lang_reiczigel by group",
+            "by": list(self.by),
+            "source": self.source,
+            "design": self.design,
+            "confidence_level": self.confidence_level,
+            "interval_level": self.interval_level,
+            "correction": self.correction,
+            "null": self.null,
+            "alpha": self.alpha,
+            "statement": self.statement,
+            "groups": groups,
+        }
 
     def _table(self) -> tuple[list[str], list[list[str]]]:
         header = [" / ".join(self.by), "k/n", "k0/m0", "k1/m1", "estimate", "low", "high"]
@@ -592,25 +679,39 @@ class GroupedEstimates:
         cells = []
         for row in self.rows:
             c = row.counts
-            line = [" / ".join(map(str, row.key)), f"{c['k']}/{c['n']}", f"{c['k0']}/{c['m0']}",
-                    f"{c['k1']}/{c['m1']}", *(_fmt(v) for v in (row.theta, *row.ci))]
+            line = [
+                " / ".join(map(str, row.key)),
+                f"{c['k']}/{c['n']}",
+                f"{c['k0']}/{c['m0']}",
+                f"{c['k1']}/{c['m1']}",
+                *(_fmt(v) for v in (row.theta, *row.ci)),
+            ]
             if "items" in header:
                 line.append(str(row.items))
             if self.null is not None:
-                line += [_fmt_p(row.p_value), _fmt_p(row.p_adjusted),
-                         "" if row.reject is None else ("yes" if row.reject else "no")]
+                line += [
+                    _fmt_p(row.p_value),
+                    _fmt_p(row.p_adjusted),
+                    "" if row.reject is None else ("yes" if row.reject else "no"),
+                ]
             cells.append(line)
         return header, cells
 
     def _notes(self) -> list[tuple[str, str]]:
-        return [(f"{' / '.join(map(str, row.key))}: {flag}", _flag_message(row, flag))
-                for row in self.rows for flag in row.flags]
+        return [
+            (f"{' / '.join(map(str, row.key))}: {flag}", _flag_message(row, flag))
+            for row in self.rows
+            for flag in row.flags
+        ]
 
     def __str__(self) -> str:
         g = len(self.rows)
-        lines = [f"judgecal estimate by {', '.join(self.by)} ({g} group{'s' * (g != 1)}, "
-                 f"{_percent(self.confidence_level)} family-wise; {self.source})",
-                 *_aligned(*self._table()), f"  {self.statement}"]
+        lines = [
+            f"judgecal estimate by {', '.join(self.by)} ({g} group{'s' * (g != 1)}, "
+            f"{_percent(self.confidence_level)} family-wise; {self.source})",
+            *_aligned(*self._table()),
+            f"  {self.statement}",
+        ]
         lines += [f"  warning ({label}): {message}" for label, message in self._notes()]
         return "\n".join(lines)
 
@@ -622,26 +723,57 @@ class GroupedEstimates:
         return result_block(title, header, cells, self._notes())
 
 
-def _grouped(items: Any, by: tuple[str, ...], *, source: str, design: str, level: float,
-             correction: str, null: float | None) -> GroupedEstimates:
+def _grouped(
+    items: Any,
+    by: tuple[str, ...],
+    *,
+    source: str,
+    design: str,
+    level: float,
+    correction: str,
+    null: float | None,
+) -> GroupedEstimates:
     codes, judge, human = _item_arrays(items, source)  # whole-frame checks raise here
     groups = items.groupby(list(by), sort=True, dropna=False).indices
     interval_level = _family_level(level, correction, len(groups))
     rows = []
     for key, positions in groups.items():
         key = key if isinstance(key, tuple) else (key,)
-        rows.append(_group_row(tuple(_plain(k) for k in key), codes[positions],
-                               judge[positions], human[positions], design=design,
-                               level=interval_level, source=f"{source} ({_label(by, key)})"))
+        rows.append(
+            _group_row(
+                tuple(_plain(k) for k in key),
+                codes[positions],
+                judge[positions],
+                human[positions],
+                design=design,
+                level=interval_level,
+                source=f"{source} ({_label(by, key)})",
+            )
+        )
     if null is not None:
         rows = _with_tests(rows, null, correction, level)
-    return GroupedEstimates(by=by, rows=tuple(rows), confidence_level=level,
-                            interval_level=interval_level, correction=correction, null=null,
-                            design=design, source=source)
+    return GroupedEstimates(
+        by=by,
+        rows=tuple(rows),
+        confidence_level=level,
+        interval_level=interval_level,
+        correction=correction,
+        null=null,
+        design=design,
+        source=source,
+    )
 
 
-def _group_row(key: tuple[Any, ...], codes: np.ndarray, judge: np.ndarray, human: np.ndarray,
-               *, design: str, level: float, source: str) -> GroupRow:
+def _group_row(
+    key: tuple[Any, ...],
+    codes: np.ndarray,
+    judge: np.ndarray,
+    human: np.ndarray,
+    *,
+    design: str,
+    level: float,
+    source: str,
+) -> GroupRow:
     """One group's estimate, or NaN with a flag where the group cannot be estimated."""
     counts = _counts(judge, human)
     codes = np.unique(codes, return_inverse=True)[1].reshape(-1)
@@ -655,8 +787,9 @@ def _group_row(key: tuple[Any, ...], codes: np.ndarray, judge: np.ndarray, human
             if items == codes.size:
                 result = estimate(JudgeData(**counts, design=design), confidence_level=level)
             else:
-                result = _clustered_estimate(codes, judge, human, design=design, level=level,
-                                             source=source)
+                result = _clustered_estimate(
+                    codes, judge, human, design=design, level=level, source=source
+                )
     except ValueError:  # the Laplace-adjusted judge is no better than chance (eq. 6)
         return GroupRow(key, counts, items, None, flags=("no_better_than_chance",))
     return GroupRow(key, counts, items, result, flags=result.flags)
@@ -673,22 +806,33 @@ def _not_estimable(counts: dict[str, int]) -> str | None:
     return None
 
 
-def _with_tests(rows: list[GroupRow], null: float, correction: str,
-                level: float) -> list[GroupRow]:
+def _with_tests(rows: list[GroupRow], null: float, correction: str, level: float) -> list[GroupRow]:
     """Rows with raw and adjusted p-values of H0: theta = null, and the decision at alpha."""
     raw = np.full(len(rows), np.nan)
     for index, row in enumerate(rows):
         if row.result is not None:
             d = row.result.data
-            n, m0, m1 = (row.result.effective_sizes if isinstance(row.result, ClusteredEstimate)
-                         else (d.n, d.m0, d.m1))
+            n, m0, m1 = (
+                row.result.effective_sizes
+                if isinstance(row.result, ClusteredEstimate)
+                else (d.n, d.m0, d.m1)
+            )
             raw[index] = float(lang_reiczigel_p_value(d.p, d.q0, d.q1, n, m0, m1, null))
     adjusted = adjust_p_values(raw, correction)
     alpha = 1.0 - level
-    return [GroupRow(row.key, row.counts, row.items, row.result, p_value=float(p),
-                     p_adjusted=float(a), reject=None if math.isnan(a) else bool(a <= alpha),
-                     flags=row.flags)
-            for row, p, a in zip(rows, raw, adjusted, strict=True)]
+    return [
+        GroupRow(
+            row.key,
+            row.counts,
+            row.items,
+            row.result,
+            p_value=float(p),
+            p_adjusted=float(a),
+            reject=None if math.isnan(a) else bool(a <= alpha),
+            flags=row.flags,
+        )
+        for row, p, a in zip(rows, raw, adjusted, strict=True)
+    ]
 
 
 # ---- formatting -------------------------------------------------------------------------------
@@ -700,19 +844,25 @@ def _family_level(level: float, correction: str, groups: int) -> float:
 def _interval_statement(correction: str, interval_level: float, groups: int) -> str:
     """What the intervals of a grouped table are, in words (simultaneous or marginal)."""
     if correction == "none":
-        return (f"intervals marginal at {100 * interval_level:g}% each, not corrected for the "
-                f"{groups} groups")
-    text = (f"intervals simultaneous over {groups} group{'s' * (groups != 1)} (Bonferroni, each "
-            f"at {_percent(interval_level)}")
-    return text + ("; Holm's step-down has no interval counterpart)" if correction == "holm"
-                   else ")")
+        return (
+            f"intervals marginal at {100 * interval_level:g}% each, not corrected for the "
+            f"{groups} groups"
+        )
+    text = (
+        f"intervals simultaneous over {groups} group{'s' * (groups != 1)} (Bonferroni, each "
+        f"at {_percent(interval_level)}"
+    )
+    return text + (
+        "; Holm's step-down has no interval counterpart)" if correction == "holm" else ")"
+    )
 
 
 def _aligned(header: Sequence[str], cells: Sequence[Sequence[str]]) -> list[str]:
     """A text table: the first column left-aligned, the others right-aligned, indented by 2."""
     widths = [max(len(h), *(len(line[i]) for line in cells)) for i, h in enumerate(header)]
-    fmt = "  " + "  ".join(f"{{:<{widths[0]}}}" if i == 0 else f"{{:>{w}}}"
-                           for i, w in enumerate(widths))
+    fmt = "  " + "  ".join(
+        f"{{:<{widths[0]}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths)
+    )
     return [fmt.format(*header), *(fmt.format(*line) for line in cells)]
 
 
@@ -760,10 +910,15 @@ def _json_value(value: Any) -> Any:
 #: Columns of the cross-check table (after the group and the counts): row key of
 #: :attr:`judgecal.CrossCheck.rows` and position in its (estimate, low, high) triple.
 _CROSSCHECK_COLUMNS = (
-    ("RG", "rogan_gladen", 0), ("LR low", "rogan_gladen", 1), ("LR high", "rogan_gladen", 2),
-    ("median", "posterior_eti", 0), ("ETI low", "posterior_eti", 1),
-    ("ETI high", "posterior_eti", 2), ("mode", "posterior_hdi", 0),
-    ("HDI low", "posterior_hdi", 1), ("HDI high", "posterior_hdi", 2),
+    ("RG", "rogan_gladen", 0),
+    ("LR low", "rogan_gladen", 1),
+    ("LR high", "rogan_gladen", 2),
+    ("median", "posterior_eti", 0),
+    ("ETI low", "posterior_eti", 1),
+    ("ETI high", "posterior_eti", 2),
+    ("mode", "posterior_hdi", 0),
+    ("HDI low", "posterior_hdi", 1),
+    ("HDI high", "posterior_hdi", 2),
 )
 _NAN3 = (math.nan, math.nan, math.nan)
 
@@ -848,16 +1003,20 @@ class GroupedCrossChecks:
     @property
     def legend(self) -> str:
         """What the columns of the printed table are."""
-        return (f"RG, LR: Rogan-Gladen estimate and Lang-Reiczigel interval; median + ETI, mode "
-                f"+ HDI: the posterior ({self.method}) with its equal-tailed and highest-density "
-                f"intervals; agree: LR and ETI ends within {self.tolerance:g}")
+        return (
+            f"RG, LR: Rogan-Gladen estimate and Lang-Reiczigel interval; median + ETI, mode "
+            f"+ HDI: the posterior ({self.method}) with its equal-tailed and highest-density "
+            f"intervals; agree: LR and ETI ends within {self.tolerance:g}"
+        )
 
     @property
     def title(self) -> str:
         """The table's first line (without the source)."""
         g = len(self.rows)
-        return (f"judgecal cross-check by {', '.join(self.by)} ({g} group{'s' * (g != 1)}, "
-                f"{_percent(self.confidence_level)} family-wise; posterior by {self.method})")
+        return (
+            f"judgecal cross-check by {', '.join(self.by)} ({g} group{'s' * (g != 1)}, "
+            f"{_percent(self.confidence_level)} family-wise; posterior by {self.method})"
+        )
 
     @property
     def heading(self) -> str:
@@ -879,12 +1038,16 @@ class GroupedCrossChecks:
         for row in self.rows:
             record: dict[str, Any] = dict(zip(self.by, row.key, strict=True)) | dict(row.counts)
             for name in ROWS:
-                record |= dict(zip((name, f"{name}_low", f"{name}_high"), row.row(name),
-                                   strict=True))
-            record |= {"max_difference": _max_difference(row), "agree": row.agree,
-                       "prob_weak_judge": (math.nan if row.result is None
-                                           else row.result.prob_weak_judge),
-                       "level": self.interval_level, "flags": ", ".join(row.flags)}
+                record |= dict(
+                    zip((name, f"{name}_low", f"{name}_high"), row.row(name), strict=True)
+                )
+            record |= {
+                "max_difference": _max_difference(row),
+                "agree": row.agree,
+                "prob_weak_judge": (math.nan if row.result is None else row.result.prob_weak_judge),
+                "level": self.interval_level,
+                "flags": ", ".join(row.flags),
+            }
             records.append(record)
         return pd.DataFrame.from_records(records).set_index(list(self.by))
 
@@ -894,44 +1057,77 @@ class GroupedCrossChecks:
 
         groups = []
         for row in self.rows:
-            groups.append({
-                "group": {c: _json_value(v) for c, v in zip(self.by, row.key, strict=True)},
-                **row.counts,
-                "rows": {name: dict(zip(("estimate", "low", "high"),
-                                        map(_json_float, row.row(name)), strict=True))
-                         for name in ROWS},
-                "max_difference": _json_float(_max_difference(row)), "agree": row.agree,
-                "prob_weak_judge": (None if row.result is None
-                                    else _json_float(row.result.prob_weak_judge)),
-                "flags": dict(row.flags),
-            })
-        return {"method": "crosscheck by group", "posterior_method": self.method,
-                "by": list(self.by), "source": self.source, "design": self.design,
-                "confidence_level": self.confidence_level,
-                "interval_level": self.interval_level, "correction": self.correction,
-                "alpha": self.alpha, "tolerance": self.tolerance, "statement": self.statement,
-                "groups": groups}
+            groups.append(
+                {
+                    "group": {c: _json_value(v) for c, v in zip(self.by, row.key, strict=True)},
+                    **row.counts,
+                    "rows": {
+                        name: dict(
+                            zip(
+                                ("estimate", "low", "high"),
+                                map(_json_float, row.row(name)),
+                                strict=True,
+                            )
+                        )
+                        for name in ROWS
+                    },
+                    "max_difference": _json_float(_max_difference(row)),
+                    "agree": row.agree,
+                    "prob_weak_judge": (
+                        None if row.result is None else _json_float(row.result.prob_weak_judge)
+                    ),
+                    "flags": dict(row.flags),
+                }
+            )
+        return {
+            "method": "crosscheck by group",
+            "posterior_method": self.method,
+            "by": list(self.by),
+            "source": self.source,
+            "design": self.design,
+            "confidence_level": self.confidence_level,
+            "interval_level": self.interval_level,
+            "correction": self.correction,
+            "alpha": self.alpha,
+            "tolerance": self.tolerance,
+            "statement": self.statement,
+            "groups": groups,
+        }
 
     def _table(self) -> tuple[list[str], list[list[str]]]:
-        header = [" / ".join(self.by), "k/n", "k0/m0", "k1/m1",
-                  *(name for name, _, _ in _CROSSCHECK_COLUMNS), "agree"]
+        header = [
+            " / ".join(self.by),
+            "k/n",
+            "k0/m0",
+            "k1/m1",
+            *(name for name, _, _ in _CROSSCHECK_COLUMNS),
+            "agree",
+        ]
         cells = []
         for row in self.rows:
             c = row.counts
             agree = "n/a" if row.agree is None else ("yes" if row.agree else "no")
-            cells.append([_group_label(row.key), f"{c['k']}/{c['n']}", f"{c['k0']}/{c['m0']}",
-                          f"{c['k1']}/{c['m1']}",
-                          *(_fmt(row.row(name)[i]) for _, name, i in _CROSSCHECK_COLUMNS),
-                          agree])
+            cells.append(
+                [
+                    _group_label(row.key),
+                    f"{c['k']}/{c['n']}",
+                    f"{c['k0']}/{c['m0']}",
+                    f"{c['k1']}/{c['m1']}",
+                    *(_fmt(row.row(name)[i]) for _, name, i in _CROSSCHECK_COLUMNS),
+                    agree,
+                ]
+            )
         return header, cells
 
     def _notes(self) -> list[tuple[str, str]]:
-        return [(f"{_group_label(row.key)}: {flag}", message)
-                for row in self.rows for flag, message in row.flags.items()]
+        return [
+            (f"{_group_label(row.key)}: {flag}", message)
+            for row in self.rows
+            for flag, message in row.flags.items()
+        ]
 
     def __str__(self) -> str:
-        lines = [self.heading, *_aligned(*self._table()),
-                 f"  {self.statement}", f"  {self.legend}"]
+        lines = [self.heading, *_aligned(*self._table()), f"  {self.statement}", f"  {self.legend}"]
         lines += [f"  note ({label}): {message}" for label, message in self._notes()]
         return "\n".join(lines)
 
@@ -954,9 +1150,16 @@ def _max_difference(row: GroupCrossCheck) -> float:
 
 
 def crosscheck_items(
-    items: Any, *, by: str | Sequence[str], design: str = "stratified",
-    confidence_level: float = 0.95, correction: str = "holm", prior: Prior | None = None,
-    method: str = "exact", tolerance: float = 0.02, random_seed: Any = None,
+    items: Any,
+    *,
+    by: str | Sequence[str],
+    design: str = "stratified",
+    confidence_level: float = 0.95,
+    correction: str = "holm",
+    prior: Prior | None = None,
+    method: str = "exact",
+    tolerance: float = 0.02,
+    random_seed: Any = None,
     **posterior_options: Any,
 ) -> GroupedCrossChecks:
     """The cross-check of every group of an items frame, at a family-adjusted level.
@@ -1033,22 +1236,46 @@ def crosscheck_items(
     groups = items.groupby(list(columns), sort=True, dropna=False).indices
     _check_unique_ids(groups, codes, columns, source, "epoch" in items.columns)
     interval_level = _family_level(level, correction, len(groups))
-    options = {"prior": prior, "method": method, "tolerance": tolerance,
-               "random_seed": random_seed, **posterior_options}
+    options = {
+        "prior": prior,
+        "method": method,
+        "tolerance": tolerance,
+        "random_seed": random_seed,
+        **posterior_options,
+    }
     rows = []
     for key, positions in groups.items():
         key = tuple(_plain(k) for k in (key if isinstance(key, tuple) else (key,)))
-        rows.append(_crosscheck_row(key, _counts(judge[positions], human[positions]),
-                                    design=design, level=interval_level, options=options))
+        rows.append(
+            _crosscheck_row(
+                key,
+                _counts(judge[positions], human[positions]),
+                design=design,
+                level=interval_level,
+                options=options,
+            )
+        )
     checked = next((row.result for row in rows if row.result is not None), None)
     return GroupedCrossChecks(
-        by=columns, rows=tuple(rows), confidence_level=level, interval_level=interval_level,
-        correction=correction, method=method if checked is None else checked.posterior.method,
-        tolerance=float(tolerance), design=design, source=source)
+        by=columns,
+        rows=tuple(rows),
+        confidence_level=level,
+        interval_level=interval_level,
+        correction=correction,
+        method=method if checked is None else checked.posterior.method,
+        tolerance=float(tolerance),
+        design=design,
+        source=source,
+    )
 
 
-def _check_unique_ids(groups: dict[Any, np.ndarray], codes: np.ndarray, by: tuple[str, ...],
-                      source: str, has_epoch: bool) -> None:
+def _check_unique_ids(
+    groups: dict[Any, np.ndarray],
+    codes: np.ndarray,
+    by: tuple[str, ...],
+    source: str,
+    has_epoch: bool,
+) -> None:
     """Refuse item ids repeated within a group: the posterior counts each row as an item."""
     for key, positions in groups.items():
         group_codes = codes[positions]
@@ -1056,19 +1283,28 @@ def _check_unique_ids(groups: dict[Any, np.ndarray], codes: np.ndarray, by: tupl
         if (counts > 1).any():
             key = key if isinstance(key, tuple) else (key,)
             label = _label(by, tuple(_plain(k) for k in key))
-            select = ("one epoch, e.g. items[items['epoch'] == 1] (--epoch 1 on the command "
-                      "line)" if has_epoch else "one row per item, e.g. "
-                      "items.drop_duplicates('id')")
+            select = (
+                "one epoch, e.g. items[items['epoch'] == 1] (--epoch 1 on the command line)"
+                if has_epoch
+                else "one row per item, e.g. items.drop_duplicates('id')"
+            )
             raise ValueError(
                 f"{source}: {int((counts > 1).sum())} item id(s) occur more than once within "
                 f"the group {label} (items judged several times). The cross-check's posterior "
                 f"does not cluster repeated judging: select {select}, or use "
                 "judgecal.estimate_items (`judgecal estimate --by ...`), which clusters the "
-                "rows by item id.")
+                "rows by item id."
+            )
 
 
-def _crosscheck_row(key: tuple[Any, ...], counts: dict[str, int], *, design: str, level: float,
-                    options: dict[str, Any]) -> GroupCrossCheck:
+def _crosscheck_row(
+    key: tuple[Any, ...],
+    counts: dict[str, int],
+    *,
+    design: str,
+    level: float,
+    options: dict[str, Any],
+) -> GroupCrossCheck:
     """One group's cross-check, or NaN with a flag where its counts admit none."""
     from judgecal.crosscheck import crosscheck
 
@@ -1076,12 +1312,12 @@ def _crosscheck_row(key: tuple[Any, ...], counts: dict[str, int], *, design: str
     if counts["n"] == 0:
         reason = "no_test_items"
     elif counts["m0"] + counts["m1"] == 0 or (
-            design == "stratified" and min(counts["m0"], counts["m1"]) == 0):
+        design == "stratified" and min(counts["m0"], counts["m1"]) == 0
+    ):
         reason = "missing_class"
     if reason is not None:
         return GroupCrossCheck(key, counts, None, {reason: FLAG_MESSAGES[reason]})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)  # the flags go into the row
-        result = crosscheck(JudgeData(**counts, design=design), confidence_level=level,
-                            **options)
+        result = crosscheck(JudgeData(**counts, design=design), confidence_level=level, **options)
     return GroupCrossCheck(key, counts, result, dict(result.flags))

@@ -73,8 +73,13 @@ import numpy as np
 from judgecal._validate import check_counts, check_level, check_not_exceeding
 from judgecal.results import ConfidenceInterval
 
-__all__ = ["NUISANCE_GAMMA", "clopper_pearson", "guaranteed_ci", "guaranteed_covers",
-           "guaranteed_interval"]
+__all__ = [
+    "NUISANCE_GAMMA",
+    "clopper_pearson",
+    "guaranteed_ci",
+    "guaranteed_covers",
+    "guaranteed_interval",
+]
 
 #: Miss probability of the confidence set for (q0, q1) in the Berger-Boos p-value.
 NUISANCE_GAMMA = 1e-3
@@ -101,8 +106,13 @@ def _log_pmf(k: np.ndarray, size: float, prob: float | np.ndarray) -> np.ndarray
     from scipy.special import gammaln, xlog1py, xlogy
 
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (gammaln(size + 1.0) - gammaln(k + 1.0) - gammaln(size - k + 1.0)
-                + xlogy(k, prob) + xlog1py(size - k, -prob))
+        return (
+            gammaln(size + 1.0)
+            - gammaln(k + 1.0)
+            - gammaln(size - k + 1.0)
+            + xlogy(k, prob)
+            + xlog1py(size - k, -prob)
+        )
 
 
 def _arm_p_value(k: int, m: int, q: np.ndarray) -> np.ndarray:
@@ -161,7 +171,7 @@ def _arm_support(m: int, low: float, high: float) -> np.ndarray:
     sf_at_high = np.cumsum(np.exp(_log_pmf(values, m, np.float64(high)))[::-1])
     first = int(np.searchsorted(cdf_at_low, _ARM_TAIL, side="right"))
     last = m - int(np.searchsorted(sf_at_high, _ARM_TAIL, side="right"))
-    return values[min(first, last): max(first, last) + 1]
+    return values[min(first, last) : max(first, last) + 1]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -200,8 +210,11 @@ class _Curves:
             mid = 0.5 * (low + high)
             rising = self.derivative(mid) > 0.0
             low, high = np.where(rising, mid, low), np.where(rising, high, mid)
-        concave_best = np.where(self.derivative(np.zeros_like(upper)) <= 0.0, 0.0,
-                                np.where(self.derivative(upper) >= 0.0, upper, low))
+        concave_best = np.where(
+            self.derivative(np.zeros_like(upper)) <= 0.0,
+            0.0,
+            np.where(self.derivative(upper) >= 0.0, upper, low),
+        )
         convex_best = np.where(self.value(upper) >= self.value(0.0), upper, 0.0)
         return np.where(self.convex, convex_best, concave_best)
 
@@ -217,7 +230,7 @@ def _designating_bound(curves: _Curves, p_hat: float) -> float:
     top = float(curves.argmax(1.0)[0])
     if curves.value(top)[0] < p_hat:
         return math.inf
-    low, high = 0.0, top   # h < p_hat at low, >= at high; h rises on [0, top] when it crosses
+    low, high = 0.0, top  # h < p_hat at low, >= at high; h rises on [0, top] when it crosses
     for _ in range(80):
         mid = 0.5 * (low + high)
         if curves.value(mid)[0] >= p_hat:
@@ -245,14 +258,14 @@ class _LowerTest:
         self.m0, self.m1 = m0, m1
         observed = _Curves(np.array([k0], float), np.array([k1], float), m0, m1, n, z)
         bound = _designating_bound(observed, k / n)
-        self.everything = bound == 0.0          # D(x) = 0: every outcome is as extreme
+        self.everything = bound == 0.0  # D(x) = 0: every outcome is as extreme
         grid0, grid1 = np.meshgrid(self.k0, self.k1, indexing="ij")
         curves = _Curves(grid0, grid1, m0, m1, n, z)
         top = curves.max_on(min(bound, 1.0))
         threshold = np.ceil(n * top - _TIE)
         if self.k0[0] <= k0 <= self.k0[-1] and self.k1[0] <= k1 <= self.k1[-1]:
             i, j = int(k0 - self.k0[0]), int(k1 - self.k1[0])
-            threshold[i, j] = min(threshold[i, j], k)      # the observed outcome is in its tail
+            threshold[i, j] = min(threshold[i, j], k)  # the observed outcome is in its tail
         self.threshold = np.clip(threshold, 0, n + 1).astype(np.int64)
         self.slack = 4.0 * _ARM_TAIL
         self._log_choose: np.ndarray | None = None
@@ -268,8 +281,11 @@ class _LowerTest:
             return _log_pmf(counts, self.n, pi)
         from scipy.special import xlog1py, xlogy
 
-        return (self._log_choose[counts.astype(np.int64)] + xlogy(counts, pi)
-                + xlog1py(self.n - counts, -pi))
+        return (
+            self._log_choose[counts.astype(np.int64)]
+            + xlogy(counts, pi)
+            + xlog1py(self.n - counts, -pi)
+        )
 
     def tail(self, t: float, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
         """P_{t, q0, q1}{k >= c(k0, k1)} for every nuisance point (1-D arrays q0, q1)."""
@@ -312,8 +328,9 @@ class _LowerTest:
         if arc == "line":
             q0, q1 = s, 1.0 - s
             return np.where(self.in_set(q0, q1), q0, np.nan), q1
-        (k_own, m_own), (k_other, m_other) = (((k0, m0), (k1, m1)) if arc.startswith("q0")
-                                              else ((k1, m1), (k0, m0)))
+        (k_own, m_own), (k_other, m_other) = (
+            ((k0, m0), (k1, m1)) if arc.startswith("q0") else ((k1, m1), (k0, m0))
+        )
         p_own = _arm_p_value(k_own, m_own, s)
         with np.errstate(divide="ignore"):
             target = np.where(p_own > self.fisher, self.fisher / p_own, np.nan)
@@ -332,10 +349,16 @@ class _LowerTest:
             side = a + b >= 1.0 if better_than_chance else a + b <= 1.0
             return np.isfinite(a) & np.isfinite(b) & side
 
-        ranges = {"q0-low": (lo0, hi0), "q0-high": (lo0, hi0), "q1-low": (lo1, hi1),
-                  "q1-high": (lo1, hi1), "line": (max(lo0, 1.0 - hi1), min(hi0, 1.0 - lo1))}
-        g0, g1 = np.meshgrid(np.linspace(lo0, hi0, _COARSE), np.linspace(lo1, hi1, _COARSE),
-                             indexing="ij")
+        ranges = {
+            "q0-low": (lo0, hi0),
+            "q0-high": (lo0, hi0),
+            "q1-low": (lo1, hi1),
+            "q1-high": (lo1, hi1),
+            "line": (max(lo0, 1.0 - hi1), min(hi0, 1.0 - lo1)),
+        }
+        g0, g1 = np.meshgrid(
+            np.linspace(lo0, hi0, _COARSE), np.linspace(lo1, hi1, _COARSE), indexing="ij"
+        )
         inside = self.in_set(g0.ravel(), g1.ravel())
         points = [(g0.ravel()[inside], g1.ravel()[inside])]
         labels = [np.full(int(inside.sum()), -1)]
@@ -356,7 +379,7 @@ class _LowerTest:
         values = self.tail(t, q0, q1)
         best = int(np.argmax(values))
         best_value = float(values[best])
-        if label[best] >= 0:                      # refine along the arc
+        if label[best] >= 0:  # refine along the arc
             arc = list(ranges)[label[best]]
             low, high = ranges[arc]
             centre, step = float(param[best]), (high - low) / (_ARC - 1)
@@ -374,9 +397,11 @@ class _LowerTest:
         c0, c1 = float(q0[best]), float(q1[best])
         step0, step1 = (hi0 - lo0) / (_COARSE - 1), (hi1 - lo1) / (_COARSE - 1)
         for _ in range(_ROUNDS):
-            f0, f1 = np.meshgrid(np.clip(np.linspace(c0 - step0, c0 + step0, _FINE), lo0, hi0),
-                                 np.clip(np.linspace(c1 - step1, c1 + step1, _FINE), lo1, hi1),
-                                 indexing="ij")
+            f0, f1 = np.meshgrid(
+                np.clip(np.linspace(c0 - step0, c0 + step0, _FINE), lo0, hi0),
+                np.clip(np.linspace(c1 - step1, c1 + step1, _FINE), lo1, hi1),
+                indexing="ij",
+            )
             r0, r1 = f0.ravel(), f1.ravel()
             ok = usable(r0, r1) & self.in_set(r0, r1)
             if ok.any():
@@ -394,16 +419,19 @@ def _lower_end(k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float)
     threshold = test.p_threshold
     if test.everything:
         return 0.0
-    if test.sup(0.0, better_than_chance=False) > threshold:     # judges worse than chance
+    if test.sup(0.0, better_than_chance=False) > threshold:  # judges worse than chance
         return 0.0
     bottom = test.sup(0.0, better_than_chance=True)
     if bottom > threshold:
         return 0.0
     top = test.sup(1.0, better_than_chance=True)
-    if top <= threshold:     # every t rejected
+    if top <= threshold:  # every t rejected
         return 1.0
-    return _first_accepted(lambda t: test.sup(t, better_than_chance=True) - threshold,
-                           start=bottom - threshold, end=top - threshold)
+    return _first_accepted(
+        lambda t: test.sup(t, better_than_chance=True) - threshold,
+        start=bottom - threshold,
+        end=top - threshold,
+    )
 
 
 def _first_accepted(excess: Any, start: float, end: float) -> float:
@@ -441,22 +469,22 @@ def _settings(level: float) -> tuple[float, float, float]:
     return float(ndtri(1.0 - alpha / 2.0)), alpha / 2.0 - gamma / 2.0, _fisher_cutoff(gamma)
 
 
-def _accepted(t: float, k: int, n: int, k0: int, m0: int, k1: int, m1: int,
-              level: float) -> bool:
+def _accepted(t: float, k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float) -> bool:
     """Whether t is at or above the lower end (the test for the lower end accepts t)."""
     test = _LowerTest(k, n, k0, m0, k1, m1, level)
     threshold = test.p_threshold
     if test.everything or (t > 0.0 and test.sup(t, better_than_chance=True) > threshold):
-        return True            # accepted at t: t is at or above the lower end (monotone test)
+        return True  # accepted at t: t is at or above the lower end (monotone test)
     if test.sup(0.0, better_than_chance=False) > threshold:
-        return True            # the lower end is 0
+        return True  # the lower end is 0
     if test.sup(0.0, better_than_chance=True) > threshold:
         return True
-    return t >= 1.0 and test.sup(1.0, better_than_chance=True) <= threshold   # lower end 1
+    return t >= 1.0 and test.sup(1.0, better_than_chance=True) <= threshold  # lower end 1
 
 
-def guaranteed_covers(theta: float, k: int, n: int, k0: int, m0: int, k1: int, m1: int,
-                      level: float) -> bool:
+def guaranteed_covers(
+    theta: float, k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float
+) -> bool:
     """Whether the guaranteed interval of these counts contains ``theta``, without computing it.
 
     Two tests at ``theta`` instead of a root search at each end (a few p-value evaluations
@@ -464,8 +492,9 @@ def guaranteed_covers(theta: float, k: int, n: int, k0: int, m0: int, k1: int, m
     side of the exact ends by at most 1e-6, so the interval may contain theta where this says
     no only within 1e-6 of an end.
     """
-    return (_accepted(theta, k, n, k0, m0, k1, m1, level)
-            and _accepted(1.0 - theta, n - k, n, k1, m1, k0, m0, level))
+    return _accepted(theta, k, n, k0, m0, k1, m1, level) and _accepted(
+        1.0 - theta, n - k, n, k1, m1, k0, m0, level
+    )
 
 
 def _fisher_cutoff(gamma: float) -> float:
@@ -480,19 +509,21 @@ def _fisher_cutoff(gamma: float) -> float:
     return low
 
 
-def guaranteed_interval(k: int, n: int, k0: int, m0: int, k1: int, m1: int,
-                        level: float) -> ConfidenceInterval:
+def guaranteed_interval(
+    k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float
+) -> ConfidenceInterval:
     """The guaranteed interval of validated integer counts (see the module docstring)."""
     low = _lower_end(k, n, k0, m0, k1, m1, level)
     # the upper end: the lower end of the mirrored data (accuracy 1 - theta, arms swapped)
     high = 1.0 - _lower_end(n - k, n, k1, m1, k0, m0, level)
-    if high < low:      # both one-sided tests reject everything between: data of tiny probability
+    if high < low:  # both one-sided tests reject everything between: data of tiny probability
         low, high = high, low
     return ConfidenceInterval(low, high)
 
 
-def guaranteed_ci(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *,
-                  confidence_level: float = 0.95) -> ConfidenceInterval:
+def guaranteed_ci(
+    k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *, confidence_level: float = 0.95
+) -> ConfidenceInterval:
     r"""Confidence interval for the true accuracy with coverage guaranteed by construction.
 
     Inverts an exact test of theta whose p-value is maximised over a Clopper-Pearson confidence
@@ -542,13 +573,17 @@ def guaranteed_ci(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *,
     for name, value in (("k", k), ("n", n), ("k0", k0), ("m0", m0), ("k1", k1), ("m1", m1)):
         array = check_counts(value, name, minimum=1 if name == "n" else 0)
         if array.ndim != 0:
-            raise TypeError(f"`{name}` must be a single count, got an array of shape "
-                            f"{array.shape}; call guaranteed_ci once per dataset.")
+            raise TypeError(
+                f"`{name}` must be a single count, got an array of shape "
+                f"{array.shape}; call guaranteed_ci once per dataset."
+            )
         values[name] = array
     for part, total in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
         check_not_exceeding(values[part], values[total], part, total)
     if values["m0"] + values["m1"] == 0:
-        raise ValueError("`m0` + `m1` (0) must be at least 1: without calibration items the "
-                         "judge's error rates, and so the accuracy, are not identified.")
+        raise ValueError(
+            "`m0` + `m1` (0) must be at least 1: without calibration items the "
+            "judge's error rates, and so the accuracy, are not identified."
+        )
     counts = {name: int(value) for name, value in values.items()}
     return guaranteed_interval(**counts, level=level)

@@ -70,7 +70,11 @@ def confidence_interval(
 
 
 def allocate_calibration_sample(
-    m: Any, p: Any, q0_pilot: Any = 0.9, q1_pilot: Any = 0.9, m_pilot: Any = 0,
+    m: Any,
+    p: Any,
+    q0_pilot: Any = 0.9,
+    q1_pilot: Any = 0.9,
+    m_pilot: Any = 0,
     eps: float = 1e-6,
 ) -> tuple[int, int]:
     """Algorithm 1's split ``(m0, m1)`` of a calibration budget ``m``, as in the paper's code.
@@ -91,6 +95,7 @@ def allocate_calibration_sample(
     pilot = _check_pilot(m_pilot, total)
     if pilot and q0_f + q1_f <= 1.0:
         raise ValueError(_no_correction_message(q0_f, q1_f, smoothed=False))
-    m0, m1, _, _ = _algorithm1_split(total, p_f, _smoothed_pilot(q0_f, pilot),
-                                     _smoothed_pilot(q1_f, pilot), max(pilot, 1))
+    m0, m1, _, _ = _algorithm1_split(
+        total, p_f, _smoothed_pilot(q0_f, pilot), _smoothed_pilot(q1_f, pilot), max(pilot, 1)
+    )
     return m0, m1

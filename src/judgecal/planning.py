@@ -44,8 +44,12 @@ from judgecal.frequentist import rogan_gladen
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["HumanOnlyComparison", "compare_human_only", "human_only_ratio",
-           "plot_human_only_regime"]
+__all__ = [
+    "HumanOnlyComparison",
+    "compare_human_only",
+    "human_only_ratio",
+    "plot_human_only_regime",
+]
 
 _SPLITS = ("natural", "optimal")
 
@@ -69,12 +73,14 @@ def human_only_ratio(theta: Any, q0: Any, q1: Any, *, split: str = "natural") ->
     """
     if split not in _SPLITS:
         raise ValueError(f"`split` ({split!r}) must be 'natural' or 'optimal'.")
-    theta_a, q0_a, q1_a = (check_proportions(v, name)
-                           for v, name in ((theta, "theta"), (q0, "q0"), (q1, "q1")))
+    theta_a, q0_a, q1_a = (
+        check_proportions(v, name) for v, name in ((theta, "theta"), (q0, "q0"), (q1, "q1"))
+    )
     youden = q0_a + q1_a - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = (_calibration_term(theta_a, q0_a, q1_a, split)
-                 / (youden**2 * theta_a * (1.0 - theta_a)))
+        ratio = _calibration_term(theta_a, q0_a, q1_a, split) / (
+            youden**2 * theta_a * (1.0 - theta_a)
+        )
         ratio = np.where(youden > 0, ratio, np.nan)
     return ratio
 
@@ -120,32 +126,48 @@ class HumanOnlyComparison:
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict (an unlimited test set is ``"n": null``)."""
-        return {"m": self.m, "p": self.p, "q0": self.q0, "q1": self.q1,
-                "n": None if math.isinf(self.n) else int(self.n), "theta": self.theta,
-                "var_human": self.var_human, "var_judge_natural": self.var_judge_natural,
-                "var_judge_optimal": self.var_judge_optimal, "judge_better": self.judge_better,
-                "judge_better_optimal": self.judge_better_optimal}
+        return {
+            "m": self.m,
+            "p": self.p,
+            "q0": self.q0,
+            "q1": self.q1,
+            "n": None if math.isinf(self.n) else int(self.n),
+            "theta": self.theta,
+            "var_human": self.var_human,
+            "var_judge_natural": self.var_judge_natural,
+            "var_judge_optimal": self.var_judge_optimal,
+            "judge_better": self.judge_better,
+            "judge_better_optimal": self.judge_better_optimal,
+        }
 
     def __str__(self) -> str:
         def verdict(better: bool) -> str:
             return "judge + calibration" if better else "humans only"
 
-        sd = {name: math.sqrt(value) for name, value in (
-            ("human", self.var_human), ("natural", self.var_judge_natural),
-            ("optimal", self.var_judge_optimal))}
-        return "\n".join([
-            f"judge + calibration vs humans only, m = {self.m} human labels "
-            f"(theta = {self.theta:.4f}; Lee et al. (ICML 2026) Prop. 6.1)",
-            f"  humans only, m test items            : sd {sd['human']:.4f}",
-            f"  judge, random calibration items      : sd {sd['natural']:.4f}"
-            f"  -> better: {verdict(self.judge_better)}",
-            f"  judge, items chosen by label (opt.)  : sd {sd['optimal']:.4f}"
-            f"  -> better: {verdict(self.judge_better_optimal)}",
-        ])
+        sd = {
+            name: math.sqrt(value)
+            for name, value in (
+                ("human", self.var_human),
+                ("natural", self.var_judge_natural),
+                ("optimal", self.var_judge_optimal),
+            )
+        }
+        return "\n".join(
+            [
+                f"judge + calibration vs humans only, m = {self.m} human labels "
+                f"(theta = {self.theta:.4f}; Lee et al. (ICML 2026) Prop. 6.1)",
+                f"  humans only, m test items            : sd {sd['human']:.4f}",
+                f"  judge, random calibration items      : sd {sd['natural']:.4f}"
+                f"  -> better: {verdict(self.judge_better)}",
+                f"  judge, items chosen by label (opt.)  : sd {sd['optimal']:.4f}"
+                f"  -> better: {verdict(self.judge_better_optimal)}",
+            ]
+        )
 
 
-def compare_human_only(m: Any, p: Any, q0: Any, q1: Any, *,
-                       n: Any = math.inf) -> HumanOnlyComparison:
+def compare_human_only(
+    m: Any, p: Any, q0: Any, q1: Any, *, n: Any = math.inf
+) -> HumanOnlyComparison:
     """Compare, for a budget of m human labels, the judge-based and the human-only estimate.
 
     theta is the Rogan-Gladen accuracy of the planning values (Lee et al. v1 eq. 4, truncated to
@@ -158,14 +180,29 @@ def compare_human_only(m: Any, p: Any, q0: Any, q1: Any, *,
     theta = float(rogan_gladen(p_f, q0_f, q1_f))
     test = p_f * (1 - p_f) / n_f
     youden2 = (q0_f + q1_f - 1) ** 2
-    natural, optimal = ((test + _calibration_term(theta, q0_f, q1_f, split) / total) / youden2
-                        for split in _SPLITS)
-    return HumanOnlyComparison(total, p_f, q0_f, q1_f, n_f, theta, theta * (1 - theta) / total,
-                               float(natural), float(optimal))
+    natural, optimal = (
+        (test + _calibration_term(theta, q0_f, q1_f, split) / total) / youden2 for split in _SPLITS
+    )
+    return HumanOnlyComparison(
+        total,
+        p_f,
+        q0_f,
+        q1_f,
+        n_f,
+        theta,
+        theta * (1 - theta) / total,
+        float(natural),
+        float(optimal),
+    )
 
 
-def plot_human_only_regime(ax: Axes | None = None, *, q0: float | None = None,
-                           split: str = "natural", resolution: int = 201) -> Axes:
+def plot_human_only_regime(
+    ax: Axes | None = None,
+    *,
+    q0: float | None = None,
+    split: str = "natural",
+    resolution: int = 201,
+) -> Axes:
     """Regime map of Lee et al. (ICML 2026) Fig. 4: where judge + calibration beats humans only.
 
     x is theta; y is q = q0 = q1 (``q0=None``, Prop. 6.1's setting, with its closed-form boundary
@@ -180,8 +217,14 @@ def plot_human_only_regime(ax: Axes | None = None, *, q0: float | None = None,
     q = np.linspace(0.5, 1.0, resolution)[1:]
     grid_t, grid_q = np.meshgrid(theta, q)
     ratio = human_only_ratio(grid_t, grid_q if q0 is None else q0, grid_q, split=split)
-    ax.contourf(grid_t, grid_q, np.where(ratio <= 1.0, 1.0, 0.0), levels=[0.5, 1.5],
-                colors=["C0"], alpha=0.35)
+    ax.contourf(
+        grid_t,
+        grid_q,
+        np.where(ratio <= 1.0, 1.0, 0.0),
+        levels=[0.5, 1.5],
+        colors=["C0"],
+        alpha=0.35,
+    )
     ax.contour(grid_t, grid_q, ratio, levels=[1.0], colors="C0")
     if q0 is None and split == "natural":
         q_line = q[q > 0.5 + 0.5 / math.sqrt(2)]
@@ -189,7 +232,11 @@ def plot_human_only_regime(ax: Axes | None = None, *, q0: float | None = None,
         ax.plot(0.5 - half, q_line, "k--", lw=1, label="Prop. 6.1 boundary")
         ax.plot(0.5 + half, q_line, "k--", lw=1)
         ax.legend(loc="lower center")
-    ax.set(xlabel="true accuracy theta", xlim=(0, 1), ylim=(0.5, 1),
-           ylabel="q = q0 = q1" if q0 is None else f"q1 (q0 = {q0:g})",
-           title=f"judge + calibration beats humans only (shaded; {split} split)")
+    ax.set(
+        xlabel="true accuracy theta",
+        xlim=(0, 1),
+        ylim=(0.5, 1),
+        ylabel="q = q0 = q1" if q0 is None else f"q1 (q0 = {q0:g})",
+        title=f"judge + calibration beats humans only (shaded; {split} split)",
+    )
     return ax

@@ -67,8 +67,9 @@ def naive_bias(theta: Any, q0: float = 0.7, q1: float = 0.9) -> np.ndarray:
     return (q0 + q1 - 2.0) * theta + 1.0 - q0
 
 
-def plot_bias(q0: float = 0.7, q1: float = 0.9, *, m: int | None = 100, n: int = 1000,
-              ax: Any = None) -> Any:
+def plot_bias(
+    q0: float = 0.7, q1: float = 0.9, *, m: int | None = 100, n: int = 1000, ax: Any = None
+) -> Any:
     """Lee et al. v1 Fig. 2: E[p-hat] against theta, and E[theta-hat] with ``m`` items per arm.
 
     E[theta-hat] (clipped Rogan-Gladen) is computed exactly by summing over the data space
@@ -83,15 +84,22 @@ def plot_bias(q0: float = 0.7, q1: float = 0.9, *, m: int | None = 100, n: int =
     ax.plot(theta, expected, color="C3", label=r"$E[\hat p]$ (naive)")
     turning = (1.0 - q0) / (2.0 - q0 - q1)
     ax.axvline(turning, color="0.4", lw=0.8, ls="--")
-    ax.annotate(f"θ = {turning:.3g}", (turning, 0.05), xytext=(4, 0),
-                textcoords="offset points")
+    ax.annotate(f"θ = {turning:.3g}", (turning, 0.05), xytext=(4, 0), textcoords="offset points")
     if m is not None:
-        ds = coverage("lang_reiczigel", theta=THETA_GRID, q0=q0, q1=q1, n=n, m0=m, m1=m,
-                      exact=True)
-        ax.plot(THETA_GRID, THETA_GRID + ds.bias.values, "o", ms=3, color="C0",
-                label=rf"$E[\hat\theta]$ (m0 = m1 = {m}, n = {n})")
-    ax.set(xlabel="true accuracy θ", ylabel="expected estimate",
-           title=f"Bias of the naive rate (q0 = {q0}, q1 = {q1})")
+        ds = coverage("lang_reiczigel", theta=THETA_GRID, q0=q0, q1=q1, n=n, m0=m, m1=m, exact=True)
+        ax.plot(
+            THETA_GRID,
+            THETA_GRID + ds.bias.values,
+            "o",
+            ms=3,
+            color="C0",
+            label=rf"$E[\hat\theta]$ (m0 = m1 = {m}, n = {n})",
+        )
+    ax.set(
+        xlabel="true accuracy θ",
+        ylabel="expected estimate",
+        title=f"Bias of the naive rate (q0 = {q0}, q1 = {q1})",
+    )
     ax.legend(loc="upper left", fontsize="small")
     return ax
 
@@ -106,8 +114,14 @@ def _prop2_m1(budget: np.ndarray, p_hat: np.ndarray, q0: float, q1: float) -> np
     return np.clip(m1, 1, budget - 1)
 
 
-def interval_length(p_hat: Any = (0.3, 0.5, 0.7, 0.9), m: Any = None, *, q0: float = 0.7,
-                    q1: float = 0.9, confidence_level: float = 0.95) -> Any:
+def interval_length(
+    p_hat: Any = (0.3, 0.5, 0.7, 0.9),
+    m: Any = None,
+    *,
+    q0: float = 0.7,
+    q1: float = 0.9,
+    confidence_level: float = 0.95,
+) -> Any:
     """Lang-Reiczigel length at n -> infinity against the per-arm calibration size (Fig. 3).
 
     ``symmetric`` uses m0 = m1 = m; ``adaptive`` splits the same budget 2m by Prop. 2 with the
@@ -120,19 +134,27 @@ def interval_length(p_hat: Any = (0.3, 0.5, 0.7, 0.9), m: Any = None, *, q0: flo
     p = np.asarray(p_hat, dtype=np.float64)[:, None]
     m = np.arange(10, 501, 5) if m is None else np.asarray(m)
     m_row = m[None, :].astype(np.float64)
-    low, high = lang_reiczigel_ci(p, q0, q1, np.inf, m_row, m_row,
-                                  confidence_level=confidence_level)
+    low, high = lang_reiczigel_ci(
+        p, q0, q1, np.inf, m_row, m_row, confidence_level=confidence_level
+    )
     m1 = _prop2_m1(2 * m_row, p, q0, q1)
-    a_low, a_high = lang_reiczigel_ci(p, q0, q1, np.inf, 2 * m_row - m1, m1,
-                                      confidence_level=confidence_level)
+    a_low, a_high = lang_reiczigel_ci(
+        p, q0, q1, np.inf, 2 * m_row - m1, m1, confidence_level=confidence_level
+    )
     coords = {"p_hat": p[:, 0], "m": m}
-    return xr.Dataset({"symmetric": (("p_hat", "m"), high - low),
-                       "adaptive": (("p_hat", "m"), a_high - a_low),
-                       "adaptive_m1": (("p_hat", "m"), m1)}, coords=coords)
+    return xr.Dataset(
+        {
+            "symmetric": (("p_hat", "m"), high - low),
+            "adaptive": (("p_hat", "m"), a_high - a_low),
+            "adaptive_m1": (("p_hat", "m"), m1),
+        },
+        coords=coords,
+    )
 
 
-def plot_interval_length(p_hat: Any = (0.3, 0.5, 0.7, 0.9), *, q0: float = 0.7, q1: float = 0.9,
-                         ax: Any = None) -> Any:
+def plot_interval_length(
+    p_hat: Any = (0.3, 0.5, 0.7, 0.9), *, q0: float = 0.7, q1: float = 0.9, ax: Any = None
+) -> Any:
     """Lee et al. v1 Fig. 3: dashed symmetric, solid adaptive allocation. Returns the Axes."""
     ax = _axes(ax)
     ds = interval_length(p_hat, q0=q0, q1=q1)
@@ -140,9 +162,12 @@ def plot_interval_length(p_hat: Any = (0.3, 0.5, 0.7, 0.9), *, q0: float = 0.7, 
         ax.plot(ds.m, ds.symmetric[i], ls="--", color=f"C{i}")
         ax.plot(ds.m, ds.adaptive[i], color=f"C{i}", label=f"p̂ = {p:g}")
     ax.axhline(0.1, color="0.6", lw=0.8, ls=":")
-    ax.set(xlabel="calibration items per label type (m0 = m1 = m; adaptive: budget 2m)",
-           ylabel="interval length (n → ∞)", ylim=(0, None),
-           title=f"Interval length (q̂0 = {q0}, q̂1 = {q1})")
+    ax.set(
+        xlabel="calibration items per label type (m0 = m1 = m; adaptive: budget 2m)",
+        ylabel="interval length (n → ∞)",
+        ylim=(0, None),
+        title=f"Interval length (q̂0 = {q0}, q̂1 = {q1})",
+    )
     ax.legend(fontsize="small")
     return ax
 
@@ -150,8 +175,16 @@ def plot_interval_length(p_hat: Any = (0.3, 0.5, 0.7, 0.9), *, q0: float = 0.7, 
 # ------------------------------------------------------------------------------------------------
 # Fig. 4 (Lee et al. v1) / Fig. 5 (Lee et al. (ICML 2026)): the Monte Carlo study
 # ------------------------------------------------------------------------------------------------
-def coverage_study(paper: str = "000", *, reps: int = 10_000, q0: float = 0.7, q1: float = 0.9,
-                   n: int = 1000, random_seed: Any = 0, exact: bool = True) -> dict[str, Any]:
+def coverage_study(
+    paper: str = "000",
+    *,
+    reps: int = 10_000,
+    q0: float = 0.7,
+    q1: float = 0.9,
+    n: int = 1000,
+    random_seed: Any = 0,
+    exact: bool = True,
+) -> dict[str, Any]:
     """The numbers of Lee et al. v1 Fig. 4 or Lee et al. (ICML 2026) Fig. 5 (``paper``).
 
     ``paper="000"``: Lee et al. v1, m0 + m1 = 500; ``paper="001"``: Lee et al. (ICML 2026),
@@ -183,13 +216,19 @@ def coverage_study(paper: str = "000", *, reps: int = 10_000, q0: float = 0.7, q
         "naive": coverage("naive", **grid, exact=exact, **mc),
         "adjusted": coverage("lang_reiczigel", **grid, exact=exact, **mc),
         "adjusted_mc": coverage("lang_reiczigel", **grid, reps=reps, random_seed=random_seed),
-        "adaptive": coverage("lang_reiczigel", **grid, reps=reps, allocation="adaptive",
-                             random_seed=random_seed),
+        "adaptive": coverage(
+            "lang_reiczigel", **grid, reps=reps, allocation="adaptive", random_seed=random_seed
+        ),
     }
 
 
-def plot_coverage_study(paper: str = "000", *, reps: int = 10_000, random_seed: Any = 0,
-                        study: dict[str, Any] | None = None) -> Any:
+def plot_coverage_study(
+    paper: str = "000",
+    *,
+    reps: int = 10_000,
+    random_seed: Any = 0,
+    study: dict[str, Any] | None = None,
+) -> Any:
     """Lee et al. v1 Fig. 4 (ICML 2026 version: Fig. 5): single run, coverage, length; a Figure."""
     import matplotlib.pyplot as plt
 
@@ -205,21 +244,33 @@ def plot_coverage_study(paper: str = "000", *, reps: int = 10_000, random_seed: 
     a.set(xlabel="true accuracy θ", ylabel="estimate", title="(a) a single run")
     a.legend(fontsize="small")
     b.plot(theta, study["naive"].coverage, "o-", ms=3, color="C3", label="naive interval")
-    b.plot(theta, study["adjusted"].coverage, "o-", ms=3, color="C0",
-           label="Lang-Reiczigel (exact)")
-    b.plot(theta, study["adjusted_mc"].coverage, "x", ms=4, color="C2",
-           label=f"Lang-Reiczigel ({study['adjusted_mc'].attrs['reps']} reps)")
+    b.plot(
+        theta, study["adjusted"].coverage, "o-", ms=3, color="C0", label="Lang-Reiczigel (exact)"
+    )
+    b.plot(
+        theta,
+        study["adjusted_mc"].coverage,
+        "x",
+        ms=4,
+        color="C2",
+        label=f"Lang-Reiczigel ({study['adjusted_mc'].attrs['reps']} reps)",
+    )
     b.axhline(0.95, color="0.4", lw=0.8, ls="--")
-    b.set(xlabel="true accuracy θ", ylabel="coverage", ylim=(-0.02, 1.02),
-          title="(b) coverage of 95% intervals")
+    b.set(
+        xlabel="true accuracy θ",
+        ylabel="coverage",
+        ylim=(-0.02, 1.02),
+        title="(b) coverage of 95% intervals",
+    )
     b.legend(fontsize="small")
     c.plot(theta, study["adjusted_mc"].width_mean, "o-", ms=3, color="C0", label="equal m0 = m1")
     c.plot(theta, study["adaptive"].width_mean, "o-", ms=3, color="C1", label="Algorithm 1")
     c.set(xlabel="true accuracy θ", ylabel="mean interval length", title="(c) allocation")
     c.legend(fontsize="small")
     budget = int(run.m0) + int(run.m1)
-    fig.suptitle(f"q0 = {float(run.q0)}, q1 = {float(run.q1)}, n = {int(run.n)}, "
-                 f"m0 + m1 = {budget}")
+    fig.suptitle(
+        f"q0 = {float(run.q0)}, q1 = {float(run.q1)}, n = {int(run.n)}, m0 + m1 = {budget}"
+    )
     fig.tight_layout()
     return fig
 
@@ -227,8 +278,17 @@ def plot_coverage_study(paper: str = "000", *, reps: int = 10_000, random_seed: 
 # ------------------------------------------------------------------------------------------------
 # Lee et al. (ICML 2026) Fig. 7: five estimators under distribution shift
 # ------------------------------------------------------------------------------------------------
-def shift_bias(theta_cal: Any = None, *, theta: float = 0.5, q0: float = 0.7, q1: float = 0.9,
-               n: int = 1000, m: int = 200, reps: int = 10_000, random_seed: Any = 0) -> Any:
+def shift_bias(
+    theta_cal: Any = None,
+    *,
+    theta: float = 0.5,
+    q0: float = 0.7,
+    q1: float = 0.9,
+    n: int = 1000,
+    m: int = 200,
+    reps: int = 10_000,
+    random_seed: Any = 0,
+) -> Any:
     """Bias of the five estimators of Lee et al. (ICML 2026) Table 2 under a shift of accuracy.
 
     The calibration set is a random sample of ``m`` items from a population with accuracy
@@ -242,17 +302,37 @@ def shift_bias(theta_cal: Any = None, *, theta: float = 0.5, q0: float = 0.7, q1
     from judgecal.simulate import simulate_counts
 
     theta_cal = np.linspace(0.25, 0.75, 11) if theta_cal is None else theta_cal
-    ds = simulate_counts(theta=theta, q0=q0, q1=q1, n=n, m0=m - m // 2, m1=m // 2, reps=reps,
-                         design="random", theta_cal=theta_cal, random_seed=random_seed)
+    ds = simulate_counts(
+        theta=theta,
+        q0=q0,
+        q1=q1,
+        n=n,
+        m0=m - m // 2,
+        m1=m // 2,
+        reps=reps,
+        design="random",
+        theta_cal=theta_cal,
+        random_seed=random_seed,
+    )
     ok = (ds.m0_drawn > 0) & (ds.m1_drawn > 0)  # an empty arm leaves (iv) and (v) undefined
-    est = shift_point_estimates(ds.k.values, n, ds.k0.values, np.maximum(ds.m0_drawn.values, 1),
-                                ds.k1.values, np.maximum(ds.m1_drawn.values, 1))
+    est = shift_point_estimates(
+        ds.k.values,
+        n,
+        ds.k0.values,
+        np.maximum(ds.m0_drawn.values, 1),
+        ds.k1.values,
+        np.maximum(ds.m1_drawn.values, 1),
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        bias = np.stack([np.nanmean(np.where(ok, value, np.nan), axis=-1) - theta
-                         for value in est.values()])
-    return xr.DataArray(bias, dims=("estimator",) + ds.k.dims[:-1],
-                        coords={"estimator": list(est), "theta_cal": ds.theta_cal})
+        bias = np.stack(
+            [np.nanmean(np.where(ok, value, np.nan), axis=-1) - theta for value in est.values()]
+        )
+    return xr.DataArray(
+        bias,
+        dims=("estimator",) + ds.k.dims[:-1],
+        coords={"estimator": list(est), "theta_cal": ds.theta_cal},
+    )
 
 
 def plot_shift(*, reps: int = 10_000, random_seed: Any = 0, ax: Any = None) -> Any:
@@ -260,11 +340,20 @@ def plot_shift(*, reps: int = 10_000, random_seed: Any = 0, ax: Any = None) -> A
     ax = _axes(ax)
     bias = shift_bias(reps=reps, random_seed=random_seed)
     for i, name in enumerate(bias.estimator.values):
-        ax.plot(bias.theta_cal, bias.sel(estimator=name), "o-", ms=3, color=f"C{i}",
-                label=f"({'i ii iii iv v'.split()[i]}) {name.replace('_', ' ')}")
+        ax.plot(
+            bias.theta_cal,
+            bias.sel(estimator=name),
+            "o-",
+            ms=3,
+            color=f"C{i}",
+            label=f"({'i ii iii iv v'.split()[i]}) {name.replace('_', ' ')}",
+        )
     ax.axhline(0.0, color="0.4", lw=0.8)
-    ax.set(xlabel="calibration accuracy θ_Q (test θ_P = 0.5)", ylabel="bias",
-           title="Estimators under distribution shift")
+    ax.set(
+        xlabel="calibration accuracy θ_Q (test θ_P = 0.5)",
+        ylabel="bias",
+        title="Estimators under distribution shift",
+    )
     ax.legend(fontsize="small")
     return ax
 
@@ -284,8 +373,7 @@ def plot_human_regions(q0_values: Any = (None, 0.9), *, axes: Any = None) -> Any
 
     q0_values = list(q0_values)
     if axes is None:
-        fig, axes = plt.subplots(1, len(q0_values), figsize=(5 * len(q0_values), 4),
-                                 squeeze=False)
+        fig, axes = plt.subplots(1, len(q0_values), figsize=(5 * len(q0_values), 4), squeeze=False)
         axes = axes[0]
     for ax, q0 in zip(axes, q0_values, strict=True):
         plot_human_only_regime(ax, q0=q0)

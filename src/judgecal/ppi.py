@@ -148,30 +148,46 @@ class PPIResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict of every number, the flags and the assumption."""
-        return {"method": self.method, "estimate": self.estimate,
-                "estimate_unclipped": self.estimate_raw, "low": self.ci.low,
-                "high": self.ci.high, "lam": self.lam, "se": self.se,
-                "confidence_level": self.confidence_level, "n_labelled": self.n_labelled,
-                "n_unlabelled": self.n_unlabelled,
-                "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
-                "assumption": self.assumption}
+        return {
+            "method": self.method,
+            "estimate": self.estimate,
+            "estimate_unclipped": self.estimate_raw,
+            "low": self.ci.low,
+            "high": self.ci.high,
+            "lam": self.lam,
+            "se": self.se,
+            "confidence_level": self.confidence_level,
+            "n_labelled": self.n_labelled,
+            "n_unlabelled": self.n_unlabelled,
+            "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
+            "assumption": self.assumption,
+        }
 
     def summary(self) -> pd.DataFrame:
         """Return a one-row table: estimate, low, high, width, lam, assumption."""
         import pandas as pd
 
         frame = pd.DataFrame(
-            {"estimate": [self.estimate], "low": [self.ci.low], "high": [self.ci.high],
-             "width": [self.width], "lam": [self.lam], "assumption": [self.assumption]},
-            index=pd.Index([self.method], name="method"))
+            {
+                "estimate": [self.estimate],
+                "low": [self.ci.low],
+                "high": [self.ci.high],
+                "width": [self.width],
+                "lam": [self.lam],
+                "assumption": [self.assumption],
+            },
+            index=pd.Index([self.method], name="method"),
+        )
         return frame
 
     def __str__(self) -> str:
-        return (f"{self.method}: theta = {self.estimate:.4f}, {100 * self.confidence_level:g}% CI "
-                f"[{self.ci.low:.4f}, {self.ci.high:.4f}] (lambda = {self.lam:.4f}; "
-                f"{self.n_labelled} labelled, {self.n_unlabelled} unlabelled items)\n"
-                + "".join(f"warning: {message}\n" for message in self.flag_messages)
-                + f"assumes: {self.assumption}")
+        return (
+            f"{self.method}: theta = {self.estimate:.4f}, {100 * self.confidence_level:g}% CI "
+            f"[{self.ci.low:.4f}, {self.ci.high:.4f}] (lambda = {self.lam:.4f}; "
+            f"{self.n_labelled} labelled, {self.n_unlabelled} unlabelled items)\n"
+            + "".join(f"warning: {message}\n" for message in self.flag_messages)
+            + f"assumes: {self.assumption}"
+        )
 
 
 def _check_lam(lam: Any) -> float | None:
@@ -180,8 +196,10 @@ def _check_lam(lam: Any) -> float | None:
     if isinstance(lam, (bool, np.bool_)) or not isinstance(lam, numbers.Real):
         raise TypeError(f"`lam` must be a real number or None (PPI++), got {lam!r}.")
     if not math.isfinite(float(lam)):
-        raise ValueError(f"`lam` ({lam!r}) must be finite: 1 for PPI, 0 for the classical "
-                         "estimate, None for PPI++'s tuned value.")
+        raise ValueError(
+            f"`lam` ({lam!r}) must be finite: 1 for PPI, 0 for the classical "
+            "estimate, None for PPI++'s tuned value."
+        )
     return float(lam)
 
 
@@ -203,8 +221,16 @@ class _Raw(NamedTuple):
 
 
 def ppi_counts(
-    k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *, lam: float | None = 1.0,
-    confidence_level: float = 0.95, adjust: bool = True,
+    k: Any,
+    n: Any,
+    k0: Any,
+    m0: Any,
+    k1: Any,
+    m1: Any,
+    *,
+    lam: float | None = 1.0,
+    confidence_level: float = 0.95,
+    adjust: bool = True,
 ) -> tuple[np.ndarray, ConfidenceInterval, np.ndarray, np.ndarray]:
     """PPI / PPI++ from counts, broadcast over arrays (see the module docstring for the formulas).
 
@@ -238,16 +264,21 @@ def ppi_counts(
     raw = _ppi_raw(_check_ppi_counts(k, n, k0, m0, k1, m1), lam, z, adjust=bool(adjust))
     if not adjust:
         return raw.estimate, ConfidenceInterval(raw.low, raw.high), raw.lam, raw.se
-    return (np.clip(raw.estimate, 0.0, 1.0),
-            ConfidenceInterval(np.clip(raw.low, 0.0, 1.0), np.clip(raw.high, 0.0, 1.0)),
-            raw.lam, raw.se)
+    return (
+        np.clip(raw.estimate, 0.0, 1.0),
+        ConfidenceInterval(np.clip(raw.low, 0.0, 1.0), np.clip(raw.high, 0.0, 1.0)),
+        raw.lam,
+        raw.se,
+    )
 
 
 def _check_ppi_counts(*values: Any) -> tuple[np.ndarray, ...]:
     """Validate (k, n, k0, m0, k1, m1); return them as float arrays."""
     names = ("k", "n", "k0", "m0", "k1", "m1")
-    counts = {name: check_counts(value, name, minimum=1 if name == "n" else 0)
-              for name, value in zip(names, values, strict=True)}
+    counts = {
+        name: check_counts(value, name, minimum=1 if name == "n" else 0)
+        for name, value in zip(names, values, strict=True)
+    }
     for part, whole in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
         check_not_exceeding(counts[part], counts[whole], part, whole)
     if np.any(counts["m0"] + counts["m1"] < 1):
@@ -255,8 +286,7 @@ def _check_ppi_counts(*values: Any) -> tuple[np.ndarray, ...]:
     return tuple(np.asarray(counts[name], dtype=np.float64) for name in names)
 
 
-def _ppi_raw(counts: tuple[np.ndarray, ...], lam: float | None, z: float, *,
-             adjust: bool) -> _Raw:
+def _ppi_raw(counts: tuple[np.ndarray, ...], lam: float | None, z: float, *, adjust: bool) -> _Raw:
     """PPI's estimate, untruncated interval, lambda and se; Var(Y) adjusted if ``adjust``."""
     k, n, k0, m0, k1, m1 = counts
     m = m0 + m1
@@ -281,8 +311,9 @@ def _ppi_raw(counts: tuple[np.ndarray, ...], lam: float | None, z: float, *,
     return _Raw(estimate, estimate - z * se, estimate + z * se, lam_a, se, one_class)
 
 
-def _result(k: int, n: int, k0: int, m0: int, k1: int, m1: int, lam: float | None,
-            level: float) -> PPIResult:
+def _result(
+    k: int, n: int, k0: int, m0: int, k1: int, m1: int, lam: float | None, level: float
+) -> PPIResult:
     """Build the result with its flags and issue them as one :class:`JudgeCalWarning`."""
     raw = _ppi_raw(_check_ppi_counts(k, n, k0, m0, k1, m1), lam, z_quantile(level), adjust=True)
     estimate_raw, low, high = float(raw.estimate), float(raw.low), float(raw.high)
@@ -296,17 +327,32 @@ def _result(k: int, n: int, k0: int, m0: int, k1: int, m1: int, lam: float | Non
         flags.append("one_class_labelled")
     ci = ConfidenceInterval(min(1.0, max(0.0, low)), min(1.0, max(0.0, high)))
     result = PPIResult(
-        estimate=estimate, ci=ci, lam=float(raw.lam), se=float(raw.se), confidence_level=level,
-        n_labelled=int(m0 + m1), n_unlabelled=int(n), method=_method_name(lam),
-        estimate_raw=estimate_raw, flags=tuple(flags))
+        estimate=estimate,
+        ci=ci,
+        lam=float(raw.lam),
+        se=float(raw.se),
+        confidence_level=level,
+        n_labelled=int(m0 + m1),
+        n_unlabelled=int(n),
+        method=_method_name(lam),
+        estimate_raw=estimate_raw,
+        flags=tuple(flags),
+    )
     if flags:
-        warnings.warn(f"{result.method}: " + "; ".join(result.flag_messages) + ".",
-                      JudgeCalWarning, stacklevel=3)
+        warnings.warn(
+            f"{result.method}: " + "; ".join(result.flag_messages) + ".",
+            JudgeCalWarning,
+            stacklevel=3,
+        )
     return result
 
 
 def ppi(
-    calib_human: Any, calib_judge: Any, test_judge: Any, *, lam: float | None = 1.0,
+    calib_human: Any,
+    calib_judge: Any,
+    test_judge: Any,
+    *,
+    lam: float | None = 1.0,
     confidence_level: float = 0.95,
 ) -> PPIResult:
     """PPI (``lam=1``) or PPI++ (``lam=None``) estimate and CLT interval of the true accuracy.
@@ -365,14 +411,17 @@ def ppi(
     judge = _binary_labels(calib_judge, "calib_judge")
     test = _binary_labels(test_judge, "test_judge")
     if human.size != judge.size:
-        raise ValueError(f"`calib_human` ({human.size} items) and `calib_judge` ({judge.size} "
-                         "items) must have the same length: one human label and one judge "
-                         "verdict per labelled item.")
+        raise ValueError(
+            f"`calib_human` ({human.size} items) and `calib_judge` ({judge.size} "
+            "items) must have the same length: one human label and one judge "
+            "verdict per labelled item."
+        )
     if human.size == 0:
         raise ValueError("`calib_human` is empty: PPI needs at least one labelled item.")
     if test.size == 0:
-        raise ValueError("`test_judge` is empty: PPI needs the judge's verdicts on unlabelled "
-                         "test items.")
+        raise ValueError(
+            "`test_judge` is empty: PPI needs the judge's verdicts on unlabelled test items."
+        )
     m1 = int(human.sum())
     k0 = int(np.count_nonzero((human == 0) & (judge == 0)))
     k1 = int(np.count_nonzero((human == 1) & (judge == 1)))
@@ -397,5 +446,13 @@ def ppi_from_data(
         As :func:`ppi`, e.g. for labelled items of one class only (:attr:`JudgeData.one_class`).
     """
     data = require_design(data, "random", "PPI")
-    return _result(data.k, data.n, data.k0, data.m0, data.k1, data.m1, _check_lam(lam),
-                   check_level(confidence_level))
+    return _result(
+        data.k,
+        data.n,
+        data.k0,
+        data.m0,
+        data.k1,
+        data.m1,
+        _check_lam(lam),
+        check_level(confidence_level),
+    )

@@ -63,8 +63,17 @@ from numpy.typing import ArrayLike
 from judgecal.data import JudgeData
 from judgecal.results import ConfidenceInterval
 
-__all__ = ["CANDIDATES", "METHOD_LABELS", "Recommendation", "choose", "coverage_table",
-           "eligible", "recommend", "regime_coverage", "widen"]
+__all__ = [
+    "CANDIDATES",
+    "METHOD_LABELS",
+    "Recommendation",
+    "choose",
+    "coverage_table",
+    "eligible",
+    "recommend",
+    "regime_coverage",
+    "widen",
+]
 
 #: Display names of the intervals the recommendation can pick.
 METHOD_LABELS = {
@@ -126,13 +135,24 @@ class Recommendation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of every field."""
-        return {"method": self.method, "label": self.label, "estimate": self.estimate,
-                "low": self.low, "high": self.high, "width": self.width, "level": self.level,
-                "coverage": self.coverage, "widened": self.widened, "reason": self.reason}
+        return {
+            "method": self.method,
+            "label": self.label,
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "width": self.width,
+            "level": self.level,
+            "coverage": self.coverage,
+            "widened": self.widened,
+            "reason": self.reason,
+        }
 
     def __str__(self) -> str:
-        return (f"recommended: {self.label} {self.estimate:.4f} ({self.low:.4f}, "
-                f"{self.high:.4f}), {100 * self.level:g}% interval\n  why: {self.reason}")
+        return (
+            f"recommended: {self.label} {self.estimate:.4f} ({self.low:.4f}, "
+            f"{self.high:.4f}), {100 * self.level:g}% interval\n  why: {self.reason}"
+        )
 
 
 @functools.lru_cache(maxsize=1)
@@ -183,9 +203,11 @@ def plausible_accuracy_range(counts: tuple[ArrayLike, ...]) -> tuple[np.ndarray,
     from judgecal.guaranteed import clopper_pearson
 
     k, n, k0, m0, k1, m1 = (np.atleast_1d(np.asarray(c, dtype=float)) for c in counts)
-    (p_lo, p_hi), (a_lo, a_hi), (b_lo, b_hi) = (clopper_pearson(k, n, 0.95),
-                                                clopper_pearson(k0, m0, 0.95),
-                                                clopper_pearson(k1, m1, 0.95))
+    (p_lo, p_hi), (a_lo, a_hi), (b_lo, b_hi) = (
+        clopper_pearson(k, n, 0.95),
+        clopper_pearson(k0, m0, 0.95),
+        clopper_pearson(k1, m1, 0.95),
+    )
     corners = []
     for p in (p_lo, p_hi):
         for q0 in (a_lo, a_hi):
@@ -251,8 +273,9 @@ class Regime:
         return float(np.min(block)) if not np.isnan(block).any() else math.nan
 
 
-def regime(counts: tuple[int, ...], theta_mask: np.ndarray, *, random_design: bool = False
-           ) -> Regime | str:
+def regime(
+    counts: tuple[int, ...], theta_mask: np.ndarray, *, random_design: bool = False
+) -> Regime | str:
     """The table cells of one dataset ``(k, n, k0, m0, k1, m1)``, or why it is outside."""
     _, n, k0, m0, k1, m1 = counts
     table = coverage_table()
@@ -261,15 +284,19 @@ def regime(counts: tuple[int, ...], theta_mask: np.ndarray, *, random_design: bo
         sizes = table["random_m"]
         fits = np.flatnonzero(sizes <= m0 + m1)
         if fits.size == 0:
-            return (f"the labelled sample has {m0 + m1} items, fewer than the coverage table's "
-                    f"smallest ({sizes[0]})")
+            return (
+                f"the labelled sample has {m0 + m1} items, fewer than the coverage table's "
+                f"smallest ({sizes[0]})"
+            )
         arms = int(fits[-1])
         arm_text = f"m = {sizes[arms]} labelled at random"
     else:
         index = _atlas_arms(m0, m1, table["arms"])
         if index is None:
-            return (f"a calibration arm has fewer items (m0 = {m0}, m1 = {m1}) than the coverage "
-                    f"table's smallest ({int(table['arms'].min())})")
+            return (
+                f"a calibration arm has fewer items (m0 = {m0}, m1 = {m1}) than the coverage "
+                f"table's smallest ({int(table['arms'].min())})"
+            )
         arms = index
         arm_text = f"m0 = {table['arms'][arms][0]}, m1 = {table['arms'][arms][1]}"
     n_index = _bracket(n, table["n"].astype(float))
@@ -280,18 +307,25 @@ def regime(counts: tuple[int, ...], theta_mask: np.ndarray, *, random_design: bo
     q0 = _plausible_rates(k0, m0, q)
     q1 = _plausible_rates(k1, m1, q)
     if q0 is None or q1 is None:
-        names = [name for name, value in (("specificity q0", q0), ("sensitivity q1", q1))
-                 if value is None]
-        return (f"the calibration allows a {' and a '.join(names)} below {q[0]:g} (95% "
-                "Clopper-Pearson), a judge that may be close to chance, where the coverage "
-                "table has no cells")
+        names = [
+            name
+            for name, value in (("specificity q0", q0), ("sensitivity q1", q1))
+            if value is None
+        ]
+        return (
+            f"the calibration allows a {' and a '.join(names)} below {q[0]:g} (95% "
+            "Clopper-Pearson), a judge that may be close to chance, where the coverage "
+            "table has no cells"
+        )
     t = np.flatnonzero(theta_mask)
 
     def span(values: np.ndarray) -> str:
         return f"{values[0]:g}" if values.size == 1 else f"{values[0]:g}-{values[-1]:g}"
 
-    text = (f"{arm_text}, n {span(table['n'][n_index])}, q0 {span(q[q0])}, q1 {span(q[q1])}, "
-            f"theta {span(theta[t])}")
+    text = (
+        f"{arm_text}, n {span(table['n'][n_index])}, q0 {span(q[q0])}, q1 {span(q[q1])}, "
+        f"theta {span(theta[t])}"
+    )
     return Regime(arms, n_index, q0, q1, t, text, random_design)
 
 
@@ -317,8 +351,9 @@ def monte_carlo_error(coverage: np.ndarray) -> np.ndarray:
 CANDIDATES = ("lang_reiczigel", "bayes_eti", "bayes_hdi", "ppi_pp")
 
 
-def regime_coverage(counts: tuple[ArrayLike, ...], level: float, *,
-                    random_design: bool = False) -> np.ndarray:
+def regime_coverage(
+    counts: tuple[ArrayLike, ...], level: float, *, random_design: bool = False
+) -> np.ndarray:
     """Each candidate's smallest table coverage over each dataset's regime.
 
     Returns an array (datasets, len(:data:`CANDIDATES`)); NaN where the dataset lies outside
@@ -336,8 +371,7 @@ def regime_coverage(counts: tuple[ArrayLike, ...], level: float, *,
     unique, inverse = np.unique(keys, axis=0, return_inverse=True)
     coverage = np.full((unique.shape[0], len(CANDIDATES)), np.nan)
     for u, key in enumerate(unique):
-        where = regime((0, *key[:5].tolist()), key[5:].astype(bool),
-                       random_design=random_design)
+        where = regime((0, *key[:5].tolist()), key[5:].astype(bool), random_design=random_design)
         if isinstance(where, Regime):
             coverage[u] = [where.worst(m) if m in allowed else np.nan for m in CANDIDATES]
     return coverage[inverse.ravel()]
@@ -349,9 +383,14 @@ def eligible(coverage: np.ndarray, level: float) -> np.ndarray:
         return coverage - 2.0 * monte_carlo_error(coverage) >= level
 
 
-def choose(counts: tuple[ArrayLike, ...], intervals: Mapping[str, tuple[ArrayLike, ArrayLike]],
-           level: float, *, random_design: bool = False,
-           coverage: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def choose(
+    counts: tuple[ArrayLike, ...],
+    intervals: Mapping[str, tuple[ArrayLike, ArrayLike]],
+    level: float,
+    *,
+    random_design: bool = False,
+    coverage: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """The rule for many datasets at once (the cross-check calls it with one).
 
     Parameters
@@ -379,8 +418,9 @@ def choose(counts: tuple[ArrayLike, ...], intervals: Mapping[str, tuple[ArrayLik
     highs = np.full((size, len(CANDIDATES)), np.nan)
     for j, key in enumerate(CANDIDATES):
         if key in intervals:
-            lows[:, j], highs[:, j] = (np.atleast_1d(np.asarray(a, dtype=float))
-                                       for a in intervals[key])
+            lows[:, j], highs[:, j] = (
+                np.atleast_1d(np.asarray(a, dtype=float)) for a in intervals[key]
+            )
     if coverage is None:
         coverage = regime_coverage(arrays, level, random_design=random_design)
     ok = eligible(coverage, level) & np.isfinite(lows) & np.isfinite(highs)
@@ -393,9 +433,15 @@ def choose(counts: tuple[ArrayLike, ...], intervals: Mapping[str, tuple[ArrayLik
     return choice, worst
 
 
-def recommend(data: JudgeData, level: float, candidates: dict[str, tuple[float, float, float]],
-              *, conflicts: tuple[str, ...] = (), no_closed_form: str | None = None,
-              fallback_estimate: float | None = None) -> Recommendation:
+def recommend(
+    data: JudgeData,
+    level: float,
+    candidates: dict[str, tuple[float, float, float]],
+    *,
+    conflicts: tuple[str, ...] = (),
+    no_closed_form: str | None = None,
+    fallback_estimate: float | None = None,
+) -> Recommendation:
     """Apply the rule of the module docstring to one dataset.
 
     Parameters
@@ -418,16 +464,20 @@ def recommend(data: JudgeData, level: float, candidates: dict[str, tuple[float, 
     counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
     intervals = {key: (value[1], value[2]) for key, value in candidates.items()}
     coverage = regime_coverage(counts, level, random_design=random_design)
-    choice, worst = choose(counts, intervals, level, random_design=random_design,
-                           coverage=coverage)
+    choice, worst = choose(counts, intervals, level, random_design=random_design, coverage=coverage)
     notes = []
     if no_closed_form:
-        notes.append("the Rogan-Gladen estimate and Lang-Reiczigel interval have no answer here "
-                     "(see the no_closed_form note)")
+        notes.append(
+            "the Rogan-Gladen estimate and Lang-Reiczigel interval have no answer here "
+            "(see the no_closed_form note)"
+        )
     if conflicts:
-        notes.append("the posterior flags a conflict in the data (" + ", ".join(conflicts)
-                     + "): check the calibration labels and that both sets come from one "
-                     "population")
+        notes.append(
+            "the posterior flags a conflict in the data ("
+            + ", ".join(conflicts)
+            + "): check the calibration labels and that both sets come from one "
+            "population"
+        )
     mask = accuracy_mask(*plausible_accuracy_range(counts), coverage_table()["theta"])[0]
     if abs(level - 0.95) > 1e-12:
         where: Regime | str = f"the coverage table is for 95% intervals, not {100 * level:g}%"
@@ -437,23 +487,37 @@ def recommend(data: JudgeData, level: float, candidates: dict[str, tuple[float, 
         best = CANDIDATES[int(choice[0])]
         estimate, low, high = candidates[best]
         usable = eligible(coverage, level)[0]
-        count = sum(1 for j, key in enumerate(CANDIDATES) if usable[j] and key in candidates
-                    and all(math.isfinite(v) for v in candidates[key]))
+        count = sum(
+            1
+            for j, key in enumerate(CANDIDATES)
+            if usable[j] and key in candidates and all(math.isfinite(v) for v in candidates[key])
+        )
         others = "" if count <= 1 else f", the narrowest of the {count} that did"
         text = where.text if isinstance(where, Regime) else where
-        reason = (f"in simulations of this regime ({text}) the {METHOD_LABELS[best]} "
-                  f"interval covered the true accuracy at least {worst[0]:.1%} of the time in "
-                  f"every cell{others}")
+        reason = (
+            f"in simulations of this regime ({text}) the {METHOD_LABELS[best]} "
+            f"interval covered the true accuracy at least {worst[0]:.1%} of the time in "
+            f"every cell{others}"
+        )
         if notes:
             reason += "; " + "; ".join(notes)
-        return Recommendation(float(estimate), float(low), float(high), best, level,
-                              reason + ".", coverage=float(worst[0]))
-    return _guaranteed(data, level, where, notes, fallback_estimate,
-                       candidates.get("lang_reiczigel"))
+        return Recommendation(
+            float(estimate),
+            float(low),
+            float(high),
+            best,
+            level,
+            reason + ".",
+            coverage=float(worst[0]),
+        )
+    return _guaranteed(
+        data, level, where, notes, fallback_estimate, candidates.get("lang_reiczigel")
+    )
 
 
-def widen(low: ArrayLike, high: ArrayLike, other_low: ArrayLike, other_high: ArrayLike
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def widen(
+    low: ArrayLike, high: ArrayLike, other_low: ArrayLike, other_high: ArrayLike
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The smallest interval containing [low, high] and, where it exists, [other_low, other_high].
 
     Returns the new ends and whether anything changed (arrays); a NaN other interval changes
@@ -468,14 +532,20 @@ def widen(low: ArrayLike, high: ArrayLike, other_low: ArrayLike, other_high: Arr
     return new_low, new_high, (new_low < low) | (new_high > high)
 
 
-def _guaranteed(data: JudgeData, level: float, where: Regime | str, notes: list[str],
-                fallback_estimate: float | None,
-                lang_reiczigel: tuple[float, float, float] | None) -> Recommendation:
+def _guaranteed(
+    data: JudgeData,
+    level: float,
+    where: Regime | str,
+    notes: list[str],
+    fallback_estimate: float | None,
+    lang_reiczigel: tuple[float, float, float] | None,
+) -> Recommendation:
     from judgecal.frequentist import rogan_gladen
     from judgecal.guaranteed import guaranteed_ci
 
-    low, high = guaranteed_ci(data.k, data.n, data.k0, data.m0, data.k1, data.m1,
-                              confidence_level=level)
+    low, high = guaranteed_ci(
+        data.k, data.n, data.k0, data.m0, data.k1, data.m1, confidence_level=level
+    )
     widened = False
     if lang_reiczigel is not None:
         new_low, new_high, changed = widen(low, high, lang_reiczigel[1], lang_reiczigel[2])
@@ -486,16 +556,23 @@ def _guaranteed(data: JudgeData, level: float, where: Regime | str, notes: list[
         estimate = 0.5 * (low + high) if fallback_estimate is None else fallback_estimate
     estimate = min(max(estimate, low), high)
     if isinstance(where, Regime):
-        why = (f"no approximate interval covered the true accuracy at least {100 * level:g}% of "
-               f"the time in every simulated cell of this regime ({where.text})")
+        why = (
+            f"no approximate interval covered the true accuracy at least {100 * level:g}% of "
+            f"the time in every simulated cell of this regime ({where.text})"
+        )
     else:
         why = f"these data lie outside the coverage table ({where})"
-    reason = (f"{why}; the guaranteed interval's coverage is at least {100 * level:g}% for "
-              "every accuracy and judge, by construction")
+    reason = (
+        f"{why}; the guaranteed interval's coverage is at least {100 * level:g}% for "
+        "every accuracy and judge, by construction"
+    )
     if widened:
-        reason += (", and it is widened here to contain the Lang-Reiczigel interval, which "
-                   "reaches beyond it (a wider interval keeps the guarantee)")
+        reason += (
+            ", and it is widened here to contain the Lang-Reiczigel interval, which "
+            "reaches beyond it (a wider interval keeps the guarantee)"
+        )
     if notes:
         reason += "; " + "; ".join(notes)
-    return Recommendation(estimate, float(low), float(high), "guaranteed", level, reason + ".",
-                          widened=widened)
+    return Recommendation(
+        estimate, float(low), float(high), "guaranteed", level, reason + ".", widened=widened
+    )

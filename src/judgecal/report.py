@@ -52,16 +52,28 @@ FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "mar
 #: Figures of a report: file suffix -> caption.
 FIGURES = {
     "theta": "Posterior density of the true accuracy theta, with every interval drawn beneath "
-             "it (dot: the point estimate of that row).",
+    "it (dot: the point estimate of that row).",
     "judge": "Posterior densities of the judge's specificity q0 and sensitivity q1, with their "
-             "equal-tailed credible intervals.",
+    "equal-tailed credible intervals.",
 }
 _VARIABLES = ("theta", "q0", "q1", "youden")
-_VARIABLE_LABELS = {"theta": "theta (true accuracy)", "q0": "q0 (specificity)",
-                    "q1": "q1 (sensitivity)", "youden": "J = q0 + q1 - 1"}
+_VARIABLE_LABELS = {
+    "theta": "theta (true accuracy)",
+    "q0": "q0 (specificity)",
+    "q1": "q1 (sensitivity)",
+    "youden": "J = q0 + q1 - 1",
+}
 _INTERVAL_HEADER = ("method", "estimate", "low", "high", "width")
-_POSTERIOR_HEADER = ("", "calibration", "mean", "median", "ETI low", "ETI high", "HDI low",
-                     "HDI high")
+_POSTERIOR_HEADER = (
+    "",
+    "calibration",
+    "mean",
+    "median",
+    "ETI low",
+    "ETI high",
+    "HDI low",
+    "HDI high",
+)
 
 
 # -------------------------------------------------------------------------------------------
@@ -121,11 +133,13 @@ class Report:
     def input_rows(self) -> list[tuple[str, str]]:
         """(label, value) rows of the inputs, with the CLI's wording and rounding."""
         d = self.data
-        rows = [("test set", f"{d.k} of {d.n} judged correct (p-hat = {d.p:.4f})"),
-                ("specificity q0", f"{d.k0}/{d.m0} = {d.q0:.4f}"),
-                ("sensitivity q1", f"{d.k1}/{d.m1} = {d.q1:.4f}"),
-                ("Youden's J", f"{d.youden:.4f}"),
-                ("design", _DESIGN_TEXT[d.design])]
+        rows = [
+            ("test set", f"{d.k} of {d.n} judged correct (p-hat = {d.p:.4f})"),
+            ("specificity q0", f"{d.k0}/{d.m0} = {d.q0:.4f}"),
+            ("sensitivity q1", f"{d.k1}/{d.m1} = {d.q1:.4f}"),
+            ("Youden's J", f"{d.youden:.4f}"),
+            ("design", _DESIGN_TEXT[d.design]),
+        ]
         if self.source is not None:
             rows.append(("source file", self.source))
         return rows
@@ -134,8 +148,10 @@ class Report:
         """The cross-check table: method, estimate, low, high, width (four decimals)."""
         from judgecal.crosscheck import ROW_LABELS
 
-        return [(ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))
-                for key, (value, low, high) in self.crosscheck.rows.items()]
+        return [
+            (ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))
+            for key, (value, low, high) in self.crosscheck.rows.items()
+        ]
 
     @cached_property
     def random_design(self) -> dict[str, Any] | None:
@@ -152,28 +168,42 @@ class Report:
         from judgecal.shift import CLASS_BALANCE_ALPHA, class_balance_test
 
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", JudgeCalWarning)   # their flags are listed instead
-            results = [ppi_from_data(self.data, lam=lam, confidence_level=self.prob)
-                       for lam in (1.0, None)]
+            warnings.simplefilter("ignore", JudgeCalWarning)  # their flags are listed instead
+            results = [
+                ppi_from_data(self.data, lam=lam, confidence_level=self.prob) for lam in (1.0, None)
+            ]
             try:
                 test = class_balance_test(self.data)
-            except ValueError:        # judge no better than chance: nothing to compare with
+            except ValueError:  # judge no better than chance: nothing to compare with
                 test = None
-        if test is None:                  # the CLI's wording, line for line
-            balance = ("class balance not tested: the labelled items hold one class only"
-                       if self.data.one_class else
-                       "class balance not tested: the judge is no better than chance")
+        if test is None:  # the CLI's wording, line for line
+            balance = (
+                "class balance not tested: the labelled items hold one class only"
+                if self.data.one_class
+                else "class balance not tested: the judge is no better than chance"
+            )
         elif test.p_value < CLASS_BALANCE_ALPHA:
             balance = f"warning: {test}"
         else:
-            balance = (f"class balance: labelled m1/m = {test.labelled_accuracy:.4f}, test "
-                       f"Rogan-Gladen {test.test_accuracy:.4f} (z = {test.statistic:.2f}, "
-                       f"p = {test.p_value:.3g}): consistent with no shift")
-        rows = [(f"{r.method} (lambda = {r.lam:.2f})", *(fmt4(v) for v in (
-            r.estimate, r.ci.low, r.ci.high, r.ci.high - r.ci.low))) for r in results]
+            balance = (
+                f"class balance: labelled m1/m = {test.labelled_accuracy:.4f}, test "
+                f"Rogan-Gladen {test.test_accuracy:.4f} (z = {test.statistic:.2f}, "
+                f"p = {test.p_value:.3g}): consistent with no shift"
+            )
+        rows = [
+            (
+                f"{r.method} (lambda = {r.lam:.2f})",
+                *(fmt4(v) for v in (r.estimate, r.ci.low, r.ci.high, r.ci.high - r.ci.low)),
+            )
+            for r in results
+        ]
         flags = {key: FLAG_MESSAGES[key] for r in results for key in r.flags}
-        return {"rows": rows, "assumption": f"PPI and PPI++ assume: {PPI_ASSUMPTION}",
-                "class_balance": balance, "flags": flags}
+        return {
+            "rows": rows,
+            "assumption": f"PPI and PPI++ assume: {PPI_ASSUMPTION}",
+            "class_balance": balance,
+            "flags": flags,
+        }
 
     def posterior_rows(self) -> list[tuple[str, ...]]:
         """theta, q0, q1, J: the calibration estimate, then the posterior summary (as the CLI)."""
@@ -183,16 +213,23 @@ class Report:
         for var in _VARIABLES:
             eti, hdi = post.ci(self.prob, "eti", var), post.ci(self.prob, "hdi", var)
             values = (post.mean(var), float(post.quantile(0.5, var)), *eti, *hdi)
-            rows.append((_VARIABLE_LABELS[var], "" if var == "theta" else fmt4(observed[var]),
-                         *(fmt4(v) for v in values)))
+            rows.append(
+                (
+                    _VARIABLE_LABELS[var],
+                    "" if var == "theta" else fmt4(observed[var]),
+                    *(fmt4(v) for v in values),
+                )
+            )
         return rows
 
     def check_text(self) -> str:
         """The posterior's checks, as ``judgecal posterior`` prints them."""
         d = self.posterior.diagnostics
-        return (f"posterior predictive p-values k {d['p_value_k']:.3f}, k0 {d['p_value_k0']:.3f}"
-                f", k1 {d['p_value_k1']:.3f}; P(J < 0.2) {d['prob_weak']:.3f}; "
-                f"P(q0 + q1 > 1 | calibration) {d['prob_better_than_chance']:.3f}")
+        return (
+            f"posterior predictive p-values k {d['p_value_k']:.3f}, k0 {d['p_value_k0']:.3f}"
+            f", k1 {d['p_value_k1']:.3f}; P(J < 0.2) {d['prob_weak']:.3f}; "
+            f"P(q0 + q1 > 1 | calibration) {d['prob_better_than_chance']:.3f}"
+        )
 
     def recommendation(self) -> tuple[str, list[tuple[str, str]]]:
         """The headline sentence and the notes behind it.
@@ -203,38 +240,55 @@ class Report:
         rec = self.recommended
         cc = self.crosscheck
         notes = list(cc.flags.items()) or [
-            ("", f"the closed form and the posterior agree (interval ends within "
-                 f"{cc.tolerance:g}).")]
+            (
+                "",
+                f"the closed form and the posterior agree (interval ends within {cc.tolerance:g}).",
+            )
+        ]
         if rec is not None:
             method = getattr(rec, "label", getattr(rec, "method", "recommended interval"))
             level = getattr(rec, "level", self.prob)
-            head = (f"Report {fmt4(rec.estimate)} ({fmt4(rec.low)}, {fmt4(rec.high)}): "
-                    f"{method}, {100 * float(level):g}% interval.")
+            head = (
+                f"Report {fmt4(rec.estimate)} ({fmt4(rec.low)}, {fmt4(rec.high)}): "
+                f"{method}, {100 * float(level):g}% interval."
+            )
             reason = getattr(rec, "reason", "")
             return head, ([("reason", reason)] if reason else []) + notes
-        return ("The cross-check below compares the closed form with the posterior; its notes "
-                "say what they found.", notes)
+        return (
+            "The cross-check below compares the closed form with the posterior; its notes "
+            "say what they found.",
+            notes,
+        )
 
     def flag_rows(self) -> list[tuple[str, str, str]]:
         """Every flag: (where it comes from, key, message with its advice)."""
         rows = [("cross-check", key, message) for key, message in self.crosscheck.flags.items()]
-        if self.estimate is not None:     # a flag the cross-check already gives is listed once
-            rows += [("estimate", key, FLAG_MESSAGES[key]) for key in self.estimate.flags
-                     if key not in self.crosscheck.flags]
+        if self.estimate is not None:  # a flag the cross-check already gives is listed once
+            rows += [
+                ("estimate", key, FLAG_MESSAGES[key])
+                for key in self.estimate.flags
+                if key not in self.crosscheck.flags
+            ]
         if self.random_design is not None:
             listed = {key for _, key, _ in rows}
-            rows += [("PPI", key, message) for key, message in self.random_design["flags"].items()
-                     if key not in listed]
+            rows += [
+                ("PPI", key, message)
+                for key, message in self.random_design["flags"].items()
+                if key not in listed
+            ]
         return rows
 
     def reproducibility_rows(self) -> list[tuple[str, str]]:
         """(label, value): version, command, seed, posterior settings, prior, date, platform."""
         post = self.posterior
-        rows = [("judgecal version", self.version), ("command", self.command),
-                ("random seed", "none" if self.random_seed is None else str(self.random_seed)),
-                ("posterior", f"method {post.method}, {post.n_chains} x {post.n_draws} draws"),
-                ("prior", _describe_prior(post.prior)),
-                ("created", self.created)]
+        rows = [
+            ("judgecal version", self.version),
+            ("command", self.command),
+            ("random seed", "none" if self.random_seed is None else str(self.random_seed)),
+            ("posterior", f"method {post.method}, {post.n_chains} x {post.n_draws} draws"),
+            ("prior", _describe_prior(post.prior)),
+            ("created", self.created),
+        ]
         rows += list(self.environment.items())
         return rows
 
@@ -242,16 +296,23 @@ class Report:
     @cached_property
     def figures(self) -> dict[str, bytes]:
         """PNG bytes of each figure in :data:`FIGURES` (drawn once, on first use)."""
-        return {"theta": _png(self._draw_theta, (7.5, 4.2)),
-                "judge": _png(self._draw_judge, (7.5, 3.2))}
+        return {
+            "theta": _png(self._draw_theta, (7.5, 4.2)),
+            "judge": _png(self._draw_judge, (7.5, 3.2)),
+        }
 
     def _draw_theta(self, ax: Any) -> None:
         self.crosscheck.plot(ax=ax)
         rec = self.recommended
         if rec is not None:
             y = ax.get_ylim()[0]
-            ax.plot([rec.low, rec.high], [y * 0.9] * 2, color="tab:red", lw=4,
-                    label=f"recommended: {getattr(rec, 'method', '')}")
+            ax.plot(
+                [rec.low, rec.high],
+                [y * 0.9] * 2,
+                color="tab:red",
+                lw=4,
+                label=f"recommended: {getattr(rec, 'method', '')}",
+            )
             ax.legend(fontsize="small", loc="upper right")
 
     def _draw_judge(self, ax: Any) -> None:
@@ -260,8 +321,12 @@ class Report:
         for var, colour in (("q0", "tab:purple"), ("q1", "tab:olive")):
             density = np.asarray(post.pdf(grid, var=var), dtype=float)
             low, high = post.ci(self.prob, "eti", var)
-            ax.plot(grid, density, color=colour, label=f"{_VARIABLE_LABELS[var]}, "
-                    f"{self._pct()} ETI ({low:.4f}, {high:.4f})")
+            ax.plot(
+                grid,
+                density,
+                color=colour,
+                label=f"{_VARIABLE_LABELS[var]}, {self._pct()} ETI ({low:.4f}, {high:.4f})",
+            )
             inside = (grid >= low) & (grid <= high)
             ax.fill_between(grid[inside], density[inside], color=colour, alpha=0.2)
         ax.set_xlabel("rate")
@@ -286,8 +351,13 @@ class Report:
         """
         return _render_markdown(self, figure_stem)
 
-    def save(self, path: str | os.PathLike[str], *, format: str | None = None,
-             embed_figures: bool | None = None) -> list[Path]:
+    def save(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        format: str | None = None,
+        embed_figures: bool | None = None,
+    ) -> list[Path]:
         """Write the report; return the paths written (the document first).
 
         Every file is written to a temporary file in the target folder and renamed into place
@@ -314,8 +384,10 @@ class Report:
         return _save_document(self, path, format, embed_figures)
 
     def __repr__(self) -> str:
-        return (f"Report(data={self.data!r}, prob={self.prob!r}, "
-                f"flags={tuple(self.crosscheck.flags)!r})")
+        return (
+            f"Report(data={self.data!r}, prob={self.prob!r}, "
+            f"flags={tuple(self.crosscheck.flags)!r})"
+        )
 
     def _repr_html_(self) -> str:
         """The report itself, without the page's head (for notebooks)."""
@@ -324,18 +396,22 @@ class Report:
 
 _DESIGN_TEXT = {
     "stratified": "stratified: m0 truly-incorrect and m1 truly-correct calibration items "
-                  "chosen by design",
+    "chosen by design",
     "random": "random: the labelled items are a random subsample of the test items; k and n "
-              "count the unlabelled ones",
+    "count the unlabelled ones",
 }
 
 
 def _describe_prior(prior: Any) -> str:
     """The prior in words, as ``judgecal posterior`` prints it."""
-    parts = [f"{name} ~ Beta({a:g}, {b:g})" for name in ("theta", "q0", "q1")
-             for a, b in [getattr(prior, name)]]
-    truncation = ("judge better than chance (q0 + q1 > 1)" if prior.better_than_chance
-                  else "no truncation")
+    parts = [
+        f"{name} ~ Beta({a:g}, {b:g})"
+        for name in ("theta", "q0", "q1")
+        for a, b in [getattr(prior, name)]
+    ]
+    truncation = (
+        "judge better than chance (q0 + q1 > 1)" if prior.better_than_chance else "no truncation"
+    )
     return f"{', '.join(parts)}, {truncation}"
 
 
@@ -346,14 +422,17 @@ def _check_format(format: str | None, path: Path) -> str:
         return format
     kind = FORMATS.get(path.suffix.lower())
     if kind is None:
-        raise ValueError(f"`path` ({os.fspath(path)!r}): cannot tell the format from the "
-                         f"extension {path.suffix!r}; use one of {', '.join(FORMATS)} or give "
-                         "`format` ('html' or 'markdown').")
+        raise ValueError(
+            f"`path` ({os.fspath(path)!r}): cannot tell the format from the "
+            f"extension {path.suffix!r}; use one of {', '.join(FORMATS)} or give "
+            "`format` ('html' or 'markdown')."
+        )
     return kind
 
 
-def _save_document(document: Any, path: str | os.PathLike[str], format: str | None,
-                   embed_figures: bool | None) -> list[Path]:
+def _save_document(
+    document: Any, path: str | os.PathLike[str], format: str | None, embed_figures: bool | None
+) -> list[Path]:
     """Write a report (:meth:`Report.save`): the document, then its figures, all or nothing.
 
     ``document`` has ``to_html()``, ``to_markdown(figure_stem=None)`` and ``figures`` (name ->
@@ -388,12 +467,13 @@ def _write_all(files: dict[Path, bytes]) -> None:
     written: dict[Path, str] = {}
     try:
         for target, content in files.items():
-            handle, temporary = tempfile.mkstemp(dir=target.resolve().parent,
-                                                 prefix=f".{target.name}.", suffix=".tmp")
+            handle, temporary = tempfile.mkstemp(
+                dir=target.resolve().parent, prefix=f".{target.name}.", suffix=".tmp"
+            )
             written[target] = temporary
             with os.fdopen(handle, "wb") as stream:
                 stream.write(content)
-            os.chmod(temporary, 0o666 & ~_umask())    # mkstemp makes 0600; a report is shared
+            os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; a report is shared
     except BaseException:
         for temporary in written.values():
             Path(temporary).unlink(missing_ok=True)
@@ -444,49 +524,79 @@ table.grouped th, table.grouped td { padding: 0.2rem 0.35rem; font-size: 0.9rem;
 
 
 def _kv_table(rows: list[tuple[str, str]], css_class: str) -> str:
-    body = "".join(f'<tr><th scope="row">{html.escape(k)}</th><td class="mono">'
-                   f"{html.escape(v)}</td></tr>" for k, v in rows)
+    body = "".join(
+        f'<tr><th scope="row">{html.escape(k)}</th><td class="mono">{html.escape(v)}</td></tr>'
+        for k, v in rows
+    )
     return f'<table class="{css_class}"><tbody>{body}</tbody></table>'
 
 
 def _html_figure(report: Report, name: str) -> str:
     alt = f"figure: {FIGURES[name]}"
-    return (f'<figure id="figure-{name}"><img src="{_data_uri(report.figures[name])}" '
-            f'alt="{html.escape(alt)}"><figcaption>{html.escape(FIGURES[name])}</figcaption>'
-            "</figure>")
+    return (
+        f'<figure id="figure-{name}"><img src="{_data_uri(report.figures[name])}" '
+        f'alt="{html.escape(alt)}"><figcaption>{html.escape(FIGURES[name])}</figcaption>'
+        "</figure>"
+    )
 
 
 def _html_body(report: Report) -> str:
     pct = report._pct()
     head, notes = report.recommendation()
-    note_items = "".join(f"<li><code>{html.escape(k)}</code>: {html.escape(v)}</li>" if k
-                         else f"<li>{html.escape(v)}</li>" for k, v in notes)
+    note_items = "".join(
+        f"<li><code>{html.escape(k)}</code>: {html.escape(v)}</li>"
+        if k
+        else f"<li>{html.escape(v)}</li>"
+        for k, v in notes
+    )
     flags = report.flag_rows()
-    flag_html = ("<dl class=\"flags\">" + "".join(
-        f"<dt>{html.escape(key)} <small>({html.escape(where)})</small></dt>"
-        f"<dd>{html.escape(message)}</dd>" for where, key, message in flags) + "</dl>"
-                 if flags else "<p>No flags: nothing in these data calls for caution.</p>")
+    flag_html = (
+        '<dl class="flags">'
+        + "".join(
+            f"<dt>{html.escape(key)} <small>({html.escape(where)})</small></dt>"
+            f"<dd>{html.escape(message)}</dd>"
+            for where, key, message in flags
+        )
+        + "</dl>"
+        if flags
+        else "<p>No flags: nothing in these data calls for caution.</p>"
+    )
     post = report.posterior
-    return "".join([
-        '<div class="judgecal-report">',
-        "<h1>judgecal report: the true accuracy of a model graded by an LLM judge</h1>",
-        f'<section id="recommendation"><p class="headline">{html.escape(head)}</p>',
-        f'<ul class="notes">{note_items}</ul></section>' if note_items else "</section>",
-        '<section id="inputs"><h2>Inputs</h2>', _kv_table(report.input_rows(), "inputs"),
-        "</section>",
-        f'<section id="estimates"><h2>True accuracy theta ({html.escape(pct)} intervals)</h2>',
-        table(_INTERVAL_HEADER, report.interval_rows(), css_class="intervals",
-              caption=f"judgecal cross-check ({pct} intervals; posterior by {post.method})"),
-        _html_figure(report, "theta"), "</section>", _random_design_html(report),
-        '<section id="judge-quality"><h2>Judge quality</h2>',
-        table(_POSTERIOR_HEADER, report.posterior_rows(), css_class="posterior",
-              caption=f"judgecal posterior (method {post.method}, {pct} credible intervals)"),
-        f"<p>Checks: {html.escape(report.check_text())}</p>",
-        _html_figure(report, "judge"), "</section>",
-        f'<section id="flags"><h2>Flags ({len(flags)})</h2>{flag_html}</section>',
-        '<section id="reproducibility"><h2>Reproducibility</h2>',
-        _kv_table(report.reproducibility_rows(), "reproducibility"), "</section></div>",
-    ])
+    return "".join(
+        [
+            '<div class="judgecal-report">',
+            "<h1>judgecal report: the true accuracy of a model graded by an LLM judge</h1>",
+            f'<section id="recommendation"><p class="headline">{html.escape(head)}</p>',
+            f'<ul class="notes">{note_items}</ul></section>' if note_items else "</section>",
+            '<section id="inputs"><h2>Inputs</h2>',
+            _kv_table(report.input_rows(), "inputs"),
+            "</section>",
+            f'<section id="estimates"><h2>True accuracy theta ({html.escape(pct)} intervals)</h2>',
+            table(
+                _INTERVAL_HEADER,
+                report.interval_rows(),
+                css_class="intervals",
+                caption=f"judgecal cross-check ({pct} intervals; posterior by {post.method})",
+            ),
+            _html_figure(report, "theta"),
+            "</section>",
+            _random_design_html(report),
+            '<section id="judge-quality"><h2>Judge quality</h2>',
+            table(
+                _POSTERIOR_HEADER,
+                report.posterior_rows(),
+                css_class="posterior",
+                caption=f"judgecal posterior (method {post.method}, {pct} credible intervals)",
+            ),
+            f"<p>Checks: {html.escape(report.check_text())}</p>",
+            _html_figure(report, "judge"),
+            "</section>",
+            f'<section id="flags"><h2>Flags ({len(flags)})</h2>{flag_html}</section>',
+            '<section id="reproducibility"><h2>Reproducibility</h2>',
+            _kv_table(report.reproducibility_rows(), "reproducibility"),
+            "</section></div>",
+        ]
+    )
 
 
 def _random_design_html(report: Report) -> str:
@@ -495,13 +605,16 @@ def _random_design_html(report: Report) -> str:
     if block is None:
         return ""
     d = report.data
-    return "".join([
-        f'<section id="random-design"><h2>Random design: PPI and PPI++ ({report._pct()} '
-        "intervals)</h2>",
-        f"<p>{d.m} labelled items drawn from the test population, {d.n} unlabelled.</p>",
-        table(_INTERVAL_HEADER, block["rows"], css_class="ppi"),
-        f"<p>{html.escape(block['assumption'])}</p>",
-        f"<p>{html.escape(block['class_balance'])}</p></section>"])
+    return "".join(
+        [
+            f'<section id="random-design"><h2>Random design: PPI and PPI++ ({report._pct()} '
+            "intervals)</h2>",
+            f"<p>{d.m} labelled items drawn from the test population, {d.n} unlabelled.</p>",
+            table(_INTERVAL_HEADER, block["rows"], css_class="ppi"),
+            f"<p>{html.escape(block['assumption'])}</p>",
+            f"<p>{html.escape(block['class_balance'])}</p></section>",
+        ]
+    )
 
 
 def _render_html(report: Report) -> str:
@@ -510,11 +623,13 @@ def _render_html(report: Report) -> str:
 
 def _page(body: str, version: str) -> str:
     """A stand-alone HTML page around a report's body."""
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<meta name=\"generator\" content=\"judgecal {html.escape(version)}\">"
-            "<title>judgecal report</title>"
-            f"<style>{_CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="generator" content="judgecal {html.escape(version)}">'
+        "<title>judgecal report</title>"
+        f"<style>{_CSS}</style></head>\n<body>\n{body}\n</body></html>\n"
+    )
 
 
 # -------------------------------------------------------------------------------------------
@@ -528,18 +643,24 @@ def _md(text: Any) -> str:
     return "".join("\\" + c if c in _MD_SPECIAL else c for c in str(text))
 
 
-def _md_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], *,
-              numeric: bool = True) -> list[str]:
+def _md_table(
+    header: tuple[str, ...], rows: Sequence[tuple[str, ...]], *, numeric: bool = True
+) -> list[str]:
     align = "---:" if numeric else ":---"
-    lines = ["| " + " | ".join(_md(h) for h in header) + " |",
-             "|" + "|".join([":---"] + [align] * (len(header) - 1)) + "|"]
+    lines = [
+        "| " + " | ".join(_md(h) for h in header) + " |",
+        "|" + "|".join([":---"] + [align] * (len(header) - 1)) + "|",
+    ]
     lines += ["| " + " | ".join(_md(cell) for cell in row) + " |" for row in rows]
     return lines
 
 
 def _md_figure(report: Report, name: str, figure_stem: str | None) -> list[str]:
-    target = (_data_uri(report.figures[name]) if figure_stem is None
-              else f"{figure_stem}_{name}.png".replace(" ", "%20"))
+    target = (
+        _data_uri(report.figures[name])
+        if figure_stem is None
+        else f"{figure_stem}_{name}.png".replace(" ", "%20")
+    )
     return [f"![{_md(FIGURES[name])}]({target})", "", f"*{_md(FIGURES[name])}*", ""]
 
 
@@ -547,30 +668,48 @@ def _render_markdown(report: Report, figure_stem: str | None) -> str:
     pct = report._pct()
     post = report.posterior
     head, notes = report.recommendation()
-    lines = ["# judgecal report: the true accuracy of a model graded by an LLM judge", "",
-             f"**{_md(head)}**", ""]
+    lines = [
+        "# judgecal report: the true accuracy of a model graded by an LLM judge",
+        "",
+        f"**{_md(head)}**",
+        "",
+    ]
     lines += [f"- `{k}`: {_md(v)}" if k else f"- {_md(v)}" for k, v in notes]
     lines += ["", "## Inputs", ""]
     lines += _md_table(("", "value"), report.input_rows(), numeric=False)
-    lines += ["", f"## True accuracy theta ({pct} intervals)", "",
-              f"judgecal cross-check ({_md(pct)} intervals; posterior by {post.method})", ""]
+    lines += [
+        "",
+        f"## True accuracy theta ({pct} intervals)",
+        "",
+        f"judgecal cross-check ({_md(pct)} intervals; posterior by {post.method})",
+        "",
+    ]
     lines += _md_table(_INTERVAL_HEADER, report.interval_rows())
     lines += [""] + _md_figure(report, "theta", figure_stem)
     if report.random_design is not None:
         block, d = report.random_design, report.data
-        lines += [f"## Random design: PPI and PPI++ ({pct} intervals)", "",
-                  f"{d.m} labelled items drawn from the test population, {d.n} unlabelled.", ""]
+        lines += [
+            f"## Random design: PPI and PPI++ ({pct} intervals)",
+            "",
+            f"{d.m} labelled items drawn from the test population, {d.n} unlabelled.",
+            "",
+        ]
         lines += _md_table(_INTERVAL_HEADER, block["rows"])
         lines += ["", _md(block["assumption"]), "", _md(block["class_balance"]), ""]
-    lines += ["## Judge quality", "",
-              f"judgecal posterior (method {post.method}, {_md(pct)} credible intervals)", ""]
+    lines += [
+        "## Judge quality",
+        "",
+        f"judgecal posterior (method {post.method}, {_md(pct)} credible intervals)",
+        "",
+    ]
     lines += _md_table(_POSTERIOR_HEADER, report.posterior_rows())
     lines += ["", f"Checks: {_md(report.check_text())}", ""]
     lines += _md_figure(report, "judge", figure_stem)
     flags = report.flag_rows()
     lines += [f"## Flags ({len(flags)})", ""]
     lines += [f"- `{key}` ({where}): {_md(message)}" for where, key, message in flags] or [
-        "No flags: nothing in these data calls for caution."]
+        "No flags: nothing in these data calls for caution."
+    ]
     lines += ["", "## Reproducibility", ""]
     lines += _md_table(("", "value"), report.reproducibility_rows(), numeric=False)
     return "\n".join(lines) + "\n"
@@ -645,37 +784,61 @@ def report(
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
     prob = check_level(prob, "prob")
-    if random_seed is not None and (isinstance(random_seed, bool)
-                                    or not isinstance(random_seed, (int, np.integer))):
-        raise TypeError(f"`random_seed` ({random_seed!r}) must be an int or None, so that the "
-                        "report can show it.")
+    if random_seed is not None and (
+        isinstance(random_seed, bool) or not isinstance(random_seed, (int, np.integer))
+    ):
+        raise TypeError(
+            f"`random_seed` ({random_seed!r}) must be an int or None, so that the "
+            "report can show it."
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)  # the report lists every flag
         try:
             est = estimate(data, confidence_level=prob)
         except ValueError:  # no correction; the cross-check's no_closed_form flag says why
             est = None
-        checked = crosscheck(data, confidence_level=prob, prior=prior, method=method,
-                             random_seed=random_seed, draws=draws, chains=chains)
+        checked = crosscheck(
+            data,
+            confidence_level=prob,
+            prior=prior,
+            method=method,
+            random_seed=random_seed,
+            draws=draws,
+            chains=chains,
+        )
     if command is None:
         command = _python_call(data, prob, prior, random_seed, method, draws, chains)
     return Report(
-        data=data, prob=prob, crosscheck=checked, estimate=est,
-        source=None if source is None else os.fspath(source), command=str(command),
-        random_seed=None if random_seed is None else int(random_seed), version=__version__,
+        data=data,
+        prob=prob,
+        crosscheck=checked,
+        estimate=est,
+        source=None if source is None else os.fspath(source),
+        command=str(command),
+        random_seed=None if random_seed is None else int(random_seed),
+        version=__version__,
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        environment={"python": platform.python_version(), "numpy": np.__version__})
+        environment={"python": platform.python_version(), "numpy": np.__version__},
+    )
 
 
-def _python_call(data: JudgeData, prob: float, prior: Any, random_seed: int | None, method: str,
-                 draws: int, chains: int) -> str:
+def _python_call(
+    data: JudgeData,
+    prob: float,
+    prior: Any,
+    random_seed: int | None,
+    method: str,
+    draws: int,
+    chains: int,
+) -> str:
     """The Python call that reproduces a report (arguments at their defaults left out)."""
     options = _python_options(prob, prior, random_seed, method, draws, chains)
     return f"judgecal.report(judgecal.{data!r}, {options})"
 
 
-def _python_options(prob: float, prior: Any, random_seed: int | None, method: str, draws: int,
-                    chains: int) -> str:
+def _python_options(
+    prob: float, prior: Any, random_seed: int | None, method: str, draws: int, chains: int
+) -> str:
     """The keyword arguments of :func:`_python_call` that differ from their defaults."""
     options = [f"prob={prob!r}"] if prob != 0.95 else []
     options += [f"prior={prior!r}"] if prior is not None else []
@@ -689,8 +852,10 @@ def _python_options(prob: float, prior: Any, random_seed: int | None, method: st
 # -------------------------------------------------------------------------------------------
 # the grouped report: one cross-check per group (judgecal.crosscheck_items)
 # -------------------------------------------------------------------------------------------
-_GROUP_FIGURE = ("Posterior density of theta in this group, with every interval drawn beneath "
-                 "it (dot: the point estimate of that row).")
+_GROUP_FIGURE = (
+    "Posterior density of theta in this group, with every interval drawn beneath "
+    "it (dot: the point estimate of that row)."
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -736,8 +901,7 @@ class GroupedReport:
     def flag_rows(self) -> list[tuple[str, str, str, str]]:
         """Every flag: (group, where it comes from, key, message with its advice)."""
         rows = []
-        for index, (row, section) in enumerate(zip(self.table.rows, self.sections,
-                                                   strict=True)):
+        for index, (row, section) in enumerate(zip(self.table.rows, self.sections, strict=True)):
             label = self.group_label(index)
             if section is None:
                 rows += [(label, "group", key, message) for key, message in row.flags.items()]
@@ -748,24 +912,35 @@ class GroupedReport:
     def reproducibility_rows(self) -> list[tuple[str, str]]:
         """(label, value): version, command, seed, correction, posterior, prior, date, platform."""
         t = self.table
-        rows = [("judgecal version", self.version), ("command", self.command),
-                ("random seed", "none" if self.random_seed is None else str(self.random_seed)),
-                ("groups", f"by {', '.join(t.by)}: {len(t.rows)}; correction {t.correction}: "
-                           f"{t.statement}")]
+        rows = [
+            ("judgecal version", self.version),
+            ("command", self.command),
+            ("random seed", "none" if self.random_seed is None else str(self.random_seed)),
+            (
+                "groups",
+                f"by {', '.join(t.by)}: {len(t.rows)}; correction {t.correction}: {t.statement}",
+            ),
+        ]
         post = next((s.posterior for s in self.sections if s is not None), None)
         if post is not None:
-            rows += [("posterior", f"method {post.method}, {post.n_chains} x {post.n_draws} "
-                                   "draws per group"),
-                     ("prior", _describe_prior(post.prior))]
+            rows += [
+                (
+                    "posterior",
+                    f"method {post.method}, {post.n_chains} x {post.n_draws} draws per group",
+                ),
+                ("prior", _describe_prior(post.prior)),
+            ]
         rows.append(("created", self.created))
         return rows + list(self.environment.items())
 
     @cached_property
     def figures(self) -> dict[str, bytes]:
         """PNG bytes of each group's theta figure, named ``group<i>_theta`` (i from 1)."""
-        return {f"group{index}_theta": _png(section._draw_theta, (7.5, 4.2))
-                for index, section in enumerate(self.sections, start=1)
-                if section is not None}
+        return {
+            f"group{index}_theta": _png(section._draw_theta, (7.5, 4.2))
+            for index, section in enumerate(self.sections, start=1)
+            if section is not None
+        }
 
     def to_html(self) -> str:
         """The report as one stand-alone HTML document (figures embedded as base64 PNG)."""
@@ -779,14 +954,21 @@ class GroupedReport:
         """
         return _grouped_markdown(self, figure_stem)
 
-    def save(self, path: str | os.PathLike[str], *, format: str | None = None,
-             embed_figures: bool | None = None) -> list[Path]:
+    def save(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        format: str | None = None,
+        embed_figures: bool | None = None,
+    ) -> list[Path]:
         """Write the report and (Markdown) its figures, all or nothing (:meth:`Report.save`)."""
         return _save_document(self, path, format, embed_figures)
 
     def __repr__(self) -> str:
-        return (f"GroupedReport(by={self.table.by!r}, groups={len(self.table.rows)}, "
-                f"prob={self.prob!r}, correction={self.table.correction!r})")
+        return (
+            f"GroupedReport(by={self.table.by!r}, groups={len(self.table.rows)}, "
+            f"prob={self.prob!r}, correction={self.table.correction!r})"
+        )
 
     def _repr_html_(self) -> str:
         return _grouped_html_body(self)
@@ -799,10 +981,15 @@ def _group_title(report: GroupedReport, index: int) -> str:
 def _flag_list_html(flags: list[tuple[str, str, str, str]]) -> str:
     if not flags:
         return "<p>No flags: nothing in these data calls for caution.</p>"
-    return ('<dl class="flags">' + "".join(
-        f"<dt>{html.escape(group)}: {html.escape(key)} <small>({html.escape(where)})</small>"
-        f"</dt><dd>{html.escape(message)}</dd>" for group, where, key, message in flags)
-        + "</dl>")
+    return (
+        '<dl class="flags">'
+        + "".join(
+            f"<dt>{html.escape(group)}: {html.escape(key)} <small>({html.escape(where)})</small>"
+            f"</dt><dd>{html.escape(message)}</dd>"
+            for group, where, key, message in flags
+        )
+        + "</dl>"
+    )
 
 
 def _group_html(report: GroupedReport, index: int) -> str:
@@ -810,20 +997,29 @@ def _group_html(report: GroupedReport, index: int) -> str:
     head = f'<section id="group-{index + 1}"><h2>{html.escape(_group_title(report, index))}</h2>'
     if section is None:
         c = row.counts
-        text = (f"Counts k/n {c['k']}/{c['n']}, k0/m0 {c['k0']}/{c['m0']}, k1/m1 "
-                f"{c['k1']}/{c['m1']}. No cross-check: "
-                + "; ".join(row.flags.values()) + ".")
+        text = (
+            f"Counts k/n {c['k']}/{c['n']}, k0/m0 {c['k0']}/{c['m0']}, k1/m1 "
+            f"{c['k1']}/{c['m1']}. No cross-check: " + "; ".join(row.flags.values()) + "."
+        )
         return f"{head}<p>{html.escape(text)}</p></section>"
     pct = section._pct()
     name = f"group{index + 1}_theta"
-    return "".join([
-        head, _kv_table(section.input_rows(), "inputs"),
-        table(_INTERVAL_HEADER, section.interval_rows(), css_class="intervals",
-              caption=f"judgecal cross-check ({pct} intervals; posterior by "
-                      f"{section.posterior.method})"),
-        f'<figure id="figure-{name}"><img src="{_data_uri(report.figures[name])}" '
-        f'alt="{html.escape("figure: " + _GROUP_FIGURE)}"><figcaption>'
-        f"{html.escape(_GROUP_FIGURE)}</figcaption></figure></section>"])
+    return "".join(
+        [
+            head,
+            _kv_table(section.input_rows(), "inputs"),
+            table(
+                _INTERVAL_HEADER,
+                section.interval_rows(),
+                css_class="intervals",
+                caption=f"judgecal cross-check ({pct} intervals; posterior by "
+                f"{section.posterior.method})",
+            ),
+            f'<figure id="figure-{name}"><img src="{_data_uri(report.figures[name])}" '
+            f'alt="{html.escape("figure: " + _GROUP_FIGURE)}"><figcaption>'
+            f"{html.escape(_GROUP_FIGURE)}</figcaption></figure></section>",
+        ]
+    )
 
 
 def _grouped_html_body(report: GroupedReport) -> str:
@@ -831,55 +1027,83 @@ def _grouped_html_body(report: GroupedReport) -> str:
     header, cells = report.grouped_rows()
     flags = report.flag_rows()
     by = ", ".join(t.by)
-    return "".join([
-        '<div class="judgecal-report">',
-        f"<h1>judgecal report by {html.escape(by)}: the true accuracy of each group, graded by "
-        "an LLM judge</h1>",
-        f'<section id="groups"><h2>Cross-check by {html.escape(by)} ({len(t.rows)} groups)</h2>',
-        f'<p class="headline">{html.escape(t.statement)}.</p>',
-        '<div class="wide">', table(header, cells, css_class="grouped", caption=t.heading),
-        "</div>",
-        f"<p>{html.escape(t.legend)}.</p>",
-        f"<p>Source: <code>{html.escape(report.source or t.source)}</code>; design "
-        f"{html.escape(t.design)}.</p></section>",
-        *(_group_html(report, index) for index in range(len(t.rows))),
-        f'<section id="flags"><h2>Flags ({len(flags)})</h2>{_flag_list_html(flags)}</section>',
-        '<section id="reproducibility"><h2>Reproducibility</h2>',
-        _kv_table(report.reproducibility_rows(), "reproducibility"), "</section></div>",
-    ])
+    return "".join(
+        [
+            '<div class="judgecal-report">',
+            f"<h1>judgecal report by {html.escape(by)}: the true accuracy of each group, graded by "
+            "an LLM judge</h1>",
+            f'<section id="groups"><h2>Cross-check by {html.escape(by)} '
+            f"({len(t.rows)} groups)</h2>",
+            f'<p class="headline">{html.escape(t.statement)}.</p>',
+            '<div class="wide">',
+            table(header, cells, css_class="grouped", caption=t.heading),
+            "</div>",
+            f"<p>{html.escape(t.legend)}.</p>",
+            f"<p>Source: <code>{html.escape(report.source or t.source)}</code>; design "
+            f"{html.escape(t.design)}.</p></section>",
+            *(_group_html(report, index) for index in range(len(t.rows))),
+            f'<section id="flags"><h2>Flags ({len(flags)})</h2>{_flag_list_html(flags)}</section>',
+            '<section id="reproducibility"><h2>Reproducibility</h2>',
+            _kv_table(report.reproducibility_rows(), "reproducibility"),
+            "</section></div>",
+        ]
+    )
 
 
 def _grouped_markdown(report: GroupedReport, figure_stem: str | None) -> str:
     t = report.table
     by = ", ".join(t.by)
     header, cells = report.grouped_rows()
-    lines = [f"# judgecal report by {_md(by)}: the true accuracy of each group, graded by an "
-             "LLM judge", "", f"## Cross-check by {_md(by)} ({len(t.rows)} groups)", "",
-             f"**{_md(t.statement)}.**", "", _md(t.heading), ""]
+    lines = [
+        f"# judgecal report by {_md(by)}: the true accuracy of each group, graded by an LLM judge",
+        "",
+        f"## Cross-check by {_md(by)} ({len(t.rows)} groups)",
+        "",
+        f"**{_md(t.statement)}.**",
+        "",
+        _md(t.heading),
+        "",
+    ]
     lines += _md_table(tuple(header), [tuple(line) for line in cells])
-    lines += ["", f"{_md(t.legend)}.", "",
-              f"Source: {_md(report.source or t.source)}; design {_md(t.design)}.", ""]
+    lines += [
+        "",
+        f"{_md(t.legend)}.",
+        "",
+        f"Source: {_md(report.source or t.source)}; design {_md(t.design)}.",
+        "",
+    ]
     for index, (row, section) in enumerate(zip(t.rows, report.sections, strict=True)):
         lines += [f"## {_md(_group_title(report, index))}", ""]
         if section is None:
             c = row.counts
-            lines += [_md(f"Counts k/n {c['k']}/{c['n']}, k0/m0 {c['k0']}/{c['m0']}, k1/m1 "
-                          f"{c['k1']}/{c['m1']}. No cross-check: "
-                          + "; ".join(row.flags.values()) + "."), ""]
+            lines += [
+                _md(
+                    f"Counts k/n {c['k']}/{c['n']}, k0/m0 {c['k0']}/{c['m0']}, k1/m1 "
+                    f"{c['k1']}/{c['m1']}. No cross-check: " + "; ".join(row.flags.values()) + "."
+                ),
+                "",
+            ]
             continue
         lines += _md_table(("", "value"), section.input_rows(), numeric=False)
-        lines += ["", f"judgecal cross-check ({_md(section._pct())} intervals; posterior by "
-                      f"{section.posterior.method})", ""]
+        lines += [
+            "",
+            f"judgecal cross-check ({_md(section._pct())} intervals; posterior by "
+            f"{section.posterior.method})",
+            "",
+        ]
         lines += _md_table(_INTERVAL_HEADER, section.interval_rows())
         name = f"group{index + 1}_theta"
-        target = (_data_uri(report.figures[name]) if figure_stem is None
-                  else f"{figure_stem}_{name}.png".replace(" ", "%20"))
+        target = (
+            _data_uri(report.figures[name])
+            if figure_stem is None
+            else f"{figure_stem}_{name}.png".replace(" ", "%20")
+        )
         lines += ["", f"![{_md(_GROUP_FIGURE)}]({target})", "", f"*{_md(_GROUP_FIGURE)}*", ""]
     flags = report.flag_rows()
     lines += [f"## Flags ({len(flags)})", ""]
-    lines += [f"- {_md(group)}: `{key}` ({where}): {_md(message)}"
-              for group, where, key, message in flags] or [
-        "No flags: nothing in these data calls for caution."]
+    lines += [
+        f"- {_md(group)}: `{key}` ({where}): {_md(message)}" for group, where, key, message in flags
+    ] or ["No flags: nothing in these data calls for caution."]
     lines += ["", "## Reproducibility", ""]
     lines += _md_table(("", "value"), report.reproducibility_rows(), numeric=False)
     return "\n".join(lines) + "\n"
@@ -945,28 +1169,60 @@ def report_items(
     from judgecal.grouped import crosscheck_items
 
     prob = check_level(prob, "prob")
-    if random_seed is not None and (isinstance(random_seed, bool)
-                                    or not isinstance(random_seed, (int, np.integer))):
-        raise TypeError(f"`random_seed` ({random_seed!r}) must be an int or None, so that the "
-                        "report can show it.")
-    checked = crosscheck_items(items, by=by, design=design, confidence_level=prob,
-                               correction=correction, prior=prior, method=method,
-                               random_seed=random_seed, draws=draws, chains=chains)
+    if random_seed is not None and (
+        isinstance(random_seed, bool) or not isinstance(random_seed, (int, np.integer))
+    ):
+        raise TypeError(
+            f"`random_seed` ({random_seed!r}) must be an int or None, so that the "
+            "report can show it."
+        )
+    checked = crosscheck_items(
+        items,
+        by=by,
+        design=design,
+        confidence_level=prob,
+        correction=correction,
+        prior=prior,
+        method=method,
+        random_seed=random_seed,
+        draws=draws,
+        chains=chains,
+    )
     created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     environment = {"python": platform.python_version(), "numpy": np.__version__}
     if command is None:
-        command = (f"judgecal.report_items(items, by={list(checked.by)!r}, "
-                   f"{_python_options(prob, prior, random_seed, method, draws, chains)}"
-                   + (f", correction={correction!r}" if correction != "holm" else "")
-                   + (f", design={design!r}" if design != "stratified" else "") + ")")
+        command = (
+            f"judgecal.report_items(items, by={list(checked.by)!r}, "
+            f"{_python_options(prob, prior, random_seed, method, draws, chains)}"
+            + (f", correction={correction!r}" if correction != "holm" else "")
+            + (f", design={design!r}" if design != "stratified" else "")
+            + ")"
+        )
     seed = None if random_seed is None else int(random_seed)
     sections = tuple(
-        None if row.result is None else Report(
-            data=row.result.data, prob=checked.interval_level, crosscheck=row.result,
-            estimate=row.result.estimate, source=None, command=str(command), random_seed=seed,
-            version=__version__, created=created, environment=environment)
-        for row in checked.rows)
-    return GroupedReport(table=checked, sections=sections,
-                         source=None if source is None else os.fspath(source),
-                         command=str(command), random_seed=seed, version=__version__,
-                         created=created, environment=environment)
+        None
+        if row.result is None
+        else Report(
+            data=row.result.data,
+            prob=checked.interval_level,
+            crosscheck=row.result,
+            estimate=row.result.estimate,
+            source=None,
+            command=str(command),
+            random_seed=seed,
+            version=__version__,
+            created=created,
+            environment=environment,
+        )
+        for row in checked.rows
+    )
+    return GroupedReport(
+        table=checked,
+        sections=sections,
+        source=None if source is None else os.fspath(source),
+        command=str(command),
+        random_seed=seed,
+        version=__version__,
+        created=created,
+        environment=environment,
+    )

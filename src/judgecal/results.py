@@ -103,8 +103,11 @@ class Estimate:
     @property
     def interval_label(self) -> str:
         """The row label of the corrected estimate: the point estimate and its interval."""
-        return ("Rogan-Gladen + guaranteed" if self.method.endswith("guaranteed")
-                else "Rogan-Gladen + Lang-Reiczigel")
+        return (
+            "Rogan-Gladen + guaranteed"
+            if self.method.endswith("guaranteed")
+            else "Rogan-Gladen + Lang-Reiczigel"
+        )
 
     @property
     def width(self) -> float:
@@ -126,18 +129,24 @@ class Estimate:
             "q0": self.data.q0,
             "q1": self.data.q1,
             "youden": self.youden,
-            "naive": {"estimate": self.naive, "low": self.naive_ci.low,
-                      "high": self.naive_ci.high},
-            "adjusted": {"estimate": self.theta, "estimate_unclipped": self.theta_raw,
-                         "low": self.ci.low, "high": self.ci.high},
+            "naive": {"estimate": self.naive, "low": self.naive_ci.low, "high": self.naive_ci.high},
+            "adjusted": {
+                "estimate": self.theta,
+                "estimate_unclipped": self.theta_raw,
+                "low": self.ci.low,
+                "high": self.ci.high,
+            },
             "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
         }
 
     def _rows(self) -> dict[str, tuple[float, float, float, float]]:
         """Method name -> (estimate, low, high, width)."""
         return {
-            "naive (p-hat, Wald)": (self.naive, *self.naive_ci,
-                                    self.naive_ci.high - self.naive_ci.low),
+            "naive (p-hat, Wald)": (
+                self.naive,
+                *self.naive_ci,
+                self.naive_ci.high - self.naive_ci.low,
+            ),
             self.interval_label: (self.theta, *self.ci, self.width),
         }
 
@@ -145,8 +154,9 @@ class Estimate:
         """Return a table with one row per method: estimate, low, high, width."""
         import pandas as pd
 
-        frame = pd.DataFrame.from_dict(self._rows(), orient="index",
-                                       columns=["estimate", "low", "high", "width"])
+        frame = pd.DataFrame.from_dict(
+            self._rows(), orient="index", columns=["estimate", "low", "high", "width"]
+        )
         frame.index.name = "method"
         return frame
 
@@ -155,8 +165,10 @@ class Estimate:
         from judgecal._html import fmt4, result_block
 
         d = self.data
-        title = (f"judgecal estimate ({100 * self.confidence_level:g}% intervals): k = {d.k} of "
-                 f"n = {d.n}, q0 = {d.k0}/{d.m0}, q1 = {d.k1}/{d.m1}, J = {fmt4(d.youden)}")
+        title = (
+            f"judgecal estimate ({100 * self.confidence_level:g}% intervals): k = {d.k} of "
+            f"n = {d.n}, q0 = {d.k0}/{d.m0}, q1 = {d.k1}/{d.m1}, J = {fmt4(d.youden)}"
+        )
         rows = [(name, *(fmt4(v) for v in row)) for name, row in self._rows().items()]
         notes = [(flag, FLAG_MESSAGES[flag]) for flag in self.flags]
         return result_block(title, ("method", "estimate", "low", "high", "width"), rows, notes)

@@ -68,22 +68,27 @@ __all__ = [
 ]
 
 #: The estimators of Lee et al. (ICML 2026) Table 2, in its order (i)-(v).
-ESTIMATORS = ("naive", "calibration_only", "difference", "conditional_calibration",
-              "misclassification_adjusted")
+ESTIMATORS = (
+    "naive",
+    "calibration_only",
+    "difference",
+    "conditional_calibration",
+    "misclassification_adjusted",
+)
 
 #: What each estimator needs to be unbiased (Lee et al. (ICML 2026) Table 2, right column).
 ASSUMPTIONS = {
     "naive": "Pr_P(Z) = Pr_P(Z_hat): the judge's verdicts have the true class balance "
-             "(its two kinds of error cancel)",
+    "(its two kinds of error cancel)",
     "calibration_only": "Pr_P(Z) = Pr_Q(Z): the labelled items have the test population's "
-                        "class balance",
+    "class balance",
     "difference": PPI_ASSUMPTION,
     "conditional_calibration": "Pr_P(Z | Z_hat) = Pr_Q(Z | Z_hat): a verdict means the same "
-                               "on test and labelled items, which fails when the class balance "
-                               "shifts",
+    "on test and labelled items, which fails when the class balance "
+    "shifts",
     "misclassification_adjusted": "Pr_P(Z_hat | Z) = Pr_Q(Z_hat | Z): the judge's specificity "
-                                  "and sensitivity are the same on test and labelled items; the "
-                                  "class balance may shift (Lee et al. (ICML 2026) Sec. 8)",
+    "and sensitivity are the same on test and labelled items; the "
+    "class balance may shift (Lee et al. (ICML 2026) Sec. 8)",
 }
 
 #: Level of the class-balance test below which :func:`shift_estimators` warns.
@@ -92,8 +97,10 @@ CLASS_BALANCE_ALPHA = 0.05
 
 def _counts(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) -> list[np.ndarray]:
     given = {"k": k, "n": n, "k0": k0, "m0": m0, "k1": k1, "m1": m1}
-    arrays = {name: check_counts(value, name, minimum=1 if name in ("n", "m0", "m1") else 0)
-              for name, value in given.items()}
+    arrays = {
+        name: check_counts(value, name, minimum=1 if name in ("n", "m0", "m1") else 0)
+        for name, value in given.items()
+    }
     for part, whole in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
         check_not_exceeding(arrays[part], arrays[whole], part, whole)
     return [np.asarray(arrays[name], dtype=np.float64) for name in given]
@@ -119,13 +126,18 @@ def shift_point_estimates(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) ->
         false_omission = (m1 - k1) / (m - judged_correct)
         q0, q1 = k0 / m0, k1 / m1
         adjusted = np.where(q0 + q1 > 1, (p + q0 - 1) / (q0 + q1 - 1), np.nan)
-    out = {"naive": p, "calibration_only": m1 / m,
-           "difference": p + (m1 - judged_correct) / m,
-           "conditional_calibration": ppv * p + false_omission * (1 - p),
-           "misclassification_adjusted": adjusted}
+    out = {
+        "naive": p,
+        "calibration_only": m1 / m,
+        "difference": p + (m1 - judged_correct) / m,
+        "conditional_calibration": ppv * p + false_omission * (1 - p),
+        "misclassification_adjusted": adjusted,
+    }
     shape = np.broadcast_shapes(*(np.shape(value) for value in out.values()))
-    return {name: (float(value) if not shape else np.broadcast_to(value, shape).copy())
-            for name, value in out.items()}
+    return {
+        name: (float(value) if not shape else np.broadcast_to(value, shape).copy())
+        for name, value in out.items()
+    }
 
 
 def _conditional_interval(data: JudgeData, z: float) -> tuple[float, float, float]:
@@ -136,8 +148,11 @@ def _conditional_interval(data: JudgeData, z: float) -> tuple[float, float, floa
         return math.nan, math.nan, math.nan
     a, b, p = data.k1 / judged_correct, (data.m1 - data.k1) / judged_incorrect, data.p
     estimate = a * p + b * (1 - p)
-    se = math.sqrt((a - b) ** 2 * p * (1 - p) / data.n + p**2 * a * (1 - a) / judged_correct
-                   + (1 - p) ** 2 * b * (1 - b) / judged_incorrect)
+    se = math.sqrt(
+        (a - b) ** 2 * p * (1 - p) / data.n
+        + p**2 * a * (1 - a) / judged_correct
+        + (1 - p) ** 2 * b * (1 - b) / judged_incorrect
+    )
     return estimate, max(0.0, estimate - z * se), min(1.0, estimate + z * se)
 
 
@@ -179,25 +194,32 @@ def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> pd.D
     z = z_quantile(level)
     rows: dict[str, tuple[float, float, float]] = {
         "naive": (data.p, *naive_wald_ci(data.p, data.n, confidence_level=level)),
-        "calibration_only": (data.m1 / data.m,
-                             *naive_wald_ci(data.m1 / data.m, data.m, confidence_level=level)),
+        "calibration_only": (
+            data.m1 / data.m,
+            *naive_wald_ci(data.m1 / data.m, data.m, confidence_level=level),
+        ),
     }
-    estimate, (low, high), _, _ = ppi_counts(data.k, data.n, data.k0, data.m0, data.k1, data.m1,
-                                             lam=1.0, confidence_level=level)
+    estimate, (low, high), _, _ = ppi_counts(
+        data.k, data.n, data.k0, data.m0, data.k1, data.m1, lam=1.0, confidence_level=level
+    )
     rows["difference"] = (float(estimate), float(low), float(high))
     rows["conditional_calibration"] = _conditional_interval(data, z)
     notes = []
     try:
         rows["misclassification_adjusted"] = (
             rogan_gladen(data.p, data.q0, data.q1),
-            *lang_reiczigel_ci(data.p, data.q0, data.q1, data.n, data.m0, data.m1,
-                               confidence_level=level))
+            *lang_reiczigel_ci(
+                data.p, data.q0, data.q1, data.n, data.m0, data.m1, confidence_level=level
+            ),
+        )
     except ValueError as error:  # judge no better than chance: no correction exists
         rows["misclassification_adjusted"] = (math.nan, math.nan, math.nan)
         notes.append(f"misclassification_adjusted is undefined: {error}")
     if math.isnan(rows["conditional_calibration"][0]):
-        notes.append("conditional_calibration is undefined: the labelled items were all judged "
-                     "alike, so Pr_Q(Z | Z_hat) cannot be estimated for both verdicts")
+        notes.append(
+            "conditional_calibration is undefined: the labelled items were all judged "
+            "alike, so Pr_Q(Z | Z_hat) cannot be estimated for both verdicts"
+        )
     balance = _class_balance_or_none(data)
     if balance is not None and balance.p_value < CLASS_BALANCE_ALPHA:
         notes.append(str(balance))
@@ -205,8 +227,9 @@ def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> pd.D
     frame = frame.loc[list(ESTIMATORS)]
     frame["assumption"] = [ASSUMPTIONS[name] for name in ESTIMATORS]
     frame.index.name = "estimator"
-    frame.attrs.update(confidence_level=level,
-                       class_balance=None if balance is None else balance.to_dict())
+    frame.attrs.update(
+        confidence_level=level, class_balance=None if balance is None else balance.to_dict()
+    )
     if notes:
         warnings.warn("; ".join(notes) + ".", JudgeCalWarning, stacklevel=2)
     return frame
@@ -239,21 +262,29 @@ class ClassBalanceTest:
 
     def to_dict(self) -> dict[str, float]:
         """Return the four numbers as a JSON-safe dict."""
-        return {"labelled_accuracy": self.labelled_accuracy, "test_accuracy": self.test_accuracy,
-                "statistic": self.statistic, "p_value": self.p_value}
+        return {
+            "labelled_accuracy": self.labelled_accuracy,
+            "test_accuracy": self.test_accuracy,
+            "statistic": self.statistic,
+            "p_value": self.p_value,
+        }
 
     def __str__(self) -> str:
         stats = f"(z = {self.statistic:.2f}, p = {self.p_value:.3g})"
         if self.p_value >= CLASS_BALANCE_ALPHA:
-            return (f"the labelled items' accuracy m1/m = {self.labelled_accuracy:.4f} is "
-                    f"consistent with the test population's Rogan-Gladen estimate "
-                    f"{self.test_accuracy:.4f} {stats} (which does not prove there is no shift)")
-        return (f"the labelled items' accuracy m1/m = {self.labelled_accuracy:.4f} differs from "
-                f"the test population's Rogan-Gladen estimate {self.test_accuracy:.4f} {stats}: "
-                "the labelled items may not be a random sample of the test population, and then "
-                "the calibration-only, difference (PPI, PPI++) and conditional-calibration "
-                "estimates and the random-design posterior are biased; the misclassification-"
-                "adjusted (Rogan-Gladen) estimate is not, if the judge behaves alike on both")
+            return (
+                f"the labelled items' accuracy m1/m = {self.labelled_accuracy:.4f} is "
+                f"consistent with the test population's Rogan-Gladen estimate "
+                f"{self.test_accuracy:.4f} {stats} (which does not prove there is no shift)"
+            )
+        return (
+            f"the labelled items' accuracy m1/m = {self.labelled_accuracy:.4f} differs from "
+            f"the test population's Rogan-Gladen estimate {self.test_accuracy:.4f} {stats}: "
+            "the labelled items may not be a random sample of the test population, and then "
+            "the calibration-only, difference (PPI, PPI++) and conditional-calibration "
+            "estimates and the random-design posterior are biased; the misclassification-"
+            "adjusted (Rogan-Gladen) estimate is not, if the judge behaves alike on both"
+        )
 
 
 def class_balance_test(data: JudgeData) -> ClassBalanceTest:
@@ -278,15 +309,19 @@ def class_balance_test(data: JudgeData) -> ClassBalanceTest:
     data = require_design(data, "random", "`class_balance_test`")
     phi = data.m1 / data.m
     theta = rogan_gladen(data.p, data.q0, data.q1, clip=False)
-    variance = (phi * (1 - phi) / data.m
-                + rogan_gladen_variance(data.p, data.q0, data.q1, data.n, data.m0, data.m1))
+    variance = phi * (1 - phi) / data.m + rogan_gladen_variance(
+        data.p, data.q0, data.q1, data.n, data.m0, data.m1
+    )
     if variance > 0:
         statistic = (phi - theta) / math.sqrt(variance)
     else:
         statistic = 0.0 if phi == theta else math.copysign(math.inf, phi - theta)
-    return ClassBalanceTest(labelled_accuracy=phi, test_accuracy=float(theta),
-                            statistic=float(statistic),
-                            p_value=math.erfc(abs(statistic) / math.sqrt(2.0)))
+    return ClassBalanceTest(
+        labelled_accuracy=phi,
+        test_accuracy=float(theta),
+        statistic=float(statistic),
+        p_value=math.erfc(abs(statistic) / math.sqrt(2.0)),
+    )
 
 
 def _class_balance_or_none(data: JudgeData) -> ClassBalanceTest | None:

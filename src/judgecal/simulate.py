@@ -57,8 +57,15 @@ METHODS = ("naive", "lang_reiczigel", "guaranteed", "bayes_eti", "bayes_hdi")
 DESIGNS = ("stratified", "random")
 ALLOCATIONS = ("fixed", "adaptive")
 PARAMETERS = ("theta", "q0", "q1", "n", "m0", "m1", "theta_cal")
-STATISTICS = ("coverage", "coverage_se", "width_mean", "width_median", "bias", "rmse",
-              "undefined_fraction")
+STATISTICS = (
+    "coverage",
+    "coverage_se",
+    "width_mean",
+    "width_median",
+    "bias",
+    "rmse",
+    "undefined_fraction",
+)
 
 #: Rows (replications x cells) per chunk: bounds the memory of one chunk to ~100 MB.
 _CHUNK_ROWS = 2**19
@@ -83,8 +90,9 @@ def _as_parameter(value: Any, name: str) -> Any:
 
     if is_xarray(value):
         if value.ndim > 1:
-            raise ValueError(f"`{name}` must be a scalar or 1-D; got a DataArray with dims "
-                             f"{value.dims}.")
+            raise ValueError(
+                f"`{name}` must be a scalar or 1-D; got a DataArray with dims {value.dims}."
+            )
         checked = _check_values(name, value.values)
         return value.copy(data=checked)
     array = as_real_array(value, name)
@@ -106,11 +114,14 @@ def _grid(params: dict[str, Any]) -> tuple[Any, dict[str, np.ndarray]]:
     try:
         broadcast = xr.broadcast(*xr.align(*arrays.values(), join="exact"))
     except ValueError as error:
-        raise ValueError("the parameter grids do not align on a shared dimension "
-                         f"({error}).") from None
+        raise ValueError(
+            f"the parameter grids do not align on a shared dimension ({error})."
+        ) from None
     template = broadcast[0]
-    flat = {name: np.ascontiguousarray(b.transpose(*template.dims).values).reshape(-1)
-            for name, b in zip(arrays, broadcast, strict=True)}
+    flat = {
+        name: np.ascontiguousarray(b.transpose(*template.dims).values).reshape(-1)
+        for name, b in zip(arrays, broadcast, strict=True)
+    }
     coords = {name: a for name, a in arrays.items()}
     return template.copy(data=np.zeros(template.shape)).assign_coords(coords), flat
 
@@ -119,17 +130,20 @@ def _parameters(theta, q0, q1, n, m0, m1, theta_cal, design: str) -> dict[str, A
     params = {"theta": theta, "q0": q0, "q1": q1, "n": n, "m0": m0, "m1": m1}
     if theta_cal is not None:
         if design != "random":
-            raise ValueError("`theta_cal` (the calibration population's accuracy) only enters "
-                             "the design \"random\"; with the stratified design the arm sizes "
-                             "are fixed and it has no effect.")
+            raise ValueError(
+                "`theta_cal` (the calibration population's accuracy) only enters "
+                'the design "random"; with the stratified design the arm sizes '
+                "are fixed and it has no effect."
+            )
         params["theta_cal"] = theta_cal
     return params
 
 
 def _check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"`{name}` ({value!r}) must be one of "
-                         f"{', '.join(repr(a) for a in allowed)}.")
+        raise ValueError(
+            f"`{name}` ({value!r}) must be one of {', '.join(repr(a) for a in allowed)}."
+        )
     return value
 
 
@@ -158,12 +172,12 @@ def _entropy(random_seed: Any) -> int:
 # ------------------------------------------------------------------------------------------------
 def cell_generator(entropy: int, cell: int) -> np.random.Generator:
     """The random stream of grid cell ``cell`` (a child of ``SeedSequence(entropy)``)."""
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy,
-                                                                      spawn_key=(cell,))))
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(cell,))))
 
 
-def adaptive_allocation(m: Any, p_hat: Any, k0_pilot: Any, k1_pilot: Any,
-                        m_pilot: int) -> tuple[np.ndarray, np.ndarray]:
+def adaptive_allocation(
+    m: Any, p_hat: Any, k0_pilot: Any, k1_pilot: Any, m_pilot: int
+) -> tuple[np.ndarray, np.ndarray]:
     r"""Calibration allocation of Algorithm 1 (Lee et al. v1; Prop. 2), vectorised.
 
     .. math:: m_1 = \min\{\max\{\mathrm{round}(m / (1 + (1/\hat p - 1)\sqrt{\hat\kappa})),
@@ -184,8 +198,14 @@ def adaptive_allocation(m: Any, p_hat: Any, k0_pilot: Any, k1_pilot: Any,
     return (m - m1).astype(np.int64), m1
 
 
-def draw_cell(rng: np.random.Generator, values: dict[str, Any], reps: int, design: str,
-              allocation: str, m_pilot: int) -> dict[str, np.ndarray]:
+def draw_cell(
+    rng: np.random.Generator,
+    values: dict[str, Any],
+    reps: int,
+    design: str,
+    allocation: str,
+    m_pilot: int,
+) -> dict[str, np.ndarray]:
     """Draw ``reps`` datasets (k, n, k0, m0, k1, m1) of one grid cell; see the module docstring."""
     theta, q0, q1 = float(values["theta"]), float(values["q0"]), float(values["q1"])
     n, m0, m1 = int(values["n"]), int(values["m0"]), int(values["m1"])
@@ -207,26 +227,42 @@ def draw_cell(rng: np.random.Generator, values: dict[str, Any], reps: int, desig
     return {"k": k, "n": np.full(reps, n), "k0": k0, "m0": arm0, "k1": k1, "m1": arm1}
 
 
-def _check_design(design: Any, allocation: Any, m_pilot: Any, flat: dict[str, np.ndarray]
-                  ) -> tuple[str, str, int]:
+def _check_design(
+    design: Any, allocation: Any, m_pilot: Any, flat: dict[str, np.ndarray]
+) -> tuple[str, str, int]:
     design = _check_choice(design, "design", DESIGNS)
     allocation = _check_choice(allocation, "allocation", ALLOCATIONS)
     m_pilot = int(check_counts(m_pilot, "m_pilot", minimum=1))
     if allocation == "adaptive":
         if design != "stratified":
-            raise ValueError("`allocation` \"adaptive\" needs the design \"stratified\" "
-                             "(Algorithm 1 chooses the arm sizes).")
+            raise ValueError(
+                '`allocation` "adaptive" needs the design "stratified" '
+                "(Algorithm 1 chooses the arm sizes)."
+            )
         budget = flat["m0"] + flat["m1"]
         if (budget < 2 * m_pilot).any():
-            raise ValueError(f"Algorithm 1 needs a budget `m0` + `m1` of at least 2 * `m_pilot` "
-                             f"({2 * m_pilot}); got {int(budget.min())}.")
+            raise ValueError(
+                f"Algorithm 1 needs a budget `m0` + `m1` of at least 2 * `m_pilot` "
+                f"({2 * m_pilot}); got {int(budget.min())}."
+            )
     return design, allocation, m_pilot
 
 
-def simulate_counts(*, theta: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, reps: int = 1,
-                    design: str = "stratified", theta_cal: Any = None,
-                    allocation: str = "fixed", m_pilot: int = 10,
-                    random_seed: Any = None) -> Any:
+def simulate_counts(
+    *,
+    theta: Any,
+    q0: Any,
+    q1: Any,
+    n: Any,
+    m0: Any,
+    m1: Any,
+    reps: int = 1,
+    design: str = "stratified",
+    theta_cal: Any = None,
+    allocation: str = "fixed",
+    m_pilot: int = 10,
+    random_seed: Any = None,
+) -> Any:
     """Draw test and calibration counts over a grid of parameters (Lee et al. (ICML 2026) eq. 9).
 
     Parameters
@@ -266,19 +302,25 @@ def simulate_counts(*, theta: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, r
     out = {name: np.empty((size, reps), dtype=np.int64) for name in ("k", "k0", "k1", "m0", "m1")}
     for cell in range(size):
         values = {name: array[cell] for name, array in flat.items()}
-        draws = draw_cell(cell_generator(entropy, cell), values, reps, design, allocation,
-                          m_pilot)
+        draws = draw_cell(cell_generator(entropy, cell), values, reps, design, allocation, m_pilot)
         for name, array in out.items():
             array[cell] = draws[name]
-    return _dataset(template, {("m0_drawn" if name == "m0" else "m1_drawn" if name == "m1"
-                                else name): a.reshape(template.shape + (reps,))
-                               for name, a in out.items()}, reps=reps,
-                    attrs={"design": design, "allocation": allocation,
-                           "random_seed": str(entropy)})
+    return _dataset(
+        template,
+        {
+            ("m0_drawn" if name == "m0" else "m1_drawn" if name == "m1" else name): a.reshape(
+                template.shape + (reps,)
+            )
+            for name, a in out.items()
+        },
+        reps=reps,
+        attrs={"design": design, "allocation": allocation, "random_seed": str(entropy)},
+    )
 
 
-def _dataset(template: Any, variables: dict[str, np.ndarray], *, reps: int | None,
-             attrs: dict[str, Any]) -> Any:
+def _dataset(
+    template: Any, variables: dict[str, np.ndarray], *, reps: int | None, attrs: dict[str, Any]
+) -> Any:
     import xarray as xr
 
     dims = template.dims
@@ -298,38 +340,61 @@ def _check_methods(method: Any, exact: bool, design: str, allocation: str) -> tu
     for name in names:
         _check_choice(name, "method", METHODS)
         if exact and name.startswith("bayes"):
-            raise ValueError(f"`exact=True` sums the joint pmf over the data space for the "
-                             f"closed-form and guaranteed intervals only (\"naive\", "
-                             f"\"lang_reiczigel\", \"guaranteed\"); "
-                             f"got `method` {name!r}.")
+            raise ValueError(
+                f"`exact=True` sums the joint pmf over the data space for the "
+                f'closed-form and guaranteed intervals only ("naive", '
+                f'"lang_reiczigel", "guaranteed"); '
+                f"got `method` {name!r}."
+            )
     if exact and (design != "stratified" or allocation != "fixed"):
         raise ValueError("`exact=True` needs the stratified design with fixed arm sizes.")
     if "guaranteed" in names and allocation != "fixed":
-        raise ValueError("the guaranteed interval needs arm sizes fixed before the test set is "
-                         "judged (its guarantee holds given the arm sizes); `allocation` "
-                         "\"adaptive\" chooses them from the test data. Use allocation=\"fixed\".")
+        raise ValueError(
+            "the guaranteed interval needs arm sizes fixed before the test set is "
+            "judged (its guarantee holds given the arm sizes); `allocation` "
+            '"adaptive" chooses them from the test data. Use allocation="fixed".'
+        )
     if len(set(names)) != len(names):
         raise ValueError(f"`method` lists a method twice: {list(names)}.")
     return names
 
 
-def _chunks(size: int, reps: int, methods: tuple[str, ...], exact: bool,
-            chunk_cells: int | None) -> list[np.ndarray]:
+def _chunks(
+    size: int, reps: int, methods: tuple[str, ...], exact: bool, chunk_cells: int | None
+) -> list[np.ndarray]:
     if chunk_cells is None:
         bayes = any(m.startswith("bayes") for m in methods)
         rows = _CHUNK_ROWS_BAYES if bayes else _CHUNK_ROWS
         chunk_cells = 1 if exact else max(1, rows // reps)
     chunk_cells = int(check_counts(chunk_cells, "chunk_cells", minimum=1))
-    return [np.arange(start, min(size, start + chunk_cells))
-            for start in range(0, size, chunk_cells)]
+    return [
+        np.arange(start, min(size, start + chunk_cells)) for start in range(0, size, chunk_cells)
+    ]
 
 
-def coverage(method: str | Sequence[str], *, theta: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any,
-             reps: int = 10_000, confidence_level: float = 0.95, design: str = "stratified",
-             random_seed: Any = None, exact: bool = False, theta_cal: Any = None,
-             allocation: str = "fixed", m_pilot: int = 10, prior: Any = None,
-             client: Any = None, n_workers: int | None = None, chunk_cells: int | None = None,
-             progress: bool | None = None) -> Any:
+def coverage(
+    method: str | Sequence[str],
+    *,
+    theta: Any,
+    q0: Any,
+    q1: Any,
+    n: Any,
+    m0: Any,
+    m1: Any,
+    reps: int = 10_000,
+    confidence_level: float = 0.95,
+    design: str = "stratified",
+    random_seed: Any = None,
+    exact: bool = False,
+    theta_cal: Any = None,
+    allocation: str = "fixed",
+    m_pilot: int = 10,
+    prior: Any = None,
+    client: Any = None,
+    n_workers: int | None = None,
+    chunk_cells: int | None = None,
+    progress: bool | None = None,
+) -> Any:
     r"""Coverage, width, bias and RMSE of an interval method over a grid of settings.
 
     For every grid cell, ``reps`` datasets are drawn from the data-generating process of
@@ -408,46 +473,86 @@ def coverage(method: str | Sequence[str], *, theta: Any, q0: Any, q1: Any, n: An
     from judgecal._coverage import ChunkSpec, evaluate_chunk
     from judgecal._dask import run_chunks
 
-    spec = ChunkSpec(methods=methods, reps=reps, level=level, design=design,
-                     allocation=allocation, m_pilot=m_pilot, exact=bool(exact),
-                     entropy=_entropy(random_seed), prior=prior)
+    spec = ChunkSpec(
+        methods=methods,
+        reps=reps,
+        level=level,
+        design=design,
+        allocation=allocation,
+        m_pilot=m_pilot,
+        exact=bool(exact),
+        entropy=_entropy(random_seed),
+        prior=prior,
+    )
     chunks = _chunks(template.size, reps, methods, bool(exact), chunk_cells)
     payloads = [(cells, {name: a[cells] for name, a in flat.items()}) for cells in chunks]
-    results = run_chunks(evaluate_chunk, spec, payloads, client=client, n_workers=n_workers,
-                         progress=progress)
+    results = run_chunks(
+        evaluate_chunk, spec, payloads, client=client, n_workers=n_workers, progress=progress
+    )
     stats = np.concatenate(results, axis=0)
     chance = (flat["q0"] + flat["q1"] - 1.0) <= 0.0
     if chance.any():
-        warnings.warn(f"{int(chance.sum())} of {chance.size} grid cells have a judge no better "
-                      "than chance (q0 + q1 - 1 <= 0); no correction exists there, so their "
-                      "statistics are NaN (flag `no_better_than_chance`).", JudgeCalWarning,
-                      stacklevel=2)
-    return _coverage_dataset(template, stats, chance, methods, isinstance(method, str), attrs={
-        "confidence_level": level, "reps": 0 if exact else reps, "design": design,
-        "allocation": allocation, "exact": int(bool(exact)), "random_seed": str(spec.entropy),
-        **({"exact_neglected_mass_bound": 6e-12} if exact else {})})
+        warnings.warn(
+            f"{int(chance.sum())} of {chance.size} grid cells have a judge no better "
+            "than chance (q0 + q1 - 1 <= 0); no correction exists there, so their "
+            "statistics are NaN (flag `no_better_than_chance`).",
+            JudgeCalWarning,
+            stacklevel=2,
+        )
+    return _coverage_dataset(
+        template,
+        stats,
+        chance,
+        methods,
+        isinstance(method, str),
+        attrs={
+            "confidence_level": level,
+            "reps": 0 if exact else reps,
+            "design": design,
+            "allocation": allocation,
+            "exact": int(bool(exact)),
+            "random_seed": str(spec.entropy),
+            **({"exact_neglected_mass_bound": 6e-12} if exact else {}),
+        },
+    )
 
 
-_POINT_ESTIMATE = {"naive": "p-hat", "lang_reiczigel": "Rogan-Gladen, clipped",
-                   "guaranteed": "Rogan-Gladen, clipped",
-                   "bayes_eti": "posterior median", "bayes_hdi": "posterior median"}
+_POINT_ESTIMATE = {
+    "naive": "p-hat",
+    "lang_reiczigel": "Rogan-Gladen, clipped",
+    "guaranteed": "Rogan-Gladen, clipped",
+    "bayes_eti": "posterior median",
+    "bayes_hdi": "posterior median",
+}
 
 
-def _coverage_dataset(template: Any, stats: np.ndarray, chance: np.ndarray,
-                      methods: tuple[str, ...], single: bool, attrs: dict[str, Any]) -> Any:
+def _coverage_dataset(
+    template: Any,
+    stats: np.ndarray,
+    chance: np.ndarray,
+    methods: tuple[str, ...],
+    single: bool,
+    attrs: dict[str, Any],
+) -> Any:
     """Assemble the result: stats has shape (cells, methods, statistics)."""
     import xarray as xr
 
     shape = template.shape
-    variables = {name: stats[:, :, i].T.reshape((len(methods),) + shape)
-                 for i, name in enumerate(STATISTICS)}
-    variables["no_better_than_chance"] = np.broadcast_to(chance.reshape(shape),
-                                                         (len(methods),) + shape)
+    variables = {
+        name: stats[:, :, i].T.reshape((len(methods),) + shape) for i, name in enumerate(STATISTICS)
+    }
+    variables["no_better_than_chance"] = np.broadcast_to(
+        chance.reshape(shape), (len(methods),) + shape
+    )
     if single:
         variables = {name: a[0] for name, a in variables.items()}
         ds = _dataset(template, variables, reps=None, attrs=attrs)
         return ds.assign_attrs(method=methods[0], point_estimate=_POINT_ESTIMATE[methods[0]])
-    ds = xr.Dataset({name: (("interval",) + template.dims, a) for name, a in variables.items()},
-                    coords=template.coords, attrs=attrs)
-    return ds.assign_coords(interval=list(methods),
-                            point_estimate=("interval", [_POINT_ESTIMATE[m] for m in methods]))
+    ds = xr.Dataset(
+        {name: (("interval",) + template.dims, a) for name, a in variables.items()},
+        coords=template.coords,
+        attrs=attrs,
+    )
+    return ds.assign_coords(
+        interval=list(methods), point_estimate=("interval", [_POINT_ESTIMATE[m] for m in methods])
+    )

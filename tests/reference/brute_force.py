@@ -202,8 +202,11 @@ class _Model:
         a, b = c.k + 1.0, c.n - c.k + 1.0
         self.sp = math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)))
         # log of the Beta(k+1, n-k+1) density at its mode p-hat
-        self.logLmax = float(special.xlogy(c.k, self.phat) + special.xlog1py(c.n - c.k, -self.phat)
-                             - special.betaln(a, b))
+        self.logLmax = float(
+            special.xlogy(c.k, self.phat)
+            + special.xlog1py(c.n - c.k, -self.phat)
+            - special.betaln(a, b)
+        )
         self.trunc = bool(c.truncate)
         np.seterr(divide="ignore", invalid="ignore", under="ignore", over="raise")
 
@@ -302,8 +305,12 @@ class _Model:
         x = np.asarray(x, float)
         lo = np.maximum(0.0, -x)
         hi = np.minimum(1.0, 1.0 - x)
-        feats = [(self.uhat, self.su), (self.vhat - x, self.sv), (self.phat, self.sp),
-                 (self.phat - x, self.sp)]
+        feats = [
+            (self.uhat, self.su),
+            (self.vhat - x, self.sv),
+            (self.phat, self.sp),
+            (self.phat - x, self.sp),
+        ]
         u, w = _panels(lo, hi, feats, self.res)
         v = u + x[:, None]
         lf = self.logf0(u) + self.logf1(v)
@@ -325,8 +332,12 @@ class _Model:
         B = t.shape[0]
         s = 1.0 - t
         ph, sp = self.phat, self.sp
-        feats = [(self.uhat, self.su), ((ph - t * self.vhat) / s, t * self.sv / s), (ph, sp),
-                 ((ph - t) / s, sp / s)]
+        feats = [
+            (self.uhat, self.su),
+            ((ph - t * self.vhat) / s, t * self.sv / s),
+            (ph, sp),
+            ((ph - t) / s, sp / s),
+        ]
         if not self.trunc:
             feats.append((ph / s, sp / s))
         u, wu = _panels(np.zeros(B), np.ones(B), feats, self.res)
@@ -350,8 +361,12 @@ class _Model:
         s = 1.0 - t
         ph, sp = self.phat, self.sp
         tc = np.maximum(t, _TINY)
-        feats = [(self.vhat, self.sv), ((ph - s * self.uhat) / tc, s * self.su / tc), (ph, sp),
-                 (ph / tc, sp / tc)]
+        feats = [
+            (self.vhat, self.sv),
+            ((ph - s * self.uhat) / tc, s * self.su / tc),
+            (ph, sp),
+            (ph / tc, sp / tc),
+        ]
         if not self.trunc:
             feats.append(((ph - s) / tc, sp / tc))
         v, wv = _panels(np.zeros(B), np.ones(B), feats, self.res)
@@ -411,10 +426,12 @@ class _Model:
         # where K(theta, x) is sharp or kinked as a function of theta: the line through the
         # calibration peak, the ends of the u- or v-range sweeping over a calibration peak, and
         # the switches of those ends (theta = x, theta = 1 - x)
-        feats = [((x - uh) / (1 - uh), su * (1 - x) / (1 - uh) ** 2 / 2),
-                 (x / max(vh, 1e-3), sv * x / max(vh, 1e-3) ** 2 / 2),
-                 (x, np.minimum(np.minimum(x, 1 - x), 0.01) / 2),
-                 (1 - x, np.minimum(np.minimum(x, 1 - x), 0.01) / 2)]
+        feats = [
+            ((x - uh) / (1 - uh), su * (1 - x) / (1 - uh) ** 2 / 2),
+            (x / max(vh, 1e-3), sv * x / max(vh, 1e-3) ** 2 / 2),
+            (x, np.minimum(np.minimum(x, 1 - x), 0.01) / 2),
+            (1 - x, np.minimum(np.minimum(x, 1 - x), 0.01) / 2),
+        ]
         if abs(vh - uh) > 1e-3:
             feats.append(((x - uh) / (vh - uh), math.hypot(su, sv) / abs(vh - uh) / 2))
         phi, wp = _panels(np.zeros(B), np.ones(B), feats, self.res, transform=_phi)
@@ -445,8 +462,17 @@ class _Cheb:
 class Marginal:
     """Piecewise Chebyshev interpolant of a density on [lo, hi]; CDF, quantiles, mean."""
 
-    def __init__(self, dens, lo: float, hi: float, seeds, res: Resolution, value=None,
-                 max_iter: int = 40, chunk: int = 64):
+    def __init__(
+        self,
+        dens,
+        lo: float,
+        hi: float,
+        seeds,
+        res: Resolution,
+        value=None,
+        max_iter: int = 40,
+        chunk: int = 64,
+    ):
         self.ch = _Cheb(res.cheb)
         self.dens = dens
         self.value = value if value is not None else (lambda s: s)
@@ -513,7 +539,7 @@ class Marginal:
     @staticmethod
     def _ik_even(N):
         k = np.arange(0, N, 2)
-        return 2.0 / (1.0 - k ** 2)
+        return 2.0 / (1.0 - k**2)
 
     def _evaluate(self, panels, chunk):
         a = np.array([p[0] for p in panels])
@@ -522,7 +548,7 @@ class Marginal:
         flat = xs.ravel()
         out = np.empty_like(flat)
         for i in range(0, flat.size, chunk):
-            out[i:i + chunk] = self.dens(flat[i:i + chunk])
+            out[i : i + chunk] = self.dens(flat[i : i + chunk])
         self.evals += flat.size
         return out.reshape(xs.shape)
 
@@ -583,8 +609,10 @@ class Reference:
         if var == "theta":
             jh = vh - uh
             th = float(np.clip((ph - uh) / jh, 0, 1)) if jh > 0.02 else 0.5
-            widths = [math.sqrt(sp ** 2 + su ** 2 + sv ** 2) / max(abs(jh), 0.02) / 4,
-                      sp / max(abs(jh), 0.02) / 4]
+            widths = [
+                math.sqrt(sp**2 + su**2 + sv**2) / max(abs(jh), 0.02) / 4,
+                sp / max(abs(jh), 0.02) / 4,
+            ]
             seeds = []
             for c in (th, 0.0, 1.0):
                 for width in widths:
@@ -662,8 +690,12 @@ class Reference:
             if hl < 0 < hh or hl > 0 > hh:  # the density at the ends cross: the HDI condition
                 best_a = optimize.brentq(h, lo_a, hi_a, xtol=1e-14, rtol=1e-15, maxiter=200)
             else:
-                r = optimize.minimize_scalar(lambda a: Q(a + prob) - Q(a), bounds=(lo_a, hi_a),
-                                             method="bounded", options={"xatol": 1e-13})
+                r = optimize.minimize_scalar(
+                    lambda a: Q(a + prob) - Q(a),
+                    bounds=(lo_a, hi_a),
+                    method="bounded",
+                    options={"xatol": 1e-13},
+                )
                 best_a = float(r.x)
         else:
             # shortest at an end: confirm against the neighbouring grid values (fine local scan)

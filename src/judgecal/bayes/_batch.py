@@ -92,8 +92,9 @@ def _scale(rows: Rows) -> float:
 
 def _theta_nodes(rows: Rows, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
     """Equal theta panels on [low, high] (edges) and their Gauss nodes (T,)."""
-    panels = int(np.clip(np.ceil((high - low) / (PANEL_SCALE * _scale(rows))),
-                         MIN_PANELS, MAX_PANELS))
+    panels = int(
+        np.clip(np.ceil((high - low) / (PANEL_SCALE * _scale(rows))), MIN_PANELS, MAX_PANELS)
+    )
     edges = np.linspace(low, high, panels + 1)
     x = gauss_legendre(THETA_ORDER)[0]
     half = np.diff(edges)[:, None] / 2
@@ -171,8 +172,7 @@ def _log_r_grid(band: Rows, theta: np.ndarray, p: np.ndarray) -> np.ndarray:
     return out
 
 
-def _log_likelihood(rows: Rows, p: np.ndarray, weight: np.ndarray, log_r: np.ndarray
-                    ) -> np.ndarray:
+def _log_likelihood(rows: Rows, p: np.ndarray, weight: np.ndarray, log_r: np.ndarray) -> np.ndarray:
     """``log L_k`` at every theta node (D, T): kernel factor (D, P) times R factor (P, T).
 
     Both factors are scaled by their maximum (the kernel's is 1 by construction of
@@ -181,7 +181,7 @@ def _log_likelihood(rows: Rows, p: np.ndarray, weight: np.ndarray, log_r: np.nda
     """
     top = np.max(log_r, axis=1)
     top = np.where(np.isfinite(top), top, 0.0)
-    factor_r = (np.exp(log_r - top[:, None]) * weight).T                      # (P, T)
+    factor_r = (np.exp(log_r - top[:, None]) * weight).T  # (P, T)
     out = np.empty((rows.size, log_r.shape[0]))
     step = max(1, MAX_ELEMENTS // p.size)
     with np.errstate(divide="ignore"):
@@ -192,8 +192,9 @@ def _log_likelihood(rows: Rows, p: np.ndarray, weight: np.ndarray, log_r: np.nda
     return out
 
 
-def group_marginals(rows: Rows, low: float, high: float
-                    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
+def group_marginals(
+    rows: Rows, low: float, high: float
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
     """Theta marginals of datasets sharing one calibration (``batch_ready(rows)`` is True).
 
     ``[low, high]`` must hold every dataset's support (the union of their theta ranges).
@@ -205,19 +206,25 @@ def group_marginals(rows: Rows, low: float, high: float
     """
     edges, theta = _theta_nodes(rows, low, high)
     count = edges.size - 1
-    served = np.flatnonzero(_served(rows, theta[THETA_ORDER // 2::THETA_ORDER]))
+    served = np.flatnonzero(_served(rows, theta[THETA_ORDER // 2 :: THETA_ORDER]))
     if served.size == 0:
         return [], served
     rows = rows.take(served)
-    band = _band_rows(rows, tuple((np.min(box[0], keepdims=True), np.max(box[1], keepdims=True))
-                                  for box in (rows.box0, rows.box1)))
+    band = _band_rows(
+        rows,
+        tuple(
+            (np.min(box[0], keepdims=True), np.max(box[1], keepdims=True))
+            for box in (rows.box0, rows.box1)
+        ),
+    )
     low_p, high_p, _ = p_window(band, theta[None, :])
     p, weight = _p_rule(rows, float(low_p.min()), float(high_p.max()))
     at, bt = rows.theta_prior
-    log_f = (_log_likelihood(rows, p, weight, _log_r_grid(band, theta, p))
-             + log_prior(at, bt, theta)).reshape(rows.size, count, THETA_ORDER)
+    log_f = (
+        _log_likelihood(rows, p, weight, _log_r_grid(band, theta, p)) + log_prior(at, bt, theta)
+    ).reshape(rows.size, count, THETA_ORDER)
     top = np.max(log_f, axis=(1, 2))
-    keep = np.max(log_f, axis=2) >= top[:, None] - SUPPORT_DROP                 # (D, count)
+    keep = np.max(log_f, axis=2) >= top[:, None] - SUPPORT_DROP  # (D, count)
     first = np.maximum(np.argmax(keep, axis=1) - 1, 0)
     last = np.minimum(count - np.argmax(keep[:, ::-1], axis=1), count - 1)
     width = last - first + 1
@@ -225,11 +232,12 @@ def group_marginals(rows: Rows, low: float, high: float
     parts, index = [], []
     for size in np.unique(width[found]):
         chosen = found[width[found] == size]
-        panel = first[chosen, None] + np.arange(size)                              # (D, W)
+        panel = first[chosen, None] + np.arange(size)  # (D, W)
         values = np.exp(log_f[chosen[:, None], panel] - top[chosen, None, None])
         values = np.where(np.isfinite(values), values, 0.0)
-        parts.append((edges[np.concatenate([panel, panel[:, -1:] + 1], axis=1)],
-                      to_coefficients(values)))
+        parts.append(
+            (edges[np.concatenate([panel, panel[:, -1:] + 1], axis=1)], to_coefficients(values))
+        )
         index.append(served[chosen])
     return parts, (np.concatenate(index) if index else np.empty(0, dtype=np.int64))
 

@@ -59,10 +59,11 @@ P_THETA_ORDER = 64
 
 def marginal(rows: Rows, var: str) -> PanelDensity:
     """The marginal of ``var`` ("q0", "q1", "youden" or "p") for the single dataset ``rows``."""
-    if var == "q1":     # the specificity of the mirrored problem is this one's sensitivity
+    if var == "q1":  # the specificity of the mirrored problem is this one's sensitivity
         return marginal(rows.mirrored(), "q0")
-    log_density, low, high, breaks = {
-        "q0": _q0_terms, "youden": _youden_terms, "p": _p_terms}[var](rows)
+    log_density, low, high, breaks = {"q0": _q0_terms, "youden": _youden_terms, "p": _p_terms}[var](
+        rows
+    )
     return tabulate(log_density, low, high, breaks)
 
 
@@ -75,9 +76,13 @@ def _edges(low: float, high: float, breaks: list[float], panels: int) -> np.ndar
     points = np.array([low, *inner, high])
     lengths = np.diff(points)
     counts = np.maximum(1, np.round(panels * lengths / (high - low))).astype(int)
-    return np.concatenate([np.linspace(a, b, c, endpoint=False)
-                           for a, b, c in zip(points[:-1], points[1:], counts, strict=True)]
-                          + [np.array([high])])
+    return np.concatenate(
+        [
+            np.linspace(a, b, c, endpoint=False)
+            for a, b, c in zip(points[:-1], points[1:], counts, strict=True)
+        ]
+        + [np.array([high])]
+    )
 
 
 def _nodes(edges: np.ndarray) -> np.ndarray:
@@ -86,8 +91,9 @@ def _nodes(edges: np.ndarray) -> np.ndarray:
     return (edges[:-1, None] + half[:, None] * (x + 1)).ravel()
 
 
-def tabulate(log_density: Callable[[np.ndarray], np.ndarray], low: float, high: float,
-              breaks: list[float]) -> PanelDensity:
+def tabulate(
+    log_density: Callable[[np.ndarray], np.ndarray], low: float, high: float, breaks: list[float]
+) -> PanelDensity:
     """Two passes: locate the support on coarse panels, then tabulate on it."""
     edges = _edges(low, high, breaks, PANELS[0])
     x = _nodes(edges)
@@ -130,8 +136,9 @@ def _panels_on(cuts: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarray]:
 # the three integrals
 # ------------------------------------------------------------------------------------------------
 def _q0_terms(rows: Rows) -> tuple[Callable[[np.ndarray], np.ndarray], float, float, list]:
-    (l0, u0), (l1, u1), (pl, pu) = (tuple(float(v[0]) for v in box)
-                                    for box in (rows.box0, rows.box1, rows.box_p))
+    (l0, u0), (l1, u1), (pl, pu) = (
+        tuple(float(v[0]) for v in box) for box in (rows.box0, rows.box1, rows.box_p)
+    )
     (a0, b0), (a1, b1) = ((float(v[0]) for v in beta) for beta in (rows.beta0, rows.beta1))
     k, n = float(rows.k[0]), float(rows.n[0])
     truncate = rows.truncate
@@ -142,9 +149,13 @@ def _q0_terms(rows: Rows) -> tuple[Callable[[np.ndarray], np.ndarray], float, fl
         if truncate:
             low = np.maximum(low, 0.0)
         high = np.maximum(u1 - 1 + x, low)
-        cuts = np.sort(np.concatenate([low, np.clip(pl - 1 + x, low, high),
-                                       np.clip(pu - 1 + x, low, high), high], axis=1), axis=1)
-        j, log_wj = _panels_on(cuts, OUTER_ORDER)                            # (X, 3, O)
+        cuts = np.sort(
+            np.concatenate(
+                [low, np.clip(pl - 1 + x, low, high), np.clip(pu - 1 + x, low, high), high], axis=1
+            ),
+            axis=1,
+        )
+        j, log_wj = _panels_on(cuts, OUTER_ORDER)  # (X, 3, O)
         with np.errstate(divide="ignore", invalid="ignore"):
             ends = np.stack([(pl - 1 + x[..., None]) / j, (pu - 1 + x[..., None]) / j])
         t_low = np.clip(np.nan_to_num(ends.min(axis=0), nan=0.0), 0.0, 1.0)
@@ -165,8 +176,9 @@ def _q0_terms(rows: Rows) -> tuple[Callable[[np.ndarray], np.ndarray], float, fl
 
 
 def _youden_terms(rows: Rows) -> tuple[Callable[[np.ndarray], np.ndarray], float, float, list]:
-    (l0, u0), (l1, u1), (pl, pu) = (tuple(float(v[0]) for v in box)
-                                    for box in (rows.box0, rows.box1, rows.box_p))
+    (l0, u0), (l1, u1), (pl, pu) = (
+        tuple(float(v[0]) for v in box) for box in (rows.box0, rows.box1, rows.box_p)
+    )
     k, n = float(rows.k[0]), float(rows.n[0])
 
     def log_density(j: np.ndarray) -> np.ndarray:
@@ -177,9 +189,11 @@ def _youden_terms(rows: Rows) -> tuple[Callable[[np.ndarray], np.ndarray], float
         high = np.maximum(high, low)
         # kinks of the theta integral where q0 = 1 meets theta = 1 (p = j) and q1 = 1 meets
         # theta = 0 (p = 1 - j)
-        cuts = np.sort(np.concatenate([low, np.clip(j, low, high), np.clip(1 - j, low, high),
-                                       high], axis=1), axis=1)
-        p, log_wp = _panels_on(cuts, OUTER_ORDER)                            # (X, 3, O)
+        cuts = np.sort(
+            np.concatenate([low, np.clip(j, low, high), np.clip(1 - j, low, high), high], axis=1),
+            axis=1,
+        )
+        p, log_wp = _panels_on(cuts, OUTER_ORDER)  # (X, 3, O)
         jj = j[..., None]
         with np.errstate(divide="ignore", invalid="ignore"):
             a = np.stack([(l0 - 1 + p) / jj, (u0 - 1 + p) / jj])
@@ -199,13 +213,14 @@ def _youden_terms(rows: Rows) -> tuple[Callable[[np.ndarray], np.ndarray], float
 
 
 def _p_terms(rows: Rows) -> tuple[Callable[[np.ndarray], np.ndarray], float, float, list]:
-    (l0, u0), (l1, u1), (pl, pu) = (tuple(float(v[0]) for v in box)
-                                    for box in (rows.box0, rows.box1, rows.box_p))
+    (l0, u0), (l1, u1), (pl, pu) = (
+        tuple(float(v[0]) for v in box) for box in (rows.box0, rows.box1, rows.box_p)
+    )
     k, n = float(rows.k[0]), float(rows.n[0])
     xj, wj = gauss_legendre(INNER_ORDER)
 
     def log_density(x: np.ndarray) -> np.ndarray:
-        if rows.truncate:      # theta = a / (a + b), a = q0 - (1 - x) >= 0, b = q1 - x >= 0
+        if rows.truncate:  # theta = a / (a + b), a = q0 - (1 - x) >= 0, b = q1 - x >= 0
             a_low, a_high = np.maximum(l0 - 1 + x, 0.0), np.maximum(u0 - 1 + x, 0.0)
             b_low, b_high = np.maximum(l1 - x, 0.0), np.maximum(u1 - x, 0.0)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -219,7 +234,7 @@ def _p_terms(rows: Rows) -> tuple[Callable[[np.ndarray], np.ndarray], float, flo
         j_low, j_high = j_window(rows, t, p)
         ok = j_high > j_low
         j_half = np.where(ok, (j_high - j_low) / 2, 0.0)
-        j = j_low[..., None] + j_half[..., None] * (xj + 1)                   # (X, O, I)
+        j = j_low[..., None] + j_half[..., None] * (xj + 1)  # (X, O, I)
         log_h = log_calibration(rows, t[..., None], p[..., None], j)
         with np.errstate(divide="ignore"):
             inner = logsumexp(log_h + np.log(wj), axis=-1) + np.log(j_half)

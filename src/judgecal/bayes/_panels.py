@@ -22,8 +22,15 @@ import functools
 import numpy as np
 from scipy import special as sc
 
-__all__ = ["PanelDensity", "end_nodes", "end_to_coefficients", "gauss_legendre",
-           "legendre_table", "shortest_interval", "to_coefficients"]
+__all__ = [
+    "PanelDensity",
+    "end_nodes",
+    "end_to_coefficients",
+    "gauss_legendre",
+    "legendre_table",
+    "shortest_interval",
+    "to_coefficients",
+]
 
 #: Newton iterations and the tolerance (in the variable) of every quantile search.
 QUANTILE_ITERATIONS = 100
@@ -106,11 +113,10 @@ def end_nodes(order: int, power: float, at_low_end: bool) -> np.ndarray:
     return 2 * v - 1 if at_low_end else 1 - 2 * v
 
 
-def _series_value_and_integral(coef: np.ndarray, u: np.ndarray
-                               ) -> tuple[np.ndarray, np.ndarray]:
+def _series_value_and_integral(coef: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``sum_l c_l P_l(u)`` and ``int_{-1}^{u} sum_l c_l P_l`` for coefficients (..., N)."""
     order = coef.shape[-1]
-    table = legendre_table(u, order)                 # P_0 .. P_N serve both
+    table = legendre_table(u, order)  # P_0 .. P_N serve both
     value = np.einsum("...l,...l->...", coef, table[..., :order])
     integral = (table[..., 2:] - table[..., :-2]) / (2 * np.arange(1, order) + 1)
     return value, coef[..., 0] * (u + 1) + np.einsum("...l,...l->...", coef[..., 1:], integral)
@@ -131,25 +137,35 @@ class PanelDensity:
         ``(e - t)^(b - 1)`` on the last); 1 means a regular panel.
     """
 
-    def __init__(self, edges: np.ndarray, coef: np.ndarray,
-                 power_low: np.ndarray | None = None,
-                 power_high: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        edges: np.ndarray,
+        coef: np.ndarray,
+        power_low: np.ndarray | None = None,
+        power_high: np.ndarray | None = None,
+    ) -> None:
         rows = edges.shape[0]
         self.edges = edges
-        self.half = np.diff(edges, axis=1) / 2                        # (R, P)
-        self.power = (np.ones(rows) if power_low is None else power_low,
-                      np.ones(rows) if power_high is None else power_high)
+        self.half = np.diff(edges, axis=1) / 2  # (R, P)
+        self.power = (
+            np.ones(rows) if power_low is None else power_low,
+            np.ones(rows) if power_high is None else power_high,
+        )
         self.coef = coef
         mass = 2 * self.half * coef[..., 0]
         for side in (0, 1):
-            mass[:, -side] = np.where(self.power[side] != 1.0,
-                                      self._end_partial(side, 2 * self.half[:, -side], None),
-                                      mass[:, -side])
+            mass[:, -side] = np.where(
+                self.power[side] != 1.0,
+                self._end_partial(side, 2 * self.half[:, -side], None),
+                mass[:, -side],
+            )
         mass = np.maximum(mass, 0.0)
         self.norm = mass.sum(axis=1)
         self.coef = coef / self.norm[:, None, None]
-        self.cum = np.concatenate([np.zeros((rows, 1)), np.cumsum(mass, axis=1)],
-                                  axis=1) / self.norm[:, None]
+        self.cum = (
+            np.concatenate([np.zeros((rows, 1)), np.cumsum(mass, axis=1)], axis=1)
+            / self.norm[:, None]
+        )
 
     def take(self, rows: np.ndarray) -> PanelDensity:
         """The densities of ``rows`` only (normalisation kept)."""
@@ -164,8 +180,7 @@ class PanelDensity:
         """Lower and upper end of every row's support."""
         return self.edges[:, 0], self.edges[:, -1]
 
-    def _end_partial(self, side: int, distance: np.ndarray, rows: np.ndarray | None
-                     ) -> np.ndarray:
+    def _end_partial(self, side: int, distance: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
         """Mass between a singular end and ``distance`` from it (unnormalised coefficients)."""
         out = np.zeros(np.shape(distance))
         powers = self.power[side] if rows is None else self.power[side][rows]
@@ -181,8 +196,9 @@ class PanelDensity:
             out[hit] = r**power * (g @ w)
         return out
 
-    def cdf_pdf(self, t: np.ndarray, rows: np.ndarray | None = None
-                ) -> tuple[np.ndarray, np.ndarray]:
+    def cdf_pdf(
+        self, t: np.ndarray, rows: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """CDF and density at points ``t`` of shape (R, Q) (``rows`` selects R rows)."""
         sel = slice(None) if rows is None else rows
         edges, half = self.edges[sel], self.half[sel]
@@ -192,7 +208,7 @@ class PanelDensity:
         row = np.arange(edges.shape[0])[:, None]
         left, width = edges[row, panel], half[row, panel]
         u = np.clip((t - left) / width - 1, -1.0, 1.0)
-        coef = self.coef[sel][row, panel]                                      # (R, Q, N)
+        coef = self.coef[sel][row, panel]  # (R, Q, N)
         pdf, integral = _series_value_and_integral(coef, u)
         cdf = self.cum[sel][row, panel] + width * integral
         for side in (0, 1):
@@ -203,8 +219,15 @@ class PanelDensity:
         pdf = np.where(below | above, 0.0, np.maximum(pdf, 0.0))
         return cdf, pdf
 
-    def _fix_end(self, side: int, sel: slice | np.ndarray, t: np.ndarray, panel: np.ndarray,
-                 cdf: np.ndarray, pdf: np.ndarray) -> None:
+    def _fix_end(
+        self,
+        side: int,
+        sel: slice | np.ndarray,
+        t: np.ndarray,
+        panel: np.ndarray,
+        cdf: np.ndarray,
+        pdf: np.ndarray,
+    ) -> None:
         """CDF and density inside a singular end panel (in place)."""
         powers = self.power[side][sel]
         last = self.half.shape[1] - 1
@@ -224,9 +247,12 @@ class PanelDensity:
         """Mean and standard deviation per row (Gauss rule with 2N nodes per panel)."""
         order = self.coef.shape[-1]
         x, w = gauss_legendre(order + 2)
-        t = self.edges[:, :-1, None] + self.half[:, :, None] * (x + 1)       # (R, P, M)
-        dens = np.einsum("rpl,rpml->rpm", self.coef, np.broadcast_to(
-            legendre_table(x, order - 1), t.shape + (order,)))
+        t = self.edges[:, :-1, None] + self.half[:, :, None] * (x + 1)  # (R, P, M)
+        dens = np.einsum(
+            "rpl,rpml->rpm",
+            self.coef,
+            np.broadcast_to(legendre_table(x, order - 1), t.shape + (order,)),
+        )
         weight = self.half[:, :, None] * w * dens
         moments = []
         for j in (0, 1, 2):
@@ -247,48 +273,56 @@ class PanelDensity:
             v, w = jacobi_rule(order, float(power))
             h = 2 * self.half[hit, -side]
             u = 2 * v - 1 if side == 0 else 1 - 2 * v
-            g = self.coef[hit, -side] @ legendre_table(u, order - 1).T             # (E, N)
+            g = self.coef[hit, -side] @ legendre_table(u, order - 1).T  # (E, N)
             end = self.edges[hit, 0] if side == 0 else self.edges[hit, -1]
             nodes = end[:, None] + (h[:, None] * v if side == 0 else -h[:, None] * v)
             exact = h**power * ((g * nodes**j) @ w)
             out[hit] = exact - np.sum(weight[hit] * t[hit] ** j, axis=1)
         return out
 
-    def quantile(self, levels: np.ndarray, start: np.ndarray | None = None,
-                 rows: np.ndarray | None = None) -> np.ndarray:
+    def quantile(
+        self, levels: np.ndarray, start: np.ndarray | None = None, rows: np.ndarray | None = None
+    ) -> np.ndarray:
         """Solve ``F(t) = level`` for levels of shape (R, Q) (bracketed Newton)."""
         sel = slice(None) if rows is None else rows
         low, high = self.edges[sel][:, :1], self.edges[sel][:, -1:]
         levels = np.asarray(levels, float)
-        edge = (levels <= 0) | (levels >= 1)          # the support's ends: no search needed
+        edge = (levels <= 0) | (levels >= 1)  # the support's ends: no search needed
         inner = np.where(edge, 0.5, levels)
         if start is None:
             start = self._start(inner, sel)
-        out = solve_cdf(lambda t: self.cdf_pdf(t, rows), inner, start,
-                        np.broadcast_to(low, levels.shape), np.broadcast_to(high, levels.shape))
+        out = solve_cdf(
+            lambda t: self.cdf_pdf(t, rows),
+            inner,
+            start,
+            np.broadcast_to(low, levels.shape),
+            np.broadcast_to(high, levels.shape),
+        )
         return np.where(levels <= 0, low, np.where(levels >= 1, high, out))
 
     def _table(self) -> tuple[np.ndarray, np.ndarray]:
         """The CDF at ``TABLE_POINTS`` equally spaced points of every panel (built once)."""
         if getattr(self, "_cached_table", None) is None:
             frac = np.linspace(0.0, 1.0, TABLE_POINTS + 1)
-            t = self.edges[:, :-1, None] + 2 * self.half[:, :, None] * frac    # (R, P, S + 1)
+            t = self.edges[:, :-1, None] + 2 * self.half[:, :, None] * frac  # (R, P, S + 1)
             rows, panels = self.half.shape
             cdf = self.cdf_pdf(t.reshape(rows, -1))[0].reshape(t.shape)
             cdf[:, :, 0], cdf[:, :, -1] = self.cum[:, :-1], self.cum[:, 1:]
             self._cached_table = (t, np.maximum.accumulate(cdf, axis=2))
         return self._cached_table
 
-    def approximate_quantile(self, levels: np.ndarray,
-                             sel: slice | np.ndarray = slice(None)) -> np.ndarray:
+    def approximate_quantile(
+        self, levels: np.ndarray, sel: slice | np.ndarray = slice(None)
+    ) -> np.ndarray:
         """Quantiles by linear interpolation of the tabulated CDF (starting points, grids)."""
         levels = np.asarray(levels, float)
         t_table, f_table = (v[sel] for v in self._table())
         cum = self.cum[sel]
-        panel = np.clip((levels[:, :, None] > cum[:, None, 1:]).sum(axis=2), 0,
-                        t_table.shape[1] - 1)
+        panel = np.clip(
+            (levels[:, :, None] > cum[:, None, 1:]).sum(axis=2), 0, t_table.shape[1] - 1
+        )
         row = np.arange(levels.shape[0])[:, None]
-        t_sub, f_sub = t_table[row, panel], f_table[row, panel]                # (R, Q, S + 1)
+        t_sub, f_sub = t_table[row, panel], f_table[row, panel]  # (R, Q, S + 1)
         index = np.clip((levels[..., None] > f_sub[..., 1:]).sum(axis=2), 0, TABLE_POINTS - 1)
         point = (row[..., None], np.arange(levels.shape[1])[None, :, None], index[..., None])
         f0, t0 = f_sub[point][..., 0], t_sub[point][..., 0]
@@ -300,16 +334,22 @@ class PanelDensity:
 
     def shortest(self, prob: float) -> tuple[np.ndarray, np.ndarray]:
         """Shortest interval of mass ``prob`` of every row (see :func:`shortest_interval`)."""
-        return shortest_interval(self.quantile, lambda t: self.cdf_pdf(t)[1],
-                                 self.edges.shape[0], prob, approximate=self.approximate_quantile)
+        return shortest_interval(
+            self.quantile,
+            lambda t: self.cdf_pdf(t)[1],
+            self.edges.shape[0],
+            prob,
+            approximate=self.approximate_quantile,
+        )
 
     def _start(self, levels: np.ndarray, sel: slice | np.ndarray) -> np.ndarray:
         """Starting points of the quantile search (see :meth:`approximate_quantile`)."""
         return self.approximate_quantile(levels, sel)
 
 
-def solve_cdf(cdf_pdf, levels: np.ndarray, start: np.ndarray, low: np.ndarray,
-              high: np.ndarray) -> np.ndarray:
+def solve_cdf(
+    cdf_pdf, levels: np.ndarray, start: np.ndarray, low: np.ndarray, high: np.ndarray
+) -> np.ndarray:
     """Solve ``F(t) = level`` elementwise by Newton's method kept inside a shrinking bracket.
 
     An element stops moving once its step or its bracket is below ``QUANTILE_TOLERANCE``.
@@ -334,9 +374,9 @@ def solve_cdf(cdf_pdf, levels: np.ndarray, start: np.ndarray, low: np.ndarray,
     return t
 
 
-def shortest_interval(quantile, density, rows: int, prob: float, *,
-                      grid: int = SHORTEST_GRID, approximate=None
-                      ) -> tuple[np.ndarray, np.ndarray]:
+def shortest_interval(
+    quantile, density, rows: int, prob: float, *, grid: int = SHORTEST_GRID, approximate=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Shortest interval of mass ``prob`` for ``rows`` distributions.
 
     ``quantile(levels)`` maps probabilities of shape (rows, Q) to quantiles and ``density(t)``
@@ -360,15 +400,19 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
     levels = np.broadcast_to(np.concatenate([a, a + prob]), (rows, 2 * grid + 2))
     q = (approximate or quantile)(levels)
     dens = density(q)
-    width = q[:, grid + 1:] - q[:, :grid + 1]
-    g = dens[:, :grid + 1] - dens[:, grid + 1:]
-    rises = (g[:, :-1] < 0) & (g[:, 1:] >= 0)                    # interior minimum in cell i
+    width = q[:, grid + 1 :] - q[:, : grid + 1]
+    g = dens[:, : grid + 1] - dens[:, grid + 1 :]
+    rises = (g[:, :-1] < 0) & (g[:, 1:] >= 0)  # interior minimum in cell i
     cell_width = np.where(rises, np.minimum(width[:, :-1], width[:, 1:]), np.inf)
     cell = np.argmin(cell_width, axis=1)
-    best = np.stack([cell_width[np.arange(rows), cell],
-                     np.where(g[:, 0] >= 0, width[:, 0], np.inf),      # minimum at a = 0
-                     np.where(g[:, -1] <= 0, width[:, -1], np.inf)],   # minimum at a = span
-                    axis=1)
+    best = np.stack(
+        [
+            cell_width[np.arange(rows), cell],
+            np.where(g[:, 0] >= 0, width[:, 0], np.inf),  # minimum at a = 0
+            np.where(g[:, -1] <= 0, width[:, -1], np.inf),
+        ],  # minimum at a = span
+        axis=1,
+    )
     pick = np.argmin(best, axis=1)
 
     def gap(starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -399,7 +443,7 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
     x = 0.5 * (lo + hi)
     x_ends = np.full((rows, 2), np.nan)
     if interior.any():
-        for _ in range(BRACKET_STEPS):     # the approximate grid may put the root a cell off
+        for _ in range(BRACKET_STEPS):  # the approximate grid may put the root a cell off
             left, right = interior & (g_lo > 0) & (lo > 0), interior & (g_hi < 0) & (hi < span)
             if not (left.any() or right.any()):
                 break
@@ -419,10 +463,11 @@ def shortest_interval(quantile, density, rows: int, prob: float, *,
             hi, g_hi = np.where(right, x, hi), np.where(right, g_x, g_hi)
             lo, g_lo = np.where(right, lo, x), np.where(right, g_lo, g_x)
             side = np.where(right, np.minimum(side, 0) - 1, np.maximum(side, 0) + 1)
-            g_lo = np.where(side >= 2, g_lo / 2, g_lo)    # Illinois: halve the stale end's value
+            g_lo = np.where(side >= 2, g_lo / 2, g_lo)  # Illinois: halve the stale end's value
             g_hi = np.where(side <= -2, g_hi / 2, g_hi)
-            if np.all(~interior | (hi - lo < REFINE_TOLERANCE)
-                      | (np.abs(g_x) < RELATIVE_GAP_TOLERANCE)):
+            if np.all(
+                ~interior | (hi - lo < REFINE_TOLERANCE) | (np.abs(g_x) < RELATIVE_GAP_TOLERANCE)
+            ):
                 break
     # the refined interior candidate and the end candidates compete on exact widths
     lows = np.stack([x_ends[:, 0], ends4[:, 2], ends4[:, 3]], axis=1)

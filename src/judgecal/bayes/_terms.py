@@ -17,9 +17,23 @@ from scipy import special as sc
 from judgecal.bayes._panels import gauss_legendre
 from judgecal.bayes.priors import Prior
 
-__all__ = ["BOX_TAIL", "J_ORDER", "P_ORDER", "SUPPORT_DROP", "THETA_ORDER", "Rows",
-           "beta_box", "j_window", "log_calibration", "log_kernel",
-           "log_prior", "logsumexp", "p_window", "prior_rule", "rows_for"]
+__all__ = [
+    "BOX_TAIL",
+    "J_ORDER",
+    "P_ORDER",
+    "SUPPORT_DROP",
+    "THETA_ORDER",
+    "Rows",
+    "beta_box",
+    "j_window",
+    "log_calibration",
+    "log_kernel",
+    "log_prior",
+    "logsumexp",
+    "p_window",
+    "prior_rule",
+    "rows_for",
+]
 
 #: Mass of each Beta (calibration, test kernel, theta prior) left outside its integration box.
 BOX_TAIL = 1e-14
@@ -70,8 +84,10 @@ class Rows:
         a, b = self.k + 1.0, self.n - self.k + 1.0
         self.box1 = (l1, np.maximum(u1, _upper_given_above(a1, b1, pl)))
         self.box0 = (l0, np.maximum(u0, _upper_given_above(a0, b0, 1 - pu)))
-        self.box_p = (np.minimum(pl, _lower_given_below(a, b, self.box1[1])),
-                      np.maximum(pu, _upper_given_above(a, b, 1 - self.box0[1])))
+        self.box_p = (
+            np.minimum(pl, _lower_given_below(a, b, self.box1[1])),
+            np.maximum(pu, _upper_given_above(a, b, 1 - self.box0[1])),
+        )
 
     def _bridge(self) -> None:
         """Widen the boxes where test and calibration data conflict so that they meet.
@@ -87,10 +103,14 @@ class Rows:
         reach_high = u1 if self.truncate else np.maximum(1 - l0, u1)
         below, above = pu < reach_low, pl > reach_high
         self.box_p = (np.where(above, reach_high, pl), np.where(below, reach_low, pu))
-        self.box0 = (np.where(above, np.minimum(l0, 1 - pu), l0),
-                     np.where(below, np.maximum(u0, 1 - pl), u0))
-        self.box1 = (np.where(below, np.minimum(l1, pl), l1),
-                     np.where(above, np.maximum(u1, pu), u1))
+        self.box0 = (
+            np.where(above, np.minimum(l0, 1 - pu), l0),
+            np.where(below, np.maximum(u0, 1 - pl), u0),
+        )
+        self.box1 = (
+            np.where(below, np.minimum(l1, pl), l1),
+            np.where(above, np.maximum(u1, pu), u1),
+        )
 
     def take(self, rows: np.ndarray) -> Rows:
         """The sub-batch ``rows``."""
@@ -155,8 +175,9 @@ def log_kernel(k: float | np.ndarray, n: float | np.ndarray, p: np.ndarray) -> n
     return left + right
 
 
-def log_prior(at: float, bt: float, t: np.ndarray, low: bool = True,
-               high: bool = True) -> np.ndarray:
+def log_prior(
+    at: float, bt: float, t: np.ndarray, low: bool = True, high: bool = True
+) -> np.ndarray:
     """Log Beta(at, bt) density at t, without ``t^(at-1)`` (``low=False``) or ``(1-t)^(bt-1)``."""
     with np.errstate(divide="ignore", invalid="ignore"):
         out = -sc.betaln(at, bt) + np.zeros_like(t)
@@ -174,13 +195,12 @@ def logsumexp(v: np.ndarray, axis: int) -> np.ndarray:
         return np.squeeze(top, axis) + np.log(np.sum(np.exp(v - top), axis=axis))
 
 
-
 def p_window(rows: Rows, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Window of p at theta = t (R, T) and the split point between its two panels."""
     (l0, u0), (l1, u1) = ((v[:, None] for v in box) for box in (rows.box0, rows.box1))
     low = (1 - t) * (1 - u0) + t * l1
     high = (1 - t) * (1 - l0) + t * u1
-    if rows.truncate:                  # p = 1 - q0 + t J > 1 - q0 and p = q1 - (1 - t) J < q1
+    if rows.truncate:  # p = 1 - q0 + t J > 1 - q0 and p = q1 - (1 - t) J < q1
         low, high = np.maximum(low, 1 - u0), np.minimum(high, u1)
     low = np.maximum(low, rows.box_p[0][:, None])
     high = np.minimum(high, rows.box_p[1][:, None])
@@ -215,16 +235,33 @@ def log_calibration(rows: Rows, t: np.ndarray, p: np.ndarray, j: np.ndarray) -> 
     return out
 
 
-
-def rows_for(k: np.ndarray, n: np.ndarray, k0: np.ndarray, m0: np.ndarray, k1: np.ndarray,
-              m1: np.ndarray, prior: Prior) -> Rows:
+def rows_for(
+    k: np.ndarray,
+    n: np.ndarray,
+    k0: np.ndarray,
+    m0: np.ndarray,
+    k1: np.ndarray,
+    m1: np.ndarray,
+    prior: Prior,
+) -> Rows:
     (a0, b0), (a1, b1) = prior.q0, prior.q1
-    return Rows(k, n, (a0 + k0, b0 + m0 - k0), (a1 + k1, b1 + m1 - k1), prior.theta,
-                 prior.better_than_chance)
+    return Rows(
+        k,
+        n,
+        (a0 + k0, b0 + m0 - k0),
+        (a1 + k1, b1 + m1 - k1),
+        prior.theta,
+        prior.better_than_chance,
+    )
 
 
-def prior_rule(low: np.ndarray, high: np.ndarray, prior: tuple[float, float], order: int,
-               split: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def prior_rule(
+    low: np.ndarray,
+    high: np.ndarray,
+    prior: tuple[float, float],
+    order: int,
+    split: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Nodes and log weights on [low, high] for ``int pi(t) g(t) dt`` with a smooth g.
 
     The log weights include the log Beta prior density. Where the window reaches 0 (or 1) and
@@ -243,11 +280,13 @@ def prior_rule(low: np.ndarray, high: np.ndarray, prior: tuple[float, float], or
         split = np.asarray(split, float)[..., None]
         mid = np.where((split > low) & (split < high), split, mid)
     halves = []
-    for start, end, power, lower, at_end in ((low, mid, at, True, low <= 0.0),
-                                             (mid, high, bt, False, high >= 1.0)):
+    for start, end, power, lower, at_end in (
+        (low, mid, at, True, low <= 0.0),
+        (mid, high, bt, False, high >= 1.0),
+    ):
         width = end - start
         plain_t = start + width * s
-        with np.errstate(divide="ignore", invalid="ignore"):   # empty windows: weight -inf
+        with np.errstate(divide="ignore", invalid="ignore"):  # empty windows: weight -inf
             plain_w = np.log(width * ws) + log_prior(at, bt, plain_t)
         if power >= 1:
             halves.append((plain_t, plain_w))
@@ -255,8 +294,12 @@ def prior_rule(low: np.ndarray, high: np.ndarray, prior: tuple[float, float], or
         u = width * s ** (1 / power)
         sub_t = u if lower else 1.0 - u
         with np.errstate(divide="ignore"):
-            sub_w = (power * np.log(width) - np.log(power) + np.log(ws)
-                     + log_prior(at, bt, sub_t, low=not lower, high=lower))
+            sub_w = (
+                power * np.log(width)
+                - np.log(power)
+                + np.log(ws)
+                + log_prior(at, bt, sub_t, low=not lower, high=lower)
+            )
         halves.append((np.where(at_end, sub_t, plain_t), np.where(at_end, sub_w, plain_w)))
     t = np.concatenate([halves[0][0], halves[1][0]], axis=-1)
     log_w = np.concatenate([halves[0][1], halves[1][1]], axis=-1)

@@ -82,8 +82,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
     import pymc as pm
 
-__all__ = ["CompareCounts", "CompareFit", "ComparePrior", "build_compare_model",
-           "compiled_compare_nuts", "sample_comparison", "set_compare_data"]
+__all__ = [
+    "CompareCounts",
+    "CompareFit",
+    "ComparePrior",
+    "build_compare_model",
+    "compiled_compare_nuts",
+    "sample_comparison",
+    "set_compare_data",
+]
 
 Calibration = tuple[int, int, int, int]
 #: Variables whose convergence is checked.
@@ -91,13 +98,24 @@ CHECKED = ("theta", "q0", "q1", "sigma")
 #: Coordinates of the model's dims.
 COORDS = {"model": ["A", "B"], "arm": ["q0", "q1"]}
 #: Name of the ``pm.Data`` container of each count.
-DATA_NAMES = {"cells": "test_cells", "n_pairs": "n_pairs", "k": "k_test", "n": "n_test",
-              "k0": "k0_data", "m0": "m0", "k1": "k1_data", "m1": "m1"}
+DATA_NAMES = {
+    "cells": "test_cells",
+    "n_pairs": "n_pairs",
+    "k": "k_test",
+    "n": "n_test",
+    "k0": "k0_data",
+    "m0": "m0",
+    "k1": "k1_data",
+    "m1": "m1",
+}
 
 
 def _positive(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-            0.0 < float(value) < math.inf):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not (0.0 < float(value) < math.inf)
+    ):
         raise ValueError(f"`{name}` ({value!r}) must be a finite number greater than 0.")
     return float(value)
 
@@ -125,20 +143,28 @@ class ComparePrior:
 
     def __post_init__(self) -> None:
         if isinstance(self.theta, (str, bytes)) or len(self.theta) != 2:
-            raise TypeError(f"`theta` must be a pair (a, b) of Beta parameters, got "
-                            f"{self.theta!r}.")
+            raise TypeError(
+                f"`theta` must be a pair (a, b) of Beta parameters, got {self.theta!r}."
+            )
         object.__setattr__(self, "theta", tuple(_positive(v, "theta") for v in self.theta))
         for name in ("mu_scale", "sigma_scale"):
             object.__setattr__(self, name, _positive(getattr(self, name), name))
-        if isinstance(self.mu_loc, bool) or not isinstance(self.mu_loc, numbers.Real) or not (
-                math.isfinite(self.mu_loc)):
+        if (
+            isinstance(self.mu_loc, bool)
+            or not isinstance(self.mu_loc, numbers.Real)
+            or not (math.isfinite(self.mu_loc))
+        ):
             raise ValueError(f"`mu_loc` ({self.mu_loc!r}) must be a finite number.")
         object.__setattr__(self, "mu_loc", float(self.mu_loc))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of the prior."""
-        return {"theta": list(self.theta), "mu_loc": self.mu_loc, "mu_scale": self.mu_scale,
-                "sigma_scale": self.sigma_scale}
+        return {
+            "theta": list(self.theta),
+            "mu_loc": self.mu_loc,
+            "mu_scale": self.mu_scale,
+            "sigma_scale": self.sigma_scale,
+        }
 
 
 @dataclass(frozen=True)
@@ -164,8 +190,12 @@ class CompareCounts:
         """The container values, keyed by ``pm.Data`` name (:data:`DATA_NAMES`)."""
         calibs = [self.calib_a] if self.calib_b is None else [self.calib_a, self.calib_b]
         k0, m0, k1, m1 = (np.array(column, dtype=np.int64) for column in zip(*calibs, strict=True))
-        out = {DATA_NAMES["k0"]: k0, DATA_NAMES["m0"]: m0, DATA_NAMES["k1"]: k1,
-               DATA_NAMES["m1"]: m1}
+        out = {
+            DATA_NAMES["k0"]: k0,
+            DATA_NAMES["m0"]: m0,
+            DATA_NAMES["k1"]: k1,
+            DATA_NAMES["m1"]: m1,
+        }
         if self.cells is not None:
             out[DATA_NAMES["cells"]] = np.asarray(self.cells, dtype=np.int64)
             out[DATA_NAMES["n_pairs"]] = np.asarray(sum(self.cells), dtype=np.int64)
@@ -177,14 +207,21 @@ class CompareCounts:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of the counts."""
-        return {"cells": None if self.cells is None else list(self.cells),
-                "test": list(self.test), "calib_a": list(self.calib_a),
-                "calib_b": None if self.calib_b is None else list(self.calib_b)}
+        return {
+            "cells": None if self.cells is None else list(self.cells),
+            "test": list(self.test),
+            "calib_a": list(self.calib_a),
+            "calib_b": None if self.calib_b is None else list(self.calib_b),
+        }
 
 
 def build_compare_model(
-    *, cells: tuple[int, int, int, int] | None, test: tuple[int, int, int, int],
-    calib_a: Calibration, calib_b: Calibration | None, prior: ComparePrior | None = None,
+    *,
+    cells: tuple[int, int, int, int] | None,
+    test: tuple[int, int, int, int],
+    calib_a: Calibration,
+    calib_b: Calibration | None,
+    prior: ComparePrior | None = None,
 ) -> pm.Model:
     """Build the joint model (module docstring).
 
@@ -233,13 +270,12 @@ def build_compare_model(
         if cells is not None:
             _paired_likelihood(p, data[DATA_NAMES["cells"]], data[DATA_NAMES["n_pairs"]])
         else:
-            pm.Binomial("k", n=data[DATA_NAMES["n"]], p=p, observed=data[DATA_NAMES["k"]],
-                        dims="model")
+            pm.Binomial(
+                "k", n=data[DATA_NAMES["n"]], p=p, observed=data[DATA_NAMES["k"]], dims="model"
+            )
         index = np.arange(1 if calib_b is None else 2)
-        pm.Binomial("k0", n=data[DATA_NAMES["m0"]], p=q0[index],
-                    observed=data[DATA_NAMES["k0"]])
-        pm.Binomial("k1", n=data[DATA_NAMES["m1"]], p=q1[index],
-                    observed=data[DATA_NAMES["k1"]])
+        pm.Binomial("k0", n=data[DATA_NAMES["m0"]], p=q0[index], observed=data[DATA_NAMES["k0"]])
+        pm.Binomial("k1", n=data[DATA_NAMES["m1"]], p=q1[index], observed=data[DATA_NAMES["k1"]])
     return model
 
 
@@ -255,7 +291,7 @@ def _whitened_logit_q(sigma: Any, data: dict[str, Any], prior: ComparePrior) -> 
     import pytensor.tensor as pt
 
     loc, scale2, s2 = prior.mu_loc, prior.mu_scale**2, sigma**2
-    l_hat, lam = _calibration_precision(data)          # (calibrations, arm)
+    l_hat, lam = _calibration_precision(data)  # (calibrations, arm)
     lam_a, shift_a = lam[0], lam[0] * (l_hat[0] - loc)
     lam_b, shift_b = lam[1], lam[1] * (l_hat[1] - loc)
     # Sigma = [[v, c], [c, v]], det Sigma = v^2 - c^2 = s2 (2 scale2 + s2) (no cancellation);
@@ -268,18 +304,25 @@ def _whitened_logit_q(sigma: Any, data: dict[str, Any], prior: ComparePrior) -> 
     c22 = (v + lam_a * det_sigma) / det_a
     l11 = pt.sqrt(c11)
     l21 = c12 / l11
-    l22 = pt.sqrt(det_sigma / (det_a * c11))              # det C = det Sigma / det_a
+    l22 = pt.sqrt(det_sigma / (det_a * c11))  # det C = det Sigma / det_a
     white = pm.Flat("q_white", dims=("model", "arm"))
     logit_a = loc + c11 * shift_a + c12 * shift_b + l11 * white[0]
     logit_b = loc + c12 * shift_a + c22 * shift_b + l21 * white[0] + l22 * white[1]
     d_a, d_b = logit_a - loc, logit_b - loc
     quad = (scale2 * (d_a - d_b) ** 2 + s2 * (d_a**2 + d_b**2)) / det_sigma
-    pm.Potential("logit_q_prior", pt.sum(-0.5 * quad - 0.5 * pt.log(det_sigma)
-                                         - np.log(2.0 * np.pi) + pt.log(l11) + pt.log(l22)))
+    pm.Potential(
+        "logit_q_prior",
+        pt.sum(
+            -0.5 * quad - 0.5 * pt.log(det_sigma) - np.log(2.0 * np.pi) + pt.log(l11) + pt.log(l22)
+        ),
+    )
     mu_white = pm.Normal("mu_white", 0.0, 1.0, dims="arm")
     total = s2 + 2.0 * scale2
-    pm.Deterministic("mu", (loc * s2 + scale2 * (logit_a + logit_b)) / total
-                     + pt.sqrt(scale2 * s2 / total) * mu_white, dims="arm")
+    pm.Deterministic(
+        "mu",
+        (loc * s2 + scale2 * (logit_a + logit_b)) / total + pt.sqrt(scale2 * s2 / total) * mu_white,
+        dims="arm",
+    )
     return pt.stack([logit_a, logit_b])
 
 
@@ -324,7 +367,11 @@ AUXILIARY = ("q_white", "mu_white", "offset")
 
 
 def compiled_compare_nuts(
-    prior: ComparePrior, *, target_accept: float, paired: bool, two_calibrations: bool,
+    prior: ComparePrior,
+    *,
+    target_accept: float,
+    paired: bool,
+    two_calibrations: bool,
     cache: NutsCache | None = None,
 ) -> CompiledNUTS:
     """The compiled comparison model and NUTS step for this structure.
@@ -342,12 +389,22 @@ def compiled_compare_nuts(
     def factory() -> CompiledNUTS:
         calib = _PLACEHOLDER["calib"]
         model = build_compare_model(
-            cells=_PLACEHOLDER["cells"] if paired else None, test=_PLACEHOLDER["test"],
-            calib_a=calib, calib_b=calib if two_calibrations else None, prior=prior)
-        outputs = tuple(v.name for v in (*model.free_RVs, *model.deterministics)
-                        if v.name not in AUXILIARY)
-        return compile_nuts(model, target_accept=target_accept, output_names=outputs,
-                            set_data=set_compare_data, key=key)
+            cells=_PLACEHOLDER["cells"] if paired else None,
+            test=_PLACEHOLDER["test"],
+            calib_a=calib,
+            calib_b=calib if two_calibrations else None,
+            prior=prior,
+        )
+        outputs = tuple(
+            v.name for v in (*model.free_RVs, *model.deterministics) if v.name not in AUXILIARY
+        )
+        return compile_nuts(
+            model,
+            target_accept=target_accept,
+            output_names=outputs,
+            set_data=set_compare_data,
+            key=key,
+        )
 
     return factory() if cache is None else cache.get(key, factory)
 
@@ -390,24 +447,40 @@ def _diagnostics(idata: Any) -> dict[str, float]:
 
 
 def _convergence_warnings(diagnostics: dict[str, float]) -> tuple[str, ...]:
-    flags = [key for key, bad in (
-        ("r_hat", not diagnostics["r_hat"] <= R_HAT_MAX),
-        ("low_ess", not min(diagnostics["ess_bulk"], diagnostics["ess_tail"]) >= ESS_MIN),
-        ("divergences", diagnostics["divergences"] > 0)) if bad]
+    flags = [
+        key
+        for key, bad in (
+            ("r_hat", not diagnostics["r_hat"] <= R_HAT_MAX),
+            ("low_ess", not min(diagnostics["ess_bulk"], diagnostics["ess_tail"]) >= ESS_MIN),
+            ("divergences", diagnostics["divergences"] > 0),
+        )
+        if bad
+    ]
     if not flags:
         return ()
     details = "; ".join(DIAGNOSTIC_FLAGS[f] for f in flags)
-    return (f"the comparison posterior may be unreliable ({details}; max R-hat "
-            f"{diagnostics['r_hat']:.3f}, min ESS "
-            f"{min(diagnostics['ess_bulk'], diagnostics['ess_tail']):.0f}, "
-            f"{diagnostics['divergences']} divergences): {_ADVICE.split(', or use')[0]}.",)
+    return (
+        f"the comparison posterior may be unreliable ({details}; max R-hat "
+        f"{diagnostics['r_hat']:.3f}, min ESS "
+        f"{min(diagnostics['ess_bulk'], diagnostics['ess_tail']):.0f}, "
+        f"{diagnostics['divergences']} divergences): {_ADVICE.split(', or use')[0]}.",
+    )
 
 
 def sample_comparison(
-    *, cells: tuple[int, int, int, int] | None, test: tuple[int, int, int, int],
-    calib_a: Calibration, calib_b: Calibration | None, prior: ComparePrior | None,
-    rng: np.random.Generator, draws: int, tune: int, chains: int, target_accept: float,
-    compiled: NutsCache | None = None, progressbar: bool | None = None,
+    *,
+    cells: tuple[int, int, int, int] | None,
+    test: tuple[int, int, int, int],
+    calib_a: Calibration,
+    calib_b: Calibration | None,
+    prior: ComparePrior | None,
+    rng: np.random.Generator,
+    draws: int,
+    tune: int,
+    chains: int,
+    target_accept: float,
+    compiled: NutsCache | None = None,
+    progressbar: bool | None = None,
 ) -> CompareFit:
     """Sample the comparison model with PyMC's NUTS (one process, chains in sequence).
 
@@ -421,37 +494,58 @@ def sample_comparison(
     if prior is None:
         prior = ComparePrior()
     elif not isinstance(prior, ComparePrior):
-        raise TypeError(f"`prior` must be a judgecal.bayes.compare_model.ComparePrior or None, "
-                        f"got {type(prior).__name__}.")
+        raise TypeError(
+            f"`prior` must be a judgecal.bayes.compare_model.ComparePrior or None, "
+            f"got {type(prior).__name__}."
+        )
     if compiled is not None and not isinstance(compiled, NutsCache):
-        raise TypeError(f"`compiled` must be a judgecal.bayes.nuts.NutsCache or None, got "
-                        f"{type(compiled).__name__}.")
+        raise TypeError(
+            f"`compiled` must be a judgecal.bayes.nuts.NutsCache or None, got "
+            f"{type(compiled).__name__}."
+        )
     counts = CompareCounts(cells, test, calib_a, calib_b)
     paired, two_calibrations = counts.structure
-    engine = compiled_compare_nuts(prior, target_accept=target_accept, paired=paired,
-                                   two_calibrations=two_calibrations, cache=compiled)
-    values, stats = engine.run(counts, draws=draws, tune=tune, chains=chains, rng=rng,
-                               progressbar=progressbar)
+    engine = compiled_compare_nuts(
+        prior,
+        target_accept=target_accept,
+        paired=paired,
+        two_calibrations=two_calibrations,
+        cache=compiled,
+    )
+    values, stats = engine.run(
+        counts, draws=draws, tune=tune, chains=chains, rng=rng, progressbar=progressbar
+    )
     idata = _to_idata(engine.model, values, stats, counts)
     diagnostics = _diagnostics(idata)
-    return CompareFit(idata=idata, diagnostics=diagnostics,
-                      warnings=_convergence_warnings(diagnostics), prior_dict=prior.to_dict())
+    return CompareFit(
+        idata=idata,
+        diagnostics=diagnostics,
+        warnings=_convergence_warnings(diagnostics),
+        prior_dict=prior.to_dict(),
+    )
 
 
-def _to_idata(model: Any, values: dict[str, np.ndarray], stats: dict[str, np.ndarray],
-              counts: CompareCounts) -> Any:
+def _to_idata(
+    model: Any, values: dict[str, np.ndarray], stats: dict[str, np.ndarray], counts: CompareCounts
+) -> Any:
     """InferenceData with posterior (dims ``model``, ``arm``), sample stats and the counts."""
     import arviz as az
 
     dims = {name: list(dim) for name, dim in model.named_vars_to_dims.items() if dim}
     observed: dict[str, Sequence[int]] = {"k0": counts.calib_a[:1], "k1": counts.calib_a[2:3]}
     if counts.calib_b is not None:
-        observed = {"k0": [counts.calib_a[0], counts.calib_b[0]],
-                    "k1": [counts.calib_a[2], counts.calib_b[2]]}
+        observed = {
+            "k0": [counts.calib_a[0], counts.calib_b[0]],
+            "k1": [counts.calib_a[2], counts.calib_b[2]],
+        }
     if counts.cells is not None:
         observed["test"] = list(counts.cells)
     else:
         observed["k"] = [counts.test[0], counts.test[2]]
-    return az.from_dict(posterior=values, sample_stats=stats,
-                        observed_data={k: np.asarray(v) for k, v in observed.items()},
-                        coords=COORDS, dims=dims)
+    return az.from_dict(
+        posterior=values,
+        sample_stats=stats,
+        observed_data={k: np.asarray(v) for k, v in observed.items()},
+        coords=COORDS,
+        dims=dims,
+    )

@@ -31,8 +31,18 @@ import numpy as np
 
 from judgecal.results import WEAK_YOUDEN
 
-__all__ = ["ADVICE", "CONTRADICTION_PROB", "ESS_MIN", "FLAGS", "PREDICTIVE_ALPHA", "R_HAT_MAX",
-           "WEAK_YOUDEN", "convergence", "convergence_flags", "truncation_probability"]
+__all__ = [
+    "ADVICE",
+    "CONTRADICTION_PROB",
+    "ESS_MIN",
+    "FLAGS",
+    "PREDICTIVE_ALPHA",
+    "R_HAT_MAX",
+    "WEAK_YOUDEN",
+    "convergence",
+    "convergence_flags",
+    "truncation_probability",
+]
 
 #: Thresholds of the convergence checks.
 R_HAT_MAX = 1.01
@@ -42,36 +52,42 @@ CONTRADICTION_PROB = 0.05
 PREDICTIVE_ALPHA = 0.05
 
 #: Advice attached to the convergence flags.
-ADVICE = ("increase `draws` and `tune`, try a more informative `prior`, or use "
-          "method='exact', which needs no sampling")
+ADVICE = (
+    "increase `draws` and `tune`, try a more informative `prior`, or use "
+    "method='exact', which needs no sampling"
+)
 
 #: Plain-language explanation of every flag a posterior can carry.
 FLAGS = {
     "r_hat": f"R-hat exceeds {R_HAT_MAX}: the chains disagree, so no NUTS summary (theta's "
-             f"interval included) can be trusted; {ADVICE}",
+    f"interval included) can be trusted; {ADVICE}",
     "low_ess": f"an effective sample size is below {ESS_MIN}: the NUTS quantiles, and so the "
-               f"credible interval of theta, carry Monte Carlo error; {ADVICE}",
+    f"credible interval of theta, carry Monte Carlo error; {ADVICE}",
     "divergences": "NUTS reported divergent transitions: the sampler missed part of the "
-                   f"posterior, so its credible interval of theta may be too narrow; {ADVICE}",
+    f"posterior, so its credible interval of theta may be too narrow; {ADVICE}",
     "calibration_contradicts_prior": (
         "the calibration set says the judge is no better than chance (less than "
         f"{CONTRADICTION_PROB:.0%} of its posterior has q0 + q1 > 1), so the better-than-chance "
         "prior, not the data, decides the direction of the correction and the credible interval "
         "of theta reflects that assumption; check that the labels are not swapped, or report "
-        "the uncorrected rate"),
+        "the uncorrected rate"
+    ),
     "test_calibration_conflict": (
         "the test count and the calibration counts disagree (a posterior predictive p-value is "
         f"below {PREDICTIVE_ALPHA}): no single accuracy and judge explain them together, so the "
         "credible interval of theta is narrow only because the data conflict; check that the "
-        "calibration items come from the same population and judge as the test items"),
+        "calibration items come from the same population and judge as the test items"
+    ),
     "weak_judge": (
         f"the judge is weak: Youden's J = q0 + q1 - 1 is more likely below {WEAK_YOUDEN} than "
         "above, so the correction divides by a number near zero; the credible interval of "
-        "theta is wide and leans on the prior, and more calibration items narrow it fastest"),
+        "theta is wide and leans on the prior, and more calibration items narrow it fastest"
+    ),
     "one_class_labelled": (
         "the labelled sample holds items of one true class only, so the judge's error rate on "
         "the other class comes from its prior alone; the credible interval of theta includes "
-        "that uncertainty"),
+        "that uncertainty"
+    ),
 }
 
 
@@ -80,27 +96,43 @@ def convergence(idata: Any, var_names: tuple[str, ...]) -> dict[str, float]:
     import arviz as az
 
     post = idata.posterior[list(var_names)]
-    values = {"r_hat": az.rhat(post), "ess_bulk": az.ess(post, method="bulk"),
-              "ess_tail": az.ess(post, method="tail")}
+    values = {
+        "r_hat": az.rhat(post),
+        "ess_bulk": az.ess(post, method="bulk"),
+        "ess_tail": az.ess(post, method="tail"),
+    }
     divergences = 0
     if "sample_stats" in idata.groups() and "diverging" in idata.sample_stats:
         divergences = int(np.asarray(idata.sample_stats["diverging"]).sum())
 
     def extreme(dataset: Any, reduce: Any) -> float:
-        finite = [float(v) for name in var_names
-                  for v in np.asarray(dataset[name]).ravel() if np.isfinite(float(v))]
+        finite = [
+            float(v)
+            for name in var_names
+            for v in np.asarray(dataset[name]).ravel()
+            if np.isfinite(float(v))
+        ]
         return float(reduce(finite)) if finite else float("nan")
 
-    return {"r_hat": extreme(values["r_hat"], max), "ess_bulk": extreme(values["ess_bulk"], min),
-            "ess_tail": extreme(values["ess_tail"], min), "divergences": divergences}
+    return {
+        "r_hat": extreme(values["r_hat"], max),
+        "ess_bulk": extreme(values["ess_bulk"], min),
+        "ess_tail": extreme(values["ess_tail"], min),
+        "divergences": divergences,
+    }
 
 
 def convergence_flags(diagnostics: dict[str, float]) -> tuple[str, ...]:
     """Keys of the convergence flags that apply to ``diagnostics`` (see :func:`convergence`)."""
-    return tuple(name for name, bad in (
-        ("r_hat", not diagnostics["r_hat"] <= R_HAT_MAX),
-        ("low_ess", not min(diagnostics["ess_bulk"], diagnostics["ess_tail"]) >= ESS_MIN),
-        ("divergences", diagnostics["divergences"] > 0)) if bad)
+    return tuple(
+        name
+        for name, bad in (
+            ("r_hat", not diagnostics["r_hat"] <= R_HAT_MAX),
+            ("low_ess", not min(diagnostics["ess_bulk"], diagnostics["ess_tail"]) >= ESS_MIN),
+            ("divergences", diagnostics["divergences"] > 0),
+        )
+        if bad
+    )
 
 
 def truncation_probability(beta0: tuple[float, float], beta1: tuple[float, float]) -> float:

@@ -112,19 +112,18 @@ MAX_ELEMENTS = 3_000_000
 class _Inner:
     """The p and J rules at points theta (R, T): nodes, windows and log integrand values."""
 
-    theta: np.ndarray        # (R, T)
-    p: np.ndarray            # (R, T, 2, Np) p nodes on two panels
-    p_half: np.ndarray       # (R, T, 2) half-widths of the p panels
-    log_b: np.ndarray        # (R, T, 2, Np) log kernel at the p nodes
-    j_low: np.ndarray        # (R, T, 2, Np) J window
+    theta: np.ndarray  # (R, T)
+    p: np.ndarray  # (R, T, 2, Np) p nodes on two panels
+    p_half: np.ndarray  # (R, T, 2) half-widths of the p panels
+    log_b: np.ndarray  # (R, T, 2, Np) log kernel at the p nodes
+    j_low: np.ndarray  # (R, T, 2, Np) J window
     j_high: np.ndarray
-    log_h: np.ndarray        # (R, T, 2, Np, Nj) log calibration density at the J nodes
-    log_r: np.ndarray        # (R, T, 2, Np) log of the J integral (times the J half-width)
-    log_l: np.ndarray        # (R, T) log of the p integral: the theta likelihood
+    log_h: np.ndarray  # (R, T, 2, Np, Nj) log calibration density at the J nodes
+    log_r: np.ndarray  # (R, T, 2, Np) log of the J integral (times the J half-width)
+    log_l: np.ndarray  # (R, T) log of the p integral: the theta likelihood
 
 
-def _inner(rows: Rows, t: np.ndarray, p_order: int = P_ORDER,
-           j_order: int = J_ORDER) -> _Inner:
+def _inner(rows: Rows, t: np.ndarray, p_order: int = P_ORDER, j_order: int = J_ORDER) -> _Inner:
     """The p and J rules at theta = t (R, T) and the theta likelihood ``log L(t)``."""
     xp, wp = gauss_legendre(p_order)
     xj, wj = gauss_legendre(j_order)
@@ -132,26 +131,28 @@ def _inner(rows: Rows, t: np.ndarray, p_order: int = P_ORDER,
     valid = high > low
     ends = np.stack([np.stack([low, split], -1), np.stack([split, high], -1)], -2)  # (R,T,2,2)
     ends = np.where(valid[..., None, None], ends, 0.5)
-    p_half = (ends[..., 1] - ends[..., 0]) / 2                                     # (R, T, 2)
-    p = ends[..., :1] + p_half[..., None] * (xp + 1)                               # (R,T,2,Np)
+    p_half = (ends[..., 1] - ends[..., 0]) / 2  # (R, T, 2)
+    p = ends[..., :1] + p_half[..., None] * (xp + 1)  # (R,T,2,Np)
     log_b = log_kernel(rows.k[:, None, None, None], rows.n[:, None, None, None], p)
     t4 = t[:, :, None, None]
     j_low, j_high = j_window(rows, t4, p)
     j_ok = (j_high > j_low) & valid[..., None, None]
     j_half = np.where(j_ok, (j_high - j_low) / 2, 0.0)
-    j = j_low[..., None] + j_half[..., None] * (xj + 1)                            # (...,Nj)
+    j = j_low[..., None] + j_half[..., None] * (xj + 1)  # (...,Nj)
     log_h = log_calibration(rows, t4[..., None], p[..., None], j)
     with np.errstate(divide="ignore"):
         log_r = logsumexp(log_h + np.log(wj), axis=-1) + np.log(j_half)
-        log_l = logsumexp((log_b + log_r + np.log(wp)).reshape(t.shape + (-1,))
-                           + np.repeat(np.log(np.where(valid[..., None], p_half, 0.0)),
-                                       p_order, axis=-1), axis=-1)
-    return _Inner(t, p, p_half, log_b, j_low, np.where(j_ok, j_high, j_low), log_h, log_r,
-                  log_l)
+        log_l = logsumexp(
+            (log_b + log_r + np.log(wp)).reshape(t.shape + (-1,))
+            + np.repeat(np.log(np.where(valid[..., None], p_half, 0.0)), p_order, axis=-1),
+            axis=-1,
+        )
+    return _Inner(t, p, p_half, log_b, j_low, np.where(j_ok, j_high, j_low), log_h, log_r, log_l)
 
 
-def _log_likelihood(rows: Rows, t: np.ndarray, p_order: int = P_ORDER,
-                    j_order: int = J_ORDER) -> np.ndarray:
+def _log_likelihood(
+    rows: Rows, t: np.ndarray, p_order: int = P_ORDER, j_order: int = J_ORDER
+) -> np.ndarray:
     """``log L(t)`` in chunks that bound memory."""
     per_point = 2 * p_order * j_order
     step = max(1, MAX_ELEMENTS // (per_point * t.shape[1]))
@@ -182,7 +183,7 @@ def _theta_range(rows: Rows) -> tuple[np.ndarray, np.ndarray]:
     low = np.where(same_sign, np.clip(theta.min(axis=0), 0, 1), 0.0)
     high = np.where(same_sign, np.clip(theta.max(axis=0), 0, 1), 1.0)
     at, bt = rows.theta_prior
-    if at > 1:       # a prior density that is unbounded at an end keeps that end (singular panel)
+    if at > 1:  # a prior density that is unbounded at an end keeps that end (singular panel)
         low = np.maximum(low, sc.betaincinv(at, bt, BOX_TAIL))
     if bt > 1:
         high = np.minimum(high, sc.betainccinv(at, bt, BOX_TAIL))
@@ -197,9 +198,9 @@ def _equal_panels(low: np.ndarray, high: np.ndarray, panels: int, order: int) ->
     return low[:, None] + (high - low)[:, None] * base[None, :]
 
 
-def _scout_support(rows: Rows, keep_rule: bool = False
-                   ) -> (tuple[np.ndarray, np.ndarray]
-                         | tuple[np.ndarray, np.ndarray, _Inner, np.ndarray]):
+def _scout_support(
+    rows: Rows, keep_rule: bool = False
+) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, _Inner, np.ndarray]:
     """Where the theta density is within ``exp(-SUPPORT_DROP)`` of its maximum (cheap pass).
 
     With ``keep_rule`` (one dataset) also the scouting pass's nested rule and the log weights
@@ -222,16 +223,18 @@ def _scout_support(rows: Rows, keep_rule: bool = False
     last = t.shape[1] - 1 - np.argmax(keep[:, ::-1], axis=1)
     index = np.arange(t.shape[0])
     new_low = np.where(first > 0, t[index, np.maximum(first - 1, 0)], low)
-    new_high = np.where(last < t.shape[1] - 1, t[index, np.minimum(last + 1, t.shape[1] - 1)],
-                        high)
+    new_high = np.where(last < t.shape[1] - 1, t[index, np.minimum(last + 1, t.shape[1] - 1)], high)
     found = keep.any(axis=1)
     support = (np.where(found, new_low, low), np.where(found, new_high, high))
     if not keep_rule:
         return support
     w = gauss_legendre(THETA_ORDER)[1]
     with np.errstate(divide="ignore"):
-        log_w = (np.log((high - low) / (2 * panels))[:, None] + np.tile(np.log(w), panels)
-                 + log_prior(at, bt, t))
+        log_w = (
+            np.log((high - low) / (2 * panels))[:, None]
+            + np.tile(np.log(w), panels)
+            + log_prior(at, bt, t)
+        )
     return (*support, inner, log_w)
 
 
@@ -246,7 +249,8 @@ def _panel_edges(rows: Rows, low: np.ndarray, high: np.ndarray) -> np.ndarray:
     j = np.arange(THETA_PANELS + 1)[None, :]
     left_edges = low[:, None] + (cut - low)[:, None] * j / left[:, None]
     right_edges = cut[:, None] + (high - cut)[:, None] * (j - left[:, None]) / (
-        THETA_PANELS - left[:, None])
+        THETA_PANELS - left[:, None]
+    )
     return np.where(j <= left[:, None], left_edges, right_edges)
 
 
@@ -258,8 +262,9 @@ def _singular_powers(rows: Rows, edges: np.ndarray) -> tuple[np.ndarray, np.ndar
     return power_low, power_high
 
 
-def _theta_nodes(edges: np.ndarray, powers: tuple[np.ndarray, np.ndarray]
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _theta_nodes(
+    edges: np.ndarray, powers: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """Nodes (R, P*N) and log weights of the theta rule (Jacobi on singular end panels).
 
     The weights include the singular factor on those panels, so ``sum w g(t)`` integrates
@@ -283,8 +288,9 @@ def _theta_nodes(edges: np.ndarray, powers: tuple[np.ndarray, np.ndarray]
     return t.reshape(t.shape[0], -1), log_w.reshape(t.shape[0], -1)
 
 
-def _regular_log_prior(rows: Rows, t: np.ndarray, powers: tuple[np.ndarray, np.ndarray]
-                       ) -> np.ndarray:
+def _regular_log_prior(
+    rows: Rows, t: np.ndarray, powers: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
     """Log theta prior at the nodes, without the singular factor on singular end panels."""
     at, bt = rows.theta_prior
     out = log_prior(at, bt, t)
@@ -292,13 +298,17 @@ def _regular_log_prior(rows: Rows, t: np.ndarray, powers: tuple[np.ndarray, np.n
     first[:THETA_ORDER] = True
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where((powers[0] != 1.0)[:, None] & first, out - sc.xlogy(at - 1, t), out)
-        out = np.where((powers[1] != 1.0)[:, None] & first[::-1],
-                       out - sc.xlog1py(bt - 1, -t), out)
+        out = np.where((powers[1] != 1.0)[:, None] & first[::-1], out - sc.xlog1py(bt - 1, -t), out)
     return out
 
 
-def _theta_density(rows: Rows, log_l: np.ndarray, t: np.ndarray, edges: np.ndarray,
-                   powers: tuple[np.ndarray, np.ndarray]) -> PanelDensity:
+def _theta_density(
+    rows: Rows,
+    log_l: np.ndarray,
+    t: np.ndarray,
+    edges: np.ndarray,
+    powers: tuple[np.ndarray, np.ndarray],
+) -> PanelDensity:
     """The theta marginal as a piecewise Legendre series from ``log L`` at the nodes."""
     log_f = log_l + _regular_log_prior(rows, t, powers)
     top = np.max(log_f, axis=1, keepdims=True)
@@ -312,8 +322,9 @@ def _theta_density(rows: Rows, log_l: np.ndarray, t: np.ndarray, edges: np.ndarr
     return PanelDensity(edges, coef, *powers)
 
 
-def _theta_rule(rows: Rows, scout: list | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+def _theta_rule(
+    rows: Rows, scout: list | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """Support, panel edges, nodes, log weights and singular powers of the theta rule.
 
     When ``scout`` is a list, the scouting pass's rule and theta log weights are appended to it.
@@ -361,15 +372,18 @@ class ExactPosterior:
             raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
         self.data = data
         self.prior = as_prior(prior)
-        k, n, k0, m0, k1, m1 = (np.array([float(getattr(data, name))])
-                                for name in ("k", "n", "k0", "m0", "k1", "m1"))
+        k, n, k0, m0, k1, m1 = (
+            np.array([float(getattr(data, name))]) for name in ("k", "n", "k0", "m0", "k1", "m1")
+        )
         self._rows = rows_for(k, n, k0, m0, k1, m1, self.prior)
         edges, t, log_w, powers = _theta_rule(self._rows)
         inner = _inner(self._rows, t)
         self._marginals = {"theta": _theta_density(self._rows, inner.log_l, t, edges, powers)}
         # the diagnostics' expectations need less: the same theta rule, coarser p and J rules
-        self._nested = _NestedRule(_inner(self._rows, t, *DIAGNOSTIC_ORDERS),
-                                   log_w + _regular_log_prior(self._rows, t, powers))
+        self._nested = _NestedRule(
+            _inner(self._rows, t, *DIAGNOSTIC_ORDERS),
+            log_w + _regular_log_prior(self._rows, t, powers),
+        )
 
     def _marginal(self, var: str) -> PanelDensity:
         """The marginal of ``var`` as a piecewise Legendre series (built on first use)."""
@@ -405,8 +419,9 @@ class ExactPosterior:
         """Posterior standard deviation of ``var``."""
         return float(self._marginal(_check_var(var)).mean_sd()[1][0])
 
-    def interval(self, prob: float = 0.95, kind: str = "eti",
-                 var: str = "theta") -> tuple[float, float]:
+    def interval(
+        self, prob: float = 0.95, kind: str = "eti", var: str = "theta"
+    ) -> tuple[float, float]:
         """Credible interval of ``var``: equal-tailed (``"eti"``) or shortest (``"hdi"``)."""
         prob = check_level(prob, "prob")
         kind = _check_kind(kind)
@@ -428,15 +443,23 @@ class ExactPosterior:
         """
         d = self.data
         out = {}
-        for name, count, trials, var in (("k", d.k, d.n, "p"), ("k0", d.k0, d.m0, "q0"),
-                                         ("k1", d.k1, d.m1, "q1")):
+        for name, count, trials, var in (
+            ("k", d.k, d.n, "p"),
+            ("k0", d.k0, d.m0, "q0"),
+            ("k1", d.k1, d.m1, "q1"),
+        ):
             if trials == 0:
                 out[name] = 1.0
                 continue
             low, high = self._nested.expect(
-                [lambda r, c=count, m=trials: sc.bdtr(c, m, r),
-                 lambda r, c=count, m=trials: 1.0 - sc.bdtr(c - 1, m, r) if c > 0
-                 else np.ones_like(r)], var)
+                [
+                    lambda r, c=count, m=trials: sc.bdtr(c, m, r),
+                    lambda r, c=count, m=trials: (
+                        1.0 - sc.bdtr(c - 1, m, r) if c > 0 else np.ones_like(r)
+                    ),
+                ],
+                var,
+            )
             out[name] = float(min(1.0, 2 * min(low, high)))
         return out
 
@@ -472,8 +495,13 @@ class ExactPosterior:
         u = rng.random((3, int(size)))
         theta = self._marginals["theta"].quantile(u[:1])[0] if size else np.empty(0)
         p, j = _conditional_draws(self._rows, theta, u[1], u[2])
-        return {"theta": theta, "q0": 1 - p + theta * j, "q1": p + (1 - theta) * j,
-                "youden": j, "p": p}
+        return {
+            "theta": theta,
+            "q0": 1 - p + theta * j,
+            "q1": p + (1 - theta) * j,
+            "youden": j,
+            "p": p,
+        }
 
     def __repr__(self) -> str:
         return f"ExactPosterior(data={self.data!r}, prior={self.prior!r})"
@@ -506,18 +534,27 @@ class _NestedRule:
     def __init__(self, inner: _Inner, log_w_theta: np.ndarray) -> None:
         xj, wj = gauss_legendre(inner.log_h.shape[-1])
         wp = gauss_legendre(inner.p.shape[-1])[1]
-        j_half = (inner.j_high[0] - inner.j_low[0]) / 2                        # (T, 2, Np)
+        j_half = (inner.j_high[0] - inner.j_low[0]) / 2  # (T, 2, Np)
         with np.errstate(divide="ignore"):
-            log_pair = (log_w_theta[0][:, None, None] + np.log(inner.p_half[0])[..., None]
-                        + np.log(wp) + inner.log_b[0] + np.log(j_half))
-            log_node = log_pair[..., None] + inner.log_h[0] + np.log(wj)       # (T, 2, Np, Nj)
+            log_pair = (
+                log_w_theta[0][:, None, None]
+                + np.log(inner.p_half[0])[..., None]
+                + np.log(wp)
+                + inner.log_b[0]
+                + np.log(j_half)
+            )
+            log_node = log_pair[..., None] + inner.log_h[0] + np.log(wj)  # (T, 2, Np, Nj)
         top = np.max(log_node)
         self.node_weight = np.where(np.isfinite(log_node), np.exp(log_node - top), 0.0)
         self.node_weight /= self.node_weight.sum()
         t, p = inner.theta[0][:, None, None, None], inner.p[0][..., None]
         j = inner.j_low[0][..., None] + j_half[..., None] * (xj + 1)
-        self.values = {"p": np.broadcast_to(p, j.shape), "q0": 1 - p + t * j,
-                       "q1": p + (1 - t) * j, "youden": j}
+        self.values = {
+            "p": np.broadcast_to(p, j.shape),
+            "q0": 1 - p + t * j,
+            "q1": p + (1 - t) * j,
+            "youden": j,
+        }
         self.j_low, self.j_half = inner.j_low[0], j_half
         h = np.exp(inner.log_h[0] - np.max(inner.log_h[0], axis=-1, keepdims=True))
         h = np.where(np.isfinite(h), h, 0.0)
@@ -528,7 +565,7 @@ class _NestedRule:
 
     def expect(self, funcs: list, var: str) -> list[float]:
         """``E[func(var)]`` for smooth vectorised functions on [0, 1] (one interpolation)."""
-        if var == "p":                      # p is constant along J: the (theta, p) pairs suffice
+        if var == "p":  # p is constant along J: the (theta, p) pairs suffice
             weight, values = self.pair_weight, self.values["p"][..., 0]
         else:
             weight, values = self.node_weight, self.values[var]
@@ -543,8 +580,9 @@ class _NestedRule:
         out = []
         for func in funcs:
             table = func(grid)
-            out.append(float(np.sum(weight * (table[index] + frac * (table[index + 1]
-                                                                    - table[index])))))
+            out.append(
+                float(np.sum(weight * (table[index] + frac * (table[index + 1] - table[index]))))
+            )
         return out
 
     def youden_cdf(self, x: float) -> float:
@@ -562,8 +600,9 @@ class _NestedRule:
 # ------------------------------------------------------------------------------------------------
 # joint draws
 # ------------------------------------------------------------------------------------------------
-def _conditional_draws(rows: Rows, theta: np.ndarray, u_p: np.ndarray, u_j: np.ndarray
-                       ) -> tuple[np.ndarray, np.ndarray]:
+def _conditional_draws(
+    rows: Rows, theta: np.ndarray, u_p: np.ndarray, u_j: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Draw p given theta and J given (theta, p) by inverting their conditional CDFs."""
     p_out, j_out = np.empty(theta.size), np.empty(theta.size)
     step = max(1, MAX_ELEMENTS // (2 * P_ORDER * J_ORDER))
@@ -572,7 +611,7 @@ def _conditional_draws(rows: Rows, theta: np.ndarray, u_p: np.ndarray, u_j: np.n
         t = theta[None, part]
         inner = _inner(rows, t)
         with np.errstate(divide="ignore"):
-            log_v = inner.log_b[0] + inner.log_r[0]                            # (S, 2, Np)
+            log_v = inner.log_b[0] + inner.log_r[0]  # (S, 2, Np)
         top = np.max(np.where(np.isfinite(log_v), log_v, -np.inf), axis=(1, 2), keepdims=True)
         values = np.where(np.isfinite(log_v), np.exp(log_v - top), 0.0)
         low, high, split = p_window(rows, t)
@@ -608,8 +647,14 @@ def _check_kind(kind: Any) -> str:
 
 def _broadcast_counts(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) -> list[np.ndarray]:
     arrays = {}
-    for name, value, minimum in (("k", k, 0), ("n", n, 1), ("k0", k0, 0), ("m0", m0, 0),
-                                 ("k1", k1, 0), ("m1", m1, 0)):
+    for name, value, minimum in (
+        ("k", k, 0),
+        ("n", n, 1),
+        ("k0", k0, 0),
+        ("m0", m0, 0),
+        ("k1", k1, 0),
+        ("m1", m1, 0),
+    ):
         arrays[name] = check_counts(value, name, minimum=minimum)
     for part, whole in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
         check_not_exceeding(arrays[part], arrays[whole], part, whole)
@@ -622,8 +667,9 @@ BATCH_MIN_GROUP = 4
 SOLVE_CHUNK = 1024
 
 
-def _theta_marginals(counts: list[np.ndarray], prior: Prior, pool: Any = None
-                     ) -> list[tuple[PanelDensity, tuple[np.ndarray, np.ndarray]]]:
+def _theta_marginals(
+    counts: list[np.ndarray], prior: Prior, pool: Any = None
+) -> list[tuple[PanelDensity, tuple[np.ndarray, np.ndarray]]]:
     """Theta marginals of the distinct datasets among ``counts``, in blocks.
 
     Groups of at least ``BATCH_MIN_GROUP`` distinct datasets sharing calibration counts use the
@@ -648,14 +694,16 @@ def _theta_marginals(counts: list[np.ndarray], prior: Prior, pool: Any = None
             single.append(members)
 
     def run(members: np.ndarray) -> tuple[list, np.ndarray]:
-        return group_marginals(rows.take(members), float(low[members].min()),
-                               float(high[members].max()))
+        return group_marginals(
+            rows.take(members), float(low[members].min()), float(high[members].max())
+        )
 
     results = list((pool.map if pool is not None else map)(run, tasks))
     blocks = [block for parts, _ in results for block in parts]
     batched = [members[index] for members, (_, index) in zip(tasks, results, strict=True)]
-    single += [np.delete(members, index) for members, (_, index) in zip(tasks, results,
-                                                                       strict=True)]
+    single += [
+        np.delete(members, index) for members, (_, index) in zip(tasks, results, strict=True)
+    ]
     out = []
     if blocks:
         batched_members = np.concatenate(batched)
@@ -677,8 +725,9 @@ def _dataset_rows(members: np.ndarray, inverse: np.ndarray) -> tuple[np.ndarray,
     return served, position[inverse[served]]
 
 
-def _per_dataset(counts: list[np.ndarray], prior: Prior, width: int, operation,
-                 workers: int | None) -> np.ndarray:
+def _per_dataset(
+    counts: list[np.ndarray], prior: Prior, width: int, operation, workers: int | None
+) -> np.ndarray:
     """``operation(marginals)`` -> (rows, width) for every dataset of the flattened counts.
 
     Calibration groups and chunks of the searches run on ``workers`` threads (numpy releases
@@ -691,10 +740,13 @@ def _per_dataset(counts: list[np.ndarray], prior: Prior, width: int, operation,
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for density, (served, row) in _theta_marginals(counts, prior, pool):
             rows = density.edges.shape[0]
-            chunks = [density.take(np.arange(start, min(start + SOLVE_CHUNK, rows)))
-                      for start in range(0, rows, SOLVE_CHUNK)]   # small arrays for the searches
-            result = (np.concatenate(list(pool.map(operation, chunks))) if rows
-                      else np.empty((0, width)))
+            chunks = [
+                density.take(np.arange(start, min(start + SOLVE_CHUNK, rows)))
+                for start in range(0, rows, SOLVE_CHUNK)
+            ]  # small arrays for the searches
+            result = (
+                np.concatenate(list(pool.map(operation, chunks))) if rows else np.empty((0, width))
+            )
             out[served] = result[row]
     return out
 
@@ -703,13 +755,27 @@ def _check_workers(workers: Any) -> int:
     import os
 
     if workers is None:
-        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                   else (os.cpu_count() or 1))
+        return max(
+            1,
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else (os.cpu_count() or 1),
+        )
     return check_positive_int(workers, "workers")
 
 
-def exact_quantiles(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, q: Any, *,
-                    prior: Prior | None = None, workers: int | None = None) -> np.ndarray:
+def exact_quantiles(
+    k: Any,
+    n: Any,
+    k0: Any,
+    m0: Any,
+    k1: Any,
+    m1: Any,
+    q: Any,
+    *,
+    prior: Prior | None = None,
+    workers: int | None = None,
+) -> np.ndarray:
     """Posterior quantiles of theta for many datasets at once.
 
     Parameters
@@ -738,15 +804,31 @@ def exact_quantiles(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, q: Any, 
     flat_q = np.atleast_1d(levels)
     out = np.empty(shape + (flat_q.size,))
     if counts[0].size:
-        out = _per_dataset(counts, prior, flat_q.size, lambda density: density.quantile(
-            np.broadcast_to(flat_q, (density.edges.shape[0], flat_q.size))),
-            _check_workers(workers)).reshape(out.shape)
+        out = _per_dataset(
+            counts,
+            prior,
+            flat_q.size,
+            lambda density: density.quantile(
+                np.broadcast_to(flat_q, (density.edges.shape[0], flat_q.size))
+            ),
+            _check_workers(workers),
+        ).reshape(out.shape)
     return out[..., 0] if levels.ndim == 0 else out
 
 
-def exact_interval(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *, prob: float = 0.95,
-                   kind: str = "eti", prior: Prior | None = None, workers: int | None = None
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def exact_interval(
+    k: Any,
+    n: Any,
+    k0: Any,
+    m0: Any,
+    k1: Any,
+    m1: Any,
+    *,
+    prob: float = 0.95,
+    kind: str = "eti",
+    prior: Prior | None = None,
+    workers: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Credible intervals for theta for many datasets at once.
 
     Parameters
@@ -771,13 +853,19 @@ def exact_interval(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *, prob: 
     kind = _check_kind(kind)
     prior = as_prior(prior)
     if kind == "eti":
-        out = exact_quantiles(k, n, k0, m0, k1, m1, [(1 - prob) / 2, (1 + prob) / 2],
-                              prior=prior, workers=workers)
+        out = exact_quantiles(
+            k, n, k0, m0, k1, m1, [(1 - prob) / 2, (1 + prob) / 2], prior=prior, workers=workers
+        )
         return out[..., 0], out[..., 1]
     counts = _broadcast_counts(k, n, k0, m0, k1, m1)
     shape = counts[0].shape
     if counts[0].size == 0:
         return np.empty(shape), np.empty(shape)
-    out = _per_dataset(counts, prior, 2, lambda density: np.stack(density.shortest(prob), axis=1),
-                       _check_workers(workers))
+    out = _per_dataset(
+        counts,
+        prior,
+        2,
+        lambda density: np.stack(density.shortest(prob), axis=1),
+        _check_workers(workers),
+    )
     return out[:, 0].reshape(shape), out[:, 1].reshape(shape)

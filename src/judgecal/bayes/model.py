@@ -70,8 +70,9 @@ def _check_inputs(data: Any, prior: Any) -> Prior:
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
     if data.design not in DESIGNS:
-        raise ValueError(f"`data.design` ({data.design!r}) must be one of "
-                         f"{', '.join(map(repr, DESIGNS))}.")
+        raise ValueError(
+            f"`data.design` ({data.design!r}) must be one of {', '.join(map(repr, DESIGNS))}."
+        )
     return as_prior(prior)
 
 
@@ -141,8 +142,9 @@ def build_model(data: JudgeData, prior: Prior | None = None) -> pm.Model:
         pm.Binomial("k0", n=counts["m0"], p=q0, observed=counts["k0"])
         pm.Binomial("k1", n=counts["m1"], p=q1, observed=counts["k1"])
         if data.design == "random":  # the labelled items' classes also inform theta
-            pm.Binomial(LABELLED_CLASS_NAME, n=counts["m0"] + counts["m1"], p=theta,
-                        observed=counts["m1"])
+            pm.Binomial(
+                LABELLED_CLASS_NAME, n=counts["m0"] + counts["m1"], p=theta, observed=counts["m1"]
+            )
     return model
 
 

@@ -54,10 +54,18 @@ SAMPLERS = ("pymc", "nutpie")
 #: NUTS steps between two redraws of the progress bar.
 _BAR_STEPS = 100
 
-_STAT_NAMES = {"diverging": "diverging", "energy": "energy", "energy_error": "energy_error",
-               "step_size": "step_size", "depth": "tree_depth", "n_steps": "n_steps",
-               "mean_tree_accept": "acceptance_rate", "model_logp": "lp",
-               "reached_max_treedepth": "reached_max_treedepth", "tree_size": "tree_size"}
+_STAT_NAMES = {
+    "diverging": "diverging",
+    "energy": "energy",
+    "energy_error": "energy_error",
+    "step_size": "step_size",
+    "depth": "tree_depth",
+    "n_steps": "n_steps",
+    "mean_tree_accept": "acceptance_rate",
+    "model_logp": "lp",
+    "reached_max_treedepth": "reached_max_treedepth",
+    "tree_size": "tree_size",
+}
 
 
 # -------------------------------------------------------------------------------------------
@@ -87,8 +95,15 @@ class CompiledNUTS:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def run(
-        self, data: Any, *, draws: int, tune: int, chains: int,
-        rng: np.random.Generator, jitter_retries: int = 10, cores: int = 1,
+        self,
+        data: Any,
+        *,
+        draws: int,
+        tune: int,
+        chains: int,
+        rng: np.random.Generator,
+        jitter_retries: int = 10,
+        cores: int = 1,
         progressbar: bool | None = False,
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """Sample ``chains`` chains for ``data``; return (posterior draws, sample stats).
@@ -112,27 +127,41 @@ class CompiledNUTS:
         with self.lock:
             self.set_data(self.model, data)
             slots = min(cores, chains) if _can_fork() else 1
-            workers = [_fork_chains(self, data, chain_rngs, range(w, chains, slots), args)
-                       for w in range(1, slots)]
+            workers = [
+                _fork_chains(self, data, chain_rngs, range(w, chains, slots), args)
+                for w in range(1, slots)
+            ]
             try:
-                results = {c: self.sample_chain(data, chain_rngs[c], *args, c,
-                                                bar=bar if bar.enabled else None)
-                           for c in range(0, chains, slots)}
+                results = {
+                    c: self.sample_chain(
+                        data, chain_rngs[c], *args, c, bar=bar if bar.enabled else None
+                    )
+                    for c in range(0, chains, slots)
+                }
                 for worker in workers:
                     done = _join(worker)
                     bar.update(len(done) * (tune + draws))
                     results.update(done)
             finally:
                 bar.close()
-        values = {name: np.stack([results[c][0][name] for c in range(chains)])
-                  for name in self.value_names}
-        stats = {name: np.stack([results[c][1][name] for c in range(chains)])
-                 for name in results[0][1]}
+        values = {
+            name: np.stack([results[c][0][name] for c in range(chains)])
+            for name in self.value_names
+        }
+        stats = {
+            name: np.stack([results[c][1][name] for c in range(chains)]) for name in results[0][1]
+        }
         return self._posterior(values), stats
 
     def sample_chain(
-        self, data: Any, rng: np.random.Generator, draws: int, tune: int,
-        jitter_retries: int, chain: int, bar: Any = None,
+        self,
+        data: Any,
+        rng: np.random.Generator,
+        draws: int,
+        tune: int,
+        jitter_retries: int,
+        chain: int,
+        bar: Any = None,
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """One chain on the data already set: unconstrained draws and sample stats.
 
@@ -140,8 +169,7 @@ class CompiledNUTS:
         """
         from pymc.exceptions import SamplingError
 
-        values = {name: np.empty((draws, *np.shape(self.start[name])))
-                  for name in self.value_names}
+        values = {name: np.empty((draws, *np.shape(self.start[name]))) for name in self.value_names}
         stats: dict[str, np.ndarray] = {}
         point = self._jittered_start(rng, jitter_retries, data)
         self.step.sampling_state = self.pristine_state
@@ -172,8 +200,10 @@ class CompiledNUTS:
     ) -> dict[str, np.ndarray]:
         """Start in unconstrained space at the prior's initial point plus U(-1, 1) jitter."""
         for _ in range(retries):
-            point = {name: value + rng.uniform(-1.0, 1.0, size=np.shape(value))
-                     for name, value in self.start.items()}
+            point = {
+                name: value + rng.uniform(-1.0, 1.0, size=np.shape(value))
+                for name, value in self.start.items()
+            }
             if np.isfinite(self.logp(point)):
                 return point
         raise ValueError(
@@ -184,12 +214,13 @@ class CompiledNUTS:
     def _posterior(self, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Map unconstrained draws (chains, draws, *shape) to the output variables."""
         name = self.value_names[0]
-        shape = values[name].shape[:values[name].ndim - np.ndim(self.start[name])]
-        flat = [values[name].reshape(-1, *np.shape(self.start[name]))
-                for name in self.value_names]
+        shape = values[name].shape[: values[name].ndim - np.ndim(self.start[name])]
+        flat = [values[name].reshape(-1, *np.shape(self.start[name])) for name in self.value_names]
         outputs = self.transform(*flat)
-        return {name: np.asarray(out).reshape(*shape, *np.shape(out)[1:]) for name, out in
-                zip(self.output_names, outputs, strict=True)}
+        return {
+            name: np.asarray(out).reshape(*shape, *np.shape(out)[1:])
+            for name, out in zip(self.output_names, outputs, strict=True)
+        }
 
 
 def _describe(data: Any) -> Any:
@@ -220,8 +251,13 @@ def _can_fork() -> bool:
     return sys.platform.startswith("linux")
 
 
-def _fork_chains(engine: CompiledNUTS, data: Any, rngs: list[np.random.Generator],
-                 chains: range, args: tuple[int, int, int]) -> tuple[Any, Any]:
+def _fork_chains(
+    engine: CompiledNUTS,
+    data: Any,
+    rngs: list[np.random.Generator],
+    chains: range,
+    args: tuple[int, int, int],
+) -> tuple[Any, Any]:
     """Start one forked process that runs ``chains`` on its inherited copy of ``engine``.
 
     Under fork the process arguments are inherited, not pickled, so the compiled model is not
@@ -231,21 +267,31 @@ def _fork_chains(engine: CompiledNUTS, data: Any, rngs: list[np.random.Generator
 
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_worker, args=(engine, data, rngs, chains, args, sender),
-                              daemon=True)
+    process = context.Process(
+        target=_worker, args=(engine, data, rngs, chains, args, sender), daemon=True
+    )
     process.start()
     sender.close()
     return process, receiver
 
 
-def _worker(engine: CompiledNUTS, data: Any, rngs: list[np.random.Generator], chains: range,
-            args: tuple[int, int, int], sender: Any) -> None:  # pragma: no cover - in a child
+def _worker(
+    engine: CompiledNUTS,
+    data: Any,
+    rngs: list[np.random.Generator],
+    chains: range,
+    args: tuple[int, int, int],
+    sender: Any,
+) -> None:  # pragma: no cover - in a child
     """Body of a forked worker: run its chains and send {chain: result} (or the error) back."""
     try:
         sender.send({c: engine.sample_chain(data, rngs[c], *args, c) for c in chains})
     except BaseException as error:  # noqa: BLE001 - any failure is reported to the parent
-        sender.send(error if isinstance(error, (RuntimeError, ValueError))
-                    else RuntimeError(f"a NUTS worker process failed: {error!r}"))
+        sender.send(
+            error
+            if isinstance(error, (RuntimeError, ValueError))
+            else RuntimeError(f"a NUTS worker process failed: {error!r}")
+        )
     finally:
         sender.close()
 
@@ -256,8 +302,9 @@ def _join(worker: tuple[Any, Any]) -> dict[int, Any]:
     try:
         result = receiver.recv()
     except EOFError:
-        result = RuntimeError(f"a NUTS worker process ended without a result (exit code "
-                              f"{process.exitcode}).")
+        result = RuntimeError(
+            f"a NUTS worker process ended without a result (exit code {process.exitcode})."
+        )
     finally:
         receiver.close()
         process.join()
@@ -287,7 +334,9 @@ def nuts_step(model: pm.Model, target_accept: float) -> Any:
 
 
 def compile_nuts(
-    model: pm.Model, *, target_accept: float,
+    model: pm.Model,
+    *,
+    target_accept: float,
     output_names: tuple[str, ...] = POSTERIOR_NAMES,
     set_data: Callable[[Any, Any], None] = set_counts,
     key: Hashable = None,
@@ -314,13 +363,18 @@ def compile_nuts(
     CompiledNUTS
     """
     step = nuts_step(model, target_accept)
-    start = {name: np.asarray(value, dtype=float)
-             for name, value in model.initial_point().items()}
+    start = {name: np.asarray(value, dtype=float) for name, value in model.initial_point().items()}
     return CompiledNUTS(
-        model=model, step=step, pristine_state=step.sampling_state, start=start,
-        logp=model.compile_logp(), transform=_batched_transform(model, output_names),
-        value_names=tuple(v.name for v in model.value_vars), output_names=tuple(output_names),
-        set_data=set_data, key=key,
+        model=model,
+        step=step,
+        pristine_state=step.sampling_state,
+        start=start,
+        logp=model.compile_logp(),
+        transform=_batched_transform(model, output_names),
+        value_names=tuple(v.name for v in model.value_vars),
+        output_names=tuple(output_names),
+        set_data=set_data,
+        key=key,
     )
 
 
@@ -338,8 +392,9 @@ def _batched_transform(model: pm.Model, output_names: tuple[str, ...]) -> Any:
 
 
 #: Placeholder counts the models are compiled with (every run swaps the real counts in).
-_PLACEHOLDER = {design: JudgeData(k=5, n=10, k0=7, m0=10, k1=7, m1=10, design=design)
-                for design in DESIGNS}
+_PLACEHOLDER = {
+    design: JudgeData(k=5, n=10, k0=7, m0=10, k1=7, m1=10, design=design) for design in DESIGNS
+}
 
 
 def _model_key(prior: Prior, design: str, target_accept: float) -> tuple[Any, ...]:
@@ -347,7 +402,10 @@ def _model_key(prior: Prior, design: str, target_accept: float) -> tuple[Any, ..
 
 
 def compiled_nuts(
-    prior: Prior | None = None, *, design: str = "stratified", target_accept: float = 0.8,
+    prior: Prior | None = None,
+    *,
+    design: str = "stratified",
+    target_accept: float = 0.8,
 ) -> CompiledNUTS:
     """Compile the model of :func:`~judgecal.bayes.model.build_model` and its NUTS step.
 
@@ -360,8 +418,11 @@ def compiled_nuts(
     if design not in DESIGNS:
         raise ValueError(f"`design` ({design!r}) must be one of {', '.join(map(repr, DESIGNS))}.")
     target_accept = float(target_accept)
-    return compile_nuts(build_model(_PLACEHOLDER[design], prior), target_accept=target_accept,
-                        key=_model_key(prior, design, target_accept))
+    return compile_nuts(
+        build_model(_PLACEHOLDER[design], prior),
+        target_accept=target_accept,
+        key=_model_key(prior, design, target_accept),
+    )
 
 
 # -------------------------------------------------------------------------------------------
@@ -420,9 +481,18 @@ class NutsCache:
 # the entry point
 # -------------------------------------------------------------------------------------------
 def sample_nuts(
-    data: JudgeData, prior: Prior | None, *, draws: int, tune: int, chains: int,
-    rng: np.random.Generator, sampler: str = "pymc", target_accept: float = 0.8, cores: int = 1,
-    progressbar: bool | None = None, compiled: CompiledNUTS | NutsCache | None = None,
+    data: JudgeData,
+    prior: Prior | None,
+    *,
+    draws: int,
+    tune: int,
+    chains: int,
+    rng: np.random.Generator,
+    sampler: str = "pymc",
+    target_accept: float = 0.8,
+    cores: int = 1,
+    progressbar: bool | None = None,
+    compiled: CompiledNUTS | NutsCache | None = None,
 ) -> az.InferenceData:
     """Sample the posterior of :func:`~judgecal.bayes.model.build_model` with NUTS.
 
@@ -478,31 +548,39 @@ def sample_nuts(
         raise TypeError(f"`rng` must be a numpy.random.Generator, got {type(rng).__name__}.")
     if sampler not in SAMPLERS:
         raise ValueError(f"`sampler` ({sampler!r}) must be 'pymc' or 'nutpie'.")
-    draws, tune, chains, cores = (check_positive_int(value, name) for value, name in (
-        (draws, "draws"), (tune, "tune"), (chains, "chains"), (cores, "cores")))
+    draws, tune, chains, cores = (
+        check_positive_int(value, name)
+        for value, name in ((draws, "draws"), (tune, "tune"), (chains, "chains"), (cores, "cores"))
+    )
     if compiled is not None and not isinstance(compiled, (CompiledNUTS, NutsCache)):
-        raise TypeError(f"`compiled` must be a NutsCache, a CompiledNUTS or None, got "
-                        f"{type(compiled).__name__}.")
+        raise TypeError(
+            f"`compiled` must be a NutsCache, a CompiledNUTS or None, got "
+            f"{type(compiled).__name__}."
+        )
     target_accept = float(target_accept)
     if sampler == "nutpie":
         from judgecal._dask import is_enabled
 
-        idata = _nutpie_idata(data, prior, draws, tune, chains, rng, is_enabled(progressbar),
-                              target_accept, compiled)
+        idata = _nutpie_idata(
+            data, prior, draws, tune, chains, rng, is_enabled(progressbar), target_accept, compiled
+        )
         return _with_data_groups(idata, data)
     engine = _engine(compiled, prior, data.design, target_accept)
-    values, stats = engine.run(data, draws=draws, tune=tune, chains=chains, rng=rng, cores=cores,
-                               progressbar=progressbar)
+    values, stats = engine.run(
+        data, draws=draws, tune=tune, chains=chains, rng=rng, cores=cores, progressbar=progressbar
+    )
     return _to_idata(values, data, stats)
 
 
-def _engine(compiled: CompiledNUTS | NutsCache | None, prior: Prior, design: str,
-            target_accept: float) -> CompiledNUTS:
+def _engine(
+    compiled: CompiledNUTS | NutsCache | None, prior: Prior, design: str, target_accept: float
+) -> CompiledNUTS:
     """The compiled sampler to use: the caller's, one from the caller's cache, or a new one."""
     key = _model_key(prior, design, target_accept)
     if isinstance(compiled, NutsCache):
-        return compiled.get(key, lambda: compiled_nuts(prior, design=design,
-                                                       target_accept=target_accept))
+        return compiled.get(
+            key, lambda: compiled_nuts(prior, design=design, target_accept=target_accept)
+        )
     if compiled is None:
         return compiled_nuts(prior, design=design, target_accept=target_accept)
     if compiled.key != key:
@@ -518,18 +596,24 @@ def _data_groups(data: JudgeData) -> dict[str, dict[str, np.ndarray]]:
     observed = {name: np.asarray(getattr(data, name)) for name in OBSERVED_NAMES}
     if data.design == "random":
         observed[LABELLED_CLASS_NAME] = np.asarray(data.m1)
-    return {"observed_data": observed,
-            "constant_data": {name: np.asarray(getattr(data, name)) for name in ("n", "m0", "m1")}}
+    return {
+        "observed_data": observed,
+        "constant_data": {name: np.asarray(getattr(data, name)) for name in ("n", "m0", "m1")},
+    }
 
 
-def _to_idata(values: dict[str, np.ndarray], data: JudgeData,
-              stats: dict[str, np.ndarray]) -> az.InferenceData:
+def _to_idata(
+    values: dict[str, np.ndarray], data: JudgeData, stats: dict[str, np.ndarray]
+) -> az.InferenceData:
     import arviz as az
 
     groups = _data_groups(data)
-    return az.from_dict(posterior={name: values[name] for name in POSTERIOR_NAMES},
-                        sample_stats=stats, observed_data=groups["observed_data"],
-                        constant_data=groups["constant_data"])
+    return az.from_dict(
+        posterior={name: values[name] for name in POSTERIOR_NAMES},
+        sample_stats=stats,
+        observed_data=groups["observed_data"],
+        constant_data=groups["constant_data"],
+    )
 
 
 def _with_data_groups(idata: Any, data: JudgeData) -> Any:
@@ -541,14 +625,22 @@ def _with_data_groups(idata: Any, data: JudgeData) -> Any:
     if "sample_stats" in idata.groups():
         groups["sample_stats"] = idata.sample_stats
     for name, values in _data_groups(data).items():
-        group: dict[str, Any] = {name: values}   # one of arviz's group keywords
+        group: dict[str, Any] = {name: values}  # one of arviz's group keywords
         groups[name] = az.from_dict(**group)[name]
     return az.InferenceData(**groups)
 
 
-def _nutpie_idata(data: JudgeData, prior: Prior, draws: int, tune: int, chains: int,
-                  rng: np.random.Generator, progressbar: bool, target_accept: float,
-                  compiled: CompiledNUTS | NutsCache | None) -> Any:
+def _nutpie_idata(
+    data: JudgeData,
+    prior: Prior,
+    draws: int,
+    tune: int,
+    chains: int,
+    rng: np.random.Generator,
+    progressbar: bool,
+    target_accept: float,
+    compiled: CompiledNUTS | NutsCache | None,
+) -> Any:
     try:
         import nutpie
     except ImportError:
@@ -557,8 +649,10 @@ def _nutpie_idata(data: JudgeData, prior: Prior, draws: int, tune: int, chains: 
             "install it (pip install nutpie) or use sampler='pymc'."
         ) from None
     if isinstance(compiled, CompiledNUTS):
-        raise ValueError("`compiled` is a CompiledNUTS of the PyMC sampler; with "
-                         "sampler='nutpie' pass a NutsCache or None.")
+        raise ValueError(
+            "`compiled` is a CompiledNUTS of the PyMC sampler; with "
+            "sampler='nutpie' pass a NutsCache or None."
+        )
 
     def factory() -> Any:
         return nutpie.compile_pymc_model(build_model(_PLACEHOLDER[data.design], prior))
@@ -567,9 +661,17 @@ def _nutpie_idata(data: JudgeData, prior: Prior, draws: int, tune: int, chains: 
     model = factory() if compiled is None else compiled.get(key, factory)
     model = model.with_data(**{name: getattr(data, count) for count, name in DATA_NAMES.items()})
     try:
-        return nutpie.sample(model, draws=draws, tune=tune, chains=chains,
-                             seed=int(rng.integers(2**31)), progress_bar=progressbar,
-                             target_accept=target_accept)
+        return nutpie.sample(
+            model,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            seed=int(rng.integers(2**31)),
+            progress_bar=progressbar,
+            target_accept=target_accept,
+        )
     except Exception as error:  # nutpie raises plain RuntimeErrors
-        raise RuntimeError(f"nutpie failed for counts {data.to_dict()}: {error}. Try "
-                           "sampler='pymc' or method='exact'.") from None
+        raise RuntimeError(
+            f"nutpie failed for counts {data.to_dict()}: {error}. Try "
+            "sampler='pymc' or method='exact'."
+        ) from None

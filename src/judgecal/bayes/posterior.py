@@ -51,8 +51,15 @@ if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
     import pandas as pd
 
-__all__ = ["DIAGNOSTIC_FLAGS", "ESS_MIN", "R_HAT_MAX", "VARIABLES", "DrawsEngine", "Posterior",
-           "posterior"]
+__all__ = [
+    "DIAGNOSTIC_FLAGS",
+    "ESS_MIN",
+    "R_HAT_MAX",
+    "VARIABLES",
+    "DrawsEngine",
+    "Posterior",
+    "posterior",
+]
 
 #: Every flag a :class:`Posterior` can carry, with its message (see
 #: :mod:`judgecal.bayes.diagnostics`).
@@ -98,15 +105,16 @@ class DrawsEngine:
         """Standard deviation of the draws."""
         return float(np.std(self._draws[var], ddof=1))
 
-    def interval(self, prob: float = 0.95, kind: str = "eti",
-                 var: str = "theta") -> tuple[float, float]:
+    def interval(
+        self, prob: float = 0.95, kind: str = "eti", var: str = "theta"
+    ) -> tuple[float, float]:
         """Equal-tailed interval, or the shortest interval holding ``prob`` of the draws."""
         values = np.sort(self._draws[var])
         if kind == "eti":
             low, high = np.quantile(values, [(1 - prob) / 2, (1 + prob) / 2])
             return float(low), float(high)
         size = int(np.ceil(prob * values.size))
-        widths = values[size - 1:] - values[:values.size - size + 1]
+        widths = values[size - 1 :] - values[: values.size - size + 1]
         start = int(np.argmin(widths))
         return float(values[start]), float(values[start + size - 1])
 
@@ -132,9 +140,11 @@ class DrawsEngine:
         from scipy import special as sc
 
         out = {}
-        for name, count, trials, var in (("k", data.k, data.n, "p"),
-                                         ("k0", data.k0, data.m0, "q0"),
-                                         ("k1", data.k1, data.m1, "q1")):
+        for name, count, trials, var in (
+            ("k", data.k, data.n, "p"),
+            ("k0", data.k0, data.m0, "q0"),
+            ("k1", data.k1, data.m1, "q1"),
+        ):
             if trials == 0:
                 out[name] = 1.0
                 continue
@@ -199,20 +209,24 @@ class Posterior:
         import arviz as az
 
         values = self.engine.sample(self.n_draws * self.n_chains, random_seed=self.seed)
-        posterior_group = {var: np.asarray(values[var]).reshape(self.n_chains, self.n_draws)
-                           for var in VARIABLES}
+        posterior_group = {
+            var: np.asarray(values[var]).reshape(self.n_chains, self.n_draws) for var in VARIABLES
+        }
         observed = {name: np.asarray(getattr(self.data, name)) for name in ("k", "k0", "k1")}
-        if self.data.design == "random":            # the labelled class count informs theta
+        if self.data.design == "random":  # the labelled class count informs theta
             observed["labelled_m1"] = np.asarray(self.data.m1)
         return az.from_dict(
             posterior=posterior_group,
             observed_data=observed,
-            constant_data={name: np.asarray(getattr(self.data, name))
-                           for name in ("n", "m0", "m1")})
+            constant_data={
+                name: np.asarray(getattr(self.data, name)) for name in ("n", "m0", "m1")
+            },
+        )
 
     @classmethod
-    def from_idata(cls, idata: Any, *, data: JudgeData, prior: Prior | None = None,
-                   method: str = "nuts") -> Posterior:
+    def from_idata(
+        cls, idata: Any, *, data: JudgeData, prior: Prior | None = None, method: str = "nuts"
+    ) -> Posterior:
         """Wrap MCMC draws of this model (e.g. from your own PyMC run) as a Posterior.
 
         ``idata.posterior`` must hold theta, q0, q1, youden and p. Convergence diagnostics (when
@@ -233,9 +247,17 @@ class Posterior:
         flags = flags + conflict_flags
         _warn(flags, diagnostics)
         sizes = idata.posterior.sizes
-        return cls(engine=engine, method=method, data=data, prior=prior,
-                   n_draws=int(sizes.get("draw", 1)), n_chains=int(sizes.get("chain", 1)),
-                   diagnostics=diagnostics, flags=flags, sampled=idata)
+        return cls(
+            engine=engine,
+            method=method,
+            data=data,
+            prior=prior,
+            n_draws=int(sizes.get("draw", 1)),
+            n_chains=int(sizes.get("chain", 1)),
+            diagnostics=diagnostics,
+            flags=flags,
+            sampled=idata,
+        )
 
     # -- numbers ------------------------------------------------------------------------------
     def draws(self, var: str = "theta") -> np.ndarray:
@@ -287,9 +309,15 @@ class Posterior:
         rows = {}
         for var in VARIABLES:
             eti, hdi = self.ci(prob, "eti", var), self.ci(prob, "hdi", var)
-            rows[var] = {"mean": self.mean(var), "sd": self.sd(var),
-                         "median": self.quantile(0.5, var), f"eti_{lo}": eti.low,
-                         f"eti_{hi}": eti.high, "hdi_low": hdi.low, "hdi_high": hdi.high}
+            rows[var] = {
+                "mean": self.mean(var),
+                "sd": self.sd(var),
+                "median": self.quantile(0.5, var),
+                f"eti_{lo}": eti.low,
+                f"eti_{hi}": eti.high,
+                "hdi_low": hdi.low,
+                "hdi_high": hdi.high,
+            }
         frame = pd.DataFrame.from_dict(rows, orient="index")
         if self.method == "nuts":
             import arviz as az
@@ -303,8 +331,10 @@ class Posterior:
         import pandas as pd
 
         d = self.data
-        rows = {name: {"observed": getattr(d, name), "p_value": self.diagnostics[f"p_value_{name}"]}
-                for name in ("k", "k0", "k1")}
+        rows = {
+            name: {"observed": getattr(d, name), "p_value": self.diagnostics[f"p_value_{name}"]}
+            for name in ("k", "k0", "k1")
+        }
         frame = pd.DataFrame.from_dict(rows, orient="index")
         frame.index.name = "count"
         return frame
@@ -315,17 +345,28 @@ class Posterior:
         variables = {}
         for var in VARIABLES:
             eti, hdi = self.ci(prob, "eti", var), self.ci(prob, "hdi", var)
-            variables[var] = {"mean": self.mean(var), "sd": self.sd(var),
-                              "median": float(self.quantile(0.5, var)),
-                              "eti": [eti.low, eti.high], "hdi": [hdi.low, hdi.high]}
+            variables[var] = {
+                "mean": self.mean(var),
+                "sd": self.sd(var),
+                "median": float(self.quantile(0.5, var)),
+                "eti": [eti.low, eti.high],
+                "hdi": [hdi.low, hdi.high],
+            }
         return {
-            "method": self.method, "prob": float(prob), "inputs": self.data.to_dict(),
-            "prior": {"theta": list(self.prior.theta), "q0": list(self.prior.q0),
-                      "q1": list(self.prior.q1),
-                      "better_than_chance": self.prior.better_than_chance},
+            "method": self.method,
+            "prob": float(prob),
+            "inputs": self.data.to_dict(),
+            "prior": {
+                "theta": list(self.prior.theta),
+                "q0": list(self.prior.q0),
+                "q1": list(self.prior.q1),
+                "better_than_chance": self.prior.better_than_chance,
+            },
             "variables": variables,
-            "diagnostics": {k: (int(v) if isinstance(v, (int, np.integer)) else float(v))
-                            for k, v in self.diagnostics.items()},
+            "diagnostics": {
+                k: (int(v) if isinstance(v, (int, np.integer)) else float(v))
+                for k, v in self.diagnostics.items()
+            },
             "flags": {flag: DIAGNOSTIC_FLAGS[flag] for flag in self.flags},
         }
 
@@ -339,8 +380,12 @@ class Posterior:
             _, ax = plt.subplots(figsize=(6, 3.5))
         low, high = self.engine.quantile(np.array([1e-6, 1 - 1e-6]), var="theta")
         grid = np.linspace(max(low - 0.02, 0.0), min(high + 0.02, 1.0), 400)
-        ax.plot(grid, np.asarray(self.pdf(grid)), color="0.3",
-                label=f"posterior of theta ({self.method})")
+        ax.plot(
+            grid,
+            np.asarray(self.pdf(grid)),
+            color="0.3",
+            label=f"posterior of theta ({self.method})",
+        )
         eti = self.ci(prob, "eti")
         ax.axvspan(eti.low, eti.high, color="C0", alpha=0.2, label=f"{prob:.0%} credible (ETI)")
         d = self.data
@@ -367,23 +412,29 @@ class Posterior:
             values = (self.mean(var), float(self.quantile(0.5, var)), *eti, *hdi)
             rows.append((var, *(fmt4(v) for v in values)))
         d = self.data
-        title = (f"judgecal posterior (method {self.method}, 95% credible intervals): k = {d.k} "
-                 f"of n = {d.n}, q0 = {d.k0}/{d.m0}, q1 = {d.k1}/{d.m1}")
+        title = (
+            f"judgecal posterior (method {self.method}, 95% credible intervals): k = {d.k} "
+            f"of n = {d.n}, q0 = {d.k0}/{d.m0}, q1 = {d.k1}/{d.m1}"
+        )
         header = ("", "mean", "median", "ETI low", "ETI high", "HDI low", "HDI high")
-        return result_block(title, header, rows,
-                            [(flag, DIAGNOSTIC_FLAGS[flag]) for flag in self.flags])
+        return result_block(
+            title, header, rows, [(flag, DIAGNOSTIC_FLAGS[flag]) for flag in self.flags]
+        )
 
     def __repr__(self) -> str:
         low, high = self.ci()
-        return (f"Posterior(method={self.method!r}, theta mean={self.mean():.6g}, "
-                f"95% ETI=({low:.6g}, {high:.6g}), data={self.data!r}, flags={self.flags!r})")
+        return (
+            f"Posterior(method={self.method!r}, theta mean={self.mean():.6g}, "
+            f"95% ETI=({low:.6g}, {high:.6g}), data={self.data!r}, flags={self.flags!r})"
+        )
 
 
 # -------------------------------------------------------------------------------------------
 # diagnostics
 # -------------------------------------------------------------------------------------------
-def _conflicts(engine: Any, data: JudgeData, prior: Prior) -> tuple[dict[str, float],
-                                                                      tuple[str, ...]]:
+def _conflicts(
+    engine: Any, data: JudgeData, prior: Prior
+) -> tuple[dict[str, float], tuple[str, ...]]:
     """Conflict and regime diagnostics (both engines) and the flags they raise."""
     if isinstance(engine, DrawsEngine):
         p_values = engine.predictive_p_values(data)
@@ -391,8 +442,9 @@ def _conflicts(engine: Any, data: JudgeData, prior: Prior) -> tuple[dict[str, fl
         p_values = engine.predictive_p_values()
     prob_weak = engine.prob_youden_below(WEAK_YOUDEN)
     (a0, b0), (a1, b1) = prior.q0, prior.q1
-    better = truncation_probability((a0 + data.k0, b0 + data.m0 - data.k0),
-                                    (a1 + data.k1, b1 + data.m1 - data.k1))
+    better = truncation_probability(
+        (a0 + data.k0, b0 + data.m0 - data.k0), (a1 + data.k1, b1 + data.m1 - data.k1)
+    )
     values = {f"p_value_{name}": value for name, value in p_values.items()}
     values.update(prob_weak=prob_weak, prob_better_than_chance=better)
     flags = []
@@ -418,9 +470,19 @@ def _warn(flags: tuple[str, ...], diagnostics: dict[str, float]) -> None:
 # the entry point
 # -------------------------------------------------------------------------------------------
 def posterior(
-    data: JudgeData, *, prior: Prior | None = None, method: str = "exact", draws: int = 1000,
-    tune: int = 1000, chains: int = 4, random_seed: Any = None, progressbar: bool | None = None,
-    sampler: str = "pymc", target_accept: float = 0.8, cores: int = 1, compiled: Any = None,
+    data: JudgeData,
+    *,
+    prior: Prior | None = None,
+    method: str = "exact",
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    random_seed: Any = None,
+    progressbar: bool | None = None,
+    sampler: str = "pymc",
+    target_accept: float = 0.8,
+    cores: int = 1,
+    compiled: Any = None,
 ) -> Posterior:
     """Posterior of the true accuracy theta and the judge's specificity q0 and sensitivity q1.
 
@@ -481,8 +543,10 @@ def posterior(
     prior = as_prior(prior)
     method = _check_choice(method, "method", ("exact", "nuts"))
     sampler = _check_choice(sampler, "sampler", ("pymc", "nutpie"))
-    draws, tune, chains, cores = (check_positive_int(v, name) for v, name in (
-        (draws, "draws"), (tune, "tune"), (chains, "chains"), (cores, "cores")))
+    draws, tune, chains, cores = (
+        check_positive_int(v, name)
+        for v, name in ((draws, "draws"), (tune, "tune"), (chains, "chains"), (cores, "cores"))
+    )
     target_accept = check_level(target_accept, "target_accept")
     rng = as_generator(random_seed)
     if method == "exact":
@@ -494,12 +558,30 @@ def posterior(
     else:
         from judgecal.bayes.nuts import sample_nuts
 
-        sampled = sample_nuts(data, prior, draws=draws, tune=tune, chains=chains, rng=rng,
-                              sampler=sampler, target_accept=target_accept, cores=cores,
-                              progressbar=progressbar, compiled=compiled)
+        sampled = sample_nuts(
+            data,
+            prior,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            rng=rng,
+            sampler=sampler,
+            target_accept=target_accept,
+            cores=cores,
+            progressbar=progressbar,
+            compiled=compiled,
+        )
         return Posterior.from_idata(sampled, data=data, prior=prior)
     conflict_values, conflict_flags = _conflicts(engine, data, prior)
     _warn(conflict_flags, conflict_values)
-    return Posterior(engine=engine, method=method, data=data, prior=prior, n_draws=draws,
-                     n_chains=chains, diagnostics=conflict_values, flags=conflict_flags,
-                     seed=int(rng.integers(2**63 - 1)))
+    return Posterior(
+        engine=engine,
+        method=method,
+        data=data,
+        prior=prior,
+        n_draws=draws,
+        n_chains=chains,
+        diagnostics=conflict_values,
+        flags=conflict_flags,
+        seed=int(rng.integers(2**63 - 1)),
+    )

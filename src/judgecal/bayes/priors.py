@@ -147,8 +147,9 @@ def random_design_prior(data: JudgeData, prior: Prior | None = None) -> Prior:
     if prior is None:
         prior = Prior()
     elif not isinstance(prior, Prior):
-        raise TypeError(f"`prior` must be a judgecal.bayes.Prior or None, got "
-                        f"{type(prior).__name__}.")
+        raise TypeError(
+            f"`prior` must be a judgecal.bayes.Prior or None, got {type(prior).__name__}."
+        )
     a, b = prior.theta
     return dataclasses.replace(prior, theta=(a + data.m1, b + data.m0))
 
@@ -158,6 +159,7 @@ def as_prior(prior: Any) -> Prior:
     if prior is None:
         return Prior()
     if not isinstance(prior, Prior):
-        raise TypeError(f"`prior` must be a judgecal.bayes.Prior or None, got "
-                        f"{type(prior).__name__}.")
+        raise TypeError(
+            f"`prior` must be a judgecal.bayes.Prior or None, got {type(prior).__name__}."
+        )
     return prior

@@ -54,9 +54,11 @@ DATA_SUFFIXES = (".csv", ".json", ".jsonl", ".eval")
 def data_files() -> dict[str, Path]:
     """The bundled example data files, by file name (``judgecal demo --show-data`` prints them)."""
     folder = resources.files(__package__)
-    return {entry.name: Path(str(entry)) for entry in sorted(folder.iterdir(),
-                                                             key=lambda e: e.name)
-            if entry.is_file() and entry.name.endswith(DATA_SUFFIXES)}
+    return {
+        entry.name: Path(str(entry))
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name)
+        if entry.is_file() and entry.name.endswith(DATA_SUFFIXES)
+    }
 
 
 def load_example() -> JudgeData:

@@ -18,8 +18,16 @@ from judgecal.io.frames import read_frame
 from judgecal.io.lm_eval import read_lm_eval
 from judgecal.io.promptfoo import read_promptfoo
 
-__all__ = ["items_frame", "join_human", "map_verdicts", "read_frame", "read_inspect",
-           "read_lm_eval", "read_mlflow", "read_promptfoo"]
+__all__ = [
+    "items_frame",
+    "join_human",
+    "map_verdicts",
+    "read_frame",
+    "read_inspect",
+    "read_lm_eval",
+    "read_mlflow",
+    "read_promptfoo",
+]
 
 _LAZY = {"read_inspect": "judgecal.io.inspect_ai", "read_mlflow": "judgecal.io.mlflow"}
 

@@ -29,22 +29,37 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["ITEM_COLUMNS", "item_ids", "items_frame", "join_human", "load_json", "map_verdicts",
-           "read_table"]
+__all__ = [
+    "ITEM_COLUMNS",
+    "item_ids",
+    "items_frame",
+    "join_human",
+    "load_json",
+    "map_verdicts",
+    "read_table",
+]
 
 #: The columns every items frame has, in order.
 ITEM_COLUMNS = ("id", "judge", "human")
 
 #: For a string ``positive``, its "incorrect" partner (compared case-insensitively).
 VERDICT_PAIRS = {
-    "c": "i", "i": "c",
-    "pass": "fail", "fail": "pass",
-    "passed": "failed", "failed": "passed",
-    "yes": "no", "no": "yes",
-    "y": "n", "n": "y",
-    "true": "false", "false": "true",
-    "correct": "incorrect", "incorrect": "correct",
-    "1": "0", "0": "1",
+    "c": "i",
+    "i": "c",
+    "pass": "fail",
+    "fail": "pass",
+    "passed": "failed",
+    "failed": "passed",
+    "yes": "no",
+    "no": "yes",
+    "y": "n",
+    "n": "y",
+    "true": "false",
+    "false": "true",
+    "correct": "incorrect",
+    "incorrect": "correct",
+    "1": "0",
+    "0": "1",
 }
 
 _SHOWN = 5  # how many offending values or ids an error message lists
@@ -52,8 +67,13 @@ _SHOWN = 5  # how many offending values or ids an error message lists
 
 # ---- verdict mapping --------------------------------------------------------------------------
 def map_verdicts(
-    values: Any, *, positive: Any = None, threshold: float | None = None,
-    negative: Any = None, name: str, source: str,
+    values: Any,
+    *,
+    positive: Any = None,
+    threshold: float | None = None,
+    negative: Any = None,
+    name: str,
+    source: str,
 ) -> pd.arrays.IntegerArray:
     """Map verdicts or labels as a tool writes them to 0/1 (``Int64``; missing stays ``<NA>``).
 
@@ -96,14 +116,17 @@ def map_verdicts(
     missing = [_is_missing(v) for v in items]
     if threshold is not None:
         if positive is not None or negative is not None:
-            raise ValueError(f"`threshold` ({threshold!r}) and `positive`/`negative` "
-                             f"({positive!r}/{negative!r}) exclude each other: give a "
-                             "threshold for numeric scores or positive values for labels.")
+            raise ValueError(
+                f"`threshold` ({threshold!r}) and `positive`/`negative` "
+                f"({positive!r}/{negative!r}) exclude each other: give a "
+                "threshold for numeric scores or positive values for labels."
+            )
         return _threshold(items, missing, threshold, name=name, source=source)
     if positive is None:
         if negative is not None:
-            raise ValueError(f"`negative` ({negative!r}) needs `positive`: say which values "
-                             "mean 'correct' too.")
+            raise ValueError(
+                f"`negative` ({negative!r}) needs `positive`: say which values mean 'correct' too."
+            )
         mapping = {"1": 1, "1.0": 1, "true": 1, "0": 0, "0.0": 0, "false": 0}
         described = "0/1 or true/false (give `positive` to map other values, `threshold` for "
         described += "scores)"
@@ -111,17 +134,22 @@ def map_verdicts(
         mapping = _positive_mapping(items, missing, positive, negative)
         ones = sorted(k for k, v in mapping.items() if v == 1)
         zeros = sorted(k for k, v in mapping.items() if v == 0)
-        described = (f"{_listing(ones)} -> 1, "
-                     f"{_listing(zeros) if zeros else 'nothing'} -> 0 (case-insensitive)")
+        described = (
+            f"{_listing(ones)} -> 1, "
+            f"{_listing(zeros) if zeros else 'nothing'} -> 0 (case-insensitive)"
+        )
     out, shown = _converted(items, missing, lambda value: mapping.get(_key(value)))
     if shown:
-        raise ValueError(f"{source}: `{name}` has values outside the mapping: {shown}; "
-                         f"allowed: {described}, or missing.")
+        raise ValueError(
+            f"{source}: `{name}` has values outside the mapping: {shown}; "
+            f"allowed: {described}, or missing."
+        )
     return pd.array(out, dtype="Int64")
 
 
-def _converted(items: list[Any], missing: list[bool], convert: Callable[[Any], int | None]
-               ) -> tuple[list[Any], str]:
+def _converted(
+    items: list[Any], missing: list[bool], convert: Callable[[Any], int | None]
+) -> tuple[list[Any], str]:
     """Values converted to 0/1 (``<NA>`` where missing), and the unconvertible ones listed.
 
     The listing names each value with its count (at most ``_SHOWN`` of them); it is empty when
@@ -139,15 +167,18 @@ def _converted(items: list[Any], missing: list[bool], convert: Callable[[Any], i
     return out, shown + more
 
 
-def _positive_mapping(items: list[Any], missing: list[bool], positive: Any,
-                      negative: Any) -> dict[str, int]:
+def _positive_mapping(
+    items: list[Any], missing: list[bool], positive: Any, negative: Any
+) -> dict[str, int]:
     ones = {_key(v) for v in _as_values(positive)}
     if negative is not None:
         zeros = {_key(v) for v in _as_values(negative)}
         overlap = ones & zeros
         if overlap:
-            raise ValueError(f"`positive` ({positive!r}) and `negative` ({negative!r}) share "
-                             f"the value(s) {_listing(sorted(overlap))}.")
+            raise ValueError(
+                f"`positive` ({positive!r}) and `negative` ({negative!r}) share "
+                f"the value(s) {_listing(sorted(overlap))}."
+            )
     else:
         zeros = {VERDICT_PAIRS[k] for k in ones if k in VERDICT_PAIRS} - ones
         if not zeros:  # no known partner: the one other value in the column, if there is one
@@ -157,19 +188,26 @@ def _positive_mapping(items: list[Any], missing: list[bool], positive: Any,
     return {**dict.fromkeys(zeros, 0), **dict.fromkeys(ones, 1)}
 
 
-def _threshold(items: list[Any], missing: list[bool], threshold: Any, *, name: str,
-               source: str) -> pd.arrays.IntegerArray:
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)) \
-            or not math.isfinite(threshold):
+def _threshold(
+    items: list[Any], missing: list[bool], threshold: Any, *, name: str, source: str
+) -> pd.arrays.IntegerArray:
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float, np.number))
+        or not math.isfinite(threshold)
+    ):
         raise ValueError(f"`threshold` must be a finite number, got {threshold!r}.")
+
     def convert(value: Any) -> int | None:
         number = _number(value)
         return None if number is None else int(number >= threshold)
 
     out, shown = _converted(items, missing, convert)
     if shown:
-        raise ValueError(f"{source}: `{name}` must hold numeric scores with `threshold` "
-                         f"({threshold!r}), but has {shown}.")
+        raise ValueError(
+            f"{source}: `{name}` must hold numeric scores with `threshold` "
+            f"({threshold!r}), but has {shown}."
+        )
     return pd.array(out, dtype="Int64")
 
 
@@ -209,8 +247,9 @@ def _as_values(value: Any) -> list[Any]:
 
 def _as_list(values: Any, name: str, source: str) -> list[Any]:
     if isinstance(values, (str, bytes, Mapping)) or np.ndim(values) == 0:
-        raise TypeError(f"{source}: `{name}` must be a sequence of verdicts, got "
-                        f"{type(values).__name__}.")
+        raise TypeError(
+            f"{source}: `{name}` must be a sequence of verdicts, got {type(values).__name__}."
+        )
     if hasattr(values, "to_numpy"):
         values = values.to_numpy(dtype=object)
     return list(values)
@@ -235,8 +274,9 @@ def item_ids(values: Any, *, name: str = "id", source: str) -> list[str]:
     out = []
     for number, value in enumerate(items):
         if _is_missing(value):
-            raise ValueError(f"{source}: `{name}` is missing on item {number}; every item "
-                             "needs an id.")
+            raise ValueError(
+                f"{source}: `{name}` is missing on item {number}; every item needs an id."
+            )
         value = _plain(value)
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -245,7 +285,11 @@ def item_ids(values: Any, *, name: str = "id", source: str) -> list[str]:
 
 
 def items_frame(
-    ids: Any, judge: Any, human: Any = None, *, source: str,
+    ids: Any,
+    judge: Any,
+    human: Any = None,
+    *,
+    source: str,
     extra: Mapping[str, Any] | pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Build and validate an items frame (see the module docstring).
@@ -285,17 +329,23 @@ def items_frame(
             continue
         mapped = map_verdicts(values, name=name, source=source)
         if len(mapped) != len(id_list):
-            raise ValueError(f"{source}: `{name}` has {len(mapped)} values for "
-                             f"{len(id_list)} ids; give one per item.")
+            raise ValueError(
+                f"{source}: `{name}` has {len(mapped)} values for "
+                f"{len(id_list)} ids; give one per item."
+            )
         columns[name] = mapped
     for name, values in _extra_columns(extra).items():
         if name in ITEM_COLUMNS:
-            raise ValueError(f"`extra` must not hold the column {name!r}: {', '.join(ITEM_COLUMNS)}"
-                             " are given as arguments.")
+            raise ValueError(
+                f"`extra` must not hold the column {name!r}: {', '.join(ITEM_COLUMNS)}"
+                " are given as arguments."
+            )
         values = list(values.to_numpy(dtype=object)) if hasattr(values, "to_numpy") else values
         if len(values) != len(id_list):
-            raise ValueError(f"{source}: `extra` column {name!r} has {len(values)} values for "
-                             f"{len(id_list)} ids; give one per item.")
+            raise ValueError(
+                f"{source}: `extra` column {name!r} has {len(values)} values for "
+                f"{len(id_list)} ids; give one per item."
+            )
         columns[name] = values
     frame = pd.DataFrame(columns)
     frame.attrs["source"] = str(source)
@@ -309,8 +359,10 @@ def _extra_columns(extra: Any) -> dict[str, Any]:
         return {str(c): extra[c] for c in extra.columns}
     if isinstance(extra, Mapping):
         return {str(k): v for k, v in extra.items()}
-    raise TypeError(f"`extra` must be a mapping of column name to values or a DataFrame, got "
-                    f"{type(extra).__name__}.")
+    raise TypeError(
+        f"`extra` must be a mapping of column name to values or a DataFrame, got "
+        f"{type(extra).__name__}."
+    )
 
 
 # ---- files ------------------------------------------------------------------------------------
@@ -319,8 +371,7 @@ _JSONL = (".jsonl", ".ndjson")
 _PARQUET = (".parquet", ".pq")
 
 
-def read_table(path: str | os.PathLike[str], *, string_columns: Iterable[str] = ()
-               ) -> pd.DataFrame:
+def read_table(path: str | os.PathLike[str], *, string_columns: Iterable[str] = ()) -> pd.DataFrame:
     """Read a CSV / TSV, JSON lines (or a JSON array of records) or Parquet file, by extension.
 
     ``string_columns`` are read as text where the format allows it (CSV), so that ids such as
@@ -335,15 +386,21 @@ def read_table(path: str | os.PathLike[str], *, string_columns: Iterable[str] = 
     name = os.fspath(path)
     suffix = Path(name).suffix.lower()
     if suffix not in (*_CSV, *_JSONL, ".json", *_PARQUET):
-        raise ValueError(f"{name}: unknown file type {suffix or '(no extension)'!r}; expected "
-                         ".csv, .tsv, .jsonl, .ndjson, .json or .parquet.")
+        raise ValueError(
+            f"{name}: unknown file type {suffix or '(no extension)'!r}; expected "
+            ".csv, .tsv, .jsonl, .ndjson, .json or .parquet."
+        )
     if not Path(name).is_file():
         raise ValueError(f"{name}: no such file.")
     try:
         if suffix in _CSV:
-            frame = pd.read_csv(name, sep="\t" if suffix == ".tsv" else ",",
-                                dtype=dict.fromkeys(string_columns, str),
-                                keep_default_na=True, encoding="utf-8-sig")
+            frame = pd.read_csv(
+                name,
+                sep="\t" if suffix == ".tsv" else ",",
+                dtype=dict.fromkeys(string_columns, str),
+                keep_default_na=True,
+                encoding="utf-8-sig",
+            )
         elif suffix in _PARQUET:
             frame = _read_parquet(name)
         else:
@@ -351,11 +408,13 @@ def read_table(path: str | os.PathLike[str], *, string_columns: Iterable[str] = 
     except ValueError as error:
         if str(error).startswith(name):
             raise
-        raise ValueError(f"{name}: not a readable {suffix[1:]} table ({_first_line(error)}).") \
-            from None
+        raise ValueError(
+            f"{name}: not a readable {suffix[1:]} table ({_first_line(error)})."
+        ) from None
     except (OSError, UnicodeDecodeError, pd.errors.ParserError) as error:
-        raise ValueError(f"{name}: not a readable {suffix[1:]} table ({_first_line(error)}).") \
-            from None
+        raise ValueError(
+            f"{name}: not a readable {suffix[1:]} table ({_first_line(error)})."
+        ) from None
     if frame.shape[1] == 0:
         raise ValueError(f"{name}: the file holds no columns.")
     return frame
@@ -365,16 +424,20 @@ def _read_parquet(name: str) -> pd.DataFrame:
     try:
         import pyarrow  # noqa: F401
     except ImportError:
-        raise ValueError(f"{name}: reading Parquet needs pyarrow, which is not installed "
-                         "(pip install pyarrow); or save the table as CSV or JSON lines.") from None
+        raise ValueError(
+            f"{name}: reading Parquet needs pyarrow, which is not installed "
+            "(pip install pyarrow); or save the table as CSV or JSON lines."
+        ) from None
     return pd.read_parquet(name)
 
 
 def _read_json_records(name: str, *, lines: bool) -> pd.DataFrame:
     records = load_json(name, lines=lines)
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise ValueError(f"{name}: expected JSON objects, one per item (a list of records or "
-                         "JSON lines), got another JSON structure.")
+        raise ValueError(
+            f"{name}: expected JSON objects, one per item (a list of records or "
+            "JSON lines), got another JSON structure."
+        )
     return pd.DataFrame.from_records(records)
 
 
@@ -398,16 +461,17 @@ def load_json(path: str | os.PathLike[str], *, lines: bool | None = None) -> Any
     except FileNotFoundError:
         raise ValueError(f"{name}: no such file.") from None
     except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{name}: cannot be read as UTF-8 text ({_first_line(error)}).") \
-            from None
+        raise ValueError(f"{name}: cannot be read as UTF-8 text ({_first_line(error)}).") from None
     if not text.strip():
         raise ValueError(f"{name}: the file is empty.")
     if not lines:
         try:
             return json.loads(text)
         except json.JSONDecodeError as error:
-            raise ValueError(f"{name}: not valid JSON ({error.msg} at line {error.lineno}); the "
-                             "file may be truncated.") from None
+            raise ValueError(
+                f"{name}: not valid JSON ({error.msg} at line {error.lineno}); the "
+                "file may be truncated."
+            ) from None
     records = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -415,8 +479,10 @@ def load_json(path: str | os.PathLike[str], *, lines: bool | None = None) -> Any
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError as error:
-            raise ValueError(f"{name}: line {number} is not valid JSON ({error.msg}); the file "
-                             "may be truncated or not JSON lines.") from None
+            raise ValueError(
+                f"{name}: line {number} is not valid JSON ({error.msg}); the file "
+                "may be truncated or not JSON lines."
+            ) from None
     return records
 
 
@@ -427,8 +493,13 @@ def _first_line(error: BaseException) -> str:
 
 # ---- human labels joined on the item id --------------------------------------------------------
 def join_human(
-    items: pd.DataFrame, human: Any, *, on: str = "id", column: str = "human",
-    positive: Any = None, negative: Any = None,
+    items: pd.DataFrame,
+    human: Any,
+    *,
+    on: str = "id",
+    column: str = "human",
+    positive: Any = None,
+    negative: Any = None,
 ) -> pd.DataFrame:
     """Add human labels from a separate table to an items frame, joined on the item id.
 
@@ -463,8 +534,10 @@ def join_human(
         table, a label outside the mapping, a label that contradicts one already in ``items``.
     """
     if not isinstance(items, pd.DataFrame) or "id" not in items.columns:
-        raise TypeError("`items` must be an items frame (a DataFrame with an `id` column, as the "
-                        f"judgecal.io readers return), got {type(items).__name__}.")
+        raise TypeError(
+            "`items` must be an items frame (a DataFrame with an `id` column, as the "
+            f"judgecal.io readers return), got {type(items).__name__}."
+        )
     if isinstance(human, pd.DataFrame):
         table, source = human, "`human` (data frame)"
     elif isinstance(human, (str, os.PathLike)):
@@ -473,11 +546,14 @@ def join_human(
         raise TypeError(f"`human` must be a path or a DataFrame, got {type(human).__name__}.")
     missing = [c for c in (on, column) if c not in table.columns]
     if missing:
-        raise ValueError(f"{source}: missing column(s) {_listing(missing)} (`on`={on!r}, "
-                         f"`column`={column!r}); the table has "
-                         f"{_listing(map(str, table.columns))}.")
-    labels = map_verdicts(table[column], positive=positive, negative=negative, name=column,
-                          source=source)
+        raise ValueError(
+            f"{source}: missing column(s) {_listing(missing)} (`on`={on!r}, "
+            f"`column`={column!r}); the table has "
+            f"{_listing(map(str, table.columns))}."
+        )
+    labels = map_verdicts(
+        table[column], positive=positive, negative=negative, name=column, source=source
+    )
     ids = item_ids(table[on], name=on, source=source)
     given = {i: int(v) for i, v in zip(ids, labels, strict=True) if v is not pd.NA}
     _check_label_ids(ids, labels, items, source=source, on=on, column=column)
@@ -487,8 +563,10 @@ def join_human(
     for item, old in zip(items["id"].astype(str), current, strict=True):
         new = given.get(item, pd.NA)
         if new is not pd.NA and not _is_missing(old) and int(old) != new:
-            raise ValueError(f"{source}: the label of id {item!r} ({new}) contradicts the human "
-                             f"label {int(old)} already in {target}.")
+            raise ValueError(
+                f"{source}: the label of id {item!r} ({new}) contradicts the human "
+                f"label {int(old)} already in {target}."
+            )
         joined.append(old if new is pd.NA else new)
     out = items.copy()
     out["human"] = pd.array(joined, dtype="Int64")
@@ -496,22 +574,27 @@ def join_human(
     return out
 
 
-def _check_label_ids(ids: list[str], labels: Any, items: pd.DataFrame, *, source: str,
-                     on: str, column: str) -> None:
+def _check_label_ids(
+    ids: list[str], labels: Any, items: pd.DataFrame, *, source: str, on: str, column: str
+) -> None:
     seen: dict[str, int] = {}
     for item in ids:
         seen[item] = seen.get(item, 0) + 1
     repeated = [i for i, count in seen.items() if count > 1]
     if repeated:
-        raise ValueError(f"{source}: {len(repeated)} id(s) appear more than once in column "
-                         f"`{on}` ({_listing(repeated[:_SHOWN])}); label each item once.")
+        raise ValueError(
+            f"{source}: {len(repeated)} id(s) appear more than once in column "
+            f"`{on}` ({_listing(repeated[:_SHOWN])}); label each item once."
+        )
     known = set(items["id"].astype(str))
     unknown = [i for i in ids if i not in known]
     if unknown:
         target = items.attrs.get("source", "the items")
         example = _listing(list(items["id"].astype(str))[:3])
-        raise ValueError(f"{source}: {len(unknown)} of {len(ids)} labelled id(s) are not among "
-                         f"the {len(known)} items of {target} ({_listing(unknown[:_SHOWN])}; "
-                         f"item ids look like {example}); check `on` and the id column.")
+        raise ValueError(
+            f"{source}: {len(unknown)} of {len(ids)} labelled id(s) are not among "
+            f"the {len(known)} items of {target} ({_listing(unknown[:_SHOWN])}; "
+            f"item ids look like {example}); check `on` and the id column."
+        )
     if not any(v is not pd.NA for v in labels):
         raise ValueError(f"{source}: column `{column}` holds no labels.")

@@ -13,9 +13,14 @@ __all__ = ["read_frame"]
 
 
 def read_frame(
-    frame_or_path: pd.DataFrame | str | os.PathLike[str], *, judge: str,
-    human: str | None = None, id: str | None = None, positive: Any = None,
-    threshold: float | None = None, human_positive: Any = None,
+    frame_or_path: pd.DataFrame | str | os.PathLike[str],
+    *,
+    judge: str,
+    human: str | None = None,
+    id: str | None = None,
+    positive: Any = None,
+    threshold: float | None = None,
+    human_positive: Any = None,
 ) -> pd.DataFrame:
     """Read item-level verdicts from a DataFrame or a table file into an items frame.
 
@@ -72,29 +77,44 @@ def read_frame(
         source = os.fspath(frame_or_path)
         table = read_table(frame_or_path, string_columns=[id or "id"])
     else:
-        raise TypeError("`frame_or_path` must be a pandas DataFrame or a path, got "
-                        f"{type(frame_or_path).__name__}.")
+        raise TypeError(
+            "`frame_or_path` must be a pandas DataFrame or a path, got "
+            f"{type(frame_or_path).__name__}."
+        )
     for argument, column in (("judge", judge), ("human", human), ("id", id)):
         if column is not None and column not in table.columns:
-            raise ValueError(f"{source}: no column {column!r} (`{argument}`); the columns are "
-                             f"{', '.join(map(repr, map(str, table.columns)))}.")
+            raise ValueError(
+                f"{source}: no column {column!r} (`{argument}`); the columns are "
+                f"{', '.join(map(repr, map(str, table.columns)))}."
+            )
     if len(table) == 0:
         raise ValueError(f"{source}: the table has no rows.")
     id_column = id if id is not None else ("id" if "id" in table.columns else None)
     ids = table[id_column] if id_column is not None else range(len(table))
-    verdicts = map_verdicts(table[judge], positive=positive, threshold=threshold, name=judge,
-                            source=source)
-    labels = None if human is None else _human_labels(
-        table[human], positive=positive if threshold is None else None,
-        human_positive=human_positive, name=human, source=source)
+    verdicts = map_verdicts(
+        table[judge], positive=positive, threshold=threshold, name=judge, source=source
+    )
+    labels = (
+        None
+        if human is None
+        else _human_labels(
+            table[human],
+            positive=positive if threshold is None else None,
+            human_positive=human_positive,
+            name=human,
+            source=source,
+        )
+    )
     used = {judge, human, id_column}
-    extra = {str(c): table[c] for c in table.columns
-             if c not in used and str(c) not in ITEM_COLUMNS}
+    extra = {
+        str(c): table[c] for c in table.columns if c not in used and str(c) not in ITEM_COLUMNS
+    }
     return items_frame(ids, verdicts, labels, source=source, extra=extra)
 
 
-def _human_labels(values: Any, *, positive: Any, human_positive: Any, name: str,
-                  source: str) -> Any:
+def _human_labels(
+    values: Any, *, positive: Any, human_positive: Any, name: str, source: str
+) -> Any:
     """Human labels mapped by ``human_positive``, else ``positive``, else as 0/1."""
     if human_positive is not None:
         return map_verdicts(values, positive=human_positive, name=name, source=source)

@@ -118,9 +118,11 @@ def read_inspect(
     log = _read_log(name)
     samples = list(log.samples or [])
     if not samples:
-        raise ValueError(f"{name}: the Inspect AI log holds no samples (status "
-                         f"{getattr(log, 'status', '?')!r}); was it written with samples, or "
-                         "did the run fail before any sample finished?")
+        raise ValueError(
+            f"{name}: the Inspect AI log holds no samples (status "
+            f"{getattr(log, 'status', '?')!r}); was it written with samples, or "
+            "did the run fail before any sample finished?"
+        )
     scorer = _pick_scorer(samples, scorer, name)
     judge_raw, human_raw, human_by = [], [], []
     for sample in samples:
@@ -129,12 +131,22 @@ def read_inspect(
         human_raw.append(_scalar(labelled, key, scorer, name, sample))
         human_by.append(author)
     field = f"scores.{scorer}.value" + (f"[{key!r}]" if key is not None else "")
-    options = dict(positive=positive, negative=negative, partial=partial, noanswer=noanswer,
-                   threshold=threshold, source=name)
+    options = dict(
+        positive=positive,
+        negative=negative,
+        partial=partial,
+        noanswer=noanswer,
+        threshold=threshold,
+        source=name,
+    )
     judge = _map(judge_raw, name=field, **options)
     human = _map(human_raw, name=f"{field} (human edit)", **options)
-    extra = {"epoch": [int(s.epoch) for s in samples], "human_author": human_by,
-             "model": [log.eval.model] * len(samples), "task": [log.eval.task] * len(samples)}
+    extra = {
+        "epoch": [int(s.epoch) for s in samples],
+        "human_author": human_by,
+        "model": [log.eval.model] * len(samples),
+        "task": [log.eval.task] * len(samples),
+    }
     frame = items_frame([s.id for s in samples], judge, human, source=name, extra=extra)
     frame.attrs["scorer"] = scorer
     return frame
@@ -144,8 +156,10 @@ def read_inspect(
 def _read_log(name: str) -> Any:
     suffix = Path(name).suffix.lower()
     if suffix not in (".eval", ".json"):
-        raise ValueError(f"{name}: unknown file type {suffix or '(no extension)'!r} for an "
-                         "Inspect AI log; expected .eval or .json.")
+        raise ValueError(
+            f"{name}: unknown file type {suffix or '(no extension)'!r} for an "
+            "Inspect AI log; expected .eval or .json."
+        )
     if not Path(name).is_file():
         raise ValueError(f"{name}: no such file.")
     try:
@@ -153,17 +167,20 @@ def _read_log(name: str) -> Any:
 
         from inspect_ai.log import read_eval_log
     except ImportError:
-        raise ImportError(f"Reading Inspect AI logs ({name}) needs the optional dependency "
-                          f"inspect_ai: {_INSTALL_HINT}.") from None
+        raise ImportError(
+            f"Reading Inspect AI logs ({name}) needs the optional dependency "
+            f"inspect_ai: {_INSTALL_HINT}."
+        ) from None
     options: dict[str, Any] = {}
     if "exclude_fields" in pyinspect.signature(read_eval_log).parameters:
         options["exclude_fields"] = set(_HEAVY_FIELDS)
     try:
         return read_eval_log(name, **options)
     except Exception as error:  # zip, JSON and pydantic errors all mean "not a readable log"
-        raise ValueError(f"{name}: not a readable Inspect AI {suffix[1:]} log; it may be "
-                         f"corrupt, truncated or from another tool ({_first_line(error)}).") \
-            from error
+        raise ValueError(
+            f"{name}: not a readable Inspect AI {suffix[1:]} log; it may be "
+            f"corrupt, truncated or from another tool ({_first_line(error)})."
+        ) from error
 
 
 def _pick_scorer(samples: list[Any], scorer: str | None, name: str) -> str:
@@ -171,24 +188,29 @@ def _pick_scorer(samples: list[Any], scorer: str | None, name: str) -> str:
     for sample in samples:
         known.update(dict.fromkeys(sample.scores or {}))
     if not known:
-        raise ValueError(f"{name}: no sample of the Inspect AI log has a score; was the log "
-                         "written before scoring (`--no-score`)?")
+        raise ValueError(
+            f"{name}: no sample of the Inspect AI log has a score; was the log "
+            "written before scoring (`--no-score`)?"
+        )
     listing = ", ".join(repr(k) for k in known)
     if scorer is None:
         if len(known) == 1:
             return next(iter(known))
-        raise ValueError(f"{name}: the log has {len(known)} scorers ({listing}); choose one "
-                         "with `scorer`.")
+        raise ValueError(
+            f"{name}: the log has {len(known)} scorers ({listing}); choose one with `scorer`."
+        )
     if not isinstance(scorer, str):
         raise TypeError(f"`scorer` must be a str, got {type(scorer).__name__}.")
     if scorer not in known:
-        raise ValueError(f"{name}: unknown scorer `scorer`={scorer!r}; the log's scorers are "
-                         f"{listing}.")
+        raise ValueError(
+            f"{name}: unknown scorer `scorer`={scorer!r}; the log's scorers are {listing}."
+        )
     return scorer
 
 
-def _score_values(sample: Any, scorer: str, allowed: frozenset[str] | None
-                  ) -> tuple[Any, Any, str | None]:
+def _score_values(
+    sample: Any, scorer: str, allowed: frozenset[str] | None
+) -> tuple[Any, Any, str | None]:
     """The judge's original value, the human's value (or None) and the human's name."""
     score = (sample.scores or {}).get(scorer)
     if score is None:
@@ -202,7 +224,7 @@ def _score_values(sample: Any, scorer: str, allowed: frozenset[str] | None
     edits = history if added_by_person else history[1:]
     labelled, author = None, None
     for edit in edits:
-        if edit.provenance is None:      # a programmatic edit: no person stands behind it
+        if edit.provenance is None:  # a programmatic edit: no person stands behind it
             continue
         by = edit.provenance.author
         if _is_unchanged(edit.value) or (allowed is not None and by not in allowed):
@@ -220,26 +242,43 @@ def _scalar(value: Any, key: str | None, scorer: str, name: str, sample: Any) ->
         return None
     if isinstance(value, Mapping):
         if key is None:
-            raise ValueError(f"{name}: scorer {scorer!r} gives several values per sample "
-                             f"({', '.join(map(repr, value))}); choose one with `key`.")
+            raise ValueError(
+                f"{name}: scorer {scorer!r} gives several values per sample "
+                f"({', '.join(map(repr, value))}); choose one with `key`."
+            )
         if key not in value:
-            raise ValueError(f"{name}: `key`={key!r} is not among the values of scorer "
-                             f"{scorer!r} on sample {sample.id!r} ({', '.join(map(repr, value))}).")
+            raise ValueError(
+                f"{name}: `key`={key!r} is not among the values of scorer "
+                f"{scorer!r} on sample {sample.id!r} ({', '.join(map(repr, value))})."
+            )
         return value[key]
     if key is not None:
-        raise ValueError(f"`key` ({key!r}) is only for scorers whose value is a dictionary; "
-                         f"scorer {scorer!r} in {name} gives {type(value).__name__} values.")
+        raise ValueError(
+            f"`key` ({key!r}) is only for scorers whose value is a dictionary; "
+            f"scorer {scorer!r} in {name} gives {type(value).__name__} values."
+        )
     if isinstance(value, (list, tuple)):
-        raise ValueError(f"{name}: scorer {scorer!r} gives a list of values on sample "
-                         f"{sample.id!r}; only a single value per sample can be a verdict.")
+        raise ValueError(
+            f"{name}: scorer {scorer!r} gives a list of values on sample "
+            f"{sample.id!r}; only a single value per sample can be a verdict."
+        )
     if isinstance(value, float) and math.isnan(value):
         return None  # Inspect's "unscored" sentinel
     return value
 
 
 # ---- mapping values to 0/1 ---------------------------------------------------------------------
-def _map(values: list[Any], *, name: str, source: str, positive: Any, negative: Any,
-         partial: int | None, noanswer: int | None, threshold: float | None) -> Any:
+def _map(
+    values: list[Any],
+    *,
+    name: str,
+    source: str,
+    positive: Any,
+    negative: Any,
+    partial: int | None,
+    noanswer: int | None,
+    threshold: float | None,
+) -> Any:
     """Map raw score values to Int64 0/1/<NA> (letter grades, booleans, numbers)."""
     present = [v for v in values if v is not None]
     if threshold is not None:
@@ -248,13 +287,16 @@ def _map(values: list[Any], *, name: str, source: str, positive: Any, negative: 
         return map_verdicts(values, name=name, source=source)
     ones = _as_tuple(positive)
     if not any(_is_word(v, CORRECT) for v in ones):
-        return map_verdicts(values, positive=positive, negative=negative, name=name,
-                            source=source)
+        return map_verdicts(values, positive=positive, negative=negative, name=name, source=source)
     zeros = _as_tuple(negative) if negative is not None else (INCORRECT,)
     listed = {str(v).strip().upper() for v in ones + zeros}
     grades = {g: to for g, to in ((PARTIAL, partial), (NOANSWER, noanswer)) if g not in listed}
-    values = [None if (grade := _grade(v)) is not None and grade in grades
-              and grades[grade] is None else v for v in values]
+    values = [
+        None
+        if (grade := _grade(v)) is not None and grade in grades and grades[grade] is None
+        else v
+        for v in values
+    ]
     ones += tuple(g for g, to in grades.items() if to == 1)
     zeros += tuple(g for g, to in grades.items() if to == 0)
     return map_verdicts(values, positive=ones, negative=zeros, name=name, source=source)
@@ -278,8 +320,9 @@ def _as_tuple(value: Any) -> tuple[Any, ...]:
 def _check_choice(value: Any, name: str) -> None:
     if value is None or (type(value) is int and value in (0, 1)):
         return
-    raise ValueError(f"`{name}` ({value!r}) must be 0 (incorrect), 1 (correct) or None "
-                     "(no verdict).")
+    raise ValueError(
+        f"`{name}` ({value!r}) must be 0 (incorrect), 1 (correct) or None (no verdict)."
+    )
 
 
 def _authors(authors: str | Iterable[str] | None) -> frozenset[str] | None:
@@ -288,8 +331,9 @@ def _authors(authors: str | Iterable[str] | None) -> frozenset[str] | None:
     if isinstance(authors, str):
         return frozenset({authors})
     if not isinstance(authors, Iterable):
-        raise TypeError(f"`authors` must be a str or an iterable of str, got "
-                        f"{type(authors).__name__}.")
+        raise TypeError(
+            f"`authors` must be a str or an iterable of str, got {type(authors).__name__}."
+        )
     chosen = frozenset(authors)
     if not chosen or not all(isinstance(a, str) for a in chosen):
         raise ValueError(f"`authors` ({authors!r}) must name at least one author (str).")

@@ -24,8 +24,12 @@ __all__ = ["read_lm_eval"]
 
 
 def read_lm_eval(
-    path: str | os.PathLike[str], *, metric: str, threshold: float | None = None,
-    positive: Any = None, filter: str | None = None,
+    path: str | os.PathLike[str],
+    *,
+    metric: str,
+    threshold: float | None = None,
+    positive: Any = None,
+    filter: str | None = None,
 ) -> pd.DataFrame:
     """Read an lm-evaluation-harness ``samples_*.jsonl`` file into an items frame.
 
@@ -61,21 +65,36 @@ def read_lm_eval(
     source = os.fspath(path)
     records = load_json(source, lines=True)
     if not isinstance(records, list) or not records or not all(map(is_lm_eval_sample, records)):
-        raise ValueError(f"{source}: not an lm-evaluation-harness samples file (expected JSON "
-                         "lines with `doc_id`, `doc` and `metrics`, as `lm_eval --log_samples` "
-                         "writes to samples_<task>_<date>.jsonl).")
+        raise ValueError(
+            f"{source}: not an lm-evaluation-harness samples file (expected JSON "
+            "lines with `doc_id`, `doc` and `metrics`, as `lm_eval --log_samples` "
+            "writes to samples_<task>_<date>.jsonl)."
+        )
     records = _one_filter(records, filter, source)
     missing = [i for i, r in enumerate(records) if metric not in r]
     if missing:
         present = sorted({m for r in records for m in (r.get("metrics") or [])})
-        raise ValueError(f"{source}: no metric {metric!r} in {len(missing)} of {len(records)} "
-                         f"records (first: line {missing[0] + 1}); the metrics are "
-                         f"{', '.join(map(repr, present)) or 'none'}.")
-    verdicts = map_verdicts([r[metric] for r in records], positive=positive,
-                            threshold=threshold, name=metric, source=source)
-    return items_frame([r["doc_id"] for r in records], verdicts, source=source, extra={
-        "target": [r.get("target") for r in records],
-        "filter": [r.get("filter") for r in records]})
+        raise ValueError(
+            f"{source}: no metric {metric!r} in {len(missing)} of {len(records)} "
+            f"records (first: line {missing[0] + 1}); the metrics are "
+            f"{', '.join(map(repr, present)) or 'none'}."
+        )
+    verdicts = map_verdicts(
+        [r[metric] for r in records],
+        positive=positive,
+        threshold=threshold,
+        name=metric,
+        source=source,
+    )
+    return items_frame(
+        [r["doc_id"] for r in records],
+        verdicts,
+        source=source,
+        extra={
+            "target": [r.get("target") for r in records],
+            "filter": [r.get("filter") for r in records],
+        },
+    )
 
 
 def is_lm_eval_sample(record: Any) -> bool:
@@ -83,16 +102,21 @@ def is_lm_eval_sample(record: Any) -> bool:
     return isinstance(record, dict) and {"doc_id", "doc", "metrics"} <= set(record)
 
 
-def _one_filter(records: list[dict[str, Any]], wanted: str | None,
-                source: str) -> list[dict[str, Any]]:
+def _one_filter(
+    records: list[dict[str, Any]], wanted: str | None, source: str
+) -> list[dict[str, Any]]:
     filters = list(dict.fromkeys(str(r.get("filter")) for r in records))
     if wanted is not None:
         kept = [r for r in records if str(r.get("filter")) == wanted]
         if not kept:
-            raise ValueError(f"{source}: no records with filter {wanted!r}; the filters are "
-                             f"{', '.join(map(repr, filters))}.")
+            raise ValueError(
+                f"{source}: no records with filter {wanted!r}; the filters are "
+                f"{', '.join(map(repr, filters))}."
+            )
         return kept
     if len(filters) > 1:
-        raise ValueError(f"{source}: the file logs each document once per filter "
-                         f"({', '.join(map(repr, filters))}); choose one with `filter`.")
+        raise ValueError(
+            f"{source}: the file logs each document once per filter "
+            f"({', '.join(map(repr, filters))}); choose one with `filter`."
+        )
     return records

@@ -108,8 +108,9 @@ def read_mlflow(
     if not isinstance(name, str) or not name:
         raise TypeError(f"`name` must be a non-empty str (the feedback name), got {name!r}.")
     if id_field not in _ID_FIELDS:
-        raise ValueError(f"`id_field` ({id_field!r}) must be one of "
-                         f"{', '.join(map(repr, _ID_FIELDS))}.")
+        raise ValueError(
+            f"`id_field` ({id_field!r}) must be one of {', '.join(map(repr, _ID_FIELDS))}."
+        )
     judges = _source_types(judge_source)
     rows, source = _rows(traces, id_field)
     found: dict[str, None] = {}
@@ -141,21 +142,29 @@ def _rows(traces: Any, id_field: str) -> tuple[list[tuple[str, list[tuple[str, _
         source = "MLflow traces (data frame)"
         missing = [c for c in (id_field, "assessments") if c not in traces.columns]
         if missing:
-            raise ValueError(f"{source}: missing column(s) {', '.join(map(repr, missing))}; "
-                             "expected the DataFrame that mlflow.search_traces() returns, with "
-                             f"the columns {id_field!r} and 'assessments'.")
+            raise ValueError(
+                f"{source}: missing column(s) {', '.join(map(repr, missing))}; "
+                "expected the DataFrame that mlflow.search_traces() returns, with "
+                f"the columns {id_field!r} and 'assessments'."
+            )
         pairs = zip(traces[id_field], traces["assessments"], strict=True)
-        rows = [(item, [_from_dict(a) for a in _listed(found) if _is_feedback_dict(a)])
-                for item, found in pairs]
+        rows = [
+            (item, [_from_dict(a) for a in _listed(found) if _is_feedback_dict(a)])
+            for item, found in pairs
+        ]
     elif isinstance(traces, Iterable) and not isinstance(traces, (str, bytes, Mapping)):
         source = "MLflow traces (list)"
         rows = [_from_trace(trace, id_field, source) for trace in traces]
     else:
-        raise TypeError("`traces` must be the DataFrame or the list of Trace objects that "
-                        f"mlflow.search_traces() returns, got {type(traces).__name__}.")
+        raise TypeError(
+            "`traces` must be the DataFrame or the list of Trace objects that "
+            f"mlflow.search_traces() returns, got {type(traces).__name__}."
+        )
     if not rows:
-        raise ValueError(f"{source}: no traces; did mlflow.search_traces() find any (check the "
-                         "experiment and the filter)?")
+        raise ValueError(
+            f"{source}: no traces; did mlflow.search_traces() find any (check the "
+            "experiment and the filter)?"
+        )
     return rows, source
 
 
@@ -176,30 +185,43 @@ def _from_dict(assessment: Mapping[str, Any]) -> tuple[str, _Feedback]:
     value = None if feedback.get("error") else feedback.get("value")
     return str(assessment.get("assessment_name")), _Feedback(
         source_type=str(source.get("source_type", "")).upper(),
-        source_id=source.get("source_id"), value=value,
-        assessment_id=assessment.get("assessment_id"), overrides=assessment.get("overrides"))
+        source_id=source.get("source_id"),
+        value=value,
+        assessment_id=assessment.get("assessment_id"),
+        overrides=assessment.get("overrides"),
+    )
 
 
 def _from_trace(trace: Any, id_field: str, source: str) -> tuple[str, list[tuple[str, _Feedback]]]:
     info = getattr(trace, "info", None)
     if info is None or not hasattr(info, "assessments"):
-        raise TypeError(f"{source}: expected mlflow.entities.Trace objects, got "
-                        f"{type(trace).__name__}.")
+        raise TypeError(
+            f"{source}: expected mlflow.entities.Trace objects, got {type(trace).__name__}."
+        )
     feedbacks = []
     for assessment in info.assessments or []:
         feedback = getattr(assessment, "feedback", None)
         if feedback is None:
             continue  # an expectation or an issue reference
         value = None if getattr(feedback, "error", None) is not None else feedback.value
-        feedbacks.append((str(assessment.name), _Feedback(
-            source_type=str(assessment.source.source_type).upper(),
-            source_id=assessment.source.source_id, value=value,
-            assessment_id=assessment.assessment_id, overrides=assessment.overrides)))
+        feedbacks.append(
+            (
+                str(assessment.name),
+                _Feedback(
+                    source_type=str(assessment.source.source_type).upper(),
+                    source_id=assessment.source.source_id,
+                    value=value,
+                    assessment_id=assessment.assessment_id,
+                    overrides=assessment.overrides,
+                ),
+            )
+        )
     return getattr(info, id_field), feedbacks
 
 
-def _one(feedbacks: list[_Feedback], kinds: frozenset[str], item: Any, what: str,
-         source: str) -> tuple[Any, str | None]:
+def _one(
+    feedbacks: list[_Feedback], kinds: frozenset[str], item: Any, what: str, source: str
+) -> tuple[Any, str | None]:
     """The one value that feedback of these source types gives a trace (None if none)."""
     mine = [f for f in feedbacks if f.source_type in kinds]
     replaced = {f.overrides for f in mine if f.overrides}
@@ -207,8 +229,10 @@ def _one(feedbacks: list[_Feedback], kinds: frozenset[str], item: Any, what: str
     values = {_key(f.value) for f in current}
     if len(values) > 1:
         shown = ", ".join(sorted(f"{f.value!r} from {f.source_id!r}" for f in current))
-        raise ValueError(f"{source}: trace {item!r} has conflicting {what} ({shown}); resolve "
-                         "them in MLflow (override_feedback, or delete one) before reading.")
+        raise ValueError(
+            f"{source}: trace {item!r} has conflicting {what} ({shown}); resolve "
+            "them in MLflow (override_feedback, or delete one) before reading."
+        )
     if not current:
         return None, None
     by = sorted({str(f.source_id) for f in current if f.source_id is not None})
@@ -219,31 +243,51 @@ def _key(value: Any) -> str:
     return repr(value.strip().lower() if isinstance(value, str) else value)
 
 
-def _check_found(name: str, found: Mapping[str, None], judged: list[Any], labelled: list[Any],
-                 judges: frozenset[str], source: str, require_human: bool) -> None:
+def _check_found(
+    name: str,
+    found: Mapping[str, None],
+    judged: list[Any],
+    labelled: list[Any],
+    judges: frozenset[str],
+    source: str,
+    require_human: bool,
+) -> None:
     if name not in found:
         names = ", ".join(map(repr, found)) or "none"
-        raise ValueError(f"{source}: no feedback called `name`={name!r}; the traces' feedback "
-                         f"names are {names}.")
+        raise ValueError(
+            f"{source}: no feedback called `name`={name!r}; the traces' feedback names are {names}."
+        )
     if all(v is None for v in judged):
-        raise ValueError(f"{source}: no feedback {name!r} from a judge (source type "
-                         f"{'/'.join(sorted(judges))}); set `judge_source` if the judge's "
-                         "feedback has another source type.")
+        raise ValueError(
+            f"{source}: no feedback {name!r} from a judge (source type "
+            f"{'/'.join(sorted(judges))}); set `judge_source` if the judge's "
+            "feedback has another source type."
+        )
     if require_human and all(v is None for v in labelled):
-        raise ValueError(f"{source}: no feedback {name!r} from a {HUMAN_SOURCE} source, so no "
-                         "human labels; log them with mlflow.log_feedback(..., source="
-                         "AssessmentSource('HUMAN', ...)), or pass `require_human=False` and "
-                         "join labels from a file.")
+        raise ValueError(
+            f"{source}: no feedback {name!r} from a {HUMAN_SOURCE} source, so no "
+            "human labels; log them with mlflow.log_feedback(..., source="
+            "AssessmentSource('HUMAN', ...)), or pass `require_human=False` and "
+            "join labels from a file."
+        )
 
 
 # ---- values ------------------------------------------------------------------------------------
-def _map(values: list[Any], *, name: str, source: str, positive: Any, negative: Any,
-         threshold: float | None) -> Any:
+def _map(
+    values: list[Any],
+    *,
+    name: str,
+    source: str,
+    positive: Any,
+    negative: Any,
+    threshold: float | None,
+) -> Any:
     words = {v.strip().lower() for v in values if isinstance(v, str)}
     if positive is None and threshold is None and words and words <= set(_YES_NO):
         values = [_YES_NO[v.strip().lower()] if isinstance(v, str) else v for v in values]
-    return map_verdicts(values, positive=positive, negative=negative, threshold=threshold,
-                        name=name, source=source)
+    return map_verdicts(
+        values, positive=positive, negative=negative, threshold=threshold, name=name, source=source
+    )
 
 
 def _source_types(judge_source: str | Iterable[str]) -> frozenset[str]:
@@ -251,6 +295,8 @@ def _source_types(judge_source: str | Iterable[str]) -> frozenset[str]:
     kinds = frozenset(str(k).upper() for k in chosen)
     allowed = {"LLM_JUDGE", "CODE", "SOURCE_TYPE_UNSPECIFIED"}
     if not kinds or not kinds <= allowed:
-        raise ValueError(f"`judge_source` ({judge_source!r}) must name source types among "
-                         f"{', '.join(sorted(allowed))} (HUMAN is the label).")
+        raise ValueError(
+            f"`judge_source` ({judge_source!r}) must name source types among "
+            f"{', '.join(sorted(allowed))} (HUMAN is the label)."
+        )
     return kinds

@@ -32,15 +32,26 @@ from judgecal.io._items import items_frame, load_json, map_verdicts
 __all__ = ["JUDGE_ASSERTION_TYPES", "read_promptfoo"]
 
 #: promptfoo's model-graded assertion types: the default judge is the one of these in a row.
-JUDGE_ASSERTION_TYPES = ("llm-rubric", "model-graded-closedqa", "model-graded-factuality",
-                         "factuality", "g-eval", "search-rubric")
+JUDGE_ASSERTION_TYPES = (
+    "llm-rubric",
+    "model-graded-closedqa",
+    "model-graded-factuality",
+    "factuality",
+    "g-eval",
+    "search-rubric",
+)
 
 _HUMAN = "human"
 
 
 def read_promptfoo(
-    path: str | os.PathLike[str], *, judge: str | None = None, threshold: float | None = None,
-    id: str = "testIdx", provider: str | None = None, prompt_idx: int | None = None,
+    path: str | os.PathLike[str],
+    *,
+    judge: str | None = None,
+    threshold: float | None = None,
+    id: str = "testIdx",
+    provider: str | None = None,
+    prompt_idx: int | None = None,
 ) -> pd.DataFrame:
     """Read a promptfoo results file (JSON or JSONL) into an items frame.
 
@@ -84,15 +95,27 @@ def read_promptfoo(
     source = os.fspath(path)
     results = _results(load_json(source), source)
     results = _select(results, provider=provider, prompt_idx=prompt_idx, source=source)
-    rows = [_judge_and_human(r, judge=judge, threshold=threshold, source=source, row=i)
-            for i, r in enumerate(results)]
+    rows = [
+        _judge_and_human(r, judge=judge, threshold=threshold, source=source, row=i)
+        for i, r in enumerate(results)
+    ]
     ids = [_item_id(r, id, source=source, row=i) for i, r in enumerate(results)]
     verdicts = [v for v, _ in rows]
-    judged = (map_verdicts(verdicts, threshold=threshold, name="judge score", source=source)
-              if threshold is not None else verdicts)
-    return items_frame(ids, judged, [h for _, h in rows], source=source, extra={
-        "provider": [_provider_name(r) for r in results],
-        "prompt_idx": [r.get("promptIdx") for r in results]})
+    judged = (
+        map_verdicts(verdicts, threshold=threshold, name="judge score", source=source)
+        if threshold is not None
+        else verdicts
+    )
+    return items_frame(
+        ids,
+        judged,
+        [h for _, h in rows],
+        source=source,
+        extra={
+            "provider": [_provider_name(r) for r in results],
+            "prompt_idx": [r.get("promptIdx") for r in results],
+        },
+    )
 
 
 def is_promptfoo(document: Any) -> bool:
@@ -102,15 +125,18 @@ def is_promptfoo(document: Any) -> bool:
         return isinstance(inner, dict) and isinstance(inner.get("results"), list)
     if isinstance(document, list) and document and isinstance(document[0], dict):
         return {"testIdx", "promptIdx"} <= set(document[0]) and (
-            "gradingResult" in document[0] or "success" in document[0])
+            "gradingResult" in document[0] or "success" in document[0]
+        )
     return False
 
 
 def _results(document: Any, source: str) -> list[dict[str, Any]]:
     if not is_promptfoo(document):
-        raise ValueError(f"{source}: not a promptfoo results file (expected an object with "
-                         "`results.results[]`, as `promptfoo eval --output results.json` "
-                         "writes, or JSON lines with `testIdx` and `gradingResult`).")
+        raise ValueError(
+            f"{source}: not a promptfoo results file (expected an object with "
+            "`results.results[]`, as `promptfoo eval --output results.json` "
+            "writes, or JSON lines with `testIdx` and `gradingResult`)."
+        )
     results = document["results"]["results"] if isinstance(document, dict) else document
     if not results:
         raise ValueError(f"{source}: the promptfoo file holds no results.")
@@ -119,21 +145,25 @@ def _results(document: Any, source: str) -> list[dict[str, Any]]:
     return results
 
 
-def _select(results: list[dict[str, Any]], *, provider: str | None, prompt_idx: int | None,
-            source: str) -> list[dict[str, Any]]:
+def _select(
+    results: list[dict[str, Any]], *, provider: str | None, prompt_idx: int | None, source: str
+) -> list[dict[str, Any]]:
     if provider is not None:
         results = [r for r in results if provider in _provider_names(r)]
     if prompt_idx is not None:
         results = [r for r in results if r.get("promptIdx") == prompt_idx]
     if not results:
-        raise ValueError(f"{source}: no results for provider={provider!r}, "
-                         f"prompt_idx={prompt_idx!r}.")
+        raise ValueError(
+            f"{source}: no results for provider={provider!r}, prompt_idx={prompt_idx!r}."
+        )
     combos = sorted({(_provider_name(r), r.get("promptIdx")) for r in results}, key=str)
     if len(combos) > 1:
         shown = "; ".join(f"provider {p!r}, prompt {i}" for p, i in combos[:6])
-        raise ValueError(f"{source}: the file holds {len(combos)} provider/prompt combinations "
-                         f"({shown}); the same test would count once per combination, so "
-                         "choose one with `provider` and `prompt_idx`.")
+        raise ValueError(
+            f"{source}: the file holds {len(combos)} provider/prompt combinations "
+            f"({shown}); the same test would count once per combination, so "
+            "choose one with `provider` and `prompt_idx`."
+        )
     return results
 
 
@@ -166,39 +196,54 @@ def _assertion(component: dict[str, Any]) -> dict[str, Any]:
     return assertion if isinstance(assertion, dict) else {}
 
 
-def _judge_and_human(result: dict[str, Any], *, judge: str | None, threshold: float | None,
-                     source: str, row: int) -> tuple[Any, Any]:
+def _judge_and_human(
+    result: dict[str, Any], *, judge: str | None, threshold: float | None, source: str, row: int
+) -> tuple[Any, Any]:
     components = list(_components(result.get("gradingResult")))
     humans = [c for c in components if _assertion(c).get("type") == _HUMAN]
     human = bool(humans[-1].get("pass")) if humans else None
     if len(humans) == len(components):  # no grading (an errored row), perhaps rated by a
-        return None, human                 # person afterwards: no judge verdict
+        return None, human  # person afterwards: no judge verdict
     if judge is None:
         matches = [c for c in components if _assertion(c).get("type") in JUDGE_ASSERTION_TYPES]
         wanted = f"model-graded assertion (types {', '.join(JUDGE_ASSERTION_TYPES)})"
     else:
-        matches = [c for c in components if judge in (_assertion(c).get("type"),
-                                                      _assertion(c).get("metric"))]
+        matches = [
+            c
+            for c in components
+            if judge in (_assertion(c).get("type"), _assertion(c).get("metric"))
+        ]
         wanted = f"assertion of type or metric {judge!r}"
     if not matches:
-        present = sorted({f"{a.get('type')}" + (f" (metric {a['metric']!r})"
-                                                 if a.get("metric") else "")
-                          for a in map(_assertion, components)} - {_HUMAN, "None"})
-        raise ValueError(f"{source}: result {row} has no {wanted}; its assertions are "
-                         f"{', '.join(present) or 'none'}. Choose the judge with `judge` "
-                         "(--scorer), by assertion type or metric name.")
+        present = sorted(
+            {
+                f"{a.get('type')}" + (f" (metric {a['metric']!r})" if a.get("metric") else "")
+                for a in map(_assertion, components)
+            }
+            - {_HUMAN, "None"}
+        )
+        raise ValueError(
+            f"{source}: result {row} has no {wanted}; its assertions are "
+            f"{', '.join(present) or 'none'}. Choose the judge with `judge` "
+            "(--scorer), by assertion type or metric name."
+        )
     if len(matches) > 1:
-        kinds = ", ".join(sorted({str(_assertion(c).get("metric") or _assertion(c).get("type"))
-                                  for c in matches}))
-        raise ValueError(f"{source}: result {row} has {len(matches)} candidate judge "
-                         f"assertions ({kinds}); choose one with `judge` (--scorer), by "
-                         "metric name.")
+        kinds = ", ".join(
+            sorted({str(_assertion(c).get("metric") or _assertion(c).get("type")) for c in matches})
+        )
+        raise ValueError(
+            f"{source}: result {row} has {len(matches)} candidate judge "
+            f"assertions ({kinds}); choose one with `judge` (--scorer), by "
+            "metric name."
+        )
     if threshold is not None:
         return matches[0].get("score"), human
     verdict = matches[0].get("pass")
     if not isinstance(verdict, bool):
-        raise ValueError(f"{source}: result {row}: the judge component's `pass` must be true "
-                         f"or false, got {verdict!r}.")
+        raise ValueError(
+            f"{source}: result {row}: the judge component's `pass` must be true "
+            f"or false, got {verdict!r}."
+        )
     return verdict, human
 
 
@@ -207,8 +252,10 @@ def _item_id(result: dict[str, Any], field: str, *, source: str, row: int) -> An
         name = field[5:]
         vars_ = result.get("vars") or (result.get("testCase") or {}).get("vars") or {}
         if name not in vars_:
-            raise ValueError(f"{source}: result {row} has no test variable {name!r} (`id`="
-                             f"{field!r}); its variables are {', '.join(map(repr, vars_))}.")
+            raise ValueError(
+                f"{source}: result {row} has no test variable {name!r} (`id`="
+                f"{field!r}); its variables are {', '.join(map(repr, vars_))}."
+            )
         return vars_[name]
     if field not in ("testIdx", "id"):
         raise ValueError(f"`id` ({field!r}) must be 'testIdx', 'id' or 'vars.NAME'.")
