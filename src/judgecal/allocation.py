@@ -333,13 +333,13 @@ def _algorithm1_split(
 
 
 def allocate_calibration(
-    m: Any,
-    p: Any,
+    m: int,
+    p: float,
     *,
-    q0_pilot: Any,
-    q1_pilot: Any,
-    m_pilot: Any,
-    n: Any = math.inf,
+    q0_pilot: float,
+    q1_pilot: float,
+    m_pilot: int,
+    n: float = math.inf,
     confidence_level: float = 0.95,
 ) -> CalibrationPlan:
     r"""Split a calibration budget by Algorithm 1 of Lee et al. v1 (ICML 2026 version: App. A).
@@ -590,13 +590,13 @@ def _width_model(
 
 
 def expected_width(
-    m0: Any,
-    m1: Any,
-    p: Any,
-    q0: Any,
-    q1: Any,
+    m0: int,
+    m1: int,
+    p: float,
+    q0: float,
+    q1: float,
     *,
-    n: Any = math.inf,
+    n: float = math.inf,
     confidence_level: float = 0.95,
     method: str = "frequentist",
     kind: str = "eti",
@@ -737,15 +737,15 @@ def _warn(plan: CalibrationPlan) -> None:
 
 
 def optimal_allocation(
-    m: Any,
-    p: Any,
-    q0: Any,
-    q1: Any,
+    m: int,
+    p: float,
+    q0: float,
+    q1: float,
     *,
-    n: Any = math.inf,
+    n: float = math.inf,
     confidence_level: float = 0.95,
     method: str = "frequentist",
-    m_pilot: Any = None,
+    m_pilot: int | None = None,
 ) -> CalibrationPlan:
     r"""The split of a budget ``m`` that minimises the expected Lang-Reiczigel width.
 
@@ -873,16 +873,16 @@ def _check_width(width: Any) -> float:
 
 
 def required_calibration(
-    width: Any,
-    p: Any,
-    q0: Any,
-    q1: Any,
+    width: float,
+    p: float,
+    q0: float,
+    q1: float,
     *,
-    n: Any = math.inf,
+    n: float = math.inf,
     confidence_level: float = 0.95,
     allocation: str = "optimal",
     method: str = "frequentist",
-    m_pilot: Any = None,
+    m_pilot: int | None = None,
     kind: str = "eti",
     prior: Prior | None = None,
     progress: bool | None = None,

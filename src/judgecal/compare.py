@@ -60,6 +60,7 @@ from judgecal.results import WEAK_YOUDEN as WEAK_JUDGE_J
 from judgecal.results import ConfidenceInterval
 
 if TYPE_CHECKING:  # pragma: no cover
+    from judgecal._typing import SeedLike
     from judgecal.bayes.compare_model import ComparePrior
     from judgecal.bayes.nuts import NutsCache
 
@@ -778,7 +779,7 @@ def compare(
     calibration: str = "model_specific",
     method: str = "delta",
     confidence_level: float = 0.95,
-    random_seed: Any = None,
+    random_seed: SeedLike = None,
     n_resamples: int = 4000,
     interval: str = "bca",
     prior: ComparePrior | None = None,

@@ -15,6 +15,7 @@ import numpy as np
 from judgecal.results import ConfidenceInterval
 
 if TYPE_CHECKING:  # pragma: no cover
+    import arviz as az
     import pandas as pd
 
 __all__ = ["Comparison", "IntervalEstimate"]
@@ -115,7 +116,7 @@ class Comparison:
     inputs: dict[str, Any]
     se: float | None = None
     prob_a_better: float | None = None
-    idata: Any = field(default=None, repr=False)
+    idata: az.InferenceData | None = field(default=None, repr=False)
     details: dict[str, Any] = field(default_factory=dict, repr=False)
     draws: dict[str, np.ndarray] | None = field(default=None, repr=False)
     randomness: str = ""

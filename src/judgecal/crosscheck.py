@@ -24,8 +24,11 @@ from judgecal.recommend import Recommendation, recommend
 from judgecal.results import Estimate, format_report
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Unpack
+
     import pandas as pd
 
+    from judgecal._typing import PosteriorOptions, SeedLike
     from judgecal.bayes.posterior import Posterior
     from judgecal.bayes.priors import Prior
 
@@ -372,8 +375,8 @@ def crosscheck(
     prior: Prior | None = None,
     method: str = "exact",
     tolerance: float = 0.02,
-    random_seed: Any = None,
-    **posterior_options: Any,
+    random_seed: SeedLike = None,
+    **posterior_options: Unpack[PosteriorOptions],
 ) -> CrossCheck:
     """Compare the closed form with the posterior for one dataset.
 

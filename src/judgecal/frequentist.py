@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from judgecal._validate import (
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.results import ConfidenceInterval, Estimate
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "lang_reiczigel_ci",
@@ -109,7 +112,7 @@ def _warn_no_correction(count: int, total: int, smoothed: bool) -> None:
 # ---------------------------------------------------------------------------------------------
 # Rogan-Gladen point estimate, eq. (4)
 # ---------------------------------------------------------------------------------------------
-def rogan_gladen(p: Any, q0: Any, q1: Any, *, clip: bool = True) -> Any:
+def rogan_gladen(p: ArrayLike, q0: ArrayLike, q1: ArrayLike, *, clip: bool = True) -> Any:
     r"""Rogan-Gladen bias-corrected accuracy (Lee et al. v1 eq. 4; Lee et al. (ICML 2026) eq. 5).
 
     .. math:: \hat\theta = \frac{\hat p + \hat q_0 - 1}{\hat q_0 + \hat q_1 - 1}
@@ -160,7 +163,9 @@ def rogan_gladen(p: Any, q0: Any, q1: Any, *, clip: bool = True) -> Any:
     return theta
 
 
-def rogan_gladen_variance(p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any) -> Any:
+def rogan_gladen_variance(
+    p: ArrayLike, q0: ArrayLike, q1: ArrayLike, n: ArrayLike, m0: ArrayLike, m1: ArrayLike
+) -> Any:
     r"""Delta-method variance of Rogan-Gladen (Lee et al. v1 App. A.1; ICML 2026 version eq. 10).
 
     .. math::
@@ -294,7 +299,14 @@ def _lang_reiczigel(values: tuple[np.ndarray, ...], z: float) -> ConfidenceInter
 
 
 def lang_reiczigel_ci(
-    p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, *, confidence_level: float = 0.95
+    p: ArrayLike,
+    q0: ArrayLike,
+    q1: ArrayLike,
+    n: ArrayLike,
+    m0: ArrayLike,
+    m1: ArrayLike,
+    *,
+    confidence_level: float = 0.95,
 ) -> ConfidenceInterval:
     r"""Lang-Reiczigel confidence interval for the true accuracy (Lee et al. v1 eqs. 5-7).
 
@@ -362,7 +374,9 @@ def lang_reiczigel_ci(
 # ---------------------------------------------------------------------------------------------
 # the naive interval the papers compare against
 # ---------------------------------------------------------------------------------------------
-def naive_wald_ci(p: Any, n: Any, *, confidence_level: float = 0.95) -> ConfidenceInterval:
+def naive_wald_ci(
+    p: ArrayLike, n: ArrayLike, *, confidence_level: float = 0.95
+) -> ConfidenceInterval:
     r"""Wald interval for the judged-correct rate, ignoring the judge's errors.
 
     .. math:: \hat p \pm z_\alpha \sqrt{\hat p (1 - \hat p) / n}

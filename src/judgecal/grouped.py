@@ -49,8 +49,11 @@ from judgecal.frequentist import (
 from judgecal.results import FLAG_MESSAGES, ConfidenceInterval, Estimate
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Unpack
+
     import pandas as pd
 
+    from judgecal._typing import PosteriorOptions, SeedLike
     from judgecal.bayes.priors import Prior
     from judgecal.crosscheck import CrossCheck
 
@@ -269,7 +272,7 @@ def _judge_data(counts: dict[str, int], design: str, source: str) -> JudgeData:
 
 
 def estimate_items(
-    items: Any,
+    items: pd.DataFrame,
     *,
     by: str | Sequence[str] | None = None,
     design: str = "stratified",
@@ -1150,7 +1153,7 @@ def _max_difference(row: GroupCrossCheck) -> float:
 
 
 def crosscheck_items(
-    items: Any,
+    items: pd.DataFrame,
     *,
     by: str | Sequence[str],
     design: str = "stratified",
@@ -1159,8 +1162,8 @@ def crosscheck_items(
     prior: Prior | None = None,
     method: str = "exact",
     tolerance: float = 0.02,
-    random_seed: Any = None,
-    **posterior_options: Any,
+    random_seed: SeedLike = None,
+    **posterior_options: Unpack[PosteriorOptions],
 ) -> GroupedCrossChecks:
     """The cross-check of every group of an items frame, at a family-adjusted level.
 

@@ -522,7 +522,7 @@ def guaranteed_interval(
 
 
 def guaranteed_ci(
-    k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, *, confidence_level: float = 0.95
+    k: int, n: int, k0: int, m0: int, k1: int, m1: int, *, confidence_level: float = 0.95
 ) -> ConfidenceInterval:
     r"""Confidence interval for the true accuracy with coverage guaranteed by construction.
 

@@ -84,6 +84,7 @@ from judgecal.results import FLAG_MESSAGES, ConfidenceInterval
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    from numpy.typing import ArrayLike
 
 __all__ = ["PPI_ASSUMPTION", "PPIResult", "ppi", "ppi_counts", "ppi_from_data"]
 
@@ -348,9 +349,9 @@ def _result(
 
 
 def ppi(
-    calib_human: Any,
-    calib_judge: Any,
-    test_judge: Any,
+    calib_human: ArrayLike,
+    calib_judge: ArrayLike,
+    test_judge: ArrayLike,
     *,
     lam: float | None = 1.0,
     confidence_level: float = 0.95,

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,6 +43,14 @@ from judgecal._validate import check_level
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.results import FLAG_MESSAGES
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from judgecal.bayes.priors import Prior
+    from judgecal.crosscheck import CrossCheck
+    from judgecal.grouped import GroupedCrossChecks
+    from judgecal.results import Estimate
 
 __all__ = ["FORMATS", "GroupedReport", "Report", "report", "report_items"]
 
@@ -107,8 +115,8 @@ class Report:
 
     data: JudgeData
     prob: float
-    crosscheck: Any
-    estimate: Any
+    crosscheck: CrossCheck
+    estimate: Estimate | None
     source: str | None
     command: str
     random_seed: int | None
@@ -722,7 +730,7 @@ def report(
     data: JudgeData,
     *,
     prob: float = 0.95,
-    prior: Any = None,
+    prior: Prior | None = None,
     random_seed: int | None = 0,
     method: str = "exact",
     draws: int = 1000,
@@ -875,7 +883,7 @@ class GroupedReport:
         As in :class:`Report`.
     """
 
-    table: Any
+    table: GroupedCrossChecks
     sections: tuple[Report | None, ...]
     source: str | None
     command: str
@@ -1110,13 +1118,13 @@ def _grouped_markdown(report: GroupedReport, figure_stem: str | None) -> str:
 
 
 def report_items(
-    items: Any,
+    items: pd.DataFrame,
     *,
     by: str | list[str] | tuple[str, ...],
     prob: float = 0.95,
     correction: str = "holm",
     design: str = "stratified",
-    prior: Any = None,
+    prior: Prior | None = None,
     random_seed: int | None = 0,
     method: str = "exact",
     draws: int = 1000,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -50,6 +50,10 @@ from judgecal.results import ConfidenceInterval
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
     import pandas as pd
+
+    from judgecal._typing import SeedLike
+    from judgecal.bayes.exact import ExactPosterior
+    from judgecal.bayes.nuts import NutsCache
 
 __all__ = [
     "DIAGNOSTIC_FLAGS",
@@ -186,7 +190,7 @@ class Posterior:
         Keys of :data:`DIAGNOSTIC_FLAGS` that apply.
     """
 
-    engine: Any = field(repr=False)
+    engine: ExactPosterior | DrawsEngine = field(repr=False)
     method: str
     data: JudgeData
     prior: Prior
@@ -195,7 +199,7 @@ class Posterior:
     diagnostics: dict[str, float] = field(default_factory=dict)
     flags: tuple[str, ...] = ()
     seed: int = field(default=0, repr=False)
-    sampled: Any = field(default=None, repr=False)
+    sampled: az.InferenceData | None = field(default=None, repr=False)
 
     @cached_property
     def idata(self) -> az.InferenceData:
@@ -378,7 +382,7 @@ class Posterior:
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 3.5))
-        low, high = self.engine.quantile(np.array([1e-6, 1 - 1e-6]), var="theta")
+        low, high = cast(np.ndarray, self.engine.quantile(np.array([1e-6, 1 - 1e-6]), var="theta"))
         grid = np.linspace(max(low - 0.02, 0.0), min(high + 0.02, 1.0), 400)
         ax.plot(
             grid,
@@ -477,12 +481,12 @@ def posterior(
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 4,
-    random_seed: Any = None,
+    random_seed: SeedLike = None,
     progressbar: bool | None = None,
     sampler: str = "pymc",
     target_accept: float = 0.8,
     cores: int = 1,
-    compiled: Any = None,
+    compiled: NutsCache | None = None,
 ) -> Posterior:
     """Posterior of the true accuracy theta and the judge's specificity q0 and sensitivity q1.
 
