@@ -91,6 +91,26 @@ def test_rows_equal_the_crosscheck_of_each_group_at_the_bonferroni_level(table):
         assert row.agree == (alone.max_difference <= alone.tolerance)
 
 
+def test_each_group_recommendation_comes_first(table):
+    """Every group's recommended interval is its own cross-check's at the Bonferroni level (a
+    level the coverage table does not hold, so the widened guaranteed interval), printed
+    before the table and kept in to_dict."""
+    level = 1 - 0.05 / 3
+    lines = str(table).splitlines()
+    groups = table.to_dict()["groups"]
+    for i, row in enumerate(table.rows):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", jc.JudgeCalWarning)
+            alone = jc.crosscheck(jc.JudgeData(*COUNTS[row.key[0]]), confidence_level=level)
+        rec = alone.recommended
+        assert rec.method == "guaranteed" and "not 98.3333%" in rec.reason
+        assert lines[1 + i] == (
+            f"  recommended ({row.key[0]}): {rec.label} {rec.estimate:.4f} "
+            f"({rec.low:.4f}, {rec.high:.4f}), 98.33% interval"
+        )
+        assert groups[i]["recommended"] == rec.to_dict()
+
+
 def test_rogan_gladen_by_hand_in_the_printed_table(table):
     # Lee et al. v1 eq. 4: theta = (p + q0 - 1) / (q0 + q1 - 1), for group beta
     p, q0, q1 = 30 / 60, 12 / 15, 13 / 15

@@ -1080,6 +1080,11 @@ class GroupedCrossChecks:
                         None if row.result is None else _json_float(row.result.prob_weak_judge)
                     ),
                     "flags": dict(row.flags),
+                    "recommended": (
+                        None
+                        if row.result is None or row.result.recommended is None
+                        else row.result.recommended.to_dict()
+                    ),
                 }
             )
         return {
@@ -1129,8 +1134,25 @@ class GroupedCrossChecks:
             for flag, message in row.flags.items()
         ]
 
+    def _recommended(self) -> list[tuple[str, str]]:
+        """Each group's recommended interval (at the per-group level), in one line."""
+        out = []
+        for row in self.rows:
+            rec = None if row.result is None else row.result.recommended
+            if rec is not None:
+                out.append(
+                    (
+                        _group_label(row.key),
+                        f"{rec.label} {rec.estimate:.4f} ({rec.low:.4f}, {rec.high:.4f}), "
+                        f"{_percent(rec.level)} interval",
+                    )
+                )
+        return out
+
     def __str__(self) -> str:
-        lines = [self.heading, *_aligned(*self._table()), f"  {self.statement}", f"  {self.legend}"]
+        lines = [self.heading]
+        lines += [f"  recommended ({label}): {text}" for label, text in self._recommended()]
+        lines += [*_aligned(*self._table()), f"  {self.statement}", f"  {self.legend}"]
         lines += [f"  note ({label}): {message}" for label, message in self._notes()]
         return "\n".join(lines)
 
@@ -1139,7 +1161,8 @@ class GroupedCrossChecks:
 
         header, cells = self._table()
         title = f"{self.title}: {self.statement}"
-        return result_block(title, header, cells, [("", self.legend), *self._notes()])
+        recommended = [(f"recommended ({label})", text) for label, text in self._recommended()]
+        return result_block(title, header, cells, [*recommended, ("", self.legend), *self._notes()])
 
 
 def _group_label(key: tuple[Any, ...]) -> str:
