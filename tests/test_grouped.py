@@ -187,9 +187,11 @@ def test_errors():
         jc.estimate_items(frame, by="judge")
     with pytest.raises(TypeError, match="`by` must be a column name"):
         jc.estimate_items(frame, by=[])
-    with pytest.raises(ValueError, match=r"`correction` \('hochberg'\) must be 'holm'"):
+    with pytest.raises(
+        ValueError, match=r"`correction` \('hochberg'\) must be one of 'holm', 'bonferroni', 'none'"
+    ):
         jc.estimate_items(frame, by="model", correction="hochberg")
-    with pytest.raises(TypeError, match="`correction` must be one of"):
+    with pytest.raises(TypeError, match="`correction` must be a string, one of"):
         jc.estimate_items(frame, by="model", correction=None)
     with pytest.raises(ValueError, match=r"`null` \(1.5\) must be an accuracy in \[0, 1\]"):
         jc.estimate_items(frame, by="model", null=1.5)

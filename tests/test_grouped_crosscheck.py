@@ -201,9 +201,11 @@ def test_errors(items):
         jc.crosscheck_items(items, by="judge")
     with pytest.raises(TypeError, match=r"`by` must be a column name"):
         jc.crosscheck_items(items, by=None)
-    with pytest.raises(ValueError, match=r"`correction` \('sidak'\) must be 'holm'"):
+    with pytest.raises(
+        ValueError, match=r"`correction` \('sidak'\) must be one of 'holm', 'bonferroni', 'none'"
+    ):
         jc.crosscheck_items(items, by="model", correction="sidak")
-    with pytest.raises(TypeError, match=r"`correction` must be one of"):
+    with pytest.raises(TypeError, match=r"`correction` must be a string, one of"):
         jc.crosscheck_items(items, by="model", correction=1)
     with pytest.raises(ValueError, match=r"`confidence_level`"):
         jc.crosscheck_items(items, by="model", confidence_level=1.0)

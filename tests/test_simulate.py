@@ -309,7 +309,7 @@ BASE = dict(theta=0.5, q0=0.8, q1=0.8, n=50, m0=10, m1=10)
     ("changes", "message"),
     [
         ({"method": "bootstrap"}, r"`method` \('bootstrap'\) must be one of"),
-        ({"reps": 0}, r"`reps` \(0\) must be at least 1"),
+        ({"reps": 0}, r"`reps` \(0\) must be a positive integer"),
         ({"confidence_level": 1.5}, r"`confidence_level` \(1.5\) must lie strictly between"),
         ({"theta": [0.2, 1.2]}, r"`theta` must lie in \[0, 1\]; got 1.2 at index 1"),
         ({"n": 0}, r"`n` \(0\) must be at least 1"),
@@ -337,5 +337,7 @@ def test_bad_input_raises_a_clear_error(changes, message):
 def test_bad_client_and_seed_types():
     with pytest.raises(TypeError, match="`client` must be None"):
         coverage("naive", **BASE, reps=2, client=3)
-    with pytest.raises(TypeError, match="`reps` must be an integer"):
+    with pytest.raises(TypeError, match="`reps` must be a positive integer, got '2'"):
+        coverage("naive", **BASE, reps="2")
+    with pytest.raises(ValueError, match=r"`reps` \(2.5\) must be a positive integer"):
         coverage("naive", **BASE, reps=2.5)

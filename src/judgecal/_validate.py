@@ -20,9 +20,11 @@ import numpy as np
 __all__ = [
     "as_generator",
     "as_real_array",
+    "check_choice",
     "check_counts",
     "check_level",
     "check_not_exceeding",
+    "check_positive_int",
     "check_proportions",
     "first_bad",
     "is_xarray",
@@ -168,6 +170,20 @@ def check_open_probabilities(value: Any, name: str) -> np.ndarray:
         bad = array[~((array > 0) & (array < 1))].ravel()[0]
         raise ValueError(f"`{name}` ({bad!r}) must lie strictly between 0 and 1.")
     return array
+
+
+def check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
+    """Validate a string option against its allowed values (``method``, ``design`` ...).
+
+    A value that is not a string is a TypeError; a string that is not allowed is a ValueError;
+    both messages list the allowed values.
+    """
+    options = ", ".join(repr(a) for a in allowed)
+    if not isinstance(value, str):
+        raise TypeError(f"`{name}` must be a string, one of {options}; got {value!r}.")
+    if value not in allowed:
+        raise ValueError(f"`{name}` ({value!r}) must be one of {options}.")
+    return value
 
 
 def check_positive_int(value: Any, name: str) -> int:

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgecal._validate import check_counts, check_level, check_proportions
+from judgecal._validate import check_choice, check_counts, check_level, check_proportions
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import SMALL_CALIBRATION, _no_correction_message, lang_reiczigel_ci
 
@@ -286,12 +286,6 @@ def _check_planning_values(p: Any, q0: Any, q1: Any) -> tuple[float, float, floa
     if q0_v + q1_v - 1.0 <= 0.0:
         raise ValueError(_no_correction_message(q0_v, q1_v, smoothed=False))
     return p_v, q0_v, q1_v
-
-
-def _check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise ValueError(f"`{name}` ({value!r}) must be one of {', '.join(map(repr, choices))}.")
-    return value
 
 
 def _check_pilot(m_pilot: Any, total: int | None) -> int:
@@ -637,7 +631,7 @@ def expected_width(
     0.2064
     """
     arm0, arm1 = _check_total(m0, "m0", 1), _check_total(m1, "m1", 1)
-    method = _check_choice(method, "method", _METHODS)
+    method = check_choice(method, "method", _METHODS)
     setting = _Setting(
         *_check_planning_values(p, q0, q1), _check_n(n), check_level(confidence_level)
     )
@@ -786,7 +780,7 @@ def optimal_allocation(
     (368, 32, True)
     """
     total = _check_total(m)
-    method = _check_choice(method, "method", ("frequentist", "plugin"))
+    method = check_choice(method, "method", ("frequentist", "plugin"))
     setting = _Setting(
         *_check_planning_values(p, q0, q1), _check_n(n), check_level(confidence_level)
     )
@@ -941,8 +935,8 @@ def required_calibration(
     (181, 180)
     """
     target = _check_width(width)
-    allocation = _check_choice(allocation, "allocation", _RULES)
-    method = _check_choice(method, "method", _METHODS)
+    allocation = check_choice(allocation, "allocation", _RULES)
+    method = check_choice(method, "method", _METHODS)
     setting = _Setting(
         *_check_planning_values(p, q0, q1), _check_n(n), check_level(confidence_level)
     )

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 
-from judgecal._validate import as_generator, check_level
+from judgecal._validate import as_generator, check_choice, check_level, check_positive_int
 from judgecal.compare_result import Comparison, IntervalEstimate, _interval_text
 from judgecal.data import JudgeData, binary_labels, read_label_csv
 from judgecal.exceptions import JudgeCalWarning
@@ -755,23 +755,6 @@ def _randomness(inputs: _Inputs, method: str, details: dict[str, Any]) -> str:
 # -------------------------------------------------------------------------------------------
 # the entry point
 # -------------------------------------------------------------------------------------------
-def _choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in allowed:
-        options = ", ".join(repr(a) for a in allowed)
-        raise ValueError(f"`{name}` ({value!r}) must be one of {options}.")
-    return value
-
-
-def _positive_int(value: Any, name: str) -> int:
-    if (
-        isinstance(value, (bool, np.bool_))
-        or not isinstance(value, (int, np.integer))
-        or (value < 1)
-    ):
-        raise ValueError(f"`{name}` ({value!r}) must be a positive integer.")
-    return int(value)
-
-
 def compare(
     a: JudgeData | ModelLabels,
     b: JudgeData | ModelLabels,
@@ -855,11 +838,11 @@ def compare(
     >>> round(result.estimate, 4), result.warnings
     (0.1467, ())
     """
-    shared = _choice(calibration, "calibration", CALIBRATION_DESIGNS) == "shared"
-    method = _choice(method, "method", METHODS)
-    interval = _choice(interval, "interval", ("bca", "percentile"))
+    shared = check_choice(calibration, "calibration", CALIBRATION_DESIGNS) == "shared"
+    method = check_choice(method, "method", METHODS)
+    interval = check_choice(interval, "interval", ("bca", "percentile"))
     level = check_level(confidence_level)
-    n_resamples = _positive_int(n_resamples, "n_resamples")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
     rng = as_generator(random_seed)
     inputs, notes = _normalise(a, b, shared)
     if method == "delta":
@@ -868,9 +851,9 @@ def compare(
         output = _run_bootstrap(inputs, level, n_resamples, interval, rng)
     else:
         options = {
-            "draws": _positive_int(draws, "draws"),
-            "tune": _positive_int(tune, "tune"),
-            "chains": _positive_int(chains, "chains"),
+            "draws": check_positive_int(draws, "draws"),
+            "tune": check_positive_int(tune, "tune"),
+            "chains": check_positive_int(chains, "chains"),
             "target_accept": check_level(target_accept, "target_accept"),
             "compiled": compiled,
             "progressbar": progressbar,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from judgecal._validate import (
+    check_choice,
     check_counts,
     check_level,
     check_proportions,
@@ -475,10 +476,7 @@ def estimate(
             f"`data` must be a JudgeData, got {type(data).__name__}; build one with "
             "judgecal.JudgeData(k=..., n=..., k0=..., m0=..., k1=..., m1=...)."
         )
-    if interval not in INTERVALS:
-        raise ValueError(
-            f"`interval` ({interval!r}) must be one of {', '.join(map(repr, INTERVALS))}."
-        )
+    check_choice(interval, "interval", INTERVALS)
     _require_both_classes(data)
     level = check_level(confidence_level)
     theta_raw = rogan_gladen(data.p, data.q0, data.q1, clip=False)

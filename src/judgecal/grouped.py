@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from judgecal._cluster import ArmDesign, cluster_totals, ratio_design
-from judgecal._validate import check_level
+from judgecal._validate import check_choice, check_level
 from judgecal.data import JudgeData, _check_design, _items_source, binary_labels
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import (
@@ -388,15 +388,7 @@ def _check_by(by: Any, items: Any, source: str) -> tuple[str, ...]:
 
 
 def _check_correction(correction: Any) -> str:
-    if not isinstance(correction, str):
-        raise TypeError(
-            f"`correction` must be one of {', '.join(map(repr, CORRECTIONS))}, got {correction!r}."
-        )
-    if correction not in CORRECTIONS:
-        raise ValueError(
-            f"`correction` ({correction!r}) must be 'holm' (default), 'bonferroni' or 'none'."
-        )
-    return correction
+    return check_choice(correction, "correction", CORRECTIONS)
 
 
 def _check_null(null: Any) -> float | None:

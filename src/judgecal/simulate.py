@@ -44,8 +44,10 @@ import numpy as np
 from judgecal._validate import (
     as_generator,
     as_real_array,
+    check_choice,
     check_counts,
     check_level,
+    check_positive_int,
     check_proportions,
     is_xarray,
 )
@@ -139,22 +141,6 @@ def _parameters(theta, q0, q1, n, m0, m1, theta_cal, design: str) -> dict[str, A
     return params
 
 
-def _check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(
-            f"`{name}` ({value!r}) must be one of {', '.join(repr(a) for a in allowed)}."
-        )
-    return value
-
-
-def _check_reps(reps: Any) -> int:
-    if isinstance(reps, (bool, np.bool_)) or not isinstance(reps, numbers.Integral):
-        raise TypeError(f"`reps` must be an integer, got {reps!r}.")
-    if reps < 1:
-        raise ValueError(f"`reps` ({reps}) must be at least 1.")
-    return int(reps)
-
-
 def _entropy(random_seed: Any) -> int:
     """Root entropy of the per-cell streams: an int seed is used as is."""
     if isinstance(random_seed, numbers.Integral) and not isinstance(random_seed, bool):
@@ -230,8 +216,8 @@ def draw_cell(
 def _check_design(
     design: Any, allocation: Any, m_pilot: Any, flat: dict[str, np.ndarray]
 ) -> tuple[str, str, int]:
-    design = _check_choice(design, "design", DESIGNS)
-    allocation = _check_choice(allocation, "allocation", ALLOCATIONS)
+    design = check_choice(design, "design", DESIGNS)
+    allocation = check_choice(allocation, "allocation", ALLOCATIONS)
     m_pilot = int(check_counts(m_pilot, "m_pilot", minimum=1))
     if allocation == "adaptive":
         if design != "stratified":
@@ -293,8 +279,8 @@ def simulate_counts(
         used, random in the random and adaptive designs), with one dimension per swept
         parameter plus ``rep``; the parameters are coordinates.
     """
-    design = _check_choice(design, "design", DESIGNS)
-    reps = _check_reps(reps)
+    design = check_choice(design, "design", DESIGNS)
+    reps = check_positive_int(reps, "reps")
     template, flat = _grid(_parameters(theta, q0, q1, n, m0, m1, theta_cal, design))
     design, allocation, m_pilot = _check_design(design, allocation, m_pilot, flat)
     entropy = _entropy(random_seed)
@@ -334,11 +320,19 @@ def _dataset(
 # the coverage study
 # ------------------------------------------------------------------------------------------------
 def _check_methods(method: Any, exact: bool, design: str, allocation: str) -> tuple[str, ...]:
-    names = (method,) if isinstance(method, str) else tuple(method)
+    if isinstance(method, str):
+        names: tuple[str, ...] = (method,)
+    elif isinstance(method, (list, tuple)):
+        names = tuple(method)
+    else:
+        raise TypeError(
+            f"`method` must be a string, one of {', '.join(map(repr, METHODS))}, or a list of "
+            f"them; got {method!r}."
+        )
     if not names:
         raise ValueError(f"`method` must name at least one of {', '.join(METHODS)}.")
     for name in names:
-        _check_choice(name, "method", METHODS)
+        check_choice(name, "method", METHODS)
         if exact and name.startswith("bayes"):
             raise ValueError(
                 f"`exact=True` sums the joint pmf over the data space for the "
@@ -404,7 +398,7 @@ def coverage(
 
     Parameters
     ----------
-    method : {"naive", "lang_reiczigel", "guaranteed", "bayes_eti", "bayes_hdi"} or a sequence
+    method : {"naive", "lang_reiczigel", "guaranteed", "bayes_eti", "bayes_hdi"} or a list of them
         A sequence evaluates every method on the same simulated datasets and adds a first
         dimension ``interval`` to the result (not ``method``, which ``Dataset.sel`` reserves).
         ``"naive"``: Wald interval of p-hat, estimate p-hat (Lee et al. v1 eq. 2).
@@ -465,8 +459,8 @@ def coverage(
         ``exact=True`` where it does not apply.
     """
     level = check_level(confidence_level)
-    reps = _check_reps(reps)
-    design = _check_choice(design, "design", DESIGNS)
+    reps = check_positive_int(reps, "reps")
+    design = check_choice(design, "design", DESIGNS)
     template, flat = _grid(_parameters(theta, q0, q1, n, m0, m1, theta_cal, design))
     design, allocation, m_pilot = _check_design(design, allocation, m_pilot, flat)
     methods = _check_methods(method, bool(exact), design, allocation)

@@ -58,6 +58,7 @@ from scipy import special as sc
 
 from judgecal._validate import (
     as_generator,
+    check_choice,
     check_counts,
     check_level,
     check_not_exceeding,
@@ -634,9 +635,7 @@ def _conditional_draws(
 # validation helpers
 # ------------------------------------------------------------------------------------------------
 def _check_var(var: Any) -> str:
-    if var not in VARIABLES:
-        raise ValueError(f"`var` ({var!r}) must be one of {', '.join(map(repr, VARIABLES))}.")
-    return str(var)
+    return check_choice(var, "var", VARIABLES)
 
 
 def _check_kind(kind: Any) -> str:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgecal._validate import check_positive_int
+from judgecal._validate import check_choice, check_positive_int
 from judgecal.bayes.model import (
     DATA_NAMES,
     LABELLED_CLASS_NAME,
@@ -415,8 +415,7 @@ def compiled_nuts(
     :class:`NutsCache`) to reuse it.
     """
     prior = as_prior(prior)
-    if design not in DESIGNS:
-        raise ValueError(f"`design` ({design!r}) must be one of {', '.join(map(repr, DESIGNS))}.")
+    check_choice(design, "design", DESIGNS)
     target_accept = float(target_accept)
     return compile_nuts(
         build_model(_PLACEHOLDER[design], prior),

@@ -26,6 +26,7 @@ import numpy as np
 
 from judgecal._validate import (
     as_generator,
+    check_choice,
     check_level,
     check_open_probabilities,
     check_positive_int,
@@ -72,13 +73,6 @@ DIAGNOSTIC_FLAGS = FLAGS
 VARIABLES = ("theta", "q0", "q1", "youden", "p")
 _PARAMETERS = ("theta", "q0", "q1")
 _ADVICE = ADVICE
-
-
-def _check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        options = ", ".join(repr(a) for a in allowed)
-        raise ValueError(f"`{name}` ({value!r}) must be one of {options}.")
-    return str(value)
 
 
 # -------------------------------------------------------------------------------------------
@@ -266,40 +260,40 @@ class Posterior:
     # -- numbers ------------------------------------------------------------------------------
     def draws(self, var: str = "theta") -> np.ndarray:
         """All draws of ``var`` in :attr:`idata` (chains stacked), a 1-D array."""
-        var = _check_choice(var, "var", VARIABLES)
+        var = check_choice(var, "var", VARIABLES)
         # arviz sets the groups as attributes at run time; its annotations do not declare them
         return np.asarray(self.idata.posterior[var]).reshape(-1)  # type: ignore[attr-defined]
 
     def quantile(self, q: Any, var: str = "theta") -> float | np.ndarray:
         """Posterior quantile(s) of ``var`` at probabilities ``q`` in (0, 1)."""
-        var = _check_choice(var, "var", VARIABLES)
+        var = check_choice(var, "var", VARIABLES)
         levels = check_open_probabilities(q, "q")
         out = self.engine.quantile(levels if levels.ndim else float(levels), var=var)
         return float(out) if np.ndim(out) == 0 else np.asarray(out)
 
     def mean(self, var: str = "theta") -> float:
         """Posterior mean of ``var``."""
-        return float(self.engine.mean(_check_choice(var, "var", VARIABLES)))
+        return float(self.engine.mean(check_choice(var, "var", VARIABLES)))
 
     def sd(self, var: str = "theta") -> float:
         """Posterior standard deviation of ``var``."""
-        return float(self.engine.sd(_check_choice(var, "var", VARIABLES)))
+        return float(self.engine.sd(check_choice(var, "var", VARIABLES)))
 
     def ci(self, prob: float = 0.95, kind: str = "eti", var: str = "theta") -> ConfidenceInterval:
         """Credible interval: equal-tailed (``"eti"``) or shortest, highest-density (``"hdi"``)."""
         prob = check_level(prob, "prob")
-        kind = _check_choice(kind, "kind", ("eti", "hdi"))
-        var = _check_choice(var, "var", VARIABLES)
+        kind = check_choice(kind, "kind", ("eti", "hdi"))
+        var = check_choice(var, "var", VARIABLES)
         low, high = self.engine.interval(prob, kind, var)
         return ConfidenceInterval(float(low), float(high))
 
     def pdf(self, x: Any, var: str = "theta") -> float | np.ndarray:
         """Posterior density of ``var`` at ``x`` (exact engine; a kernel estimate for NUTS)."""
-        return self.engine.pdf(x, var=_check_choice(var, "var", VARIABLES))
+        return self.engine.pdf(x, var=check_choice(var, "var", VARIABLES))
 
     def cdf(self, x: Any, var: str = "theta") -> float | np.ndarray:
         """Posterior CDF of ``var`` at ``x``."""
-        return self.engine.cdf(x, var=_check_choice(var, "var", VARIABLES))
+        return self.engine.cdf(x, var=check_choice(var, "var", VARIABLES))
 
     def summary(self, prob: float = 0.95) -> pd.DataFrame:
         """DataFrame, one row per variable: mean, sd, median, ETI and HDI bounds.
@@ -545,8 +539,8 @@ def posterior(
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
     prior = as_prior(prior)
-    method = _check_choice(method, "method", ("exact", "nuts"))
-    sampler = _check_choice(sampler, "sampler", ("pymc", "nutpie"))
+    method = check_choice(method, "method", ("exact", "nuts"))
+    sampler = check_choice(sampler, "sampler", ("pymc", "nutpie"))
     draws, tune, chains, cores = (
         check_positive_int(v, name)
         for v, name in ((draws, "draws"), (tune, "tune"), (chains, "chains"), (cores, "cores"))

@@ -1,0 +1,67 @@
+"""One validation policy for options across modules (DESIGN.md, "Error and warning policy").
+
+A value of the wrong type is a TypeError, a value of the right type that is not allowed is a
+ValueError; the same mistake gets the same exception and message shape everywhere
+(``judgecal._validate.check_positive_int`` and ``check_choice``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import judgecal as jc
+import judgecal.simulate
+
+A = jc.JudgeData(60, 100, 40, 50, 45, 50)
+B = jc.JudgeData(55, 100, 40, 50, 45, 50)
+CELL = dict(theta=0.5, q0=0.8, q1=0.8, n=20, m0=5, m1=5)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (
+            lambda v: jc.simulate.coverage("naive", **CELL, reps=v),
+            "reps",
+        ),
+        (
+            lambda v: jc.compare(A, B, n_resamples=v),
+            "n_resamples",
+        ),
+        (
+            lambda v: jc.posterior(A, method="nuts", draws=v),
+            "draws",
+        ),
+    ],
+)
+def test_positive_integer_options_share_one_policy(call, name):
+    with pytest.raises(TypeError, match=f"`{name}` must be a positive integer, got '4'"):
+        call("4")
+    with pytest.raises(TypeError, match=f"`{name}` must be a positive integer, got True"):
+        call(True)
+    for bad in (2.5, 0, -3):
+        with pytest.raises(ValueError, match=rf"`{name}` \({bad}\) must be a positive integer"):
+            call(bad)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (
+            lambda v: jc.simulate.coverage(v, **CELL, reps=2),
+            "method",
+        ),
+        (
+            lambda v: jc.compare(A, B, method=v),
+            "method",
+        ),
+        (lambda v: jc.posterior(A, method=v), "method"),
+        (lambda v: jc.estimate(A, interval=v), "interval"),
+        (lambda v: jc.optimal_allocation(200, 0.3, 0.7, 0.9, n=1000, method=v), "method"),
+    ],
+)
+def test_choice_options_share_one_policy(call, name):
+    with pytest.raises(TypeError, match=f"`{name}` must be a string, one of"):
+        call(3)
+    with pytest.raises(ValueError, match=rf"`{name}` \('bogus'\) must be one of"):
+        call("bogus")
