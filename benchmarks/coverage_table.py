@@ -27,8 +27,10 @@ Regime grid (stratified design): calibration arms (m0, m1) in {(5, 5), (10, 10),
 
     python benchmarks/coverage_table.py [--bayes-reps 2000] [--workers 2] [--cache DIR] [--quick]
 
-On 2 cores the posterior part is the slow one: about 40 min for the interior of the arms of
-200 and 500 items, 40 min for theta = 0 and 1 over all arms, 35 min for the rest.
+On 2 cores the posterior part is the slow one: 45 min for the interior of the arms of 200 and
+500 items and 50 min for theta = 0 and 1 over all arms (run side by side, one worker each),
+15 + 18 min for the interior of the other arms; each part's time is recorded next to its cache
+file and reported in the JSON summary.
 
 Writes src/judgecal/datasets/coverage_table.npz (read by judgecal.crosscheck's recommendation),
 benchmarks/results/coverage_table.json (summary) and benchmarks/results/coverage_atlas.png (the
