@@ -164,25 +164,6 @@ def _exact_lang_reiczigel(cell: dict) -> float:
     return float(table["coverage"][method][where])
 
 
-def _two_phase(
-    known: np.ndarray, unknown: np.ndarray, offset: np.ndarray, g: float, g_variance: float
-) -> tuple[float, float]:
-    """Mean of a per-dataset difference and its standard error (double sampling).
-
-    ``known`` holds the difference where it is known (NaN elsewhere); on the ``unknown`` rows it
-    is 1(guaranteed covers) - ``offset``, of which the subsample gives the mean ``g`` of the
-    indicator and that mean's variance ``g_variance``. Phase one's variance imputes each
-    unknown row's second moment, E[(1(G) - offset)^2] = g (1 - 2 offset) + offset.
-    """
-    reps = known.size
-    value = np.where(unknown, g - offset, known)
-    second = np.where(unknown, g * (1 - 2 * offset) + offset, known**2)
-    mean = float(value.mean())
-    phase_one = max(float(second.mean()) - mean**2, 0.0) / reps
-    share = unknown.sum() / reps
-    return mean, float(np.sqrt(phase_one + share**2 * g_variance))
-
-
 def _regression_estimate(
     covers: np.ndarray,
     unknown: np.ndarray,
@@ -197,7 +178,10 @@ def _regression_estimate(
     ``unknown`` rows), x = 1(the table's LR covers) and mu = its exact mean. beta =
     cov(y, x) / var(x) on the same replications: about 1 where LR is picked (the pure control
     variate), about 0 where the fallback covers regardless (the plain mean). Standard error of
-    double sampling as in :func:`_two_phase`, with d = y - beta x. Returns (estimate, se, beta).
+    double sampling, with d = y - beta x: the replications' variance of d, each unknown row's
+    second moment imputed as E[(1(G) - beta x)^2] = g (1 - 2 beta x) + beta^2 x, plus the
+    subsample's variance of g times the unknown rows' share squared. Returns (estimate, se,
+    beta).
     """
     reps = covers.size
     x = control.astype(float)
@@ -288,9 +272,9 @@ def _plain_rule(cell: dict, cheap: dict, rng: np.random.Generator, start: float)
     reps, choice, table = cell["reps"], cheap["choice"], cheap["lr_table_covers"]
     fallback = choice == -1
     offset = table.astype(float)
-    known = np.where(fallback, np.nan, cheap["covered"].astype(float) - offset)
-    value, strata, sampled = np.where(fallback, 0.0, known), {}, 0
-    variance = 0.0
+    value = np.where(fallback, 0.0, cheap["covered"].astype(float) - offset)
+    second = value**2  # each fallback row's second moment is imputed below
+    strata, sampled, variance = {}, 0, 0.0
     for name, rows in (
         ("lr_covers", np.flatnonzero(fallback & table)),
         ("lr_misses", np.flatnonzero(fallback & ~table)),
@@ -299,17 +283,10 @@ def _plain_rule(cell: dict, cheap: dict, rng: np.random.Generator, start: float)
             continue
         g, g_variance, size = _guaranteed_part(cell, cheap, rows, lambda g, v: (math.inf, 0.0), rng)
         value[rows] = g - offset[rows]
+        second[rows] = g * (1 - 2 * offset[rows]) + offset[rows]
         variance += (rows.size / reps) ** 2 * g_variance
         sampled += size
         strata[name] = {"share": rows.size / reps, "guaranteed_covers": g, "sampled": size}
-    second = np.where(fallback, np.nan, known**2)
-    for name, rows in (
-        ("lr_covers", np.flatnonzero(fallback & table)),
-        ("lr_misses", np.flatnonzero(fallback & ~table)),
-    ):
-        if rows.size:
-            g = strata[name]["guaranteed_covers"]
-            second[rows] = g * (1 - 2 * offset[rows]) + offset[rows]
     mean = float(value.mean())
     se = float(np.sqrt(max(float(second.mean()) - mean**2, 0.0) / reps + variance))
     lr_exact = _exact_lang_reiczigel(cell)
