@@ -1,4 +1,4 @@
-"""Calibration planning (judgecal.allocation): the figures of the planning issue, in one run.
+"""Calibration planning (judgecal.planning): the figures of the planning issue, in one run.
 
 1. Lee et al. v1 Fig. 4c: mean Lang-Reiczigel width (eqs. 5-7) under Algorithm 1's adaptive split
    (pilot of 10 per arm) and under the equal split m0 = m1 = 250, for theta = 0, 0.05, ..., 1,
@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import write_results  # noqa: E402
 
 from judgecal import JudgeCalWarning  # noqa: E402
-from judgecal.allocation import optimal_allocation, required_calibration  # noqa: E402
+from judgecal.planning import optimal_allocation, required_calibration  # noqa: E402
 from judgecal.frequentist import lang_reiczigel_ci  # noqa: E402
 from judgecal.simulate import coverage, simulate_counts  # noqa: E402
 
@@ -161,7 +161,7 @@ def figure_4c(reps: int, exact_sums: bool = True) -> dict[str, object]:
     print(
         "exact: equal split summed over the data space; optimum, A1 k=3 (Algorithm 1 with the "
         "true q's), A1 pilot (with a 10-item pilot's smoothing at the expected counts, kappa 2): "
-        "expected widths from judgecal.allocation at the true p"
+        "expected widths from judgecal.planning at the true p"
     )
     longer = [float(t) for t, d in zip(THETA, adaptive - equal, strict=True) if d > 0]
     print(

@@ -85,7 +85,7 @@ def _cheap_part(cell: dict, rng: np.random.Generator) -> dict:
     widened to.
     """
     from judgecal import JudgeCalWarning
-    from judgecal._coverage import interval_and_estimate
+    from judgecal.simulate._kernels import interval_and_estimate
     from judgecal.frequentist import lang_reiczigel_ci
     from judgecal.recommend import CANDIDATES, choose, eligible, regime_coverage
 

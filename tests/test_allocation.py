@@ -21,7 +21,7 @@ from scipy.stats import binom
 
 import judgecal as jc
 from judgecal import JudgeCalWarning
-from judgecal.allocation import (
+from judgecal.planning import (
     CalibrationPlan,
     allocate_calibration,
     expected_width,
@@ -329,7 +329,7 @@ def test_budget_is_the_smallest_that_reaches_the_width(allocation):
 
 
 def test_pilot_floor_only_binds_algorithm1_and_non_monotone_search_is_detected():
-    from judgecal.allocation import _is_monotone
+    from judgecal.planning.allocation import _is_monotone
 
     with small_arm():
         equal = required_calibration(0.5, 0.5, 0.9, 0.9, allocation="equal", m_pilot=30)

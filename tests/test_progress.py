@@ -10,7 +10,7 @@ import pytest
 
 from judgecal import JudgeCalWarning
 from judgecal._dask import ProgressBar, is_enabled
-from judgecal.allocation import required_calibration
+from judgecal.planning import required_calibration
 
 
 class _Terminal(io.StringIO):

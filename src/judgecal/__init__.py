@@ -8,13 +8,6 @@ Importing judgecal loads numpy only; scipy.special, pandas, xarray, pymc, arviz 
 load when first used.
 """
 
-from judgecal.allocation import (
-    CalibrationPlan,
-    allocate_calibration,
-    expected_width,
-    optimal_allocation,
-    required_calibration,
-)
 from judgecal.bayes.posterior import Posterior, posterior
 from judgecal.bayes.priors import Prior
 from judgecal.compare import Comparison, ModelLabels, compare
@@ -36,6 +29,13 @@ from judgecal.grouped import (
     estimate_items,
 )
 from judgecal.guaranteed import guaranteed_ci
+from judgecal.planning import (
+    CalibrationPlan,
+    allocate_calibration,
+    expected_width,
+    optimal_allocation,
+    required_calibration,
+)
 from judgecal.ppi import PPIResult, ppi
 from judgecal.report import (  # matplotlib loads only when a figure is drawn
     GroupedReport,

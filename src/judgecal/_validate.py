@@ -233,3 +233,49 @@ def as_generator(random_seed: Any) -> np.random.Generator:
     raise TypeError(
         f"`random_seed` must be None, an int or a numpy Generator, got {random_seed!r}."
     )
+
+
+def no_correction_message(q0: float, q1: float, smoothed: bool) -> str:
+    """The error for a judge no better than chance (J = q0 + q1 - 1 <= 0), raw or Laplace-adjusted.
+
+    ``smoothed`` selects the wording for the adjusted judge of Lee et al. v1 eq. (6), whose
+    q0~ + q1~ - 1 <= 0 leaves the interval of eq. (5) undefined.
+    """
+    j = q0 + q1 - 1.0
+    if smoothed:
+        return (
+            "the judge is no better than chance after the Laplace adjustment of eq. (6): "
+            f"q0~ + q1~ - 1 = {j:.6g} <= 0 (q0~ = {q0:.6g}, q1~ = {q1:.6g}), so the interval of "
+            "eq. (5) does not exist. Its verdicts carry no usable information about the true "
+            "accuracy: use a better judge, label more calibration items, or check that the "
+            "calibration labels are not swapped."
+        )
+    return (
+        f"the judge is no better than chance: q0 + q1 - 1 = {j:.6g} <= 0 (q0 = {q0:.6g}, "
+        f"q1 = {q1:.6g}), so its verdicts carry no information about the true accuracy and no "
+        "correction exists. Use a better judge or check that the calibration labels are not "
+        "swapped."
+    )
+
+
+def as_scalar(array: np.ndarray, name: str) -> float:
+    """The single number in a checked 0-d array; TypeError naming ``name`` for an array."""
+    if array.ndim:
+        raise TypeError(f"`{name}` must be a single number, got an array of shape {array.shape}.")
+    return float(array)
+
+
+def check_scalar_count(value: Any, name: str, minimum: int = 0) -> int:
+    """A single whole number >= ``minimum`` (see :func:`check_counts`), as an int."""
+    return int(as_scalar(check_counts(value, name, minimum=minimum), name))
+
+
+def check_pilot_size(m_pilot: Any, total: int | None) -> int:
+    """Algorithm 1's pilot size per arm: a whole number with ``2 * m_pilot <= total``."""
+    pilot = check_scalar_count(m_pilot, "m_pilot")
+    if total is not None and 2 * pilot > total:
+        raise ValueError(
+            f"`m_pilot` ({pilot}) is too large for `m` ({total}): the pilot labels m_pilot items "
+            f"of each kind, 2 * m_pilot = {2 * pilot} > m. Use m_pilot <= {total // 2}."
+        )
+    return pilot

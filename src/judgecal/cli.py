@@ -945,7 +945,7 @@ def _with_random_design(output: str, data: JudgeData, args: argparse.Namespace) 
     return "\n".join(lines)
 
 
-# ---- judgecal plan: calibration planning (judgecal.allocation, judgecal.planning) -------------
+# ---- judgecal plan: calibration planning (judgecal.planning) -------------
 _PLAN_RULES = ("equal", "algorithm1", "optimal")
 
 
@@ -995,7 +995,7 @@ def _add_plan_command(commands: Any) -> None:
 
 def _plan_rows(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, float]]:
     """The plans under each rule, and their expected posterior widths (--bayes with --m)."""
-    from judgecal.allocation import expected_width, optimal_allocation, required_calibration
+    from judgecal.planning import expected_width, optimal_allocation, required_calibration
 
     common = {"n": args.n, "confidence_level": args.confidence_level, "m_pilot": args.m_pilot}
     values = (args.p, args.q0, args.q1)

@@ -25,6 +25,7 @@ from judgecal._validate import (
     check_level,
     check_proportions,
     is_xarray,
+    no_correction_message,
 )
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
@@ -82,24 +83,6 @@ def _apply_xarray(func: Callable[..., Any], args: tuple, kwargs: dict, n_out: in
     return ConfidenceInterval(*result) if n_out == 2 else result
 
 
-def _no_correction_message(q0: float, q1: float, smoothed: bool) -> str:
-    j = q0 + q1 - 1.0
-    if smoothed:
-        return (
-            "the judge is no better than chance after the Laplace adjustment of eq. (6): "
-            f"q0~ + q1~ - 1 = {j:.6g} <= 0 (q0~ = {q0:.6g}, q1~ = {q1:.6g}), so the interval of "
-            "eq. (5) does not exist. Its verdicts carry no usable information about the true "
-            "accuracy: use a better judge, label more calibration items, or check that the "
-            "calibration labels are not swapped."
-        )
-    return (
-        f"the judge is no better than chance: q0 + q1 - 1 = {j:.6g} <= 0 (q0 = {q0:.6g}, "
-        f"q1 = {q1:.6g}), so its verdicts carry no information about the true accuracy and no "
-        "correction exists. Use a better judge or check that the calibration labels are not "
-        "swapped."
-    )
-
-
 def _warn_no_correction(count: int, total: int, smoothed: bool) -> None:
     what = "q0~ + q1~ - 1 <= 0, eq. 6" if smoothed else "q0 + q1 - 1 <= 0"
     warnings.warn(
@@ -148,7 +131,7 @@ def rogan_gladen(p: ArrayLike, q0: ArrayLike, q1: ArrayLike, *, clip: bool = Tru
         pf, q0f, q1f = float(p_a), float(q0_a), float(q1_a)
         youden = q0f + q1f - 1.0
         if youden <= 0.0:
-            raise ValueError(_no_correction_message(q0f, q1f, smoothed=False))
+            raise ValueError(no_correction_message(q0f, q1f, smoothed=False))
         theta_f = (pf + q0f - 1.0) / youden
         return min(1.0, max(0.0, theta_f)) if clip else theta_f
     youden = q0_a + q1_a - 1.0
@@ -179,7 +162,7 @@ def rogan_gladen_variance(
     """
     if any(is_xarray(a) for a in (p, q0, q1, n, m0, m1)):
         return _apply_xarray(rogan_gladen_variance, (p, q0, q1, n, m0, m1), {}, 1)
-    p_a, q0_a, q1_a, n_a, m0_a, m1_a = _check_interval_inputs(p, q0, q1, n, m0, m1)
+    p_a, q0_a, q1_a, n_a, m0_a, m1_a = check_interval_inputs(p, q0, q1, n, m0, m1)
     theta = rogan_gladen(p_a, q0_a, q1_a, clip=False)  # raises / NaN-warns for J <= 0
     with np.errstate(divide="ignore", invalid="ignore"):
         variance = (
@@ -193,7 +176,13 @@ def rogan_gladen_variance(
 # ---------------------------------------------------------------------------------------------
 # Lang-Reiczigel interval, eqs. (5)-(7)
 # ---------------------------------------------------------------------------------------------
-def _check_interval_inputs(p, q0, q1, n, m0, m1) -> tuple[np.ndarray, ...]:
+def check_interval_inputs(
+    p: ArrayLike, q0: ArrayLike, q1: ArrayLike, n: ArrayLike, m0: ArrayLike, m1: ArrayLike
+) -> tuple[np.ndarray, ...]:
+    """Validate the six inputs of eqs. (5)-(7); return them as arrays in the order given.
+
+    Proportions in [0, 1]; ``n`` >= 1 (``inf`` allowed); ``m0``, ``m1`` >= 1.
+    """
     return (
         check_proportions(p, "p"),
         check_proportions(q0, "q0"),
@@ -215,7 +204,7 @@ def _smoothed_p(p: Number, n: Number, z2: Number) -> Number:
     return p_tilde
 
 
-def _lang_reiczigel_formula(
+def lang_reiczigel_formula(
     p: Number,
     q0: Number,
     q1: Number,
@@ -263,8 +252,8 @@ def _lang_reiczigel_scalar(values: tuple[np.ndarray, ...], z: float) -> Confiden
     p, q0, q1, n, m0, m1 = (float(v) for v in values)
     q0_t, q1_t = (m0 * q0 + 1) / (m0 + 2), (m1 * q1 + 1) / (m1 + 2)
     if q0_t + q1_t - 1 <= 0:  # checked first: the formula divides by it
-        raise ValueError(_no_correction_message(q0_t, q1_t, smoothed=True))
-    low, high, _ = _lang_reiczigel_formula(p, q0, q1, n, m0, m1, z, math.sqrt)
+        raise ValueError(no_correction_message(q0_t, q1_t, smoothed=True))
+    low, high, _ = lang_reiczigel_formula(p, q0, q1, n, m0, m1, z, math.sqrt)
     return ConfidenceInterval(min(1.0, max(0.0, low)), min(1.0, max(0.0, high)))
 
 
@@ -279,7 +268,7 @@ def _lang_reiczigel_array(values: tuple[np.ndarray, ...], z: float) -> Confidenc
         for start in range(0, size, _BLOCK):
             block = slice(start, start + _BLOCK)
             p, q0, q1, n, m0, m1 = (v[block] if isinstance(v, np.ndarray) else v for v in flat)
-            lo, hi, youden_t = _lang_reiczigel_formula(p, q0, q1, n, m0, m1, z, np.sqrt)
+            lo, hi, youden_t = lang_reiczigel_formula(p, q0, q1, n, m0, m1, z, np.sqrt)
             np.clip(lo, 0.0, 1.0, out=low[block])
             np.clip(hi, 0.0, 1.0, out=high[block])
             invalid = np.asarray(youden_t <= 0)
@@ -293,7 +282,14 @@ def _lang_reiczigel_array(values: tuple[np.ndarray, ...], z: float) -> Confidenc
     return ConfidenceInterval(low.reshape(shape), high.reshape(shape))
 
 
-def _lang_reiczigel(values: tuple[np.ndarray, ...], z: float) -> ConfidenceInterval:
+def lang_reiczigel_at_z(values: tuple[np.ndarray, ...], z: float) -> ConfidenceInterval:
+    """Eqs. (5)-(7) at a given normal quantile ``z``, truncated to [0, 1].
+
+    ``values`` are the six inputs as returned by :func:`check_interval_inputs`.
+    The engine behind :func:`lang_reiczigel_ci` (which computes ``z`` from a level), for callers
+    that fix ``z`` themselves (the paper's ``alpha``, Bonferroni-adjusted levels). Scalars raise
+    ValueError when the adjusted judge is no better than chance; arrays give NaN there and warn.
+    """
     if all(v.ndim == 0 for v in values):
         return _lang_reiczigel_scalar(values, z)
     return _lang_reiczigel_array(values, z)
@@ -369,7 +365,7 @@ def lang_reiczigel_ci(
             lang_reiczigel_ci, arguments, {"confidence_level": confidence_level}, 2
         )
     z = z_quantile(confidence_level)
-    return _lang_reiczigel(_check_interval_inputs(*arguments), z)
+    return lang_reiczigel_at_z(check_interval_inputs(*arguments), z)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -40,9 +40,9 @@ from judgecal.data import JudgeData, _check_design, _items_source, binary_labels
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import (
     SMALL_CALIBRATION,
-    _lang_reiczigel,
-    _lang_reiczigel_formula,
     estimate,
+    lang_reiczigel_at_z,
+    lang_reiczigel_formula,
     normal_quantile,
     rogan_gladen,
 )
@@ -213,7 +213,7 @@ def _clustered_estimate(
     z = normal_quantile(0.5 + level / 2.0)
     theta_raw = rogan_gladen(p, q0, q1, clip=False)  # raises for J <= 0
     theta = min(1.0, max(0.0, theta_raw))
-    ci = _lang_reiczigel(
+    ci = lang_reiczigel_at_z(
         tuple(np.asarray(v, dtype=np.float64) for v in (p, q0, q1, n_eff, m0_eff, m1_eff)), z
     )
     half = z * math.sqrt(p * (1.0 - p) / n_eff)
@@ -450,7 +450,7 @@ def lang_reiczigel_p_value(
 
     def contains(z: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            low, high, _ = _lang_reiczigel_formula(p_b, q0_b, q1_b, n_b, m0_b, m1_b, z, np.sqrt)
+            low, high, _ = lang_reiczigel_formula(p_b, q0_b, q1_b, n_b, m0_b, m1_b, z, np.sqrt)
         return (np.clip(low, 0.0, 1.0) <= theta0) & (theta0 <= np.clip(high, 0.0, 1.0))
 
     scan = contains(_Z_GRID[None, :])  # (elements, grid)

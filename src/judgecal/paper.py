@@ -24,21 +24,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from judgecal._validate import as_real_array, check_level, check_proportions
-from judgecal.allocation import (
-    _algorithm1_split,
-    _check_pilot,
-    _check_total,
-    _scalar,
-    _smoothed_pilot,
+from judgecal._validate import (
+    as_real_array,
+    as_scalar,
+    check_level,
+    check_pilot_size,
+    check_proportions,
+    check_scalar_count,
+    no_correction_message,
 )
 from judgecal.frequentist import (
-    _check_interval_inputs,
-    _lang_reiczigel,
-    _no_correction_message,
+    check_interval_inputs,
+    lang_reiczigel_at_z,
     normal_quantile,
     rogan_gladen,
 )
+from judgecal.planning.algorithm1 import algorithm1_split, smoothed_pilot
 from judgecal.results import ConfidenceInterval
 
 __all__ = ["allocate_calibration_sample", "confidence_interval", "point_estimator"]
@@ -66,7 +67,7 @@ def confidence_interval(
     """
     alpha = check_level(alpha, "alpha")
     z = normal_quantile(1 - alpha / 2)
-    return _lang_reiczigel(_check_interval_inputs(p, q0, q1, n, m0, m1), z)
+    return lang_reiczigel_at_z(check_interval_inputs(p, q0, q1, n, m0, m1), z)
 
 
 def allocate_calibration_sample(
@@ -88,14 +89,13 @@ def allocate_calibration_sample(
     eps_value = as_real_array(eps, "eps")
     if eps_value.ndim or not 0.0 <= float(eps_value) < 0.5:
         raise ValueError(f"`eps` ({eps!r}) must be a single number in [0, 0.5).")
-    total = _check_total(m)
-    p_f = _scalar(check_proportions(p, "p"), "p")
-    q0_f = _scalar(check_proportions(q0_pilot, "q0_pilot"), "q0_pilot")
-    q1_f = _scalar(check_proportions(q1_pilot, "q1_pilot"), "q1_pilot")
-    pilot = _check_pilot(m_pilot, total)
+    total = check_scalar_count(m, "m", 2)
+    p_f = as_scalar(check_proportions(p, "p"), "p")
+    q0_f = as_scalar(check_proportions(q0_pilot, "q0_pilot"), "q0_pilot")
+    q1_f = as_scalar(check_proportions(q1_pilot, "q1_pilot"), "q1_pilot")
+    pilot = check_pilot_size(m_pilot, total)
     if pilot and q0_f + q1_f <= 1.0:
-        raise ValueError(_no_correction_message(q0_f, q1_f, smoothed=False))
-    m0, m1, _, _ = _algorithm1_split(
-        total, p_f, _smoothed_pilot(q0_f, pilot), _smoothed_pilot(q1_f, pilot), max(pilot, 1)
-    )
-    return m0, m1
+        raise ValueError(no_correction_message(q0_f, q1_f, smoothed=False))
+    q0_t, q1_t = smoothed_pilot(q0_f * pilot, pilot), smoothed_pilot(q1_f * pilot, pilot)
+    m0, m1, _, _ = algorithm1_split(total, p_f, q0_t, q1_t, max(pilot, 1))
+    return int(m0), int(m1)

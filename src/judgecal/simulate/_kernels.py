@@ -1,9 +1,9 @@
 r"""Kernels of :func:`judgecal.simulate.coverage`: one chunk of grid cells -> summary statistics.
 
 A chunk is a set of grid cells (flat indices plus their parameter values). Monte Carlo chunks
-draw every cell from its own stream (:func:`judgecal.simulate.cell_generator`), evaluate the
+draw every cell from its own stream (:func:`judgecal.simulate.process.cell_generator`), evaluate the
 interval for all replications of the chunk at once and reduce each cell's replications to the
-statistics of :data:`judgecal.simulate.STATISTICS`. Exact chunks sum the joint pmf
+statistics of :data:`STATISTICS`. Exact chunks sum the joint pmf
 
 .. math:: P(k, k_0, k_1) = \mathrm{Bin}(k; n, p)\,\mathrm{Bin}(k_0; m_0, q_0)\,
           \mathrm{Bin}(k_1; m_1, q_1), \qquad p = \theta q_1 + (1 - \theta)(1 - q_0),
@@ -23,9 +23,20 @@ from typing import Any
 import numpy as np
 
 from judgecal.exceptions import JudgeCalWarning
-from judgecal.simulate import STATISTICS, cell_generator, draw_cell
+from judgecal.simulate.process import cell_generator, draw_cell
 
 #: Each binomial's tails below this probability are left out of the exact sums.
+#: The statistics of one cell and one method, in the order of the last axis of a chunk.
+STATISTICS = (
+    "coverage",
+    "coverage_se",
+    "width_mean",
+    "width_median",
+    "bias",
+    "rmse",
+    "undefined_fraction",
+)
+
 EXACT_TAIL = 1e-12
 #: Table entries per block in the exact sums (bounds the memory of one block).
 _EXACT_BLOCK = 2**20

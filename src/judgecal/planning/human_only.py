@@ -37,9 +37,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgecal._validate import check_counts, check_proportions
-from judgecal.allocation import _check_planning_values, _check_total, _scalar
+from judgecal._validate import as_scalar, check_counts, check_proportions, check_scalar_count
 from judgecal.frequentist import rogan_gladen
+from judgecal.planning._inputs import check_planning_values
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -174,9 +174,9 @@ def compare_human_only(
     [0, 1]); the variances are those of the module docstring (Lee et al. (ICML 2026) eq. 10 and
     Prop. 6.1).
     """
-    total = _check_total(m, "m", 1)
-    p_f, q0_f, q1_f = _check_planning_values(p, q0, q1)
-    n_f = _scalar(check_counts(n, "n", minimum=1, allow_inf=True), "n")
+    total = check_scalar_count(m, "m", 1)
+    p_f, q0_f, q1_f = check_planning_values(p, q0, q1)
+    n_f = as_scalar(check_counts(n, "n", minimum=1, allow_inf=True), "n")
     theta = float(rogan_gladen(p_f, q0_f, q1_f))
     test = p_f * (1 - p_f) / n_f
     youden2 = (q0_f + q1_f - 1) ** 2
