@@ -12,7 +12,7 @@ Intervals (all at ``--level``, default 0.95):
     Rogan-Gladen + Lang-Reiczigel (Lee et al. v1 eqs. 3-7) from p-hat = k/n, q0-hat, q1-hat.
 ``ppi``, ``ppi_pp``
     PPI (lambda = 1) and PPI++ (power-tuned lambda in [0, 1]) with their CLT intervals
-    (``judgecal.ppi.ppi_counts``; not truncated to [0, 1]).
+    (``judgecal.designs.ppi.ppi_counts``; not truncated to [0, 1]).
 ``posterior``
     Equal-tailed credible interval of the random-design posterior, exact engine: the stratified
     exact posterior under the theta prior Beta(1 + m1, 1 + m0)
@@ -171,9 +171,9 @@ def intervals(
     counts: dict[str, np.ndarray], level: float
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """(low, high) of the four methods for datasets with both labelled classes present."""
+    from judgecal.designs.ppi import ppi_counts
     from judgecal.exceptions import JudgeCalWarning
     from judgecal.frequentist import lang_reiczigel_ci
-    from judgecal.ppi import ppi_counts
 
     k, n, k0, m0, k1, m1 = (counts[name] for name in ("k", "n", "k0", "m0", "k1", "m1"))
     with warnings.catch_warnings():  # estimated judges no better than chance give NaN

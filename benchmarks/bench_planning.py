@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import write_results  # noqa: E402
 
 from judgecal import JudgeCalWarning  # noqa: E402
-from judgecal.planning import optimal_allocation, required_calibration  # noqa: E402
 from judgecal.frequentist import lang_reiczigel_ci  # noqa: E402
+from judgecal.planning import optimal_allocation, required_calibration  # noqa: E402
 from judgecal.simulate import coverage, simulate_counts  # noqa: E402
 
 THETA = np.round(np.linspace(0, 1, 21), 10)

@@ -85,9 +85,9 @@ def _cheap_part(cell: dict, rng: np.random.Generator) -> dict:
     widened to.
     """
     from judgecal import JudgeCalWarning
-    from judgecal.simulate._kernels import interval_and_estimate
     from judgecal.frequentist import lang_reiczigel_ci
     from judgecal.recommend import CANDIDATES, choose, eligible, regime_coverage
+    from judgecal.simulate._kernels import interval_and_estimate
 
     theta, q0, q1, n, m0, m1 = (cell[k] for k in ("theta", "q0", "q1", "n", "m0", "m1"))
     reps = cell["reps"]

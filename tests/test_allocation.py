@@ -21,16 +21,18 @@ from scipy.stats import binom
 
 import judgecal as jc
 from judgecal import JudgeCalWarning
+from judgecal.cli import main
+from judgecal.paper import allocate_calibration_sample
 from judgecal.planning import (
     CalibrationPlan,
     allocate_calibration,
+    compare_human_only,
     expected_width,
+    human_only_ratio,
     optimal_allocation,
+    plot_human_only_regime,
     required_calibration,
 )
-from judgecal.cli import main
-from judgecal.paper import allocate_calibration_sample
-from judgecal.planning import compare_human_only, human_only_ratio, plot_human_only_regime
 
 matplotlib.use("Agg")
 

@@ -1,4 +1,4 @@
-"""PPI and PPI++ (judgecal.ppi): hand formulas, the reference implementation, errors."""
+"""PPI and PPI++ (judgecal.designs.ppi): hand formulas, the reference implementation, errors."""
 
 import json
 import math
@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import norm
 
 import judgecal as jc
-from judgecal.ppi import PPI_ASSUMPTION, ppi_counts, ppi_from_data
+from judgecal.designs.ppi import PPI_ASSUMPTION, ppi_counts, ppi_from_data
 
 # -- by hand: Angelopoulos, Duchi & Zrnic (PPI++) for the mean, on small label vectors ----------
 Y = [1, 1, 0, 1, 0]  # human labels of the labelled items

@@ -1,4 +1,4 @@
-"""The five estimators of Lee et al. (ICML 2026) Table 2 (judgecal.shift), class-balance diagnostic.
+"""The five estimators of Lee et al. (ICML 2026) Table 2 (judgecal.designs.shift); class balance.
 
 Lee et al. (ICML 2026) is the later version of arXiv 2511.21140, "How to Correctly Report
 LLM-as-a-Judge Evaluations".
@@ -12,8 +12,13 @@ import pytest
 from scipy.stats import norm
 
 import judgecal as jc
+from judgecal.designs.shift import (
+    ASSUMPTIONS,
+    ESTIMATORS,
+    class_balance_test,
+    shift_point_estimates,
+)
 from judgecal.exceptions import JudgeCalWarning
-from judgecal.shift import ASSUMPTIONS, ESTIMATORS, class_balance_test, shift_point_estimates
 
 Z95 = norm.ppf(0.975)
 

@@ -13,8 +13,10 @@ from judgecal.bayes.priors import Prior
 from judgecal.compare import Comparison, ModelLabels, compare
 from judgecal.crosscheck import CrossCheck, crosscheck
 from judgecal.data import JudgeData
+from judgecal.designs import PPIResult, class_balance_test, ppi, shift_estimators
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import (
+    Estimate,
     estimate,
     lang_reiczigel_ci,
     naive_wald_ci,
@@ -36,15 +38,13 @@ from judgecal.planning import (
     optimal_allocation,
     required_calibration,
 )
-from judgecal.ppi import PPIResult, ppi
 from judgecal.report import (  # matplotlib loads only when a figure is drawn
     GroupedReport,
     Report,
     report,
     report_items,
 )
-from judgecal.results import ConfidenceInterval, Estimate
-from judgecal.shift import class_balance_test, shift_estimators
+from judgecal.results import ConfidenceInterval
 
 __version__ = "0.1.0"
 

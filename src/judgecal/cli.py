@@ -884,10 +884,10 @@ def _dispatch(args: argparse.Namespace) -> str:
     return runner(data, args)
 
 
-# ---- --design random: PPI / PPI++ and the class-balance test (judgecal.ppi, judgecal.shift) ----
+# ---- --design random: PPI / PPI++ and the class-balance test (judgecal.designs) ----
 def _random_design_report(data: JudgeData, args: argparse.Namespace) -> dict[str, Any]:
-    from judgecal.ppi import PPI_ASSUMPTION, ppi_from_data
-    from judgecal.shift import class_balance_test
+    from judgecal.designs.ppi import PPI_ASSUMPTION, ppi_from_data
+    from judgecal.designs.shift import class_balance_test
 
     report: dict[str, Any] = {"design": "random", "assumption": PPI_ASSUMPTION}
     if args.command == "estimate":
@@ -904,7 +904,7 @@ def _random_design_report(data: JudgeData, args: argparse.Namespace) -> dict[str
 
 def _with_random_design(output: str, data: JudgeData, args: argparse.Namespace) -> str:
     """Add PPI / PPI++ (estimate), the model's assumption and the class-balance test."""
-    from judgecal.shift import CLASS_BALANCE_ALPHA, class_balance_test
+    from judgecal.designs.shift import CLASS_BALANCE_ALPHA, class_balance_test
 
     report = _random_design_report(data, args)
     if args.json:

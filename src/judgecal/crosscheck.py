@@ -19,9 +19,9 @@ import numpy as np
 from judgecal._validate import check_level
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
-from judgecal.frequentist import SMALL_CALIBRATION, estimate, naive_wald_ci
+from judgecal.frequentist import SMALL_CALIBRATION, Estimate, estimate, naive_wald_ci
 from judgecal.recommend import Recommendation, recommend
-from judgecal.results import Estimate, format_report
+from judgecal.results import format_report
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Unpack
@@ -450,7 +450,7 @@ def crosscheck(
         "bayes_hdi": rows["posterior_hdi"],
     }
     if getattr(data, "design", "stratified") == "random" and not data.one_class:
-        from judgecal.ppi import ppi_from_data
+        from judgecal.designs.ppi import ppi_from_data
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", JudgeCalWarning)

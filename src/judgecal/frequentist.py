@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -29,12 +30,21 @@ from judgecal._validate import (
 )
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
-from judgecal.results import ConfidenceInterval, Estimate
+from judgecal.results import (
+    FLAG_MESSAGES,
+    ConfidenceInterval,
+    IntervalResult,
+    Result,
+    format_report,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
     from numpy.typing import ArrayLike
 
 __all__ = [
+    "Estimate",
+    "estimate",
     "lang_reiczigel_ci",
     "naive_wald_ci",
     "rogan_gladen",
@@ -477,24 +487,8 @@ def estimate(
     level = check_level(confidence_level)
     theta_raw = rogan_gladen(data.p, data.q0, data.q1, clip=False)
     theta = min(1.0, max(0.0, theta_raw))
-    ci = lang_reiczigel_ci(
-        data.p, data.q0, data.q1, data.n, data.m0, data.m1, confidence_level=level
-    )
-    if interval == "guaranteed":
-        from judgecal.guaranteed import guaranteed_ci
-
-        ci = guaranteed_ci(
-            data.k, data.n, data.k0, data.m0, data.k1, data.m1, confidence_level=level
-        )
-    flags = []
-    if theta != theta_raw:
-        flags.append("clipped")
-    if ci.high - ci.low == 0.0:
-        flags.append("zero_width")
-    if min(data.m0, data.m1) < SMALL_CALIBRATION and interval == "lang_reiczigel":
-        flags.append("small_calibration")
-    if not 1.0 - data.q0 <= data.p <= data.q1:
-        flags.append("p_outside_judge_range")
+    ci = _corrected_interval(data, level, interval)
+    flags = _flags(data, theta, theta_raw, ci, interval)
     result = Estimate(
         data=data,
         confidence_level=level,
@@ -510,3 +504,195 @@ def estimate(
     if flags:
         warnings.warn("; ".join(result.flag_messages) + ".", JudgeCalWarning, stacklevel=2)
     return result
+
+
+def _corrected_interval(data: JudgeData, level: float, interval: str) -> ConfidenceInterval:
+    """The interval around the Rogan-Gladen estimate: Lang-Reiczigel or guaranteed."""
+    if interval == "guaranteed":
+        from judgecal.guaranteed import guaranteed_ci
+
+        return guaranteed_ci(
+            data.k, data.n, data.k0, data.m0, data.k1, data.m1, confidence_level=level
+        )
+    return lang_reiczigel_ci(
+        data.p, data.q0, data.q1, data.n, data.m0, data.m1, confidence_level=level
+    )
+
+
+def _flags(
+    data: JudgeData, theta: float, theta_raw: float, ci: ConfidenceInterval, interval: str
+) -> list[str]:
+    """The flags of a corrected estimate (keys of :data:`judgecal.results.FLAG_MESSAGES`)."""
+    flags = []
+    if theta != theta_raw:
+        flags.append("clipped")
+    if ci.high - ci.low == 0.0:
+        flags.append("zero_width")
+    if min(data.m0, data.m1) < SMALL_CALIBRATION and interval == "lang_reiczigel":
+        flags.append("small_calibration")
+    if not 1.0 - data.q0 <= data.p <= data.q1:
+        flags.append("p_outside_judge_range")
+    return flags
+
+
+@dataclass(frozen=True)
+class Estimate(Result):
+    """The fast default: naive rate, Rogan-Gladen estimate and Lang-Reiczigel interval.
+
+    Attributes
+    ----------
+    data : JudgeData
+        The counts the estimate was computed from.
+    confidence_level : float
+        Level of both intervals.
+    naive : float
+        p-hat = k / n, the uncorrected judged-correct rate (Lee et al., arXiv 2511.21140 v1,
+        eq. 2; "Lee et al. v1" below).
+    naive_ci : ConfidenceInterval
+        Wald interval for p-hat (ignores the judge's errors).
+    theta_raw : float
+        Rogan-Gladen estimate before truncation (Lee et al. v1 eq. 4); may lie outside [0, 1].
+    theta : float
+        Rogan-Gladen estimate truncated to [0, 1].
+    ci : ConfidenceInterval
+        Lang-Reiczigel interval (Lee et al. v1 eqs. 5-7), or the guaranteed interval when
+        ``method`` is ``"rogan_gladen+guaranteed"``.
+    youden : float
+        J = q0-hat + q1-hat - 1.
+    flags : tuple of str
+        Keys of :data:`FLAG_MESSAGES` that apply.
+    method : str
+        ``"rogan_gladen+lang_reiczigel"`` or ``"rogan_gladen+guaranteed"``.
+    """
+
+    title: ClassVar[str] = "judgecal estimate"
+
+    data: JudgeData
+    confidence_level: float
+    naive: float
+    naive_ci: ConfidenceInterval
+    theta_raw: float
+    theta: float
+    ci: ConfidenceInterval
+    youden: float
+    flags: tuple[str, ...]
+    method: str = "rogan_gladen+lang_reiczigel"
+
+    @property
+    def interval_label(self) -> str:
+        """The row label of the corrected estimate: the point estimate and its interval."""
+        return (
+            "Rogan-Gladen + guaranteed"
+            if self.method.endswith("guaranteed")
+            else "Rogan-Gladen + Lang-Reiczigel"
+        )
+
+    @property
+    def interval(self) -> IntervalResult:
+        """The corrected estimate (:attr:`theta`) with :attr:`ci`, as an :class:`IntervalResult`."""
+        return IntervalResult(self.theta, self.ci, self.confidence_level, self.method, self.flags)
+
+    @property
+    def naive_interval(self) -> IntervalResult:
+        """The naive rate p-hat with its Wald interval (ignores the judge's errors)."""
+        return IntervalResult(self.naive, self.naive_ci, self.confidence_level, "naive+wald")
+
+    def confidence_interval(
+        self, confidence_level: float | None = None, interval: str | None = None
+    ) -> IntervalResult:
+        """The corrected estimate's interval at another level or of another kind.
+
+        Recomputes from the counts already validated (scipy's ``result.proportion_ci``
+        pattern): nothing is re-read, no warning is issued; the flags of the returned interval
+        say what :func:`estimate` would have flagged.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            Strictly inside (0, 1); default: this estimate's level.
+        interval : {"lang_reiczigel", "guaranteed"}, optional
+            Default: the interval of this estimate.
+
+        Returns
+        -------
+        IntervalResult
+            :attr:`theta` with the requested interval.
+
+        Examples
+        --------
+        >>> from judgecal import JudgeData, estimate
+        >>> est = estimate(JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200))
+        >>> ci90 = est.confidence_interval(confidence_level=0.9)
+        >>> round(ci90.low, 4), round(ci90.high, 4)
+        (0.0745, 0.2478)
+        """
+        level = self.confidence_level if confidence_level is None else check_level(confidence_level)
+        kind = self.method.split("+")[1] if interval is None else interval
+        kind = check_choice(kind, "interval", INTERVALS)
+        ci = _corrected_interval(self.data, level, kind)
+        flags = _flags(self.data, self.theta, self.theta_raw, ci, kind)
+        return IntervalResult(self.theta, ci, level, f"rogan_gladen+{kind}", tuple(flags))
+
+    @property
+    def width(self) -> float:
+        """Width of the interval around the Rogan-Gladen estimate."""
+        return self.ci.high - self.ci.low
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-safe dict of every number, the inputs and the flags."""
+        return {
+            "method": self.method,
+            "confidence_level": self.confidence_level,
+            "inputs": self.data.to_dict(),
+            "p": self.data.p,
+            "q0": self.data.q0,
+            "q1": self.data.q1,
+            "youden": self.youden,
+            "naive": {"estimate": self.naive, "low": self.naive_ci.low, "high": self.naive_ci.high},
+            "adjusted": {
+                "estimate": self.theta,
+                "estimate_unclipped": self.theta_raw,
+                "low": self.ci.low,
+                "high": self.ci.high,
+            },
+            "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
+        }
+
+    def _rows(self) -> dict[str, tuple[float, float, float, float]]:
+        """Method name -> (estimate, low, high, width)."""
+        return {
+            "naive (p-hat, Wald)": (
+                self.naive,
+                *self.naive_ci,
+                self.naive_ci.high - self.naive_ci.low,
+            ),
+            self.interval_label: (self.theta, *self.ci, self.width),
+        }
+
+    def summary(self) -> pd.DataFrame:
+        """Return a table with one row per method: estimate, low, high, width."""
+        import pandas as pd
+
+        frame = pd.DataFrame.from_dict(
+            self._rows(), orient="index", columns=["estimate", "low", "high", "width"]
+        )
+        frame.index.name = "method"
+        return frame
+
+    def _repr_html_(self) -> str:
+        """Compact HTML table for notebooks: the counts, both rows and the flags (escaped)."""
+        from judgecal._html import fmt4, result_block
+
+        d = self.data
+        title = (
+            f"judgecal estimate ({100 * self.confidence_level:g}% intervals): k = {d.k} of "
+            f"n = {d.n}, q0 = {d.k0}/{d.m0}, q1 = {d.k1}/{d.m1}, J = {fmt4(d.youden)}"
+        )
+        rows = [(name, *(fmt4(v) for v in row)) for name, row in self._rows().items()]
+        notes = [(flag, FLAG_MESSAGES[flag]) for flag in self.flags]
+        return result_block(title, ("method", "estimate", "low", "high", "width"), rows, notes)
+
+    def __str__(self) -> str:
+        title = f"judgecal estimate ({100 * self.confidence_level:g}% intervals)"
+        notes = [f"warning: {message}" for message in self.flag_messages]
+        return format_report(title, self.data, self._rows(), notes)

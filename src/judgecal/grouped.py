@@ -40,13 +40,14 @@ from judgecal.data import JudgeData, _check_design, _items_source, binary_labels
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import (
     SMALL_CALIBRATION,
+    Estimate,
     estimate,
     lang_reiczigel_at_z,
     lang_reiczigel_formula,
     normal_quantile,
     rogan_gladen,
 )
-from judgecal.results import FLAG_MESSAGES, ConfidenceInterval, Estimate
+from judgecal.results import FLAG_MESSAGES, ConfidenceInterval
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Unpack

@@ -298,7 +298,7 @@ def shift_bias(
     """
     import xarray as xr
 
-    from judgecal.shift import shift_point_estimates
+    from judgecal.designs.shift import shift_point_estimates
     from judgecal.simulate import simulate_counts
 
     theta_cal = np.linspace(0.25, 0.75, 11) if theta_cal is None else theta_cal

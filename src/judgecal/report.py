@@ -49,8 +49,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from judgecal.bayes.priors import Prior
     from judgecal.crosscheck import CrossCheck
+    from judgecal.frequentist import Estimate
     from judgecal.grouped import GroupedCrossChecks
-    from judgecal.results import Estimate
 
 __all__ = ["FORMATS", "GroupedReport", "Report", "report", "report_items"]
 
@@ -172,8 +172,8 @@ class Report:
             return None
         import warnings
 
-        from judgecal.ppi import PPI_ASSUMPTION, ppi_from_data
-        from judgecal.shift import CLASS_BALANCE_ALPHA, class_balance_test
+        from judgecal.designs.ppi import PPI_ASSUMPTION, ppi_from_data
+        from judgecal.designs.shift import CLASS_BALANCE_ALPHA, class_balance_test
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", JudgeCalWarning)  # their flags are listed instead

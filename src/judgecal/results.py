@@ -1,22 +1,40 @@
-"""Result objects: numbers, not strings, with ``to_dict()``, ``summary()`` and a precise repr.
+"""The result contract: every judgecal result is a :class:`Result`; intervals are one shape.
 
-Rounding happens only when printing (:meth:`Estimate.__str__`, the CLI); the fields hold full
+* :class:`ConfidenceInterval` -- ``(low, high)``, the one interval shape (floats, or arrays).
+* :class:`IntervalResult` -- one estimate with its interval, level, method and flags: the row of
+  every table (the estimate, PPI, the shift estimators, the comparison, the cross-check).
+* :class:`Result` -- what every result object offers: ``flags`` (stable keys of
+  :data:`FLAG_MESSAGES`; tests assert keys, never sentences), ``flag_messages``, ``to_dict()``
+  (JSON-safe), ``summary()`` (a :class:`pandas.DataFrame`; nothing prints), ``plot(ax=None)``
+  (returns the Axes), ``_repr_html_()`` and ``str()``.
+
+Rounding happens only when printing (``__str__``, the CLI, the HTML); the fields hold full
 precision.
 """
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping
 
     import pandas as pd
+    from matplotlib.axes import Axes
 
     from judgecal.data import JudgeData
 
-__all__ = ["FLAG_MESSAGES", "WEAK_YOUDEN", "ConfidenceInterval", "Estimate", "format_report"]
+__all__ = [
+    "FLAG_MESSAGES",
+    "WEAK_YOUDEN",
+    "ConfidenceInterval",
+    "IntervalResult",
+    "Result",
+    "format_report",
+    "register_flags",
+]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -27,7 +45,7 @@ class ConfidenceInterval(NamedTuple):
 
 
 #: Plain-language explanation of every flag an :class:`Estimate` (or a
-#: :class:`~judgecal.ppi.PPIResult`) can carry.
+#: :class:`~judgecal.designs.ppi.PPIResult`) can carry.
 #: Youden's J below which a judge counts as weak (the correction divides by J); used by the
 #: posterior's ``weak_judge`` flag and the comparison's judge diagnostics.
 WEAK_YOUDEN = 0.2
@@ -59,124 +77,171 @@ FLAG_MESSAGES = {
 }
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """The fast default: naive rate, Rogan-Gladen estimate and Lang-Reiczigel interval.
+def register_flags(catalogue: Mapping[str, str]) -> Mapping[str, str]:
+    """Add a module's flags to :data:`FLAG_MESSAGES` (the one catalogue); returns ``catalogue``.
 
-    Attributes
-    ----------
-    data : JudgeData
-        The counts the estimate was computed from.
-    confidence_level : float
-        Level of both intervals.
-    naive : float
-        p-hat = k / n, the uncorrected judged-correct rate (Lee et al., arXiv 2511.21140 v1,
-        eq. 2; "Lee et al. v1" below).
-    naive_ci : ConfidenceInterval
-        Wald interval for p-hat (ignores the judge's errors).
-    theta_raw : float
-        Rogan-Gladen estimate before truncation (Lee et al. v1 eq. 4); may lie outside [0, 1].
-    theta : float
-        Rogan-Gladen estimate truncated to [0, 1].
-    ci : ConfidenceInterval
-        Lang-Reiczigel interval (Lee et al. v1 eqs. 5-7), or the guaranteed interval when
-        ``method`` is ``"rogan_gladen+guaranteed"``.
-    youden : float
-        J = q0-hat + q1-hat - 1.
-    flags : tuple of str
-        Keys of :data:`FLAG_MESSAGES` that apply.
-    method : str
-        ``"rogan_gladen+lang_reiczigel"`` or ``"rogan_gladen+guaranteed"``.
+    Called at import time by the module that raises the flags, so a key is defined next to the
+    code that sets it. A key may be registered twice only with the same sentence.
+
+    Raises
+    ------
+    ValueError
+        If a key is already registered with a different sentence.
+    """
+    for key, message in catalogue.items():
+        if FLAG_MESSAGES.setdefault(key, message) != message:
+            raise ValueError(f"flag `{key}` is already registered with another message.")
+    return catalogue
+
+
+class Result(abc.ABC):
+    """The contract of every judgecal result object.
+
+    Subclasses (frozen dataclasses) define ``flags`` (keys of :data:`FLAG_MESSAGES`),
+    :meth:`to_dict` and :meth:`summary`; :meth:`plot` and :meth:`_repr_html_` default to a
+    forest plot and a table of :meth:`summary`'s ``estimate``/``low``/``high`` rows.
     """
 
-    data: JudgeData
-    confidence_level: float
-    naive: float
-    naive_ci: ConfidenceInterval
-    theta_raw: float
-    theta: float
-    ci: ConfidenceInterval
-    youden: float
+    #: Caption of the default HTML table and plot title.
+    title: ClassVar[str] = "judgecal result"
     flags: tuple[str, ...]
-    method: str = "rogan_gladen+lang_reiczigel"
-
-    @property
-    def interval_label(self) -> str:
-        """The row label of the corrected estimate: the point estimate and its interval."""
-        return (
-            "Rogan-Gladen + guaranteed"
-            if self.method.endswith("guaranteed")
-            else "Rogan-Gladen + Lang-Reiczigel"
-        )
-
-    @property
-    def width(self) -> float:
-        """Width of the interval around the Rogan-Gladen estimate."""
-        return self.ci.high - self.ci.low
 
     @property
     def flag_messages(self) -> list[str]:
-        """The flags as plain-language sentences."""
+        """The flags as plain-language sentences, in the order of :attr:`flags`."""
         return [FLAG_MESSAGES[flag] for flag in self.flags]
 
+    @abc.abstractmethod
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict of every number, the inputs and the flags."""
+
+    @abc.abstractmethod
+    def summary(self) -> pd.DataFrame:
+        """Return the result as a table (one row per estimate or quantity); never prints."""
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Draw each row of :meth:`summary` as a point with its interval; returns the Axes."""
+        return forest_plot(self.summary(), ax=ax, title=self.title)
+
+    def _repr_html_(self) -> str:
+        """Rich display for notebooks: :meth:`summary` as a table, then the flags (escaped)."""
+        from judgecal._html import result_block
+
+        frame = self.summary()
+        header = (frame.index.name or "", *map(str, frame.columns))
+        rows = [(name, *(_cell(value) for value in row)) for name, row in frame.iterrows()]
+        notes = [(flag, FLAG_MESSAGES[flag]) for flag in self.flags]
+        return result_block(self.title, header, rows, notes)
+
+
+def _cell(value: Any) -> str:
+    """A table cell: numbers with four decimals (:func:`judgecal._html.fmt4`), text as is."""
+    from judgecal._html import fmt4
+
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return fmt4(value)
+    return str(value)
+
+
+def forest_plot(frame: pd.DataFrame, *, ax: Axes | None = None, title: str = "") -> Axes:
+    """Rows of ``frame`` with ``estimate``, ``low``, ``high`` columns as points with intervals.
+
+    The first row is drawn at the top; rows without an interval (NaN) show only their label.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 0.5 + 0.45 * max(len(frame), 1)))
+    positions = list(range(len(frame)))[::-1]
+    for y, (_, row) in zip(positions, frame.iterrows(), strict=True):
+        ax.plot([row["low"], row["high"]], [y, y], color="tab:blue", lw=2.5)
+        ax.plot([row["estimate"]], [y], "o", color="black", ms=5)
+    ax.set_yticks(positions, [str(name) for name in frame.index])
+    ax.set_ylim(-0.7, len(frame) - 0.3)
+    ax.set_xlabel("estimate and interval")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+@dataclass(frozen=True)
+class IntervalResult(Result):
+    """One estimate with its interval: the row of every judgecal table.
+
+    Unpacks as ``estimate, low, high = result``.
+
+    Attributes
+    ----------
+    estimate : float
+        The point estimate.
+    ci : ConfidenceInterval
+        The interval ``(low, high)`` (credible interval for a posterior row).
+    confidence_level : float
+        Its level.
+    method : str
+        Which estimator and interval, e.g. ``"rogan_gladen+lang_reiczigel"``.
+    flags : tuple of str
+        Keys of :data:`FLAG_MESSAGES` that apply.
+    """
+
+    estimate: float
+    ci: ConfidenceInterval
+    confidence_level: float
+    method: str
+    flags: tuple[str, ...] = ()
+
+    title: ClassVar[str] = "judgecal interval"
+
+    @property
+    def low(self) -> float:
+        """Lower end of the interval."""
+        return self.ci.low
+
+    @property
+    def high(self) -> float:
+        """Upper end of the interval."""
+        return self.ci.high
+
+    @property
+    def width(self) -> float:
+        """``high - low``."""
+        return self.ci.high - self.ci.low
+
+    def __iter__(self) -> Iterator[float]:
+        return iter((self.estimate, self.ci.low, self.ci.high))
+
+    def contains(self, value: float) -> bool:
+        """Whether ``low <= value <= high``."""
+        return bool(self.ci.low <= value <= self.ci.high)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-safe dict: method, level, estimate, low, high and the flags."""
         return {
             "method": self.method,
             "confidence_level": self.confidence_level,
-            "inputs": self.data.to_dict(),
-            "p": self.data.p,
-            "q0": self.data.q0,
-            "q1": self.data.q1,
-            "youden": self.youden,
-            "naive": {"estimate": self.naive, "low": self.naive_ci.low, "high": self.naive_ci.high},
-            "adjusted": {
-                "estimate": self.theta,
-                "estimate_unclipped": self.theta_raw,
-                "low": self.ci.low,
-                "high": self.ci.high,
-            },
+            "estimate": self.estimate,
+            "low": self.ci.low,
+            "high": self.ci.high,
             "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
         }
 
-    def _rows(self) -> dict[str, tuple[float, float, float, float]]:
-        """Method name -> (estimate, low, high, width)."""
-        return {
-            "naive (p-hat, Wald)": (
-                self.naive,
-                *self.naive_ci,
-                self.naive_ci.high - self.naive_ci.low,
-            ),
-            self.interval_label: (self.theta, *self.ci, self.width),
-        }
-
     def summary(self) -> pd.DataFrame:
-        """Return a table with one row per method: estimate, low, high, width."""
+        """Return a one-row table indexed by ``method``: estimate, low, high, width."""
         import pandas as pd
 
-        frame = pd.DataFrame.from_dict(
-            self._rows(), orient="index", columns=["estimate", "low", "high", "width"]
+        frame = pd.DataFrame(
+            [[self.estimate, self.ci.low, self.ci.high, self.width]],
+            index=pd.Index([self.method], name="method"),
+            columns=["estimate", "low", "high", "width"],
         )
-        frame.index.name = "method"
         return frame
 
-    def _repr_html_(self) -> str:
-        """Compact HTML table for notebooks: the counts, both rows and the flags (escaped)."""
-        from judgecal._html import fmt4, result_block
-
-        d = self.data
-        title = (
-            f"judgecal estimate ({100 * self.confidence_level:g}% intervals): k = {d.k} of "
-            f"n = {d.n}, q0 = {d.k0}/{d.m0}, q1 = {d.k1}/{d.m1}, J = {fmt4(d.youden)}"
-        )
-        rows = [(name, *(fmt4(v) for v in row)) for name, row in self._rows().items()]
-        notes = [(flag, FLAG_MESSAGES[flag]) for flag in self.flags]
-        return result_block(title, ("method", "estimate", "low", "high", "width"), rows, notes)
-
     def __str__(self) -> str:
-        title = f"judgecal estimate ({100 * self.confidence_level:g}% intervals)"
-        notes = [f"warning: {message}" for message in self.flag_messages]
-        return format_report(title, self.data, self._rows(), notes)
+        text = (
+            f"{self.method}: {self.estimate:.4f} ({100 * self.confidence_level:g}% interval "
+            f"{self.ci.low:.4f} to {self.ci.high:.4f})"
+        )
+        return "\n".join([text, *(f"  warning: {m}" for m in self.flag_messages)])
 
 
 def format_report(

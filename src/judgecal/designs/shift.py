@@ -25,7 +25,7 @@ a = Pr_Q(Z = 1 | Z-hat = 1) = k1 / (k1 + m0 - k0) and b = Pr_Q(Z = 1 | Z-hat = 0
 the judge's behaviour Pr(Z-hat | Z) is shared (Lee et al. (ICML 2026) eq. 12, Fig. 7).
 
 Intervals (:func:`shift_estimators`): (i) Wald with n, (ii) Wald with m, (iii) the PPI CLT interval
-(:func:`judgecal.ppi.ppi_counts`, lambda = 1), (iv) the delta method
+(:func:`judgecal.designs.ppi.ppi_counts`, lambda = 1), (iv) the delta method
 
 .. math:: \mathrm{Var} = (a - b)^2 \frac{\hat p(1-\hat p)}{n} + \hat p^2 \frac{a(1-a)}{c_1}
           + (1-\hat p)^2 \frac{b(1-b)}{c_0}
@@ -45,6 +45,7 @@ import numpy as np
 
 from judgecal._validate import check_counts, check_level, check_not_exceeding
 from judgecal.data import JudgeData, require_design
+from judgecal.designs.ppi import PPI_ASSUMPTION, ppi_counts
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import (
     lang_reiczigel_ci,
@@ -53,13 +54,13 @@ from judgecal.frequentist import (
     rogan_gladen_variance,
     z_quantile,
 )
-from judgecal.ppi import PPI_ASSUMPTION, ppi_counts
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
     "ASSUMPTIONS",
+    "CLASS_BALANCE_ALPHA",
     "ESTIMATORS",
     "ClassBalanceTest",
     "class_balance_test",
@@ -171,7 +172,7 @@ def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> pd.D
         Indexed by :data:`ESTIMATORS` (index name ``"estimator"``), columns ``estimate``, ``low``,
         ``high``, ``assumption``. The misclassification-adjusted row is :func:`judgecal.estimate`'s
         clipped Rogan-Gladen estimate with the Lang-Reiczigel interval; the difference row is
-        PPI (not truncated, as :func:`judgecal.ppi`); the other intervals are truncated to
+        PPI (not truncated, as :func:`judgecal.designs.ppi`); the other intervals are truncated to
         [0, 1]. An undefined row is NaN. ``frame.attrs`` holds ``confidence_level`` and
         ``class_balance`` (:func:`class_balance_test` as a dict, or None when it is undefined).
 
