@@ -279,3 +279,55 @@ def check_pilot_size(m_pilot: Any, total: int | None) -> int:
             f"of each kind, 2 * m_pilot = {2 * pilot} > m. Use m_pilot <= {total // 2}."
         )
     return pilot
+
+
+#: The six counts of a judge evaluation, and which count is part of which total.
+SIX_COUNTS = ("k", "n", "k0", "m0", "k1", "m1")
+_PARTS = (("k", "n"), ("k0", "m0"), ("k1", "m1"))
+
+
+def check_six_counts(
+    values: dict[str, Any],
+    *,
+    arm_minimum: int = 0,
+    labelled_minimum: int = 0,
+    scalar: bool = False,
+) -> dict[str, np.ndarray]:
+    """The one check of the counts (k, n, k0, m0, k1, m1), or of any of the three pairs.
+
+    ``values`` maps count names (a subset of :data:`SIX_COUNTS` made of whole pairs, e.g. only
+    ``k0, m0, k1, m1``) to counts. Every count is a whole non-negative number; ``n`` is at least
+    1, each arm ``m0``, ``m1`` at least ``arm_minimum``, their sum at least ``labelled_minimum``;
+    a part never exceeds its total. With ``scalar=True`` each count must be a single number.
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        The validated counts, in the order given (not broadcast; the caller decides the dtype).
+
+    Raises
+    ------
+    TypeError
+        For a non-numeric count, or an array where ``scalar=True``.
+    ValueError
+        For a negative, non-whole or too small count, or a part larger than its total; the
+        message names the argument and shows the value.
+    """
+    checked: dict[str, np.ndarray] = {}
+    for name, value in values.items():
+        minimum = 1 if name == "n" else arm_minimum if name in ("m0", "m1") else 0
+        array = check_counts(value, name, minimum=minimum)
+        if scalar:
+            as_scalar(array, name)
+        checked[name] = array
+    for part, whole in _PARTS:
+        if part in checked and whole in checked:
+            check_not_exceeding(checked[part], checked[whole], part, whole)
+    if labelled_minimum and "m0" in checked and "m1" in checked:
+        total = checked["m0"] + checked["m1"]
+        if np.any(total < labelled_minimum):
+            raise ValueError(
+                f"`m0` + `m1` ({_format_number(np.min(total))}) must be at least "
+                f"{labelled_minimum}: the calibration needs labelled items."
+            )
+    return checked

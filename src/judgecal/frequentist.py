@@ -106,6 +106,41 @@ def _warn_no_correction(count: int, total: int, smoothed: bool) -> None:
 # ---------------------------------------------------------------------------------------------
 # Rogan-Gladen point estimate, eq. (4)
 # ---------------------------------------------------------------------------------------------
+def rogan_gladen_raw(p: Any, q0: Any, q1: Any) -> tuple[Any, Any]:
+    r"""Eq. (4) on checked numbers or arrays: ``(theta, youden)``, unclipped, NaN where J <= 0.
+
+    .. math:: \hat\theta = (\hat p + \hat q_0 - 1) / (\hat q_0 + \hat q_1 - 1)
+
+    The one formula behind :func:`rogan_gladen`, the two-model comparison (its bootstrap
+    replicates included) and the shift estimators: no validation, no warning, broadcasting.
+    """
+    youden = np.asarray(q0, dtype=np.float64) + np.asarray(q1, dtype=np.float64) - 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = np.where(
+            youden > 0.0, (np.asarray(p, dtype=np.float64) + q0 - 1.0) / youden, np.nan
+        )
+    return theta, youden
+
+
+def delta_variance(p: Any, q0: Any, q1: Any, theta: Any, n: Any, m0: Any, m1: Any) -> Any:
+    r"""Delta-method variance of eq. (4) (Lee et al. v1 App. A.1; ICML 2026 version eq. 10).
+
+    .. math::
+        \frac{p(1-p)/n + (1-\theta)^2 q_0(1-q_0)/m_0 + \theta^2 q_1(1-q_1)/m_1}
+        {(q_0 + q_1 - 1)^2}
+
+    on checked numbers or arrays (no validation): ``n = inf`` drops the test-set term, which
+    leaves the calibration term alone. The one formula behind :func:`rogan_gladen_variance`
+    and the two-model comparison's delta method.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (
+            p * (1.0 - p) / n
+            + (1.0 - theta) ** 2 * q0 * (1.0 - q0) / m0
+            + theta**2 * q1 * (1.0 - q1) / m1
+        ) / (q0 + q1 - 1.0) ** 2
+
+
 def rogan_gladen(p: ArrayLike, q0: ArrayLike, q1: ArrayLike, *, clip: bool = True) -> Any:
     r"""Rogan-Gladen bias-corrected accuracy (Lee et al. v1 eq. 4; Lee et al. (ICML 2026) eq. 5).
 
@@ -144,9 +179,7 @@ def rogan_gladen(p: ArrayLike, q0: ArrayLike, q1: ArrayLike, *, clip: bool = Tru
             raise ValueError(no_correction_message(q0f, q1f, smoothed=False))
         theta_f = (pf + q0f - 1.0) / youden
         return min(1.0, max(0.0, theta_f)) if clip else theta_f
-    youden = q0_a + q1_a - 1.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        theta = (p_a + q0_a - 1.0) / youden
+    theta, youden = rogan_gladen_raw(p_a, q0_a, q1_a)
     theta = np.array(theta, dtype=np.float64)  # broadcast result, owned
     invalid = np.broadcast_to(youden <= 0.0, theta.shape)
     if invalid.any():
@@ -174,12 +207,7 @@ def rogan_gladen_variance(
         return _apply_xarray(rogan_gladen_variance, (p, q0, q1, n, m0, m1), {}, 1)
     p_a, q0_a, q1_a, n_a, m0_a, m1_a = check_interval_inputs(p, q0, q1, n, m0, m1)
     theta = rogan_gladen(p_a, q0_a, q1_a, clip=False)  # raises / NaN-warns for J <= 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        variance = (
-            p_a * (1.0 - p_a) / n_a
-            + (1.0 - theta) ** 2 * q0_a * (1.0 - q0_a) / m0_a
-            + theta**2 * q1_a * (1.0 - q1_a) / m1_a
-        ) / (q0_a + q1_a - 1.0) ** 2
+    variance = delta_variance(p_a, q0_a, q1_a, theta, n_a, m0_a, m1_a)
     return float(variance) if np.ndim(variance) == 0 else variance
 
 
