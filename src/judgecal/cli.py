@@ -535,7 +535,7 @@ def _log_format(path: str) -> str:
     """Which tool wrote an eval log: by its extension, then by its keys."""
     from pathlib import Path
 
-    from judgecal.io._items import load_json
+    from judgecal.io import load_json
     from judgecal.io.lm_eval import is_lm_eval_sample
     from judgecal.io.promptfoo import is_promptfoo
 
@@ -1449,7 +1449,7 @@ def _model_name(args: argparse.Namespace, model: str, items: Any) -> str:
 def _join_compare_labels(args: argparse.Namespace, items: dict[str, Any]) -> dict[str, Any]:
     """Join --human to the items: by --model-column per model, or to model A only."""
     import judgecal.io as jio
-    from judgecal.io._items import read_table
+    from judgecal.io import read_table
 
     path = args.human
     positive = _positive(args.positive) if args.items_a or args.items_b else None
@@ -1560,9 +1560,9 @@ def _compare_calibration(
 
 def _labelled_arrays(frame: Any, source: str) -> tuple[list[str], Any, Any]:
     """Ids, judge (0/1) and human (0/1, -1 unlabelled) of an items frame (errors name it)."""
-    from judgecal.data import _items_labels
+    from judgecal.data import items_labels
 
-    judge, human = _items_labels(frame, source)
+    judge, human = items_labels(frame, source)
     return list(frame["id"].astype(str)), judge, human
 
 

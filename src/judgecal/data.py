@@ -118,7 +118,7 @@ class JudgeData:
     design: str = field(default="stratified")
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "design", _check_design(self.design))
+        object.__setattr__(self, "design", check_design(self.design))
         # a random labelled subsample may miss a class; a stratified arm may not be empty
         arm_minimum = 0 if self.design == "random" else 1
         for part, whole in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
@@ -260,7 +260,7 @@ class JudgeData:
             no labelled or no unlabelled items. A random design's labelled items may all belong
             to one class (see :attr:`JudgeData.one_class`).
         """
-        design = _check_design(design)
+        design = check_design(design)
         if design == "random":
             return cls._from_marked_labels(test_judge, calib_human, calib_judge)
         if calib_judge is None:
@@ -268,9 +268,9 @@ class JudgeData:
                 "`calib_judge` is required with design='stratified': the judge's "
                 "verdict on every calibration item."
             )
-        test = _binary_labels(test_judge, "test_judge")
-        human = _binary_labels(calib_human, "calib_human")
-        judge = _binary_labels(calib_judge, "calib_judge")
+        test = binary_labels(test_judge, "test_judge")
+        human = binary_labels(calib_human, "calib_human")
+        judge = binary_labels(calib_judge, "calib_judge")
         if human.size != judge.size:
             raise ValueError(
                 f"`calib_human` ({human.size} items) and `calib_judge` ({judge.size} items) must "
@@ -281,11 +281,11 @@ class JudgeData:
     @classmethod
     def _from_marked_labels(cls, test_judge: Any, calib_human: Any, calib_judge: Any) -> JudgeData:
         """Random design: human labels marked on the test items (missing = unlabelled)."""
-        test = _binary_labels(test_judge, "test_judge")
-        human = _binary_labels(calib_human, "calib_human", allow_missing=True)
+        test = binary_labels(test_judge, "test_judge")
+        human = binary_labels(calib_human, "calib_human", allow_missing=True)
         given = {"calib_human": human}
         if calib_judge is not None:
-            given["calib_judge"] = _binary_labels(calib_judge, "calib_judge", allow_missing=True)
+            given["calib_judge"] = binary_labels(calib_judge, "calib_judge", allow_missing=True)
         for name, values in given.items():
             if values.size != test.size:
                 raise ValueError(
@@ -384,7 +384,7 @@ class JudgeData:
         >>> JudgeData.from_frame(frame, judge="verdict", human="human_label", positive="C")
         JudgeData(k=2, n=3, k0=1, m0=1, k1=1, m1=1)
         """
-        design = _check_design(design)
+        design = check_design(design)
         named = {
             "judge": judge,
             "human": human,
@@ -463,9 +463,9 @@ class JudgeData:
             labelled items, no unlabelled (test) items, a stratified calibration set without
             one of the classes.
         """
-        design = _check_design(design)
-        source = _items_source(items)
-        judge, human = _items_labels(items, source)
+        design = check_design(design)
+        source = items_source(items)
+        judge, human = items_labels(items, source)
         if not (human >= 0).any():
             raise ValueError(
                 f"{source}: no item has a human label, so the judge's error rates "
@@ -512,7 +512,7 @@ class JudgeData:
             Naming the file, the row (counting the header as row 1) and the column of the first
             problem: a missing column, an unknown ``set``, a label other than 0/1.
         """
-        design = _check_design(design)
+        design = check_design(design)
         labels = read_label_csv(path, design=design)
         return cls._from_label_rows(labels, source=os.fspath(path), design=design)
 
@@ -546,7 +546,7 @@ class JudgeData:
         return cls._from_binary(labels.test, labels.human, labels.judge, source=f"{source}: ")
 
 
-def _items_source(items: Any) -> str:
+def items_source(items: Any) -> str:
     """The source named in an items frame's errors; raise unless ``items`` is an items frame."""
     columns = getattr(items, "columns", None)
     if columns is None or not hasattr(items, "attrs"):
@@ -567,7 +567,7 @@ def _items_source(items: Any) -> str:
     return source
 
 
-def _items_labels(items: Any, source: str) -> tuple[np.ndarray, np.ndarray]:
+def items_labels(items: Any, source: str) -> tuple[np.ndarray, np.ndarray]:
     """(judge 0/1, human 0/1 or -1) of an items frame; raise for repeated ids, missing verdicts."""
     ids = items["id"].astype(str)
     repeated = ids[ids.duplicated(keep=False)]
@@ -610,7 +610,7 @@ def read_label_csv(path: str | os.PathLike[str], *, design: str = "stratified") 
     LabelRows
         The test verdicts and the calibration labels, in file order.
     """
-    design = _check_design(design)
+    design = check_design(design)
     name = os.fspath(path)
     try:
         handle = open(name, newline="", encoding="utf-8-sig")  # noqa: SIM115
@@ -712,7 +712,7 @@ def require_design(data: Any, design: str, user: str) -> JudgeData:
     raise ValueError(f"{user} needs design={design!r}, but `data.design` is {data.design!r}.")
 
 
-def _check_design(design: Any) -> str:
+def check_design(design: Any) -> str:
     """Return ``design`` if it is one of :data:`DESIGNS`; raise otherwise."""
     if not isinstance(design, str):
         raise TypeError(f"`design` must be 'stratified' or 'random', got {design!r}.")
@@ -822,6 +822,3 @@ def binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.
             f"`{name}` must hold only 0/1 labels (booleans accepted); item {index} is {what}."
         )
     return array.astype(np.int8)
-
-
-_binary_labels = binary_labels  # the name used inside judgecal before it was public

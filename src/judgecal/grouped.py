@@ -36,7 +36,7 @@ import numpy as np
 
 from judgecal._cluster import ArmDesign, cluster_totals, ratio_design
 from judgecal._validate import check_choice, check_level
-from judgecal.data import JudgeData, _check_design, _items_source, binary_labels
+from judgecal.data import JudgeData, binary_labels, check_design, items_source
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import (
     SMALL_CALIBRATION,
@@ -332,8 +332,8 @@ def estimate_items(
     >>> items = jio.read_inspect("run.eval")  # doctest: +SKIP
     >>> jc.estimate_items(items, by="model", null=0.5)  # doctest: +SKIP
     """
-    source = _items_source(items)
-    design = _check_design(design)
+    source = items_source(items)
+    design = check_design(design)
     level = check_level(confidence_level)
     correction = _check_correction(correction)
     null = _check_null(null)
@@ -1245,8 +1245,8 @@ def crosscheck_items(
     >>> items = jio.read_inspect("run.eval")  # doctest: +SKIP
     >>> jc.crosscheck_items(items[items["epoch"] == 1], by="model")  # doctest: +SKIP
     """
-    source = _items_source(items)
-    design = _check_design(design)
+    source = items_source(items)
+    design = check_design(design)
     level = check_level(confidence_level)
     correction = _check_correction(correction)
     columns = _check_by(by, items, source)

@@ -74,8 +74,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgecal.bayes.diagnostics import ADVICE, ESS_MIN, R_HAT_MAX
+from judgecal.bayes.diagnostics import FLAGS as DIAGNOSTIC_FLAGS
 from judgecal.bayes.nuts import CompiledNUTS, NutsCache
-from judgecal.bayes.posterior import _ADVICE, DIAGNOSTIC_FLAGS, ESS_MIN, R_HAT_MAX
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
@@ -463,7 +464,7 @@ def _convergence_warnings(diagnostics: dict[str, float]) -> tuple[str, ...]:
         f"the comparison posterior may be unreliable ({details}; max R-hat "
         f"{diagnostics['r_hat']:.3f}, min ESS "
         f"{min(diagnostics['ess_bulk'], diagnostics['ess_tail']):.0f}, "
-        f"{diagnostics['divergences']} divergences): {_ADVICE.split(', or use')[0]}.",
+        f"{diagnostics['divergences']} divergences): {ADVICE.split(', or use')[0]}.",
     )
 
 

@@ -32,7 +32,6 @@ from judgecal._validate import (
     check_positive_int,
 )
 from judgecal.bayes.diagnostics import (
-    ADVICE,
     CONTRADICTION_PROB,
     ESS_MIN,
     FLAGS,
@@ -72,7 +71,6 @@ DIAGNOSTIC_FLAGS = FLAGS
 #: Variables of the posterior, in the order of summaries.
 VARIABLES = ("theta", "q0", "q1", "youden", "p")
 _PARAMETERS = ("theta", "q0", "q1")
-_ADVICE = ADVICE
 
 
 # -------------------------------------------------------------------------------------------

@@ -77,7 +77,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from judgecal._validate import check_counts, check_level, check_not_exceeding
-from judgecal.data import JudgeData, _binary_labels, require_design
+from judgecal.data import JudgeData, binary_labels, require_design
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import z_quantile
 from judgecal.results import FLAG_MESSAGES, ConfidenceInterval
@@ -408,9 +408,9 @@ def ppi(
     """
     level = check_level(confidence_level)
     lam = _check_lam(lam)
-    human = _binary_labels(calib_human, "calib_human")
-    judge = _binary_labels(calib_judge, "calib_judge")
-    test = _binary_labels(test_judge, "test_judge")
+    human = binary_labels(calib_human, "calib_human")
+    judge = binary_labels(calib_judge, "calib_judge")
+    test = binary_labels(test_judge, "test_judge")
     if human.size != judge.size:
         raise ValueError(
             f"`calib_human` ({human.size} items) and `calib_judge` ({judge.size} "

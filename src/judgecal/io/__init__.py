@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from judgecal.io._items import items_frame, join_human, map_verdicts
+from judgecal.io._items import items_frame, join_human, load_json, map_verdicts, read_table
 from judgecal.io.frames import read_frame
 from judgecal.io.lm_eval import read_lm_eval
 from judgecal.io.promptfoo import read_promptfoo
@@ -21,12 +21,14 @@ from judgecal.io.promptfoo import read_promptfoo
 __all__ = [
     "items_frame",
     "join_human",
+    "load_json",
     "map_verdicts",
     "read_frame",
     "read_inspect",
     "read_lm_eval",
     "read_mlflow",
     "read_promptfoo",
+    "read_table",
 ]
 
 _LAZY = {"read_inspect": "judgecal.io.inspect_ai", "read_mlflow": "judgecal.io.mlflow"}
