@@ -165,7 +165,7 @@ class TestOneClassRandomDesign:
             make(n=value)
 
     def test_array_rejected(self):
-        with pytest.raises(TypeError, match=r"`k` must be a single count"):
+        with pytest.raises(TypeError, match=r"`k` must be a single number"):
             make(k=[1, 2])
 
 

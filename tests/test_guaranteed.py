@@ -180,7 +180,7 @@ def test_lower_end_against_brute_force(x, m0, m1):
         ({"k1": 2.5}, ValueError, r"`k1` .*whole number"),
         ({"n": math.inf}, ValueError, r"`n` .*finite"),
         ({"m0": 0, "k0": 0, "m1": 0, "k1": 0}, ValueError, r"`m0` \+ `m1` \(0\)"),
-        ({"k": [1, 2]}, TypeError, r"`k` must be a single count"),
+        ({"k": [1, 2]}, TypeError, r"`k` must be a single number"),
         ({"k": "4"}, TypeError, r"`k`"),
     ],
 )

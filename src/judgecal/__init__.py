@@ -8,6 +8,7 @@ Importing judgecal loads numpy only; scipy.special, pandas, xarray, pymc, arviz 
 load when first used.
 """
 
+from judgecal._version import __version__ as __version__
 from judgecal.bayes.posterior import Posterior, posterior
 from judgecal.bayes.priors import Prior
 from judgecal.compare import Comparison, ModelLabels, compare
@@ -45,8 +46,6 @@ from judgecal.report import (  # matplotlib loads only when a figure is drawn
     report_items,
 )
 from judgecal.results import ConfidenceInterval
-
-__version__ = "0.1.0"
 
 __all__ = [
     "CalibrationPlan",

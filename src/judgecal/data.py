@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from judgecal._validate import check_counts, check_not_exceeding
+from judgecal._validate import SIX_COUNTS, check_six_counts
 
 __all__ = [
     "DESIGNS",
@@ -121,13 +121,9 @@ class JudgeData:
         object.__setattr__(self, "design", check_design(self.design))
         # a random labelled subsample may miss a class; a stratified arm may not be empty
         arm_minimum = 0 if self.design == "random" else 1
-        for part, whole in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
-            minimum = 1 if whole == "n" else arm_minimum
-            whole_value = _scalar_count(getattr(self, whole), whole, minimum=minimum)
-            part_value = _scalar_count(getattr(self, part), part, minimum=0)
-            check_not_exceeding(np.asarray(part_value), np.asarray(whole_value), part, whole)
-            object.__setattr__(self, whole, whole_value)
-            object.__setattr__(self, part, part_value)
+        given = {name: getattr(self, name) for name in SIX_COUNTS}
+        for name, value in check_six_counts(given, arm_minimum=arm_minimum, scalar=True).items():
+            object.__setattr__(self, name, int(value))
         if self.m0 + self.m1 == 0:
             raise ValueError(
                 "`m0` + `m1` (0) must be at least 1 with design='random': the random design "
@@ -747,13 +743,6 @@ def _is_missing(value: Any) -> bool:
     if isinstance(value, (float, np.floating)):
         return math.isnan(value)
     return isinstance(value, str) and value.strip().lower() in _MISSING_WORDS
-
-
-def _scalar_count(value: Any, name: str, *, minimum: int) -> int:
-    array = check_counts(value, name, minimum=minimum)
-    if array.ndim != 0:
-        raise TypeError(f"`{name}` must be a single count, got an array of shape {array.shape}.")
-    return int(array[()])
 
 
 def _show(value: Any) -> str:

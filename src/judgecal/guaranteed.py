@@ -70,7 +70,7 @@ from typing import Any
 
 import numpy as np
 
-from judgecal._validate import check_counts, check_level, check_not_exceeding
+from judgecal._validate import check_level, check_six_counts
 from judgecal.results import ConfidenceInterval
 
 __all__ = [
@@ -569,17 +569,7 @@ def guaranteed_ci(
     (0.0488, 0.2616)
     """
     level = check_level(confidence_level)
-    values = {}
-    for name, value in (("k", k), ("n", n), ("k0", k0), ("m0", m0), ("k1", k1), ("m1", m1)):
-        array = check_counts(value, name, minimum=1 if name == "n" else 0)
-        if array.ndim != 0:
-            raise TypeError(
-                f"`{name}` must be a single count, got an array of shape "
-                f"{array.shape}; call guaranteed_ci once per dataset."
-            )
-        values[name] = array
-    for part, total in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
-        check_not_exceeding(values[part], values[total], part, total)
+    values = check_six_counts({"k": k, "n": n, "k0": k0, "m0": m0, "k1": k1, "m1": m1}, scalar=True)
     if values["m0"] + values["m1"] == 0:
         raise ValueError(
             "`m0` + `m1` (0) must be at least 1: without calibration items the "

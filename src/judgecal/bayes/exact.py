@@ -59,11 +59,10 @@ from scipy import special as sc
 from judgecal._validate import (
     as_generator,
     check_choice,
-    check_counts,
     check_level,
-    check_not_exceeding,
     check_open_probabilities,
     check_positive_int,
+    check_six_counts,
 )
 from judgecal.bayes._batch import batch_ready, group_marginals, stack
 from judgecal.bayes._marginals import marginal
@@ -645,18 +644,7 @@ def _check_kind(kind: Any) -> str:
 
 
 def _broadcast_counts(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) -> list[np.ndarray]:
-    arrays = {}
-    for name, value, minimum in (
-        ("k", k, 0),
-        ("n", n, 1),
-        ("k0", k0, 0),
-        ("m0", m0, 0),
-        ("k1", k1, 0),
-        ("m1", m1, 0),
-    ):
-        arrays[name] = check_counts(value, name, minimum=minimum)
-    for part, whole in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
-        check_not_exceeding(arrays[part], arrays[whole], part, whole)
+    arrays = check_six_counts({"k": k, "n": n, "k0": k0, "m0": m0, "k1": k1, "m1": m1})
     return [a.astype(float) for a in np.broadcast_arrays(*arrays.values())]
 
 

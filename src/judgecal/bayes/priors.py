@@ -20,7 +20,7 @@ import numbers
 from dataclasses import dataclass
 from typing import Any
 
-from judgecal._validate import check_counts, check_not_exceeding
+from judgecal._validate import check_six_counts
 from judgecal.data import JudgeData, require_design
 
 __all__ = ["Prior", "as_prior", "random_design_prior"]
@@ -96,15 +96,8 @@ class Prior:
         the base prior of theta (the earlier study says nothing about this test set's accuracy).
         """
         base = base or cls()
-        counts = {}
-        given = {"k0": k0, "m0": m0, "k1": k1, "m1": m1}
-        for part, whole in (("k0", "m0"), ("k1", "m1")):
-            whole_value = check_counts(given[whole], whole, minimum=0)
-            part_value = check_counts(given[part], part, minimum=0)
-            if whole_value.ndim or part_value.ndim:
-                raise TypeError(f"`{part}` and `{whole}` must be single counts.")
-            check_not_exceeding(part_value, whole_value, part, whole)
-            counts[part], counts[whole] = int(part_value), int(whole_value)
+        checked = check_six_counts({"k0": k0, "m0": m0, "k1": k1, "m1": m1}, scalar=True)
+        counts = {name: int(value) for name, value in checked.items()}
         a0, b0 = base.q0
         a1, b1 = base.q1
         return cls(
