@@ -678,3 +678,73 @@ def test_algorithm1_shortens_intervals_except_near_the_symmetric_point():
     # near theta = 0.557, where Prop. 2 says the split is symmetric, the two are within 0.005
     # (the adaptive one can be slightly longer: the exact optimum is symmetric near 0.60)
     assert (np.abs(adaptive[~far] - equal[~far]) < 0.005).all()
+
+
+# ---- the result contract ----------------------------------------------------------------------
+def _html_rows(markup):
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(markup)
+    assert root.get("class") == "judgecal-result"
+    rows = {}
+    for tr in root.iter("tr"):
+        cells = ["".join(cell.itertext()) for cell in tr]
+        rows[cells[0]] = cells[1:]
+    notes = [li.find("code").text for li in root.iter("li") if li.find("code") is not None]
+    return rows, notes
+
+
+def test_plan_is_a_result_with_registered_flags_and_html(capsys):
+    from judgecal.planning import PLAN_FLAGS
+    from judgecal.results import FLAG_MESSAGES, Result
+
+    with small_arm():
+        plan = optimal_allocation(80, 0.3, 0.7, 0.9)
+    assert isinstance(plan, Result)
+    assert "small_arm" in plan.flags and set(PLAN_FLAGS) <= set(FLAG_MESSAGES)
+    assert plan.flag_messages == [PLAN_FLAGS[flag] for flag in plan.flags]
+    capsys.readouterr()
+    plan.summary()
+    assert capsys.readouterr() == ("", "")
+    rows, notes = _html_rows(plan._repr_html_())
+    assert rows["rule"] == ["m0", "m1", "total", "width"]
+    for each in (plan, *plan.alternatives):
+        assert rows[each.rule] == [str(each.m0), str(each.m1), "80", f"{each.width:.4f}"]
+    assert "small_arm" in notes
+    no_flags = optimal_allocation(400, 0.4, 0.7, 0.9)
+    assert no_flags.flags == () and "small_arm" not in _html_rows(no_flags._repr_html_())[1]
+
+
+def test_human_only_comparison_is_a_result(capsys):
+    import matplotlib.pyplot as plt
+
+    from judgecal.results import Result
+
+    # the numbers of test_compare_human_only_by_hand: theta = 0.6, m = 40, n = 1000
+    result = compare_human_only(40, 0.6, 0.85, 0.9, n=1000)
+    assert isinstance(result, Result) and result.flags == ()
+    capsys.readouterr()
+    frame = result.summary()
+    assert capsys.readouterr() == ("", "")
+    human = 0.6 * 0.4 / 40
+    natural = (0.6 * 0.4 / 1000 + (0.4 * 0.85 * 0.15 + 0.6 * 0.9 * 0.1) / 40) / 0.75**2
+    assert list(frame.columns) == ["variance", "sd", "ratio"]
+    assert frame["variance"].iloc[0] == pytest.approx(human, rel=1e-12)
+    assert frame["sd"].iloc[1] == pytest.approx(math.sqrt(natural), rel=1e-12)
+    assert frame["ratio"].iloc[1] == pytest.approx(natural / human, rel=1e-12)
+    ax = result.plot()
+    widths = sorted(patch.get_width() for patch in ax.patches)
+    assert widths == pytest.approx(sorted(frame["sd"]), rel=1e-12)
+    plt.close("all")
+    rows, notes = _html_rows(result._repr_html_())
+    assert rows[frame.index[1]][0] == f"{math.sqrt(natural):.4f}" and notes == []
+    assert json.loads(json.dumps(result.to_dict()))["flags"] == {}
+
+
+def test_human_only_flags_a_clipped_accuracy():
+    # p = 0.05 < 1 - q0 = 0.3: Rogan-Gladen (0.05 + 0.7 - 1) / 0.6 < 0, clipped to theta = 0
+    result = compare_human_only(200, 0.05, 0.7, 0.9, n=1000)
+    assert result.theta == 0.0 and result.var_human == 0.0
+    assert result.flags == ("clipped",)
+    assert "clipped" in _html_rows(result._repr_html_())[1]
+    assert "clipped" in json.loads(json.dumps(result.to_dict()))["flags"]

@@ -127,7 +127,7 @@ def hand_arm(a, b):
 
 def test_clustered_estimate_by_hand():
     items = tiny_frame()
-    with pytest.warns(jc.JudgeCalWarning, match="item ids repeat"):
+    with pytest.warns(jc.JudgeCalWarning):
         est = jc.estimate_items(items)
     assert isinstance(est, jc.ClusteredEstimate)
     p, n_eff, dp = hand_arm([3, 0, 1, 0, 2], [3, 2, 2, 1, 2])
@@ -192,7 +192,9 @@ def test_to_dict_and_text():
     out = json.loads(json.dumps(est.to_dict()))
     assert out["clustered"]["items"] == 11 and out["clustered"]["judgments"] == 22
     assert set(out["clustered"]["design_effects"]) == {"p", "q0", "q1"}
-    assert "clustered" in out["flags"] and "design effects" in out["flags"]["clustered"]
+    assert "clustered" in out["flags"]
+    # the clustered flag's sentence carries these data's design effects (two decimals)
+    assert f"q1 {est.design_effects[2]:.2f}" in out["flags"]["clustered"]
     assert "22 judgments of 11 items" in str(est)
     assert "judgecal-result" in est._repr_html_()
 
@@ -223,3 +225,27 @@ def test_errors_of_the_clustered_path():
         jc.estimate_items([1, 2, 3])
     with pytest.raises(ValueError, match="`confidence_level`"):
         jc.estimate_items(items, confidence_level=1.0)
+
+
+# ---- the result contract ----------------------------------------------------------------------
+def test_clustered_estimate_is_a_result(capsys):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from judgecal.results import FLAG_MESSAGES, Result
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        est = jc.estimate_items(tiny_frame())
+    assert isinstance(est, Result) and isinstance(est, jc.Estimate)
+    assert "clustered" in est.flags and set(est.flags) <= set(FLAG_MESSAGES)
+    capsys.readouterr()
+    frame = est.summary()
+    assert capsys.readouterr() == ("", "")
+    assert frame.loc["Rogan-Gladen + Lang-Reiczigel", "low"] == est.ci.low
+    ax = est.plot()
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["naive (p-hat, Wald)", "Rogan-Gladen + Lang-Reiczigel"]
+    plt.close("all")

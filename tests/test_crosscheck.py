@@ -6,6 +6,7 @@ import matplotlib
 import pytest
 
 import judgecal as jc
+from judgecal.results import IntervalResult
 
 matplotlib.use("Agg")
 
@@ -22,32 +23,36 @@ def test_rows_hold_the_closed_form_and_the_posterior(paper_check):
     assert list(rows) == ["naive", "rogan_gladen", "posterior_eti", "posterior_hdi"]
     # eq. (4): (0.4 + 0.7 - 1) / (0.7 + 0.9 - 1) = 1/6; interval of the authors' reference code
     # (0.0564, 0.2627)
-    assert rows["rogan_gladen"][0] == pytest.approx(1 / 6, abs=1e-12)
-    assert rows["rogan_gladen"][1:] == pytest.approx((0.0564, 0.2627), abs=5e-5)
-    assert rows["naive"][0] == 0.4
+    assert rows["rogan_gladen"].estimate == pytest.approx(1 / 6, abs=1e-12)
+    assert rows["rogan_gladen"].ci == pytest.approx((0.0564, 0.2627), abs=5e-5)
+    assert rows["naive"].estimate == 0.4
     # published posterior for these counts (uniform priors): central 95% about (0.051, 0.258)
-    assert rows["posterior_eti"][1:] == pytest.approx((0.051, 0.258), abs=0.003)
-    for estimate, low, high in rows.values():
+    assert rows["posterior_eti"].ci == pytest.approx((0.051, 0.258), abs=0.003)
+    for key, row in rows.items():
+        assert isinstance(row, IntervalResult)
+        assert row.method == key and row.confidence_level == 0.95
+        estimate, low, high = row  # unpacks as the tuples did
         assert low <= estimate <= high
 
 
 def test_agreement_for_a_large_calibration_set(paper_check):
     assert paper_check.max_difference < paper_check.tolerance
-    assert paper_check.flags == {}
+    assert paper_check.flags == () and paper_check.messages == {}
     assert "agree" in str(paper_check)
 
 
 def test_hdi_no_wider_than_eti(paper_check):
     eti, hdi = paper_check.rows["posterior_eti"], paper_check.rows["posterior_hdi"]
-    assert hdi[2] - hdi[1] <= eti[2] - eti[1] + 1e-9
+    assert hdi.width <= eti.width + 1e-9
 
 
 def test_small_calibration_is_flagged_and_explained():
     data = jc.JudgeData(k=40, n=100, k0=7, m0=10, k1=9, m1=10)
-    with pytest.warns(jc.JudgeCalWarning, match="fewer than 30"):
+    with pytest.warns(jc.JudgeCalWarning, match="small_calibration"):
         check = jc.crosscheck(data, random_seed=0)
     assert "small_calibration" in check.flags
-    assert "Lang-Reiczigel" in check.flags["small_calibration"]
+    # the note names these data's arm sizes (m0 = m1 = 10)
+    assert "m0 = 10, m1 = 10" in check.messages["small_calibration"]
 
 
 def test_boundary_estimate_is_flagged_and_hdi_reaches_zero():
@@ -56,15 +61,15 @@ def test_boundary_estimate_is_flagged_and_hdi_reaches_zero():
     with pytest.warns(jc.JudgeCalWarning, match="boundary"):
         check = jc.crosscheck(data, random_seed=0)
     assert "boundary" in check.flags
-    assert check.rows["rogan_gladen"][0] == 0.0
-    assert check.rows["posterior_hdi"][1] == 0.0
-    assert check.rows["posterior_eti"][1] > 0.0  # the equal-tailed interval excludes 0
+    assert check.rows["rogan_gladen"].estimate == 0.0
+    assert check.rows["posterior_hdi"].low == 0.0
+    assert check.rows["posterior_eti"].low > 0.0  # the equal-tailed interval excludes 0
 
 
 def test_weak_judge_is_flagged_from_the_posterior_of_j():
     # q0-hat = q1-hat = 0.55 from 40 items each: J-hat = 0.1, most posterior mass of J below 0.2
     data = jc.JudgeData(k=500, n=1000, k0=22, m0=40, k1=22, m1=40)
-    with pytest.warns(jc.JudgeCalWarning, match="weak"):
+    with pytest.warns(jc.JudgeCalWarning, match="weak_judge"):
         check = jc.crosscheck(data, random_seed=0)
     assert check.prob_weak_judge > 0.5
     assert "weak_judge" in check.flags
@@ -84,9 +89,8 @@ def test_conflicting_data_are_named_and_not_resolved_by_the_posterior():
     with pytest.warns(jc.JudgeCalWarning, match="test_calibration_conflict"):
         check = jc.crosscheck(data, random_seed=0)
     assert "test_calibration_conflict" in check.flags
-    if "intervals_disagree" in check.flags:
-        assert "the data conflict" in check.flags["intervals_disagree"]
-        assert "prefer" not in check.flags["intervals_disagree"]
+    if "intervals_disagree" in check.flags:  # the note names the conflict flag it rests on
+        assert "test_calibration_conflict" in check.messages["intervals_disagree"]
 
 
 def test_calibration_worse_than_chance_gives_the_posterior_and_a_flag():
@@ -97,7 +101,7 @@ def test_calibration_worse_than_chance_gives_the_posterior_and_a_flag():
         check = jc.crosscheck(data, random_seed=0)
     assert check.estimate is None
     assert {"no_closed_form", "calibration_contradicts_prior"} <= set(check.flags)
-    lo, hi = check.rows["posterior_eti"][1:]
+    lo, hi = check.rows["posterior_eti"].ci
     assert 0.0 <= lo < hi <= 1.0
 
 
@@ -113,9 +117,10 @@ def test_boundary_note_names_the_intervals_and_only_fires_when_clipped():
     data = jc.JudgeData(k=50, n=1000, k0=140, m0=200, k1=180, m1=200)
     with pytest.warns(jc.JudgeCalWarning):
         check = jc.crosscheck(data, random_seed=0)
-    note = check.flags["boundary"]
-    assert "Rogan-Gladen estimate is clipped to 0" in note
-    assert "equal-tailed" in note and "Lang-Reiczigel" in note
+    note = check.messages["boundary"]
+    # the note quotes both intervals of these data, four decimals
+    eti, lr = check.rows["posterior_eti"], check.rows["rogan_gladen"]
+    assert f"({eti.low:.4f}, {eti.high:.4f})" in note and f"({lr.low:.4f}, {lr.high:.4f})" in note
     # a wide HDI touching 0 without a clipped estimate is not a boundary case
     wide = jc.JudgeData(k=330, n=1000, k0=14, m0=20, k1=18, m1=20)
     with pytest.warns(jc.JudgeCalWarning):
@@ -185,7 +190,7 @@ def test_atlas_flags_where_the_closed_form_undercovers():
     expected = _atlas_cell(0.0, 0.6, 0.8, 1000, 5)
     assert expected < 0.93
     assert "closed_form_undercovers" in result.flags
-    assert f"{expected:.1%}" in result.flags["closed_form_undercovers"]
+    assert f"{expected:.1%}" in result.messages["closed_form_undercovers"]
 
 
 def test_atlas_is_silent_where_the_closed_form_covers(paper_check):
@@ -200,7 +205,52 @@ def test_atlas_is_silent_where_the_closed_form_covers(paper_check):
 
 def test_random_design_disagreement_is_explained_by_the_class_balance():
     data = jc.JudgeData(k=600, n=1000, k0=70, m0=100, k1=90, m1=100, design="random")
-    with pytest.warns(jc.JudgeCalWarning, match="class balance"):
+    with pytest.warns(jc.JudgeCalWarning, match="intervals_disagree"):
         result = jc.crosscheck(data)
     assert "intervals_disagree" in result.flags
-    assert "class balance m1/m" in result.flags["intervals_disagree"]
+    # the reason points at the class-balance test
+    assert "judgecal.class_balance_test" in result.messages["intervals_disagree"]
+
+
+# ---- the result contract ----------------------------------------------------------------------
+def test_crosscheck_is_a_result_with_keyed_flags(capsys):
+    from judgecal.crosscheck import FLAGS
+    from judgecal.results import FLAG_MESSAGES, Result
+
+    data = jc.JudgeData(k=40, n=100, k0=7, m0=10, k1=9, m1=10)  # arms of 10 items
+    with pytest.warns(jc.JudgeCalWarning):
+        check = jc.crosscheck(data, random_seed=0)
+    assert isinstance(check, Result)
+    assert isinstance(check.flags, tuple) and "small_calibration" in check.flags
+    assert set(check.flags) <= set(FLAG_MESSAGES)
+    assert set(FLAGS) <= set(FLAG_MESSAGES)
+    assert list(check.messages) == list(check.flags)
+    assert check.flag_messages == [check.messages[flag] for flag in check.flags]
+    assert json.loads(json.dumps(check.to_dict()))["flags"] == check.messages
+    capsys.readouterr()
+    frame = check.summary()
+    assert capsys.readouterr() == ("", "")
+    assert frame.attrs["flags"] == check.messages
+
+
+def test_crosscheck_rows_are_interval_results_at_the_level():
+    check = jc.crosscheck(PAPER, confidence_level=0.9, random_seed=0)
+    est = jc.estimate(PAPER, confidence_level=0.9)
+    lr = check.rows["rogan_gladen"]
+    assert (lr.estimate, lr.low, lr.high) == (est.theta, est.ci.low, est.ci.high)
+    assert lr.flags == est.flags and lr.confidence_level == 0.9
+    eti = check.posterior.ci(0.9, "eti")
+    assert check.rows["posterior_eti"].ci == eti
+    # the largest end difference, by hand from the rows
+    expected = max(abs(lr.low - eti.low), abs(lr.high - eti.high))
+    assert check.max_difference == expected
+
+
+def test_crosscheck_plot_draws_on_the_given_axes():
+    import matplotlib.pyplot as plt
+
+    check = jc.crosscheck(PAPER, random_seed=0)
+    _, ax = plt.subplots()
+    assert check.plot(ax=ax) is ax
+    assert len(ax.get_legend().get_texts()) == 5  # the density and the four rows
+    plt.close("all")

@@ -209,3 +209,42 @@ def test_html_and_text():
     assert "judgecal-result" in html and "<table" in html and "Holm-adjusted" in html
     text = str(table)
     assert text.splitlines()[0].startswith("judgecal estimate by model (3 groups")
+
+
+# ---- the result contract ----------------------------------------------------------------------
+def test_grouped_estimates_is_a_result(capsys):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from judgecal.results import FLAG_MESSAGES, Result
+
+    frame = frame_from_counts(COUNTS)
+    labelled_correct = frame["human"].eq(1).fillna(False).to_numpy(dtype=bool)
+    frame = frame[~((frame["model"] == "b").to_numpy() & labelled_correct)].reset_index(drop=True)
+    frame.attrs["source"] = "models.csv"
+    table = quiet(jc.estimate_items, frame, by="model", null=0.5)
+    assert isinstance(table, Result)
+    # the table's flags: every group's keys, once each, in order of first appearance
+    expected = list(dict.fromkeys(flag for row in table.rows for flag in row.flags))
+    assert list(table.flags) == expected and "missing_class" in table.flags
+    assert set(table.flags) <= set(FLAG_MESSAGES)
+    capsys.readouterr()
+    table.summary()
+    assert capsys.readouterr() == ("", "")
+    ax = table.plot()
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b", "c"]
+    solid = [line for line in ax.lines if line.get_linestyle() == "-"]
+    drawn = [tuple(line.get_xdata()) for line in solid if len(line.get_xdata()) == 2]
+    ends = sorted(pair for pair in drawn if not np.isnan(pair).any())  # group b has none
+    assert ends == sorted((row.ci.low, row.ci.high) for row in table.rows if row.result)
+    dashed = [line for line in ax.lines if line.get_linestyle() == "--"]
+    assert [tuple(line.get_xdata()) for line in dashed] == [(0.5, 0.5)]  # the null
+    plt.close("all")
+
+
+def test_grouped_html_escapes_group_values():
+    counts = {"<i>m</i>": COUNTS["a"]}
+    html = quiet(jc.estimate_items, frame_from_counts(counts), by="model")._repr_html_()
+    assert "<i>m</i>" not in html and "&lt;i&gt;m&lt;/i&gt;" in html

@@ -86,7 +86,7 @@ def test_rows_equal_the_crosscheck_of_each_group_at_the_bonferroni_level(table):
             zip(("k", "n", "k0", "m0", "k1", "m1"), COUNTS[row.key[0]], strict=True)
         )
         for name in ROWS:
-            assert row.row(name) == pytest.approx(alone.rows[name], rel=1e-12, abs=1e-12)
+            assert row.row(name) == pytest.approx(tuple(alone.rows[name]), rel=1e-12, abs=1e-12)
         assert row.flags == alone.flags
         assert row.agree == (alone.max_difference <= alone.tolerance)
 
@@ -282,9 +282,9 @@ def test_cli_table(capsys):
             alone = jc.crosscheck(jc.JudgeData(*counts), confidence_level=level)
         k, n, k0, m0, k1, m1 = counts
         expected = [model, f"{k}/{n}", f"{k0}/{m0}", f"{k1}/{m1}"] + [
-            f"{alone.rows[name][i]:.4f}"
+            f"{value:.4f}"
             for name in ("rogan_gladen", "posterior_eti", "posterior_hdi")
-            for i in range(3)
+            for value in alone.rows[name]
         ]
         line = next(line for line in lines if line.strip().startswith(model))
         assert line.split()[:13] == expected
@@ -361,3 +361,31 @@ def test_cli_errors(capsys):
         ],
         "--by needs item-level",
     )
+
+
+# ---- the result contract ----------------------------------------------------------------------
+def test_grouped_crosschecks_is_a_result(table, capsys):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from judgecal.results import FLAG_MESSAGES, Result
+
+    assert isinstance(table, Result)
+    expected = list(dict.fromkeys(flag for row in table.rows for flag in row.flags))
+    assert list(table.flags) == expected and set(table.flags) <= set(FLAG_MESSAGES)
+    for row in table.rows:
+        assert isinstance(row.flags, tuple) and list(row.messages) == list(row.flags)
+        assert [row.messages[f] for f in row.flags] == row.result.flag_messages
+    capsys.readouterr()
+    table.summary()
+    assert capsys.readouterr() == ("", "")
+    assert table.heading.startswith(table.table_title[:-1])
+    ax = table.plot()
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["alpha", "beta", "gamma"]
+    ends = {tuple(line.get_xdata()) for line in ax.lines if len(line.get_xdata()) == 2}
+    for row in table.rows:  # each group's Lang-Reiczigel and equal-tailed intervals
+        for name in ("rogan_gladen", "posterior_eti"):
+            assert row.row(name)[1:] in ends
+    plt.close("all")

@@ -213,3 +213,54 @@ def test_exact_posterior_of_a_known_judge_is_the_conjugate_beta():
     post = posterior(jc.JudgeData(k=30, n=100, k0=big, m0=big, k1=big, m1=big))
     levels = np.array([0.025, 0.5, 0.975])
     np.testing.assert_allclose(post.quantile(levels), stats.beta.ppf(levels, 31, 71), atol=1e-4)
+
+
+# -- the result contract ------------------------------------------------------------------------
+def test_posterior_is_a_result_and_its_flags_are_registered(readme, capsys):
+    from judgecal.results import FLAG_MESSAGES, Result
+
+    assert isinstance(readme, Result) and readme.flags == ()
+    assert set(DIAGNOSTIC_FLAGS) <= set(FLAG_MESSAGES)
+    capsys.readouterr()
+    frame = readme.summary()
+    assert capsys.readouterr() == ("", "")
+    assert list(frame.index) == list(VARIABLES)
+    data = jc.JudgeData(k=27, n=30, k0=0, m0=0, k1=28, m1=29, design="random")
+    flagged = quiet(data)
+    assert flagged.flags == ("one_class_labelled",)
+    # the posterior keeps its own sentence for a key the catalogue shares with the estimate
+    assert flagged.flag_messages == [DIAGNOSTIC_FLAGS["one_class_labelled"]]
+    assert json.loads(json.dumps(flagged.to_dict()))["flags"] == {
+        "one_class_labelled": DIAGNOSTIC_FLAGS["one_class_labelled"]
+    }
+
+
+def test_printed_posterior_rows_are_its_medians_and_intervals(readme):
+    lines = str(readme).splitlines()
+    assert lines[0] == "judgecal posterior (method exact, 95% credible intervals)"
+    assert "400 of 1000" in lines[1] and "140/200" in lines[1] and "180/200" in lines[1]
+    assert lines[2].split() == ["median", "ETI", "low", "ETI", "high", "HDI", "low", "HDI", "high"]
+    for line, var in zip(lines[3:], ("theta", "q0", "q1"), strict=True):
+        eti, hdi = readme.ci(0.95, "eti", var), readme.ci(0.95, "hdi", var)
+        values = (readme.quantile(0.5, var), *eti, *hdi)
+        assert line.split() == [var, *(f"{v:.4f}" for v in values)]
+    assert len(lines) == 6  # no flags, no warning lines
+    data = jc.JudgeData(k=300, n=1000, k0=30, m0=100, k1=40, m1=100)
+    flagged = quiet(data)
+    warnings_printed = [line for line in str(flagged).splitlines() if "warning" in line]
+    assert [line.split(")")[0] for line in warnings_printed] == [
+        f"  warning ({flag}" for flag in flagged.flags
+    ]
+    assert "calibration_contradicts_prior" in flagged.flags
+    assert "Posterior(method='exact'" in repr(readme)  # repr stays the precise one
+
+
+def test_posterior_plot_returns_the_axes(readme):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots()
+    assert readme.plot(ax=ax) is ax and ax.get_xlabel() == "true accuracy theta"
+    plt.close("all")

@@ -261,3 +261,39 @@ def test_crosscheck_reports_the_widened_fallback():
     assert recommended.low == min(lr_low, g_low) and recommended.high == max(lr_high, g_high)
     assert check.to_dict()["recommended"]["widened"] is True
     assert "Rogan-Gladen + guaranteed, widened" in str(check)
+
+
+# ---- the result contract ----------------------------------------------------------------------
+def test_recommendation_is_a_result(capsys):
+    import xml.etree.ElementTree as ET
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from judgecal.results import IntervalResult, Result
+
+    r = rec.Recommendation(0.2, 0.1, 0.35, "bayes_eti", 0.95, "because a < b & c", coverage=0.951)
+    assert isinstance(r, Result) and r.flags == ()
+    capsys.readouterr()
+    frame = r.summary()
+    assert capsys.readouterr() == ("", "")
+    assert list(frame.index) == ["posterior median + equal-tailed"]
+    row = frame.iloc[0]
+    # width = 0.35 - 0.1
+    assert (row["estimate"], row["low"], row["high"]) == (0.2, 0.1, 0.35)
+    assert row["width"] == pytest.approx(0.25, abs=1e-15)
+    assert (row["coverage"], row["method"]) == (0.951, "bayes_eti")
+    fallback = rec.Recommendation(0.2, 0.0, 1.0, "guaranteed", 0.95, "by construction")
+    assert math.isnan(fallback.summary().iloc[0]["coverage"])
+    interval = r.interval
+    assert isinstance(interval, IntervalResult)
+    assert tuple(interval) == (0.2, 0.1, 0.35) and interval.method == "bayes_eti"
+    markup = r._repr_html_()
+    assert "a &lt; b &amp; c" in markup and "a < b" not in markup
+    root = ET.fromstring(markup)
+    assert root.get("class") == "judgecal-result"
+    ax = r.plot()
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["posterior median + equal-tailed"]
+    plt.close("all")

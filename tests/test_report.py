@@ -222,7 +222,7 @@ def test_recommended_interval_leads_when_the_crosscheck_offers_one(paper_report)
     head, notes = rep.recommendation()
     assert head == "Report 0.1700 (0.0600, 0.2700): guaranteed, 95% interval."
     assert notes[0] == ("reason", "the narrowest interval that covers here")
-    assert notes[1:] == (list(paper_report.crosscheck.flags.items()) or notes[1:2])
+    assert notes[1:] == (list(paper_report.crosscheck.messages.items()) or notes[1:2])
     assert html.escape(head) in rep.to_html()
     # without one, the cross-check's own notes lead
     rep = dataclasses.replace(
@@ -230,7 +230,7 @@ def test_recommended_interval_leads_when_the_crosscheck_offers_one(paper_report)
     )
     head, notes = rep.recommendation()
     assert head.startswith("The cross-check below compares")
-    assert notes == (list(paper_report.crosscheck.flags.items()) or notes)
+    assert notes == (list(paper_report.crosscheck.messages.items()) or notes)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -125,9 +125,9 @@ def test_group_section_numbers_equal_the_crosscheck_of_that_group(written):
         checked = jc.crosscheck(data, confidence_level=1 - 0.05 / 3, random_seed=0)
     section = text.split("## Group 2: model = model-b")[1].split("## Group 3")[0]
     assert f"{data.k} of {data.n} judged correct (p-hat = {data.p:.4f})" in section
-    low, high = checked.rows["posterior_eti"][1:]
+    median, low, high = checked.rows["posterior_eti"]
     assert (
-        f"| posterior median + equal-tailed | {checked.rows['posterior_eti'][0]:.4f} | "
+        f"| posterior median + equal-tailed | {median:.4f} | "
         f"{low:.4f} | {high:.4f} | {high - low:.4f} |" in section
     )
 

@@ -119,6 +119,27 @@ def test_comparison_rows_and_verdict():
     assert "verdict" in items and result.verdict in items["verdict"]
 
 
+def test_crosscheck_notes_are_escaped():
+    # the posterior's calibration_contradicts_prior sentence holds "q0 + q1 > 1"
+    check = quiet(jc.crosscheck, CONTRADICTION)
+    markup = check._repr_html_()
+    assert "q0 + q1 &gt; 1" in markup and "q0 + q1 > 1" not in markup
+    keys = [li.find("code").text for li in parse(markup).iter("li")]
+    assert set(check.flags) <= set(keys)
+
+
+def test_plan_and_human_only_tables():
+    from judgecal.planning import compare_human_only
+
+    plan = jc.optimal_allocation(400, 0.4, 0.7, 0.9)
+    table = rows(parse(plan._repr_html_()))
+    assert table[plan.rule] == [str(plan.m0), str(plan.m1), "400", f"{plan.width:.4f}"]
+    human = compare_human_only(200, 0.4, 0.7, 0.9)
+    table = rows(parse(human._repr_html_()))
+    # theta = (0.4 + 0.7 - 1) / 0.6 = 1/6; humans only: sd sqrt(theta (1 - theta) / 200)
+    assert table["humans only, m test items"][0] == f"{(1 / 6 * 5 / 6 / 200) ** 0.5:.4f}"
+
+
 @pytest.mark.parametrize(
     "make",
     [
@@ -126,6 +147,8 @@ def test_comparison_rows_and_verdict():
         lambda: jc.estimate(PAPER),
         lambda: jc.posterior(PAPER),
         lambda: jc.crosscheck(PAPER),
+        lambda: jc.crosscheck(PAPER).recommended,
+        lambda: jc.optimal_allocation(400, 0.4, 0.7, 0.9),
     ],
 )
 def test_every_display_is_a_compact_fragment(make):

@@ -11,8 +11,8 @@ credible interval excludes the boundary by construction.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -21,12 +21,20 @@ from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import SMALL_CALIBRATION, Estimate, estimate, naive_wald_ci
 from judgecal.recommend import Recommendation, recommend
-from judgecal.results import format_report
+from judgecal.results import (
+    FLAG_MESSAGES,
+    ConfidenceInterval,
+    IntervalResult,
+    Result,
+    format_report,
+    register_flags,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Unpack
 
     import pandas as pd
+    from matplotlib.axes import Axes
 
     from judgecal._typing import PosteriorOptions, SeedLike
     from judgecal.bayes.posterior import Posterior
@@ -63,9 +71,29 @@ ROW_LABELS = {
     "posterior_hdi": "posterior mode + HDI",
 }
 
+#: The cross-check's own flags (the others are the closed form's ``small_calibration`` and
+#: ``zero_width`` and the posterior's, :data:`judgecal.bayes.diagnostics.FLAGS`). A
+#: :class:`CrossCheck` keeps, in :attr:`CrossCheck.messages`, the sentence of each flag with the
+#: numbers of its data; these are the general sentences of the catalogue.
+FLAGS = register_flags(
+    {
+        "no_closed_form": "the closed form (Rogan-Gladen estimate, Lang-Reiczigel interval) has "
+        "no answer for these data (a judge no better than chance on the calibration set, or one "
+        "labelled class under the random design); only the posterior rows are reported",
+        "intervals_disagree": "the ends of the Lang-Reiczigel and equal-tailed intervals differ "
+        "by more than the cross-check's tolerance; the note says why and which to trust",
+        "boundary": "the Rogan-Gladen estimate is clipped to 0 or 1: p-hat lies outside the "
+        "range [1 - q0-hat, q1-hat] that the calibration allows; the equal-tailed credible "
+        "interval never contains that bound, the Lang-Reiczigel interval is truncated at it",
+        "closed_form_undercovers": "in simulations of the regime nearest these data (coverage "
+        "atlas) the 95% Lang-Reiczigel interval covered the true accuracy less than 93% of the "
+        "time",
+    }
+)
+
 
 @dataclass(frozen=True)
-class CrossCheck:
+class CrossCheck(Result):
     """The fast default and the posterior of one dataset, side by side.
 
     Attributes
@@ -76,10 +104,12 @@ class CrossCheck:
     tolerance : float
         Largest difference between the ends of the Lang-Reiczigel and equal-tailed intervals that
         still counts as agreement.
-    rows : dict
-        Row key (see :data:`ROWS`) -> (estimate, low, high).
-    flags : dict
-        Flag key -> plain-language sentence (what happened, and which interval to trust).
+    rows : dict of str to IntervalResult
+        Row key (see :data:`ROWS`; also each row's ``method``) -> the estimate with its interval;
+        each unpacks as ``estimate, low, high``. NaN where a row has no answer.
+    flags : tuple of str
+        Keys of :data:`judgecal.results.FLAG_MESSAGES` that apply (the cross-check's own,
+        :data:`FLAGS`, the closed form's and the posterior's).
     prob_weak_judge : float
         Posterior probability that J = q0 + q1 - 1 < 0.2 (from the posterior of J).
     estimate : Estimate or None
@@ -91,36 +121,53 @@ class CrossCheck:
         The one interval to report and why (:mod:`judgecal.recommend`): the narrowest interval
         whose simulated coverage in this regime is at least the level, else the guaranteed
         interval.
+    messages : dict of str to str
+        Flag key -> the sentence for these data (with their numbers, and which interval to
+        trust); :attr:`flag_messages` and the printed notes use it.
     """
+
+    title: ClassVar[str] = "judgecal cross-check"
 
     data: JudgeData
     confidence_level: float
     tolerance: float
-    rows: dict[str, tuple[float, float, float]]
-    flags: dict[str, str]
+    rows: dict[str, IntervalResult]
+    flags: tuple[str, ...]
     prob_weak_judge: float
     estimate: Estimate | None
     posterior: Posterior
     recommended: Recommendation | None = None
+    messages: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def flag_messages(self) -> list[str]:
+        """The flags as sentences, with the numbers of these data (:attr:`messages`)."""
+        return [self.messages.get(flag, FLAG_MESSAGES[flag]) for flag in self.flags]
 
     @property
     def max_difference(self) -> float:
         """Largest |difference| between Lang-Reiczigel and equal-tailed interval ends."""
         lr, eti = self.rows["rogan_gladen"], self.rows["posterior_eti"]
-        return max(abs(lr[1] - eti[1]), abs(lr[2] - eti[2]))
+        return max(abs(lr.low - eti.low), abs(lr.high - eti.high))
+
+    def _heading(self) -> str:
+        return (
+            f"judgecal cross-check ({100 * self.confidence_level:g}% intervals; posterior "
+            f"by {self.posterior.method})"
+        )
 
     def summary(self) -> pd.DataFrame:
         """One row per method: estimate, low, high, width; the flags are in ``.attrs["flags"]``."""
         import pandas as pd
 
         frame = pd.DataFrame.from_dict(
-            {ROW_LABELS[key]: value for key, value in self.rows.items()},
+            {ROW_LABELS[key]: tuple(row) for key, row in self.rows.items()},
             orient="index",
             columns=["estimate", "low", "high"],
         )
         frame["width"] = frame["high"] - frame["low"]
         frame.index.name = "method"
-        frame.attrs["flags"] = dict(self.flags)
+        frame.attrs["flags"] = dict(zip(self.flags, self.flag_messages, strict=True))
         return frame
 
     def to_dict(self) -> dict[str, Any]:
@@ -136,7 +183,7 @@ class CrossCheck:
             },
             "max_difference": self.max_difference,
             "prob_weak_judge": self.prob_weak_judge,
-            "flags": dict(self.flags),
+            "flags": dict(zip(self.flags, self.flag_messages, strict=True)),
             "recommended": None if self.recommended is None else self.recommended.to_dict(),
         }
 
@@ -146,14 +193,13 @@ class CrossCheck:
         Conflicts and sampler diagnostics come first, then the closed form's failures, then
         the rest.
         """
-        ranked = sorted(self.flags.items(), key=lambda item: NOTE_ORDER.get(item[0], 5))
+        ranked = sorted(
+            zip(self.flags, self.flag_messages, strict=True),
+            key=lambda item: NOTE_ORDER.get(item[0], 5),
+        )
         return ranked if limit is None else ranked[:limit]
 
     def __str__(self) -> str:
-        title = (
-            f"judgecal cross-check ({100 * self.confidence_level:g}% intervals; posterior "
-            f"by {self.posterior.method})"
-        )
         rows = {
             ROW_LABELS[key]: (value, low, high, high - low)
             for key, (value, low, high) in self.rows.items()
@@ -170,7 +216,7 @@ class CrossCheck:
                 f"note: the closed form and the posterior agree (interval ends within "
                 f"{self.tolerance:g})."
             ]
-        report = format_report(title, self.data, rows, notes)
+        report = format_report(self._heading(), self.data, rows, notes)
         if self.recommended is None:
             return report
         head, *rest = report.split("\n")
@@ -180,10 +226,6 @@ class CrossCheck:
         """Compact HTML table for notebooks: the four rows and the notes (escaped)."""
         from judgecal._html import fmt4, result_block
 
-        title = (
-            f"judgecal cross-check ({100 * self.confidence_level:g}% intervals; posterior "
-            f"by {self.posterior.method})"
-        )
         rows = [
             (ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))
             for key, (value, low, high) in self.rows.items()
@@ -205,9 +247,10 @@ class CrossCheck:
                     f"{fmt4(self.recommended.high)}): {self.recommended.reason}",
                 ),
             )
-        return result_block(title, ("method", "estimate", "low", "high", "width"), rows, notes)
+        header = ("method", "estimate", "low", "high", "width")
+        return result_block(self._heading(), header, rows, notes)
 
-    def plot(self, ax: Any = None) -> Any:
+    def plot(self, ax: Axes | None = None) -> Axes:
         """Posterior density of theta with every interval drawn beneath it; returns the Axes."""
         import matplotlib.pyplot as plt
 
@@ -295,11 +338,11 @@ def _flags(
     data: JudgeData,
     est: Estimate | None,
     no_closed_form: str | None,
-    rows: dict,
+    rows: dict[str, IntervalResult],
     tolerance: float,
     posterior: Posterior,
 ) -> dict[str, str]:
-    """Notes of the cross-check; each names the interval it talks about."""
+    """Flag key -> its sentence for these data; each names the interval it talks about."""
     from judgecal.bayes.posterior import DIAGNOSTIC_FLAGS
 
     flags: dict[str, str] = {}
@@ -310,7 +353,7 @@ def _flags(
             "posterior rows are reported."
         )
     lr, eti = rows["rogan_gladen"], rows["posterior_eti"]
-    difference = max(abs(lr[1] - eti[1]), abs(lr[2] - eti[2])) if est is not None else 0.0
+    difference = max(abs(lr.low - eti.low), abs(lr.high - eti.high)) if est is not None else 0.0
     small = min(data.m0, data.m1) < SMALL_CALIBRATION
     if difference > tolerance:
         if conflict:
@@ -347,8 +390,8 @@ def _flags(
         flags["boundary"] = (
             f"the Rogan-Gladen estimate is clipped to {bound}: p-hat lies outside the range "
             "[1 - q0-hat, q1-hat] that the calibration allows. The equal-tailed credible "
-            f"interval ({eti[1]:.4f}, {eti[2]:.4f}) never contains {bound} by construction; "
-            f"the Lang-Reiczigel interval ({lr[1]:.4f}, {lr[2]:.4f}) is truncated at it."
+            f"interval ({eti.low:.4f}, {eti.high:.4f}) never contains {bound} by construction; "
+            f"the Lang-Reiczigel interval ({lr.low:.4f}, {lr.high:.4f}) is truncated at it."
         )
     atlas = _atlas_coverage(data, est)
     if atlas is not None and atlas[0] < ATLAS_COVERAGE_FLOOR:
@@ -382,8 +425,9 @@ def crosscheck(
 
     Rows: naive p-hat with its Wald interval; Rogan-Gladen with the Lang-Reiczigel interval
     (Lee et al. v1 eqs. 4-7); posterior median with the equal-tailed credible interval; posterior
-    mode with the highest-density interval. Flags, each a plain sentence that says which answer to
-    trust: the Lang-Reiczigel and equal-tailed interval ends differ by more than ``tolerance``
+    mode with the highest-density interval. Flags (stable keys; :attr:`CrossCheck.messages`
+    holds each one's sentence for these data, which says which answer to trust): the
+    Lang-Reiczigel and equal-tailed interval ends differ by more than ``tolerance``
     (and which to prefer, unless the data conflict); a calibration arm under 30 items; a clipped
     Rogan-Gladen estimate; a zero-width closed-form interval; no closed form at all (a judge no
     better than chance on the calibration set, or a one-class random sample); and every flag of
@@ -435,19 +479,31 @@ def crosscheck(
     eti = post.ci(prob=level, kind="eti")
     hdi = post.ci(prob=level, kind="hdi")
     nan3 = (float("nan"),) * 3
-    rows = {
+    triples = {
         "naive": (data.p, *naive_wald_ci(data.p, data.n, confidence_level=level)),
         "rogan_gladen": (est.theta, *est.ci) if est is not None else nan3,
         "posterior_eti": (float(post.quantile(0.5)), *eti),
         "posterior_hdi": (_posterior_mode(post), *hdi),
     }
-    rows = {key: (float(value[0]), float(value[1]), float(value[2])) for key, value in rows.items()}
+    rows = {
+        key: IntervalResult(
+            float(value[0]),
+            ConfidenceInterval(float(value[1]), float(value[2])),
+            level,
+            key,
+            est.flags if key == "rogan_gladen" and est is not None else (),
+        )
+        for key, value in triples.items()
+    }
     prob_weak = float(post.diagnostics["prob_weak"])
     flags = _flags(data, est, no_closed_form, rows, float(tolerance), post)
     candidates = {
-        "lang_reiczigel": rows["rogan_gladen"],
-        "bayes_eti": rows["posterior_eti"],
-        "bayes_hdi": rows["posterior_hdi"],
+        key: (rows[row].estimate, rows[row].low, rows[row].high)
+        for key, row in (
+            ("lang_reiczigel", "rogan_gladen"),
+            ("bayes_eti", "posterior_eti"),
+            ("bayes_hdi", "posterior_hdi"),
+        )
     }
     if getattr(data, "design", "stratified") == "random" and not data.one_class:
         from judgecal.designs.ppi import ppi_from_data
@@ -462,7 +518,7 @@ def crosscheck(
         candidates,
         conflicts=tuple(f for f in CONFLICT_FLAGS if f in post.flags),
         no_closed_form=no_closed_form,
-        fallback_estimate=rows["posterior_eti"][0],
+        fallback_estimate=rows["posterior_eti"].estimate,
     )
     if recommended.method == "lang_reiczigel":
         # the older, coarser Lang-Reiczigel atlas must not contradict the coverage table's pick
@@ -472,11 +528,12 @@ def crosscheck(
         confidence_level=level,
         tolerance=float(tolerance),
         rows=rows,
-        flags=flags,
+        flags=tuple(flags),
         prob_weak_judge=prob_weak,
         estimate=est,
         posterior=post,
         recommended=recommended,
+        messages=flags,
     )
     if flags:
         warnings.warn(

@@ -30,7 +30,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -47,12 +47,13 @@ from judgecal.frequentist import (
     normal_quantile,
     rogan_gladen,
 )
-from judgecal.results import FLAG_MESSAGES, ConfidenceInterval
+from judgecal.results import FLAG_MESSAGES, ConfidenceInterval, Result, forest_plot
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Unpack
 
     import pandas as pd
+    from matplotlib.axes import Axes
 
     from judgecal._typing import PosteriorOptions, SeedLike
     from judgecal.bayes.priors import Prior
@@ -94,6 +95,8 @@ class ClusteredEstimate(Estimate):
     design_effects : tuple of float
         Design effects of p-hat, q0-hat and q1-hat (each >= 1; :mod:`judgecal._cluster`).
     """
+
+    title: ClassVar[str] = "judgecal estimate (clustered by item id)"
 
     items: int = 0
     clusters: tuple[int, int, int] = (0, 0, 0)
@@ -551,7 +554,7 @@ class GroupRow:
 
 
 @dataclass(frozen=True)
-class GroupedEstimates:
+class GroupedEstimates(Result):
     """One closed-form estimate per group, with a multiplicity correction across the groups.
 
     Attributes
@@ -573,7 +576,11 @@ class GroupedEstimates:
         The calibration design.
     source : str
         Where the items came from.
+    flags : tuple of str
+        The flag keys of every group, once each (a group's own are in ``rows[i].flags``).
     """
+
+    title: ClassVar[str] = "judgecal estimate by group"
 
     by: tuple[str, ...]
     rows: tuple[GroupRow, ...]
@@ -583,6 +590,10 @@ class GroupedEstimates:
     null: float | None = None
     design: str = "stratified"
     source: str = field(default="`items`")
+    flags: tuple[str, ...] = field(default=(), init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "flags", _union_flags(self.rows))
 
     @property
     def alpha(self) -> float:
@@ -712,11 +723,35 @@ class GroupedEstimates:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
+        """Rich display: the printed table, the correction and every group's flags (escaped)."""
         from judgecal._html import result_block
 
         header, cells = self._table()
         title = f"judgecal estimate by {', '.join(self.by)}: {self.statement}"
         return result_block(title, header, cells, self._notes())
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Forest plot: each group's estimate with its (corrected) interval; returns the Axes.
+
+        A group without an estimate shows its label only; ``null``, if given, is a dashed line.
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            [(row.theta, row.ci.low, row.ci.high) for row in self.rows],
+            index=[_group_label(row.key) for row in self.rows],
+            columns=["estimate", "low", "high"],
+        )
+        ax = forest_plot(frame, ax=ax, title=f"{self.title} ({self.statement})")
+        ax.set_xlabel(f"accuracy, {_percent(self.interval_level)} interval per group")
+        if self.null is not None:
+            ax.axvline(self.null, color="0.5", linestyle="--", lw=1)
+        return ax
+
+
+def _union_flags(rows: Sequence[GroupRow] | Sequence[GroupCrossCheck]) -> tuple[str, ...]:
+    """The flag keys of all rows, each once, in order of first appearance."""
+    return tuple(dict.fromkeys(flag for row in rows for flag in row.flags))
 
 
 def _grouped(
@@ -925,18 +960,23 @@ class GroupCrossCheck:
 
     ``counts`` are those of the group's :class:`~judgecal.JudgeData`; ``result`` the group's
     :class:`~judgecal.CrossCheck` at the table's per-group level, or None where the group has no
-    data to cross-check (then every number is NaN and ``flags`` says why); ``flags`` maps each
-    flag key to its sentence (the cross-check's own notes, with their advice).
+    data to cross-check (then every number is NaN and ``flags`` says why); ``flags`` holds the
+    flag keys, ``messages`` maps each to its sentence (the cross-check's own notes, with their
+    advice).
     """
 
     key: tuple[Any, ...]
     counts: dict[str, int]
     result: CrossCheck | None
-    flags: dict[str, str]
+    flags: tuple[str, ...]
+    messages: dict[str, str] = field(default_factory=dict)
 
     def row(self, name: str) -> tuple[float, float, float]:
         """(estimate, low, high) of one cross-check row (:data:`judgecal.crosscheck.ROWS`)."""
-        return _NAN3 if self.result is None else self.result.rows[name]
+        if self.result is None:
+            return _NAN3
+        found = self.result.rows[name]
+        return (found.estimate, found.low, found.high)
 
     @property
     def agree(self) -> bool | None:
@@ -950,7 +990,7 @@ class GroupCrossCheck:
 
 
 @dataclass(frozen=True)
-class GroupedCrossChecks:
+class GroupedCrossChecks(Result):
     """One cross-check per group (closed form and posterior), corrected across the groups.
 
     Attributes
@@ -974,7 +1014,11 @@ class GroupedCrossChecks:
         The calibration design.
     source : str
         Where the items came from.
+    flags : tuple of str
+        The flag keys of every group, once each (a group's own are in ``rows[i].flags``).
     """
+
+    title: ClassVar[str] = "judgecal cross-check by group"
 
     by: tuple[str, ...]
     rows: tuple[GroupCrossCheck, ...]
@@ -985,6 +1029,10 @@ class GroupedCrossChecks:
     tolerance: float = 0.02
     design: str = "stratified"
     source: str = field(default="`items`")
+    flags: tuple[str, ...] = field(default=(), init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "flags", _union_flags(self.rows))
 
     @property
     def alpha(self) -> float:
@@ -1006,7 +1054,7 @@ class GroupedCrossChecks:
         )
 
     @property
-    def title(self) -> str:
+    def table_title(self) -> str:
         """The table's first line (without the source)."""
         g = len(self.rows)
         return (
@@ -1016,8 +1064,8 @@ class GroupedCrossChecks:
 
     @property
     def heading(self) -> str:
-        """The table's first line, as printed: :attr:`title` with the source."""
-        return f"{self.title[:-1]}; {self.source})"
+        """The table's first line, as printed: :attr:`table_title` with the source."""
+        return f"{self.table_title[:-1]}; {self.source})"
 
     def summary(self) -> pd.DataFrame:
         """A DataFrame with one row per group (index: the group key(s)).
@@ -1072,7 +1120,7 @@ class GroupedCrossChecks:
                     "prob_weak_judge": (
                         None if row.result is None else _json_float(row.result.prob_weak_judge)
                     ),
-                    "flags": dict(row.flags),
+                    "flags": dict(row.messages),
                     "recommended": (
                         None
                         if row.result is None or row.result.recommended is None
@@ -1124,7 +1172,7 @@ class GroupedCrossChecks:
         return [
             (f"{_group_label(row.key)}: {flag}", message)
             for row in self.rows
-            for flag, message in row.flags.items()
+            for flag, message in row.messages.items()
         ]
 
     def _recommended(self) -> list[tuple[str, str]]:
@@ -1150,12 +1198,42 @@ class GroupedCrossChecks:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
+        """Rich display: the printed table, recommendations, legend and notes (escaped)."""
         from judgecal._html import result_block
 
         header, cells = self._table()
-        title = f"{self.title}: {self.statement}"
+        title = f"{self.table_title}: {self.statement}"
         recommended = [(f"recommended ({label})", text) for label, text in self._recommended()]
         return result_block(title, header, cells, [*recommended, ("", self.legend), *self._notes()])
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Forest plot: each group's Lang-Reiczigel and equal-tailed intervals; returns the Axes.
+
+        Per group the Rogan-Gladen estimate with its interval (upper) and the posterior median
+        with its equal-tailed interval (lower); a row without an answer is left out.
+        """
+        import matplotlib.pyplot as plt
+
+        from judgecal.crosscheck import ROW_LABELS
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 0.8 + 0.6 * max(len(self.rows), 1)))
+        positions = list(range(len(self.rows)))[::-1]
+        for offset, name, colour in (
+            (0.15, "rogan_gladen", "tab:blue"),
+            (-0.15, "posterior_eti", "tab:orange"),
+        ):
+            for index, (y, row) in enumerate(zip(positions, self.rows, strict=True)):
+                estimate, low, high = row.row(name)
+                label = ROW_LABELS[name] if index == 0 else None
+                ax.plot([low, high], [y + offset] * 2, color=colour, lw=2.5, label=label)
+                ax.plot([estimate], [y + offset], "o", color=colour, ms=4)
+        ax.set_yticks(positions, [_group_label(row.key) for row in self.rows])
+        ax.set_ylim(-0.7, len(self.rows) - 0.3)
+        ax.set_xlabel(f"accuracy, {_percent(self.interval_level)} interval per group")
+        ax.set_title(f"{self.title} ({self.statement})")
+        ax.legend(fontsize="small")
+        return ax
 
 
 def _group_label(key: tuple[Any, ...]) -> str:
@@ -1335,8 +1413,9 @@ def _crosscheck_row(
     ):
         reason = "missing_class"
     if reason is not None:
-        return GroupCrossCheck(key, counts, None, {reason: FLAG_MESSAGES[reason]})
+        return GroupCrossCheck(key, counts, None, (reason,), {reason: FLAG_MESSAGES[reason]})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)  # the flags go into the row
         result = crosscheck(JudgeData(**counts, design=design), confidence_level=level, **options)
-    return GroupCrossCheck(key, counts, result, dict(result.flags))
+    messages = dict(zip(result.flags, result.flag_messages, strict=True))
+    return GroupCrossCheck(key, counts, result, result.flags, messages)

@@ -56,13 +56,16 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from judgecal.data import JudgeData
-from judgecal.results import ConfidenceInterval
+from judgecal.results import ConfidenceInterval, IntervalResult, Result
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = [
     "CANDIDATES",
@@ -89,7 +92,7 @@ _Q_FLOOR_TOL = 1e-9
 
 
 @dataclass(frozen=True)
-class Recommendation:
+class Recommendation(Result):
     """The interval to report, and why.
 
     Attributes
@@ -108,7 +111,11 @@ class Recommendation:
     widened : bool
         True when the guaranteed interval was widened to contain the Lang-Reiczigel interval
         (see the module docstring); the interval still covers by construction.
+    flags : tuple of str
+        Empty: the reason says everything (the cross-check carries the flags).
     """
+
+    title: ClassVar[str] = "judgecal recommended interval"
 
     estimate: float
     low: float
@@ -118,11 +125,17 @@ class Recommendation:
     reason: str
     coverage: float | None = None
     widened: bool = False
+    flags: tuple[str, ...] = ()
 
     @property
     def ci(self) -> ConfidenceInterval:
         """``(low, high)``."""
         return ConfidenceInterval(self.low, self.high)
+
+    @property
+    def interval(self) -> IntervalResult:
+        """The recommended estimate and interval as an :class:`IntervalResult`."""
+        return IntervalResult(self.estimate, self.ci, self.level, self.method, self.flags)
 
     @property
     def width(self) -> float:
@@ -148,6 +161,31 @@ class Recommendation:
             "widened": self.widened,
             "reason": self.reason,
         }
+
+    def summary(self) -> pd.DataFrame:
+        """One row, indexed by the method's label: estimate, low, high, width, level, coverage.
+
+        ``coverage`` is NaN for the guaranteed interval (it covers by construction).
+        """
+        import pandas as pd
+
+        coverage = math.nan if self.coverage is None else self.coverage
+        return pd.DataFrame(
+            [[self.estimate, self.low, self.high, self.width, self.level, coverage, self.method]],
+            index=pd.Index([self.label], name="recommended"),
+            columns=["estimate", "low", "high", "width", "level", "coverage", "method"],
+        )
+
+    def _repr_html_(self) -> str:
+        """Rich display: the interval and its reason (escaped)."""
+        from judgecal._html import fmt4, result_block
+
+        row = (self.label, *(fmt4(v) for v in (self.estimate, self.low, self.high, self.width)))
+        notes = [("why", self.reason)]
+        if self.coverage is not None:
+            notes.insert(0, ("coverage", f"at least {self.coverage:.1%} in simulations"))
+        title = f"judgecal recommended interval ({100 * self.level:g}%)"
+        return result_block(title, ("method", "estimate", "low", "high", "width"), [row], notes)
 
     def __str__(self) -> str:
         return (

@@ -247,7 +247,7 @@ class Report:
         """
         rec = self.recommended
         cc = self.crosscheck
-        notes = list(cc.flags.items()) or [
+        notes = list(cc.messages.items()) or [
             (
                 "",
                 f"the closed form and the posterior agree (interval ends within {cc.tolerance:g}).",
@@ -270,7 +270,7 @@ class Report:
 
     def flag_rows(self) -> list[tuple[str, str, str]]:
         """Every flag: (where it comes from, key, message with its advice)."""
-        rows = [("cross-check", key, message) for key, message in self.crosscheck.flags.items()]
+        rows = [("cross-check", key, message) for key, message in self.crosscheck.messages.items()]
         if self.estimate is not None:  # a flag the cross-check already gives is listed once
             rows += [
                 ("estimate", key, FLAG_MESSAGES[key])
@@ -785,7 +785,7 @@ def report(
     >>> rep.interval_rows()[1]
     ('Rogan-Gladen + Lang-Reiczigel', '0.1667', '0.0564', '0.2627', '0.2064')
     """
-    from judgecal import __version__
+    from judgecal._version import __version__
     from judgecal.crosscheck import crosscheck
     from judgecal.frequentist import estimate
 
@@ -912,7 +912,7 @@ class GroupedReport:
         for index, (row, section) in enumerate(zip(self.table.rows, self.sections, strict=True)):
             label = self.group_label(index)
             if section is None:
-                rows += [(label, "group", key, message) for key, message in row.flags.items()]
+                rows += [(label, "group", key, message) for key, message in row.messages.items()]
             else:
                 rows += [(label, *flag) for flag in section.flag_rows()]
         return rows
@@ -1007,7 +1007,7 @@ def _group_html(report: GroupedReport, index: int) -> str:
         c = row.counts
         text = (
             f"Counts k/n {c['k']}/{c['n']}, k0/m0 {c['k0']}/{c['m0']}, k1/m1 "
-            f"{c['k1']}/{c['m1']}. No cross-check: " + "; ".join(row.flags.values()) + "."
+            f"{c['k1']}/{c['m1']}. No cross-check: " + "; ".join(row.messages.values()) + "."
         )
         return f"{head}<p>{html.escape(text)}</p></section>"
     pct = section._pct()
@@ -1087,7 +1087,9 @@ def _grouped_markdown(report: GroupedReport, figure_stem: str | None) -> str:
             lines += [
                 _md(
                     f"Counts k/n {c['k']}/{c['n']}, k0/m0 {c['k0']}/{c['m0']}, k1/m1 "
-                    f"{c['k1']}/{c['m1']}. No cross-check: " + "; ".join(row.flags.values()) + "."
+                    f"{c['k1']}/{c['m1']}. No cross-check: "
+                    + "; ".join(row.messages.values())
+                    + "."
                 ),
                 "",
             ]
@@ -1173,7 +1175,7 @@ def report_items(
     ValueError
         As :func:`judgecal.crosscheck_items`, or if ``prob`` is not strictly between 0 and 1.
     """
-    from judgecal import __version__
+    from judgecal._version import __version__
     from judgecal.grouped import crosscheck_items
 
     prob = check_level(prob, "prob")

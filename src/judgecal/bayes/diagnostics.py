@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from judgecal.results import WEAK_YOUDEN
+from judgecal.results import WEAK_YOUDEN, register_flags
 
 __all__ = [
     "ADVICE",
@@ -38,6 +38,7 @@ __all__ = [
     "FLAGS",
     "PREDICTIVE_ALPHA",
     "R_HAT_MAX",
+    "SHARED_FLAGS",
     "WEAK_YOUDEN",
     "convergence",
     "convergence_flags",
@@ -89,6 +90,10 @@ FLAGS = {
         "that uncertainty"
     ),
 }
+#: Keys the package-wide catalogue already holds with the same meaning
+#: (:data:`judgecal.results.FLAG_MESSAGES`); a posterior keeps its own sentence for them here.
+SHARED_FLAGS = ("one_class_labelled",)
+register_flags({key: message for key, message in FLAGS.items() if key not in SHARED_FLAGS})
 
 
 def convergence(idata: Any, var_names: tuple[str, ...]) -> dict[str, float]:

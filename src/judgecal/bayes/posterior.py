@@ -20,7 +20,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
@@ -45,11 +45,12 @@ from judgecal.bayes.diagnostics import (
 from judgecal.bayes.priors import Prior, as_prior
 from judgecal.data import JudgeData
 from judgecal.exceptions import JudgeCalWarning
-from judgecal.results import ConfidenceInterval
+from judgecal.results import ConfidenceInterval, Result
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
     import pandas as pd
+    from matplotlib.axes import Axes
 
     from judgecal._typing import SeedLike
     from judgecal.bayes.exact import ExactPosterior
@@ -159,7 +160,7 @@ class DrawsEngine:
 # the result
 # -------------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
-class Posterior:
+class Posterior(Result):
     """Posterior of theta, q0, q1, Youden's J and p for one :class:`JudgeData`.
 
     Attributes
@@ -179,8 +180,11 @@ class Posterior:
         (posterior predictive), ``prob_weak`` (P(J < 0.2)), ``prob_better_than_chance``
         (P(q0 + q1 > 1) from the calibration data alone).
     flags : tuple of str
-        Keys of :data:`DIAGNOSTIC_FLAGS` that apply.
+        Keys of :data:`DIAGNOSTIC_FLAGS` that apply (registered in
+        :data:`judgecal.results.FLAG_MESSAGES`).
     """
+
+    title: ClassVar[str] = "judgecal posterior"
 
     engine: ExactPosterior | DrawsEngine = field(repr=False)
     method: str
@@ -336,6 +340,11 @@ class Posterior:
         return frame
 
     # -- output -----------------------------------------------------------------------------
+    @property
+    def flag_messages(self) -> list[str]:
+        """The flags as sentences, in the posterior's words (:data:`DIAGNOSTIC_FLAGS`)."""
+        return [DIAGNOSTIC_FLAGS[flag] for flag in self.flags]
+
     def to_dict(self, prob: float = 0.95) -> dict[str, Any]:
         """Return a JSON-safe dict: inputs, prior, per-variable summaries, diagnostics, flags."""
         variables = {}
@@ -366,7 +375,7 @@ class Posterior:
             "flags": {flag: DIAGNOSTIC_FLAGS[flag] for flag in self.flags},
         }
 
-    def plot(self, ax: Any = None, prob: float = 0.95) -> Any:
+    def plot(self, ax: Axes | None = None, prob: float = 0.95) -> Axes:
         """Plot the posterior density of theta with its ETI and the Lang-Reiczigel interval."""
         import matplotlib.pyplot as plt
 
@@ -416,6 +425,24 @@ class Posterior:
         return result_block(
             title, header, rows, [(flag, DIAGNOSTIC_FLAGS[flag]) for flag in self.flags]
         )
+
+    def __str__(self) -> str:
+        d = self.data
+        lines = [
+            f"judgecal posterior (method {self.method}, 95% credible intervals)",
+            f"  test set      : {d.k} of {d.n} judged correct; calibration q0 = {d.k0}/{d.m0}, "
+            f"q1 = {d.k1}/{d.m1}",
+            f"  {'':<8}{'median':>9}{'ETI low':>9}{'ETI high':>9}{'HDI low':>9}{'HDI high':>9}",
+        ]
+        for var in _PARAMETERS:
+            eti, hdi = self.ci(0.95, "eti", var), self.ci(0.95, "hdi", var)
+            values = (float(self.quantile(0.5, var)), *eti, *hdi)
+            lines.append(f"  {var:<8}" + "".join(f"{v:9.4f}" for v in values))
+        lines += [
+            f"  warning ({flag}): {message}"
+            for flag, message in zip(self.flags, self.flag_messages, strict=True)
+        ]
+        return "\n".join(lines)
 
     def __repr__(self) -> str:
         low, high = self.ci()

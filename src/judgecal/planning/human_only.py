@@ -33,15 +33,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from judgecal._validate import as_scalar, check_counts, check_proportions, check_scalar_count
 from judgecal.frequentist import rogan_gladen
 from judgecal.planning._inputs import check_planning_values
+from judgecal.results import FLAG_MESSAGES, Result
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
     from matplotlib.axes import Axes
 
 __all__ = [
@@ -85,8 +87,16 @@ def human_only_ratio(theta: Any, q0: Any, q1: Any, *, split: str = "natural") ->
     return ratio
 
 
+#: Row labels of :meth:`HumanOnlyComparison.summary` (and of the plot).
+_ROW_LABELS = {
+    "human": "humans only, m test items",
+    "natural": "judge, random calibration items",
+    "optimal": "judge, items chosen by label (opt.)",
+}
+
+
 @dataclass(frozen=True)
-class HumanOnlyComparison:
+class HumanOnlyComparison(Result):
     """Variances of the judge-based and the human-only estimate for the same m human labels.
 
     Attributes
@@ -102,7 +112,13 @@ class HumanOnlyComparison:
         theta (1 - theta) / m.
     var_judge_natural, var_judge_optimal : float
         Eq. (10) with the natural and the optimal split of the m calibration items.
+    flags : tuple of str
+        Keys of :data:`judgecal.results.FLAG_MESSAGES`: ``clipped`` when the planning values'
+        Rogan-Gladen accuracy lies outside [0, 1] (theta is then 0 or 1, where humans alone
+        have no variance).
     """
+
+    title: ClassVar[str] = "judge + calibration vs humans only"
 
     m: int
     p: float
@@ -113,6 +129,7 @@ class HumanOnlyComparison:
     var_human: float
     var_judge_natural: float
     var_judge_optimal: float
+    flags: tuple[str, ...] = ()
 
     @property
     def judge_better(self) -> bool:
@@ -138,31 +155,89 @@ class HumanOnlyComparison:
             "var_judge_optimal": self.var_judge_optimal,
             "judge_better": self.judge_better,
             "judge_better_optimal": self.judge_better_optimal,
+            "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
         }
+
+    @property
+    def _variances(self) -> dict[str, float]:
+        return {
+            "human": self.var_human,
+            "natural": self.var_judge_natural,
+            "optimal": self.var_judge_optimal,
+        }
+
+    def summary(self) -> pd.DataFrame:
+        """One row per way of spending the m labels: variance, sd, ratio to humans only.
+
+        ``ratio`` is variance / :attr:`var_human` (below 1: more precise than humans only).
+        """
+        import pandas as pd
+
+        variances = self._variances
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.divide(list(variances.values()), self.var_human)
+        return pd.DataFrame(
+            {
+                "variance": list(variances.values()),
+                "sd": [math.sqrt(v) for v in variances.values()],
+                "ratio": ratio,
+            },
+            index=pd.Index([_ROW_LABELS[key] for key in variances], name="estimate"),
+        )
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Standard deviation of each way of spending the m labels, as bars; returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 2.5))
+        frame = self.summary()
+        positions = list(range(len(frame)))[::-1]
+        colours = ["0.6", *("C0" if better else "C3" for better in self._judge_wins())]
+        ax.barh(positions, frame["sd"], color=colours)
+        ax.set_yticks(positions, list(frame.index))
+        ax.set(
+            xlabel="standard deviation of the accuracy estimate",
+            title=f"m = {self.m} human labels (theta = {self.theta:.3f})",
+        )
+        return ax
+
+    def _judge_wins(self) -> tuple[bool, bool]:
+        return self.judge_better, self.judge_better_optimal
+
+    def _repr_html_(self) -> str:
+        """Rich display: sd and verdict of each way of spending the labels, and the flags."""
+        from judgecal._html import fmt4, result_block
+
+        verdicts = ["", *(_verdict(better) for better in self._judge_wins())]
+        rows = [
+            (name, fmt4(row["sd"]), fmt4(row["ratio"]), verdict)
+            for (name, row), verdict in zip(self.summary().iterrows(), verdicts, strict=True)
+        ]
+        title = (
+            f"judge + calibration vs humans only, m = {self.m} human labels "
+            f"(theta = {fmt4(self.theta)}; Lee et al. (ICML 2026) Prop. 6.1)"
+        )
+        notes = list(zip(self.flags, self.flag_messages, strict=True))
+        return result_block(title, ("", "sd", "variance ratio", "better"), rows, notes)
 
     def __str__(self) -> str:
-        def verdict(better: bool) -> str:
-            return "judge + calibration" if better else "humans only"
+        sd = {name: math.sqrt(value) for name, value in self._variances.items()}
+        lines = [
+            f"judge + calibration vs humans only, m = {self.m} human labels "
+            f"(theta = {self.theta:.4f}; Lee et al. (ICML 2026) Prop. 6.1)",
+            f"  humans only, m test items            : sd {sd['human']:.4f}",
+            f"  judge, random calibration items      : sd {sd['natural']:.4f}"
+            f"  -> better: {_verdict(self.judge_better)}",
+            f"  judge, items chosen by label (opt.)  : sd {sd['optimal']:.4f}"
+            f"  -> better: {_verdict(self.judge_better_optimal)}",
+        ]
+        lines += [f"  warning: {message}" for message in self.flag_messages]
+        return "\n".join(lines)
 
-        sd = {
-            name: math.sqrt(value)
-            for name, value in (
-                ("human", self.var_human),
-                ("natural", self.var_judge_natural),
-                ("optimal", self.var_judge_optimal),
-            )
-        }
-        return "\n".join(
-            [
-                f"judge + calibration vs humans only, m = {self.m} human labels "
-                f"(theta = {self.theta:.4f}; Lee et al. (ICML 2026) Prop. 6.1)",
-                f"  humans only, m test items            : sd {sd['human']:.4f}",
-                f"  judge, random calibration items      : sd {sd['natural']:.4f}"
-                f"  -> better: {verdict(self.judge_better)}",
-                f"  judge, items chosen by label (opt.)  : sd {sd['optimal']:.4f}"
-                f"  -> better: {verdict(self.judge_better_optimal)}",
-            ]
-        )
+
+def _verdict(better: bool) -> str:
+    return "judge + calibration" if better else "humans only"
 
 
 def compare_human_only(
@@ -177,7 +252,8 @@ def compare_human_only(
     total = check_scalar_count(m, "m", 1)
     p_f, q0_f, q1_f = check_planning_values(p, q0, q1)
     n_f = as_scalar(check_counts(n, "n", minimum=1, allow_inf=True), "n")
-    theta = float(rogan_gladen(p_f, q0_f, q1_f))
+    theta_raw = float(rogan_gladen(p_f, q0_f, q1_f, clip=False))
+    theta = min(1.0, max(0.0, theta_raw))
     test = p_f * (1 - p_f) / n_f
     youden2 = (q0_f + q1_f - 1) ** 2
     natural, optimal = (
@@ -193,6 +269,7 @@ def compare_human_only(
         theta * (1 - theta) / total,
         float(natural),
         float(optimal),
+        flags=("clipped",) if theta != theta_raw else (),
     )
 
 

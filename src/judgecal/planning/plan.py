@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
+
+from judgecal.results import Result, register_flags
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -15,7 +17,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["PLAN_FLAGS", "CalibrationPlan"]
 
-#: Plain-language explanation of every flag a :class:`CalibrationPlan` can carry.
+#: Plain-language explanation of every flag a :class:`CalibrationPlan` can carry (registered in
+#: :data:`judgecal.results.FLAG_MESSAGES`).
 PLAN_FLAGS = {
     "no_pilot": "m_pilot = 0: there is no pilot information, so Algorithm 1 uses kappa = 1 "
     "(q0~ = q1~ = 1/2) and the split follows p-hat alone",
@@ -24,10 +27,11 @@ PLAN_FLAGS = {
     "non_monotone": "the expected width was not monotone in the budget along the search; the "
     "reported budget is the smallest that met the target among those tried",
 }
+register_flags(PLAN_FLAGS)
 
 
 @dataclass(frozen=True)
-class CalibrationPlan:
+class CalibrationPlan(Result):
     """A calibration plan: the split ``(m0, m1)`` and the interval width it should give.
 
     Unpacks as ``m0, m1 = plan``.
@@ -64,6 +68,8 @@ class CalibrationPlan:
         Keys of :data:`PLAN_FLAGS`.
     """
 
+    title: ClassVar[str] = "judgecal calibration plan"
+
     m0: int
     m1: int
     width: float
@@ -91,11 +97,6 @@ class CalibrationPlan:
     def total(self) -> int:
         """Calibration items in all, m0 + m1."""
         return self.m0 + self.m1
-
-    @property
-    def flag_messages(self) -> list[str]:
-        """The flags as plain-language sentences."""
-        return [PLAN_FLAGS[flag] for flag in self.flags]
 
     def alternative(self, rule: str) -> CalibrationPlan:
         """The plan of another ``rule`` at the same total (from :attr:`alternatives`)."""
@@ -151,14 +152,39 @@ class CalibrationPlan:
         frame = pd.DataFrame([plan._row() for plan in (self, *self.alternatives)])
         return frame.set_index("rule")
 
-    def __str__(self) -> str:
-        n = "unlimited" if math.isinf(self.n) else f"{int(self.n)}"
-        lines = [
+    def _heading(self) -> str:
+        return (
             f"judgecal calibration plan ({self.rule} split, {self.method} expected width, "
-            f"{100 * self.confidence_level:g}% interval)",
-            f"  planning values: p = {self.p:.4f}, q0 = {self.q0:.4f}, q1 = {self.q1:.4f}, "
-            f"test set n = {n}",
+            f"{100 * self.confidence_level:g}% interval)"
+        )
+
+    def _planning_values(self) -> str:
+        n = "unlimited" if math.isinf(self.n) else f"{int(self.n)}"
+        return (
+            f"planning values: p = {self.p:.4f}, q0 = {self.q0:.4f}, q1 = {self.q1:.4f}, "
+            f"test set n = {n}"
+        )
+
+    def _repr_html_(self) -> str:
+        """Rich display: the planning values, one row per rule, the savings and the flags."""
+        from judgecal._html import fmt4, result_block
+
+        title = f"{self._heading()}: {self._planning_values()}"
+        if self.target_width is not None:
+            title += f"; target width {fmt4(self.target_width)}"
+        rows = [
+            (plan.rule, str(plan.m0), str(plan.m1), str(plan.total), fmt4(plan.width))
+            for plan in (self, *self.alternatives)
         ]
+        notes = [
+            ("", f"{self.rule} is {100 * saving:.1f}% shorter than {rule}")
+            for rule, saving in self.savings.items()
+        ]
+        notes += list(zip(self.flags, self.flag_messages, strict=True))
+        return result_block(title, ("rule", "m0", "m1", "total", "width"), rows, notes)
+
+    def __str__(self) -> str:
+        lines = [self._heading(), f"  {self._planning_values()}"]
         if self.target_width is not None:
             lines.append(f"  target width   : {self.target_width:.4f}")
         lines.append(f"  {'rule':<12}{'m0':>8}{'m1':>8}{'total':>8}{'width':>10}")
