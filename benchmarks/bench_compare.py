@@ -40,14 +40,12 @@ METHODS = {
     "RG model-specific, bootstrap BCa": {
         "calibration": "model_specific",
         "method": "bootstrap",
-        "n_resamples": 1000,
+        "bootstrap": {"n_resamples": 1000},
     },
     "hierarchical posterior": {
         "calibration": "model_specific",
         "method": "bayes",
-        "draws": 500,
-        "tune": 500,
-        "chains": 2,
+        "bayes": {"draws": 500, "tune": 500, "chains": 2},
     },
 }
 
@@ -148,7 +146,7 @@ def rebuild_and_sample(a, b, seed: int) -> None:
 
     from judgecal.bayes.compare_model import build_compare_model
 
-    options = METHODS["hierarchical posterior"]
+    options = METHODS["hierarchical posterior"]["bayes"]
     logging.getLogger("pymc").setLevel(logging.ERROR)
     with build_compare_model(**_counts(a, b)):
         pm.sample(

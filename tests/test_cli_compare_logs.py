@@ -97,6 +97,10 @@ def test_model_column_gives_model_specific_paired_counts(capsys):
     assert cells["neither"] == sum((1 - judge_a[i]) & (1 - judge_b[i]) for i in test)
     assert sum(cells.values()) == len(test) == 320  # 400 questions, 80 reviewed for both
     assert result["sources"]["test_items"].startswith("paired by id: 320 items")
+    # flags are keys with sentences; a calibration arm under 30 items is flagged by its key
+    arms = [inputs[m]["calibration"][arm] for m in ("a", "b") for arm in ("m0", "m1")]
+    assert ("small_calibration" in result["flags"]) == (min(arms) < 30)
+    assert "unpaired_test_sets" not in result["notes"]  # paired by id
 
 
 def test_label_file_without_model_column_implies_shared_calibration(capsys, tmp_path):

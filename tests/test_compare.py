@@ -10,22 +10,29 @@ scipy.stats.bootstrap; the shared-calibration bias against the algebra of the fo
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import warnings
 from statistics import NormalDist
 
 import matplotlib
-import numpy as np
-import pytest
-from scipy import special, stats
-
-import judgecal as jc
-from judgecal import JudgeCalWarning, JudgeData, ModelLabels, compare
-from judgecal.cli import main
-from judgecal.compare import expected_shared_bias
 
 matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from scipy import special, stats  # noqa: E402
+
+import judgecal as jc  # noqa: E402
+from judgecal import JudgeCalWarning, JudgeData, ModelLabels, compare  # noqa: E402
+from judgecal.cli import main  # noqa: E402
+from judgecal.compare import NOTE_FLAGS, WARNING_FLAGS, expected_shared_bias  # noqa: E402
+from judgecal.results import FLAG_MESSAGES, IntervalResult, Result  # noqa: E402
+
 Z95 = NormalDist().inv_cdf(0.975)
 
 
@@ -58,8 +65,9 @@ def labels(cells, calib=None, rng=None):
 def test_shared_delta_matches_the_hand_formula_of_appendix_b():
     a = JudgeData(k=60, n=100, k0=40, m0=50, k1=45, m1=50)
     b = JudgeData(k=50, n=100, k0=40, m0=50, k1=45, m1=50)  # one calibration set for both
-    with pytest.warns(JudgeCalWarning, match="no calibration labels of its own"):
+    with pytest.warns(JudgeCalWarning):
         result = compare(a, b, calibration="shared")
+    assert result.flags == ("instability_unchecked",)
     # App. B: theta_A - theta_B = (p_A - p_B) / J with J = 0.8 + 0.9 - 1 = 0.7
     estimate = 0.1 / 0.7
     variance = (0.6 * 0.4 + 0.5 * 0.5) / 100 / 0.7**2 + 0.1**2 / 0.7**4 * (
@@ -89,7 +97,7 @@ def test_model_specific_delta_matches_the_per_model_formula():
     assert result.se == pytest.approx(math.sqrt(va + vb), rel=1e-12)
     assert result.theta_a.estimate == pytest.approx(ta)
     # per-model rows: the Lang-Reiczigel interval of each model on its own counts
-    assert result.theta_b[1:] == pytest.approx(tuple(jc.estimate(b).ci))
+    assert (result.theta_b.low, result.theta_b.high) == pytest.approx(tuple(jc.estimate(b).ci))
 
 
 @pytest.mark.parametrize("calibration", ["shared", "model_specific"])
@@ -140,8 +148,9 @@ def test_shared_delta_variance_matches_exact_enumeration():
     variance = (joint * d**2).sum() * inv_j2 / n**2 - mean**2
     a = JudgeData(k=240, n=n, k0=160, m0=m0, k1=170, m1=m1)
     b = JudgeData(k=200, n=n, k0=160, m0=m0, k1=170, m1=m1)
-    with pytest.warns(JudgeCalWarning, match="no calibration labels of its own"):
+    with pytest.warns(JudgeCalWarning):
         result = compare(a, b, calibration="shared")
+    assert result.flags == ("instability_unchecked",)
     assert result.se**2 == pytest.approx(variance, rel=0.03)
 
 
@@ -200,8 +209,9 @@ def test_pairing_shrinks_the_interval_when_verdicts_agree():
     counts_a = JudgeData(k=60, n=100, k0=40, m0=50, k1=45, m1=50)
     counts_b = JudgeData(k=55, n=100, k0=40, m0=50, k1=45, m1=50)
     paired = compare(a, b, calibration="shared")
-    with pytest.warns(JudgeCalWarning, match="no calibration labels of its own"):
+    with pytest.warns(JudgeCalWarning):
         unpaired = compare(counts_a, counts_b, calibration="shared")
+    assert unpaired.flags == ("instability_unchecked",)
     assert paired.estimate == pytest.approx(unpaired.estimate)
     assert paired.se < unpaired.se
 
@@ -216,8 +226,9 @@ def test_expected_bias_is_the_limit_of_the_shared_estimator():
     b = JudgeData(k=630, n=1000, k0=700, m0=1000, k1=850, m1=1000)
     own = compare(a, b)
     assert own.estimate == pytest.approx(0.1, abs=1e-12)
-    with pytest.warns(JudgeCalWarning, match="treats the two models differently"):
+    with pytest.warns(JudgeCalWarning):
         shared = compare(a, b, calibration="shared")
+    assert "instability_under_shared" in shared.flags
     # shared: (0.69 - 0.63) / 0.7; App. C: (theta_B dJ - dq0) / J_A = (0.6*0.15 - 0.1) / 0.7
     assert shared.estimate == pytest.approx(0.06 / 0.7, abs=1e-12)
     assert shared.expected_bias == pytest.approx((0.6 * 0.15 - 0.1) / 0.7, abs=1e-12)
@@ -238,17 +249,19 @@ def test_diagnostics_youden_and_instability_intervals():
     va = q0a * (1 - q0a) / 52 + q1a * (1 - q1a) / 52
     vb = q0b * (1 - q0b) / 42 + q1b * (1 - q1b) / 62
     assert result.youden["A"].estimate == pytest.approx(0.7)
-    assert result.youden["A"][1:] == pytest.approx(
+    assert (result.youden["A"].low, result.youden["A"].high) == pytest.approx(
         (q0a + q1a - 1 - Z95 * math.sqrt(va), q0a + q1a - 1 + Z95 * math.sqrt(va))
     )
     centre = (q0a + q1a) - (q0b + q1b)
     assert result.instability.estimate == pytest.approx(0.7 - 0.65)
-    assert result.instability[1:] == pytest.approx(
+    assert (result.instability.low, result.instability.high) == pytest.approx(
         (centre - Z95 * math.sqrt(va + vb), centre + Z95 * math.sqrt(va + vb))
     )
     d0 = q0a - q0b
     s0 = math.sqrt(q0a * (1 - q0a) / 52 + q0b * (1 - q0b) / 42)
-    assert result.delta_q0[1:] == pytest.approx((d0 - Z95 * s0, d0 + Z95 * s0))
+    assert (result.delta_q0.low, result.delta_q0.high) == pytest.approx(
+        (d0 - Z95 * s0, d0 + Z95 * s0)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,7 +274,7 @@ def test_bootstrap_agrees_with_the_delta_method_on_a_large_sample():
         np.random.default_rng(0),
     )
     delta = compare(a, b)
-    boot = compare(a, b, method="bootstrap", random_seed=5, n_resamples=4000)
+    boot = compare(a, b, method="bootstrap", random_seed=5, bootstrap={"n_resamples": 4000})
     half = delta.ci.high - delta.estimate
     assert boot.estimate == pytest.approx(delta.estimate, abs=1e-12)
     for kind in ("percentile", "bca"):
@@ -308,7 +321,7 @@ def test_bca_acceleration_equals_the_brute_force_jackknife():
     a, b = labels(cells, (ca, cb), np.random.default_rng(1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeCalWarning)  # calibration arms under 30 items
-        boot = compare(a, b, method="bootstrap", random_seed=2, n_resamples=200)
+        boot = compare(a, b, method="bootstrap", random_seed=2, bootstrap={"n_resamples": 200})
     expected = _jackknife_acceleration(_item_samples(cells, ca, cb), _difference_statistic)
     assert boot.details["acceleration"] == pytest.approx(expected, rel=1e-9)
 
@@ -316,7 +329,7 @@ def test_bca_acceleration_equals_the_brute_force_jackknife():
 def test_bca_interval_agrees_with_scipy_bootstrap():
     cells, ca, cb = (60, 18, 8, 34), (40, 50, 44, 50), (36, 45, 50, 55)
     a, b = labels(cells, (ca, cb))
-    ours = compare(a, b, method="bootstrap", random_seed=7, n_resamples=20_000)
+    ours = compare(a, b, method="bootstrap", random_seed=7, bootstrap={"n_resamples": 20_000})
     theirs = stats.bootstrap(
         tuple(_item_samples(cells, ca, cb)),
         _difference_statistic,
@@ -335,10 +348,16 @@ def test_bootstrap_keeps_the_pairing():
     # identical verdicts for both models under shared calibration: every replicate is exactly 0
     ca = (40, 50, 45, 50)
     a, b = labels((50, 0, 0, 50), (ca, None))
-    with pytest.warns(JudgeCalWarning, match="no calibration labels of its own"):
+    with pytest.warns(JudgeCalWarning):
         boot = compare(
-            a, b, calibration="shared", method="bootstrap", random_seed=1, interval="percentile"
+            a,
+            b,
+            calibration="shared",
+            method="bootstrap",
+            random_seed=1,
+            bootstrap={"interval": "percentile"},
         )
+    assert boot.flags == ("instability_unchecked",)
     assert tuple(boot.ci) == (0.0, 0.0)
     assert boot.estimate == 0.0
     counts = JudgeData(k=50, n=100, k0=40, m0=50, k1=45, m1=50)
@@ -350,9 +369,9 @@ def test_bootstrap_keeps_the_pairing():
 def test_bootstrap_is_reproducible_with_a_seed():
     a = JudgeData(k=60, n=100, k0=40, m0=50, k1=45, m1=50)
     b = JudgeData(k=50, n=100, k0=38, m0=50, k1=44, m1=50)
-    first = compare(a, b, method="bootstrap", random_seed=3, n_resamples=500)
-    second = compare(a, b, method="bootstrap", random_seed=3, n_resamples=500)
-    other = compare(a, b, method="bootstrap", random_seed=4, n_resamples=500)
+    first = compare(a, b, method="bootstrap", random_seed=3, bootstrap={"n_resamples": 500})
+    second = compare(a, b, method="bootstrap", random_seed=3, bootstrap={"n_resamples": 500})
+    other = compare(a, b, method="bootstrap", random_seed=4, bootstrap={"n_resamples": 500})
     assert first.ci == second.ci
     assert first.intervals == second.intervals
     assert first.ci != other.ci
@@ -364,23 +383,26 @@ def test_bootstrap_is_reproducible_with_a_seed():
 def test_low_judge_quality_warns_and_weakens_the_verdict():
     a = JudgeData(k=700, n=1000, k0=170, m0=200, k1=180, m1=200)
     b = JudgeData(k=520, n=1000, k0=60, m0=100, k1=70, m1=100)  # J_B = 0.3, interval below 0.2
-    with pytest.warns(JudgeCalWarning, match="judge quality is low for model B"):
+    with pytest.warns(JudgeCalWarning):
         result = compare(a, b)
+    assert result.flags == ("weak_judge",)
     assert result.ci.low > 0  # A clearly better, but the claim is weakened
     assert "Claim weakened" in result.verdict
     report = str(result)
-    assert report.index("WARNING: judge quality is low") < report.index("1. estimand")
+    assert report.index(f"WARNING: {result.flag_messages[0]}") < report.index("1. estimand")
 
 
 def test_instability_warns_under_shared_calibration_only():
     a = JudgeData(k=690, n=1000, k0=360, m0=400, k1=360, m1=400)  # q0 0.9, q1 0.9
     b = JudgeData(k=630, n=1000, k0=240, m0=400, k1=340, m1=400)  # q0 0.6, q1 0.85
-    with pytest.warns(JudgeCalWarning, match="treats the two models differently"):
+    with pytest.warns(JudgeCalWarning):
         shared = compare(a, b, calibration="shared")
+    assert "instability_under_shared" in shared.flags
     assert shared.instability.low > 0
     own = compare(a, b)  # no warning (pytest turns JudgeCalWarning into an error)
-    assert own.warnings == ()
-    assert any("treats the two models differently" in note for note in own.notes)
+    assert own.flags == () and own.warnings == ()
+    assert "instability_corrected" in own.note_keys
+    assert "instability_under_shared" not in own.note_keys
 
 
 def test_a_bias_as_large_as_the_estimate_is_called_out():
@@ -393,31 +415,59 @@ def test_a_bias_as_large_as_the_estimate_is_called_out():
     theta_b = 0.28 / 0.55
     assert result.estimate == pytest.approx(0.01 / 0.7)
     assert result.expected_bias == pytest.approx((theta_b * -0.05 - (1 - theta_b) * 0.2) / 0.7)
-    text = " ".join(result.warnings)
-    assert "sign may be an artefact" in text and "treats the two models differently" in text
+    assert result.flags == ("instability_under_shared", "shared_bias_dominates")
     assert len(record) == 1  # one JudgeCalWarning carries every message
+    assert str(record[0].message) == " ".join(result.flag_messages)
 
 
-def test_summary_to_dict_and_plot(capsys):
+def test_summary_returns_a_frame_and_prints_nothing(capsys):
     a = JudgeData(k=700, n=1000, k0=170, m0=200, k1=180, m1=200)
     b = JudgeData(k=600, n=1000, k0=168, m0=200, k1=182, m1=200)
-    result = compare(a, b, method="bootstrap", random_seed=0, n_resamples=500)
+    result = compare(a, b, method="bootstrap", random_seed=0, bootstrap={"n_resamples": 500})
     capsys.readouterr()
     frame = result.summary()
-    printed = capsys.readouterr().out
-    assert printed == result.report() + "\n"  # summary() prints the Sec. 7 checklist ...
-    assert "7. verdict" in printed
-    assert frame.loc["theta_A - theta_B", "estimate"] == result.estimate  # ... returns the table
+    assert capsys.readouterr() == ("", "")  # the contract: summary() never prints
+    assert isinstance(frame, pd.DataFrame)
+    assert frame.loc["theta_A - theta_B", "estimate"] == result.estimate
     assert tuple(frame.loc["theta_A - theta_B", ["low", "high"]]) == tuple(result.ci)
     assert frame.loc["J_B", "estimate"] == pytest.approx(168 / 200 + 182 / 200 - 1)
     assert list(frame.columns) == ["estimate", "low", "high"]
+    assert frame.attrs["flags"] == [] and frame.attrs["verdict"] == result.verdict
+    # every (estimate, low, high) is an IntervalResult of the contract, at the comparison's level
+    rows = [result.theta_a, result.theta_b, result.difference, result.youden["A"]]
+    rows += [result.youden["B"], result.instability, result.delta_q0, result.delta_q1]
+    for row in rows:
+        assert isinstance(row, IntervalResult) and row.confidence_level == 0.95
+        assert row.low <= row.estimate <= row.high
+    assert tuple(result.difference) == (result.estimate, *result.ci)
+    assert result.difference.method == "rogan_gladen+bootstrap_bca"
+    assert isinstance(result, Result)
+    assert "7. verdict" in str(result)
+    assert capsys.readouterr() == ("", "")
+
+
+def test_to_dict_plot_and_repr():
+    a = JudgeData(k=700, n=1000, k0=170, m0=200, k1=180, m1=200)
+    b = JudgeData(k=600, n=1000, k0=168, m0=200, k1=182, m1=200)
+    result = compare(a, b, method="bootstrap", random_seed=0, bootstrap={"n_resamples": 500})
     payload = json.loads(json.dumps(result.to_dict(), allow_nan=False))
     assert payload["ci"] == list(result.ci)
     assert payload["inputs"]["b"]["calibration"] == {"k0": 168, "m0": 200, "k1": 182, "m1": 200}
-    axes = result.plot()
-    assert len(axes) == 2 and axes[1].get_xlabel() == "theta_A - theta_B"
-    axes = compare(a, b).plot()
-    assert axes[0].get_xlabel() == "true accuracy theta"
+    assert payload["theta_a"] == dict(zip(("estimate", "low", "high"), result.theta_a, strict=True))
+    # the test sets have equal sizes and come as counts: taken as independent (a note, no flag)
+    assert payload["flags"] == {} and list(payload["notes"]) == ["unpaired_test_sets"]
+    ax = result.plot()  # both panels in a new figure; the difference's Axes comes back
+    assert isinstance(ax, Axes) and ax.get_xlabel() == "theta_A - theta_B"
+    left = ax.figure.axes[0]
+    assert left.get_xlabel() == "true accuracy theta"
+    assert [t.get_text() for t in left.get_legend().get_texts()] == ["model A", "model B"]
+    _, own = plt.subplots()
+    assert compare(a, b).plot(ax=own) is own  # one Axes: the difference panel only
+    assert own.get_xlabel() == "theta_A - theta_B" and len(own.figure.axes) == 1
+    _, pair = plt.subplots(1, 2)
+    assert compare(a, b).plot(ax=pair) is pair[1]  # a pair: both panels
+    assert pair[0].get_xlabel() == "true accuracy theta"
+    plt.close("all")
     assert "Comparison(estimate=" in repr(result)
     for item in (
         "1. estimand",
@@ -462,9 +512,7 @@ def test_judge_no_better_than_chance_on_either_model_raises():
             r"'shared'",
         ),
         ("method", "jackknife", r"`method` \('jackknife'\) must be one of"),
-        ("interval", "basic", r"`interval` \('basic'\)"),
         ("confidence_level", 1.5, r"`confidence_level` \(1.5\) must lie strictly between 0 and 1"),
-        ("n_resamples", 0, r"`n_resamples` \(0\) must be a positive integer"),
     ],
 )
 def test_bad_options_raise(option, value, message):
@@ -487,6 +535,221 @@ def test_bad_data_raises():
         ModelLabels([1], [0, 1], [0, 1, 1])
 
 
+# ---------------------------------------------------------------------------------------------
+# method-specific options, grouped by method
+# ---------------------------------------------------------------------------------------------
+A_COUNTS = JudgeData(k=60, n=100, k0=40, m0=50, k1=45, m1=50)
+B_COUNTS = JudgeData(k=50, n=100, k0=38, m0=50, k1=44, m1=50)
+
+
+def test_grouped_options_reach_their_method():
+    result = compare(
+        A_COUNTS,
+        B_COUNTS,
+        method="bootstrap",
+        random_seed=3,
+        bootstrap={"n_resamples": 300, "interval": "percentile"},
+    )
+    assert result.details["n_resamples"] == 300 and result.details["interval"] == "percentile"
+    assert result.ci == result.intervals["percentile"]
+    assert len(result.draws["difference"]) == 300  # no replicate dropped: J is far from 0
+    default = compare(A_COUNTS, B_COUNTS, method="bootstrap", random_seed=3)
+    assert default.details["n_resamples"] == 4000 and default.ci == default.intervals["bca"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        (
+            {"method": "bootstrap", "bootstrap": [("n_resamples", 10)]},
+            TypeError,
+            r"`bootstrap` must be a mapping of option names to values.*got list",
+        ),
+        (
+            {"method": "bayes", "bayes": 1000},
+            TypeError,
+            r"`bayes` must be a mapping of option names to values.*got int",
+        ),
+        (
+            {"method": "bootstrap", "bootstrap": {"reps": 10}},
+            ValueError,
+            r"`bootstrap` has no option 'reps'; the options of method='bootstrap' are "
+            r"'n_resamples', 'interval'\.",
+        ),
+        (
+            {"method": "bayes", "bayes": {"draws": 100, "cores": 2}},
+            ValueError,
+            r"`bayes` has no option 'cores'; .* 'prior', 'draws', 'tune', 'chains', "
+            r"'target_accept', 'compiled', 'progressbar'\.",
+        ),
+        (
+            {"bootstrap": {"n_resamples": 10}},
+            ValueError,
+            r"`bootstrap` \(\{'n_resamples': 10\}\) holds options of method='bootstrap', but "
+            r"method is 'delta'",
+        ),
+        (
+            {"method": "bootstrap", "bayes": {}},
+            ValueError,
+            r"`bayes` \(\{\}\) holds options of method='bayes', but method is 'bootstrap'",
+        ),
+        (
+            {"method": "bootstrap", "bootstrap": {"n_resamples": 0}},
+            ValueError,
+            r"`n_resamples` \(0\) must be a positive integer",
+        ),
+        (
+            {"method": "bootstrap", "bootstrap": {"interval": "basic"}},
+            ValueError,
+            r"`interval` \('basic'\) must be one of 'bca', 'percentile'",
+        ),
+        (
+            {"method": "bayes", "bayes": {"draws": 2.5}},
+            ValueError,
+            r"`draws` \(2.5\) must be a positive integer",
+        ),
+        (
+            {"method": "bayes", "bayes": {"chains": "4"}},
+            TypeError,
+            r"`chains` must be a positive integer, got '4'",
+        ),
+        (
+            {"method": "bayes", "bayes": {"target_accept": 1.0}},
+            ValueError,
+            r"`target_accept` \(1\) must lie strictly between 0 and 1",
+        ),
+    ],
+)
+def test_grouped_options_are_checked(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        compare(A_COUNTS, B_COUNTS, **kwargs)
+
+
+def test_flat_method_options_are_gone():
+    for option in ("n_resamples", "interval", "prior", "draws", "tune", "chains", "compiled"):
+        with pytest.raises(TypeError, match=option):
+            compare(A_COUNTS, B_COUNTS, method="bootstrap", **{option: 1})
+
+
+# ---------------------------------------------------------------------------------------------
+# flag keys: every warning and note has one, registered in the package catalogue
+# ---------------------------------------------------------------------------------------------
+def test_every_comparison_key_is_in_the_catalogue():
+    from judgecal.compare.diagnostics import REUSED_FLAGS
+
+    for key in (*WARNING_FLAGS, *NOTE_FLAGS, *REUSED_FLAGS):
+        assert key in FLAG_MESSAGES, key
+    assert not set(WARNING_FLAGS) & set(NOTE_FLAGS)
+
+
+def _warned(*args, **kwargs):
+    with pytest.warns(JudgeCalWarning) as record:
+        result = compare(*args, **kwargs)
+    assert len(record) == 1 and str(record[0].message) == " ".join(result.warnings)
+    return result
+
+
+def test_weak_judge_key_per_model_and_its_sentences():
+    # J_A = 0.3 and J_B = 0.28 from 100 + 100 labels: both intervals reach below 0.2
+    a = JudgeData(k=520, n=1000, k0=60, m0=100, k1=70, m1=100)
+    b = JudgeData(k=500, n=1000, k0=58, m0=100, k1=70, m1=100)
+    result = _warned(a, b)
+    assert result.flags == ("weak_judge",)
+    assert len(result.warnings) == 2  # one sentence per model, printed as two warnings
+    assert result.flag_messages == [" ".join(result.warnings)]
+    assert result.to_dict()["flags"] == {"weak_judge": " ".join(result.warnings)}
+    assert str(result).count("WARNING:") == 2
+    assert result.verdict.endswith("The diagnostics warn as well (see above).")
+    strong = JudgeData(k=700, n=1000, k0=170, m0=200, k1=180, m1=200)  # J = 0.75 with m = 400
+    assert "weak_judge" not in compare(strong, strong).flags
+
+
+def test_estimate_outside_the_unit_interval_is_flagged():
+    # p_A = 0.98 > q1 = 0.9 and p_B = 0.03 < 1 - q0 = 0.2: theta_A > 1 and theta_B < 0
+    a = JudgeData(k=98, n=100, k0=40, m0=50, k1=45, m1=50)
+    b = JudgeData(k=3, n=100, k0=40, m0=50, k1=45, m1=50)
+    result = _warned(a, b)
+    assert result.flags == ("p_outside_judge_range",)
+    assert len(result.warnings) == 2
+    assert result.theta_a.estimate == pytest.approx(0.78 / 0.7)  # reported unclipped
+    assert "p_outside_judge_range" not in compare(A_COUNTS, B_COUNTS).flags
+
+
+def test_small_calibration_and_dropped_bootstrap_replicates_are_flagged():
+    # arms of 25 items, J = 0.6 + 0.56 - 1 = 0.16: many replicates have J <= 0
+    a = JudgeData(k=60, n=100, k0=15, m0=25, k1=14, m1=25)
+    b = JudgeData(k=50, n=100, k0=14, m0=25, k1=15, m1=25)
+    result = _warned(a, b, method="bootstrap", random_seed=0, bootstrap={"n_resamples": 500})
+    assert set(result.flags) == {
+        "weak_judge",
+        "p_outside_judge_range",  # (0.6 + 0.6 - 1) / 0.16 = 1.25
+        "small_calibration",
+        "bootstrap_dropped_replicates",
+    }
+    dropped = result.to_dict()["flags"]["bootstrap_dropped_replicates"]
+    assert dropped.startswith(f"{500 - len(result.draws['difference'])} of 500 ")
+    delta = _warned(a, b)  # the delta method drops nothing
+    assert "bootstrap_dropped_replicates" not in delta.flags and "small_calibration" in delta.flags
+
+
+def test_shared_design_keys():
+    same_calib = JudgeData(k=50, n=100, k0=40, m0=50, k1=45, m1=50)
+    result = _warned(A_COUNTS, same_calib, calibration="shared")
+    assert result.flags == ("instability_unchecked",)
+    assert result.note_keys == ("identical_calibration_counts", "unpaired_test_sets")
+    assert result.notes == tuple(NOTE_FLAGS[key] + "." for key in result.note_keys)
+    assert result.to_dict()["notes"] == dict(zip(result.note_keys, result.notes, strict=True))
+
+
+def test_paired_labels_need_no_unpaired_note():
+    ca, cb = (40, 50, 45, 50), (35, 50, 44, 50)
+    a, b = labels((40, 12, 6, 42), (ca, cb), np.random.default_rng(3))
+    assert "unpaired_test_sets" not in compare(a, b).note_keys
+
+
+def test_inconclusive_instability_is_a_note():
+    # identical judges on both models (J_A - J_B = 0) but 50 + 50 labels each: the interval of
+    # J_A - J_B is about +-0.2, which does not rule out a difference beyond 0.1
+    result = compare(A_COUNTS, JudgeData(k=50, n=100, k0=40, m0=50, k1=45, m1=50))
+    assert result.flags == ()
+    assert result.note_keys == ("unpaired_test_sets", "instability_inconclusive")
+    assert max(abs(result.instability.low), abs(result.instability.high)) > 0.1
+    big = JudgeData(k=6000, n=10000, k0=4000, m0=5000, k1=4500, m1=5000)
+    assert "instability_inconclusive" not in compare(big, big).note_keys
+
+
+def test_undefined_bca_falls_back_to_percentile(monkeypatch):
+    from judgecal.results import ConfidenceInterval
+
+    # judgecal.compare is also the name of the function, so import the module by its path
+    bootstrap_module = importlib.import_module("judgecal.compare.bootstrap")
+    original = bootstrap_module.categorical_bootstrap
+
+    def without_bca(*args, **kwargs):
+        result = original(*args, **kwargs)
+        nan = ConfidenceInterval(float("nan"), float("nan"))
+        object.__setattr__(result, "bca", [nan] * len(result.bca))
+        return result
+
+    monkeypatch.setattr(bootstrap_module, "categorical_bootstrap", without_bca)
+    result = compare(A_COUNTS, B_COUNTS, method="bootstrap", random_seed=1)
+    assert result.note_keys[-1] == "bca_undefined" and result.flags == ()
+    assert (
+        result.ci == result.intervals["percentile"] and result.details["interval"] == "percentile"
+    )
+    assert result.difference.method == "rogan_gladen+bootstrap_percentile"
+
+
+def test_convergence_keys_share_one_sentence():
+    from judgecal.compare.diagnostics import convergence_finding
+
+    diagnostics = {"r_hat": 1.05, "ess_bulk": 120.0, "ess_tail": 300.0, "divergences": 3}
+    (finding,) = convergence_finding(("r_hat", "low_ess", "divergences"), diagnostics)
+    assert finding.keys == ("r_hat", "low_ess", "divergences")
+    assert "max R-hat 1.050, min ESS 120, 3 divergences" in finding.message
+    assert convergence_finding((), diagnostics) == []
+
+
 def test_inputs_are_not_mutated():
     ya, human, judge = np.array([1, 0, 1, 1]), np.array([0, 1, 0, 1]), np.array([0, 1, 1, 1])
     copies = [x.copy() for x in (ya, human, judge)]
@@ -497,7 +760,7 @@ def test_inputs_are_not_mutated():
             ModelLabels(ya[::-1], human, judge),
             method="bootstrap",
             random_seed=0,
-            n_resamples=50,
+            bootstrap={"n_resamples": 50},
         )
     for original, copy in zip((ya, human, judge), copies, strict=True):
         np.testing.assert_array_equal(original, copy)
@@ -515,7 +778,9 @@ def _quiet_compare(*args, **kwargs):
 def test_bayes_paired_model_specific_posterior():
     cells, ca, cb = (500, 200, 40, 260), (180, 200, 185, 200), (178, 200, 184, 200)
     a, b = labels(cells, (ca, cb))
-    result = _quiet_compare(a, b, method="bayes", random_seed=1, draws=300, tune=300, chains=2)
+    result = _quiet_compare(
+        a, b, method="bayes", random_seed=1, bayes={"draws": 300, "tune": 300, "chains": 2}
+    )
     diff = np.asarray(result.idata.posterior["difference"]).reshape(-1)
     assert result.prob_a_better == pytest.approx(np.mean(diff > 0))
     assert result.prob_a_better > 0.99 and result.ci.low > 0
@@ -532,6 +797,18 @@ def test_bayes_paired_model_specific_posterior():
         "delta_youden",
     }
     assert result.details["population_sd"]["q0"]["low"] >= 0
+    # the NUTS convergence checks are flag keys (thresholds of judgecal.bayes.diagnostics)
+    conv = result.details["convergence"]
+    expected = [
+        key
+        for key, bad in (
+            ("r_hat", conv["r_hat"] > 1.01),
+            ("low_ess", min(conv["ess_bulk"], conv["ess_tail"]) < 400),
+            ("divergences", conv["divergences"] > 0),
+        )
+        if bad
+    ]
+    assert result.flags == tuple(expected)  # large calibration sets: nothing else to flag
 
 
 def test_bayes_reuses_the_compiled_model_and_swaps_the_counts_in():
@@ -541,7 +818,10 @@ def test_bayes_reuses_the_compiled_model_and_swaps_the_counts_in():
     cells, ca, cb = (300, 120, 30, 150), (90, 100, 92, 100), (88, 100, 91, 100)
     a, b = labels(cells, (ca, cb))
     cache = NutsCache()
-    options = {"method": "bayes", "draws": 300, "tune": 300, "chains": 2, "compiled": cache}
+    options = {
+        "method": "bayes",
+        "bayes": {"draws": 300, "tune": 300, "chains": 2, "compiled": cache},
+    }
     first = _quiet_compare(a, b, random_seed=3, **options)
     swapped = _quiet_compare(b, a, random_seed=3, **options)  # B only <-> A only, calib swapped
     again = _quiet_compare(a, b, random_seed=3, **options)
@@ -568,10 +848,14 @@ def test_bayes_readme_example_has_no_divergences():
     cache = NutsCache()
     for seed in range(4):
         result = _quiet_compare(
-            a, b, method="bayes", random_seed=seed, draws=300, tune=300, chains=4, compiled=cache
+            a,
+            b,
+            method="bayes",
+            random_seed=seed,
+            bayes={"draws": 300, "tune": 300, "chains": 4, "compiled": cache},
         )
         assert result.details["convergence"]["divergences"] == 0, seed
-        assert not any("divergent transitions" in w for w in result.warnings)
+        assert "divergences" not in result.flags
         assert result.estimate == pytest.approx(0.088, abs=0.01)  # long-run posterior median
 
 
@@ -620,16 +904,13 @@ def test_bayes_tight_population_recovers_shared_calibration():
         calibration="shared",
         method="bayes",
         random_seed=2,
-        draws=300,
-        tune=300,
-        chains=2,
-        prior=ComparePrior(sigma_scale=0.005),
+        bayes={"draws": 300, "tune": 300, "chains": 2, "prior": ComparePrior(sigma_scale=0.005)},
     )
     post = result.idata.posterior
     gap = np.abs(np.asarray(post["q0"].sel(model="A") - post["q0"].sel(model="B")))
     assert np.quantile(gap, 0.95) < 0.01  # sigma -> 0: one judge for both models
     assert result.estimate == pytest.approx(0.06 / 0.7, abs=0.015)  # (p_A - p_B) / J
-    assert any("no calibration labels of its own" in w for w in result.warnings)
+    assert "instability_unchecked" in result.flags
 
 
 def test_compare_prior_validates():

@@ -25,7 +25,7 @@ CELL = dict(theta=0.5, q0=0.8, q1=0.8, n=20, m0=5, m1=5)
             "reps",
         ),
         (
-            lambda v: jc.compare(A, B, n_resamples=v),
+            lambda v: jc.compare(A, B, method="bootstrap", bootstrap={"n_resamples": v}),
             "n_resamples",
         ),
         (

@@ -1356,6 +1356,16 @@ def _compare_counts_or_labels(args: argparse.Namespace) -> tuple[Any, Any, str]:
     return a, b, calibration
 
 
+def _compare_method_options(args: argparse.Namespace, prior: Any) -> dict[str, Any]:
+    """The ``bootstrap=`` / ``bayes=`` options of the chosen method (others are ignored)."""
+    if args.method == "bootstrap":
+        return {"bootstrap": {"n_resamples": args.n_resamples, "interval": args.interval}}
+    if args.method == "bayes":
+        options = {"draws": args.draws, "tune": args.tune, "chains": args.chains}
+        return {"bayes": {"prior": prior, **options, "progressbar": _progress(args)}}
+    return {}
+
+
 def _run_compare(args: argparse.Namespace) -> str:
     from judgecal.compare import compare
 
@@ -1382,13 +1392,7 @@ def _run_compare(args: argparse.Namespace) -> str:
             method=args.method,
             confidence_level=args.confidence_level,
             random_seed=args.seed,
-            n_resamples=args.n_resamples,
-            interval=args.interval,
-            prior=prior,
-            draws=args.draws,
-            tune=args.tune,
-            chains=args.chains,
-            progressbar=_progress(args),
+            **_compare_method_options(args, prior),
         )
     if args.json:
         return json.dumps(result.to_dict() | ({"sources": sources} if sources else {}), indent=2)

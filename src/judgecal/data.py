@@ -39,6 +39,7 @@ __all__ = [
     "JudgeData",
     "LabelRows",
     "binary_labels",
+    "calibration_counts",
     "read_label_csv",
     "require_design",
 ]
@@ -320,8 +321,7 @@ class JudgeData:
             test, labelled = _split_marked(test, human, source)
             human, judge = human[labelled], judge[labelled]
             where = "the labelled subsample"
-        m1 = int(human.sum())
-        m0 = int(human.size - m1)
+        k0, m0, k1, m1 = calibration_counts(human, judge)
         for count, word, arm in (
             (m0, "incorrect (human label 0)", "q0"),
             (m1, "correct (human label 1)", "q1"),
@@ -332,8 +332,6 @@ class JudgeData:
                     f"{'specificity' if arm == 'q0' else 'sensitivity'} {arm} cannot be "
                     "estimated; label at least one item of each class."
                 )
-        k0 = int(np.count_nonzero((human == 0) & (judge == 0)))
-        k1 = int(np.count_nonzero((human == 1) & (judge == 1)))
         return cls(k=int(test.sum()), n=int(test.size), k0=k0, m0=m0, k1=k1, m1=m1, design=design)
 
     @classmethod
@@ -686,6 +684,18 @@ def _parse_rows(
         np.array(human, dtype=np.int8),
         np.array(judge, dtype=np.int8),
     )
+
+
+def calibration_counts(human: np.ndarray, judge: np.ndarray) -> tuple[int, int, int, int]:
+    """The calibration counts ``(k0, m0, k1, m1)`` of paired 0/1 label arrays (checked, same size).
+
+    ``m1`` items have human label 1 and ``m0`` label 0; ``k0`` of the truly-incorrect and ``k1``
+    of the truly-correct items got the same verdict from the judge. No class is required.
+    """
+    m1 = int(np.count_nonzero(human == 1))
+    k0 = int(np.count_nonzero((human == 0) & (judge == 0)))
+    k1 = int(np.count_nonzero((human == 1) & (judge == 1)))
+    return k0, int(human.size) - m1, k1, m1
 
 
 def require_design(data: Any, design: str, user: str) -> JudgeData:

@@ -74,8 +74,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgecal.bayes.diagnostics import ADVICE, ESS_MIN, R_HAT_MAX
-from judgecal.bayes.diagnostics import FLAGS as DIAGNOSTIC_FLAGS
+from judgecal.bayes.diagnostics import convergence, convergence_flags
 from judgecal.bayes.nuts import CompiledNUTS, NutsCache
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -415,11 +414,16 @@ def compiled_compare_nuts(
 # -------------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class CompareFit:
-    """The posterior of the comparison model: InferenceData, convergence diagnostics, warnings."""
+    """The posterior of the comparison model: InferenceData, convergence diagnostics and flags.
+
+    ``diagnostics`` is :func:`judgecal.bayes.diagnostics.convergence` over :data:`CHECKED`;
+    ``flags`` are the keys of :func:`~judgecal.bayes.diagnostics.convergence_flags` that apply
+    (``r_hat``, ``low_ess``, ``divergences``).
+    """
 
     idata: Any
     diagnostics: dict[str, float]
-    warnings: tuple[str, ...]
+    flags: tuple[str, ...]
     prior_dict: dict[str, Any]
 
     def draws(self, name: str) -> np.ndarray:
@@ -432,40 +436,6 @@ class CompareFit:
         else:
             values = post[name]
         return np.asarray(values).reshape(-1)
-
-
-def _diagnostics(idata: Any) -> dict[str, float]:
-    import arviz as az
-
-    post = idata.posterior[list(CHECKED)]
-    values = {
-        "r_hat": float(az.rhat(post).to_array().max()),
-        "ess_bulk": float(az.ess(post, method="bulk").to_array().min()),
-        "ess_tail": float(az.ess(post, method="tail").to_array().min()),
-        "divergences": int(np.asarray(idata.sample_stats["diverging"]).sum()),
-    }
-    return values
-
-
-def _convergence_warnings(diagnostics: dict[str, float]) -> tuple[str, ...]:
-    flags = [
-        key
-        for key, bad in (
-            ("r_hat", not diagnostics["r_hat"] <= R_HAT_MAX),
-            ("low_ess", not min(diagnostics["ess_bulk"], diagnostics["ess_tail"]) >= ESS_MIN),
-            ("divergences", diagnostics["divergences"] > 0),
-        )
-        if bad
-    ]
-    if not flags:
-        return ()
-    details = "; ".join(DIAGNOSTIC_FLAGS[f] for f in flags)
-    return (
-        f"the comparison posterior may be unreliable ({details}; max R-hat "
-        f"{diagnostics['r_hat']:.3f}, min ESS "
-        f"{min(diagnostics['ess_bulk'], diagnostics['ess_tail']):.0f}, "
-        f"{diagnostics['divergences']} divergences): {ADVICE.split(', or use')[0]}.",
-    )
 
 
 def sample_comparison(
@@ -488,8 +458,8 @@ def sample_comparison(
     The compiled model is taken from (or added to) the caller's ``compiled`` cache
     (:func:`compiled_compare_nuts`); chain ``c`` is seeded by the c-th child of ``rng``, so the
     same generator state gives the same draws. Returns a
-    :class:`CompareFit`; convergence problems become plain-language warnings (R-hat, ESS and
-    divergence thresholds of :mod:`judgecal.bayes.posterior`). ``progressbar`` draws a bar of
+    :class:`CompareFit`; convergence problems become flag keys (R-hat, ESS and divergence
+    thresholds of :mod:`judgecal.bayes.diagnostics`). ``progressbar`` draws a bar of
     the NUTS steps on stderr (None: only when stderr is a terminal and ``CI`` is unset).
     """
     if prior is None:
@@ -517,11 +487,11 @@ def sample_comparison(
         counts, draws=draws, tune=tune, chains=chains, rng=rng, progressbar=progressbar
     )
     idata = _to_idata(engine.model, values, stats, counts)
-    diagnostics = _diagnostics(idata)
+    diagnostics = convergence(idata, CHECKED)
     return CompareFit(
         idata=idata,
         diagnostics=diagnostics,
-        warnings=_convergence_warnings(diagnostics),
+        flags=convergence_flags(diagnostics),
         prior_dict=prior.to_dict(),
     )
 

@@ -431,8 +431,9 @@ class NutsCache:
     """Compiled samplers kept by the caller and reused across fits.
 
     Create one and pass it as ``compiled=`` to :func:`sample_nuts` (or
-    ``judgecal.compare(..., compiled=cache)``); each model structure (design, prior,
-    target_accept, sampler) is compiled on first use and reused afterwards. Thread-safe.
+    ``judgecal.compare(..., method="bayes", bayes={"compiled": cache})``); each model
+    structure (design, prior, target_accept, sampler) is compiled on first use and reused
+    afterwards. Thread-safe.
 
     Examples
     --------

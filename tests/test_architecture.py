@@ -1,0 +1,700 @@
+"""The package's module structure, checked by static analysis (``ast``), without importing it.
+
+Three rules (DESIGN.md "Layers and layout", CONVENTIONS.md "private names stay private to their
+subpackage"):
+
+1. No import cycles between judgecal modules. Every import counts (module level, inside functions,
+   relative, ``importlib.import_module("judgecal.x")``) except those under ``if TYPE_CHECKING:``,
+   which never run. ``judgecal/__init__.py``, ``cli.py`` and ``__main__.py`` sit on top and may
+   import anything; any other module that imports the top-level package (``from judgecal import
+   __version__``) closes a cycle through the top.
+2. A private name (``_x``, not a dunder) crosses no package boundary: it may be imported only from
+   a module of the same subpackage. Top-level private modules (``judgecal._validate``, ...) are
+   shared utilities whose public names anyone may import; a private module inside a subpackage
+   (``judgecal.io._items``) serves that subpackage only.
+3. Every literal ``__all__`` lists names that the module defines or imports at module level, and no
+   private ones.
+
+The scanners take the package directory as an argument, so the self-tests at the end run them on
+small synthetic trees built in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1] / "src" / "judgecal"
+
+
+# --------------------------------------------------------------------------------------------
+# Scanning helpers
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _ImportRef:
+    """One reference from a module to another module of the package.
+
+    ``module`` is the absolute dotted module named in the source (relative imports resolved);
+    ``name`` is the name taken from it (``from module import name``, or the attribute in
+    ``alias.name`` for ``kind == "attr"``), None for ``import module``. ``kind`` is ``"import"``
+    for an import statement or ``importlib.import_module`` call, ``"attr"`` for an attribute read
+    through a name bound to an imported package module.
+    """
+
+    module: str
+    name: str | None
+    lineno: int
+    type_checking: bool
+    kind: str = "import"
+
+
+def _is_private(name: str) -> bool:
+    """Return whether ``name`` is private: a leading underscore, and not a ``__dunder__``."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _within(module: str, package: str) -> bool:
+    """Return whether ``module`` is ``package`` itself or lies anywhere below it."""
+    return module == package or module.startswith(package + ".")
+
+
+def _parent(module: str) -> str:
+    """Return the dotted parent of ``module`` (``"a.b.c"`` -> ``"a.b"``)."""
+    return module.rpartition(".")[0]
+
+
+def _module_files(pkg_dir: Path) -> dict[str, Path]:
+    """Map every module's dotted name to its file; a package's name maps to its ``__init__.py``.
+
+    Only directories reachable through ``__init__.py`` files are packages (so stray folders such
+    as ``__pycache__`` or data directories are skipped).
+    """
+    top = pkg_dir.name
+    modules: dict[str, Path] = {}
+    for path in sorted(pkg_dir.rglob("*.py")):
+        rel = path.relative_to(pkg_dir)
+        folders = rel.parts[:-1]
+        if any(
+            not (pkg_dir.joinpath(*folders[: i + 1]) / "__init__.py").is_file()
+            for i in range(len(folders))
+        ):
+            continue
+        parts = [top, *folders]
+        if path.name != "__init__.py":
+            parts.append(path.stem)
+        modules[".".join(parts)] = path
+    return modules
+
+
+def _packages(modules: dict[str, Path]) -> set[str]:
+    """Return the names of the modules that are packages (defined by an ``__init__.py``)."""
+    return {name for name, path in modules.items() if path.name == "__init__.py"}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """Return whether an ``if`` test is ``TYPE_CHECKING`` or ``<module>.TYPE_CHECKING``."""
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
+def _dotted(node: ast.expr) -> list[str] | None:
+    """Return ``["a", "b", "c"]`` for the expression ``a.b.c``; None for anything else."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return [node.id, *reversed(parts)]
+
+
+class _ImportCollector(ast.NodeVisitor):
+    """Collect the :class:`_ImportRef` of one module, at any depth, marking TYPE_CHECKING ones.
+
+    ``if TYPE_CHECKING:`` marks its body (its ``else`` runs, so it is not marked) and
+    ``if not TYPE_CHECKING:`` marks its ``else``. Names bound to package modules by imports are
+    remembered (module-wide, ignoring scopes) so that ``alias._name`` reads can be reported;
+    names bound to functions or classes are not (``Point._make`` is a namedtuple's public API).
+    """
+
+    def __init__(self, top: str, modname: str, is_package: bool, modules: set[str]) -> None:
+        self.top = top
+        self.modules = modules
+        self.modname = modname
+        self.is_package = is_package
+        self.refs: list[_ImportRef] = []
+        self.bindings: dict[str, str] = {}
+        self._type_checking = False
+
+    def _add(self, module: str, name: str | None, lineno: int, kind: str = "import") -> None:
+        if _within(module, self.top):
+            self.refs.append(_ImportRef(module, name, lineno, self._type_checking, kind))
+
+    def _visit_marked(self, nodes: list[ast.stmt], marked: bool) -> None:
+        saved = self._type_checking
+        self._type_checking = saved or marked
+        for node in nodes:
+            self.visit(node)
+        self._type_checking = saved
+
+    def visit_If(self, node: ast.If) -> None:
+        self.visit(node.test)
+        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+        if _is_type_checking(node.test):
+            self._visit_marked(node.body, True)
+            self._visit_marked(node.orelse, False)
+        elif negated and _is_type_checking(node.test.operand):  # type: ignore[attr-defined]
+            self._visit_marked(node.body, False)
+            self._visit_marked(node.orelse, True)
+        else:
+            self._visit_marked(node.body, False)
+            self._visit_marked(node.orelse, False)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._add(alias.name, None, node.lineno)
+            bound = alias.name if alias.asname else alias.name.split(".")[0]
+            if bound in self.modules:
+                self.bindings[alias.asname or bound] = bound
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            parts = self.modname.split(".")
+            if not self.is_package:
+                parts = parts[:-1]
+            parts = parts[: len(parts) - (node.level - 1)]
+            base = ".".join([*parts, *([node.module] if node.module else [])])
+        else:
+            base = node.module or ""
+        for alias in node.names:
+            self._add(base, alias.name, node.lineno)
+            if f"{base}.{alias.name}" in self.modules:
+                self.bindings[alias.asname or alias.name] = f"{base}.{alias.name}"
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = _dotted(node.func)
+        if (
+            func is not None
+            and func[-1] == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and not node.args[0].value.startswith(".")
+        ):
+            self._add(node.args[0].value, None, node.lineno)
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        chain = _dotted(node)
+        if chain is None or chain[0] not in self.bindings:
+            self.generic_visit(node)
+            return
+        parts = [*self.bindings[chain[0]].split("."), *chain[1:]]
+        depth = max(i for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in self.modules)
+        name = parts[depth] if depth < len(parts) else None
+        self._add(".".join(parts[:depth]), name, node.lineno, kind="attr")
+
+
+def _collect_imports(pkg_dir: Path) -> dict[str, list[_ImportRef]]:
+    """Parse every module of the package and return its references to package modules."""
+    modules = _module_files(pkg_dir)
+    packages = _packages(modules)
+    refs: dict[str, list[_ImportRef]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        collector = _ImportCollector(pkg_dir.name, name, name in packages, set(modules))
+        collector.visit(tree)
+        refs[name] = collector.refs
+    return refs
+
+
+def _resolve(ref: _ImportRef, modules: dict[str, Path]) -> tuple[str | None, bool]:
+    """Return the module a reference lands on, and whether the imported name is that module.
+
+    ``from a.b import c`` lands on ``a.b.c`` when that is a module (the name *is* the module),
+    else on ``a.b``; a module that does not exist falls back to its nearest existing ancestor
+    (importing it would run that ancestor). None if not even the top package is a module.
+    """
+    if ref.name and ref.name != "*" and f"{ref.module}.{ref.name}" in modules:
+        return f"{ref.module}.{ref.name}", True
+    module = ref.module
+    while module and module not in modules:
+        module = _parent(module)
+    return (module or None), False
+
+
+def _import_graph(pkg_dir: Path) -> dict[str, dict[str, int]]:
+    """Return ``{importer: {imported module: first line}}`` over the imports that run.
+
+    Counts import statements and ``importlib.import_module`` calls at any depth; drops imports
+    under ``TYPE_CHECKING``, attribute reads and a module's imports of itself.
+    """
+    modules = _module_files(pkg_dir)
+    graph: dict[str, dict[str, int]] = {name: {} for name in modules}
+    for importer, refs in _collect_imports(pkg_dir).items():
+        for ref in refs:
+            if ref.type_checking or ref.kind != "import":
+                continue
+            target, _ = _resolve(ref, modules)
+            if target is None or target == importer:
+                continue
+            edges = graph[importer]
+            edges[target] = min(edges.get(target, ref.lineno), ref.lineno)
+    return graph
+
+
+def _strongly_connected_components(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """Return the strongly connected components of ``graph`` (Tarjan's algorithm, iterative).
+
+    Each component is a sorted list; components come in the order Tarjan's algorithm closes them.
+    Nodes that appear only as targets are included as singletons.
+    """
+    nodes = sorted(set(graph) | {t for edges in graph.values() for t in edges})
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components: list[list[str]] = []
+    for root in nodes:
+        if root in index:
+            continue
+        work: list[tuple[str, list[str]]] = []
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        work.append((root, sorted(graph.get(root, {}))))
+        while work:
+            node, successors = work[-1]
+            if successors:
+                succ = successors.pop()
+                if succ not in index:
+                    index[succ] = low[succ] = len(index)
+                    stack.append(succ)
+                    on_stack.add(succ)
+                    work.append((succ, sorted(graph.get(succ, {}))))
+                elif succ in on_stack:
+                    low[node] = min(low[node], index[succ])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(sorted(component))
+    return components
+
+
+def _cycle_violations(pkg_dir: Path) -> list[str]:
+    """Return one message per import cycle and per import of the top-level package.
+
+    The top package, ``cli`` and ``__main__`` are not sources. An import of the top package from
+    any other module is a violation on its own (it is a cycle through the top); the cycles are the
+    strongly connected components with more than one module, listed with their edges.
+    """
+    top = pkg_dir.name
+    exempt = {top, f"{top}.cli", f"{top}.__main__"}
+    graph = {src: dict(edges) for src, edges in _import_graph(pkg_dir).items() if src not in exempt}
+    messages = []
+    for src in sorted(graph):
+        if top in graph[src]:
+            line = graph[src].pop(top)
+            messages.append(f"{src} -> {top} (line {line}): imports the top-level package")
+    for component in _strongly_connected_components(graph):
+        if len(component) < 2:
+            continue
+        members = set(component)
+        edges = [
+            f"    {src} -> {dst} (line {line})"
+            for src in component
+            for dst, line in sorted(graph.get(src, {}).items())
+            if dst in members
+        ]
+        messages.append("cycle: " + " <-> ".join(component) + "\n" + "\n".join(edges))
+    return messages
+
+
+def _private_import_violations(pkg_dir: Path) -> list[str]:
+    """Return ``"importer -> module.name (line N)"`` for each private name crossing a boundary.
+
+    A private name from a module is allowed only inside the subpackage that owns that module (the
+    module itself if it is a package, else its parent), never when that owner is the top package.
+    A private module is allowed anywhere if it sits directly in the top package, otherwise only
+    inside the package that contains it. TYPE_CHECKING imports and reads through a module alias
+    (``alias._name``) count too.
+    """
+    top = pkg_dir.name
+    modules = _module_files(pkg_dir)
+    packages = _packages(modules)
+    found: set[tuple[str, int, str]] = set()
+    for importer, refs in _collect_imports(pkg_dir).items():
+        for ref in refs:
+            target, is_module = _resolve(ref, modules)
+            module_path = target if is_module and target else ref.module
+            item = None if is_module or ref.name == "*" else ref.name
+            shown = f"{module_path}.{item}" if item else module_path
+            parts = module_path.split(".")
+            for i in range(1, len(parts)):
+                container = ".".join(parts[:i])
+                if _is_private(parts[i]) and container != top and not _within(importer, container):
+                    found.add((importer, ref.lineno, shown))
+            if item and _is_private(item) and module_path != importer:
+                owner = module_path if module_path in packages else _parent(module_path)
+                if owner == top or not _within(importer, owner):
+                    found.add((importer, ref.lineno, shown))
+    return [f"{imp} -> {shown} (line {line})" for imp, line, shown in sorted(found)]
+
+
+def _module_level_names(body: list[ast.stmt]) -> set[str]:
+    """Return the names a module binds at run time at module level.
+
+    Looks into ``if`` (not a ``TYPE_CHECKING`` body), ``try``, ``with``, ``for`` and ``while``
+    blocks, never into functions or classes; an annotation without a value binds nothing.
+    """
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(a.asname or a.name for a in node.names if a.name != "*")
+        elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+            if isinstance(node, ast.AnnAssign) and node.value is None:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names.update(
+                    n.id
+                    for n in ast.walk(target)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                )
+        if isinstance(node, ast.If):
+            if not _is_type_checking(node.test):
+                names |= _module_level_names(node.body)
+            names |= _module_level_names(node.orelse)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            for block in (node.body, node.orelse, node.finalbody):
+                names |= _module_level_names(block)
+            for handler in node.handlers:
+                names |= _module_level_names(handler.body)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    names.update(
+                        n.id for n in ast.walk(item.optional_vars) if isinstance(n, ast.Name)
+                    )
+            names |= _module_level_names(node.body)
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            names |= _module_level_names(node.body) | _module_level_names(node.orelse)
+    return names
+
+
+def _lazy_names(body: list[ast.stmt]) -> set[str]:
+    """Return the names a module-level ``__getattr__`` provides on first use.
+
+    They are the string keys of module-level dict literals that ``__getattr__`` reads
+    (``_LAZY = {"read_inspect": "judgecal.io.inspect_ai"}``, ``_LAZY[name]``).
+    """
+    getattr_defs = [n for n in body if isinstance(n, ast.FunctionDef) and n.name == "__getattr__"]
+    if not getattr_defs:
+        return set()
+    used = {n.id for n in ast.walk(getattr_defs[0]) if isinstance(n, ast.Name)}
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
+            targets = {t.id for t in node.targets if isinstance(t, ast.Name)}
+            if targets & used:
+                names.update(
+                    k.value
+                    for k in node.value.keys
+                    if isinstance(k, ast.Constant) and isinstance(k.value, str)
+                )
+    return names
+
+
+def _declared_all(body: list[ast.stmt]) -> tuple[list[str] | None, int, bool]:
+    """Return ``(names, line, literal)`` for the module's ``__all__``; names is None if absent.
+
+    ``__all__ = [...]``, ``__all__: list[str] = [...]`` and ``__all__ += [...]`` are read;
+    ``literal`` is False if any of them is not a list or tuple of string constants.
+    """
+    names: list[str] | None = None
+    line, literal = 0, True
+    for node in body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        elif isinstance(node, ast.AugAssign):
+            targets = [node.target]
+        else:
+            continue
+        if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            continue
+        value = node.value
+        items = value.elts if isinstance(value, ast.List | ast.Tuple) else None
+        if items is None or not all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items
+        ):
+            literal = False
+            items = []
+        strings = [e.value for e in items]  # type: ignore[attr-defined]
+        names = [*(names or []), *strings] if isinstance(node, ast.AugAssign) else strings
+        line = line or node.lineno
+    return names, line, literal
+
+
+def _all_violations(pkg_dir: Path) -> list[str]:
+    """Return one message per bad entry of a module's ``__all__``.
+
+    An entry must be bound at module level, provided by a lazy ``__getattr__`` or (in a package)
+    be a submodule, must not be private, and must appear once; ``__all__`` must be a literal.
+    """
+    modules = _module_files(pkg_dir)
+    messages = []
+    for name, path in modules.items():
+        body = ast.parse(path.read_text(encoding="utf-8"), filename=str(path)).body
+        declared, line, literal = _declared_all(body)
+        if declared is None:
+            continue
+        if not literal:
+            messages.append(f"{name}: __all__ (line {line}) is not a literal list of strings")
+        defined = _module_level_names(body) | _lazy_names(body)
+        if path.name == "__init__.py":
+            defined |= {m.rpartition(".")[2] for m in modules if _parent(m) == name}
+        for entry in sorted(set(declared)):
+            if _is_private(entry):
+                messages.append(f"{name}: __all__ (line {line}) lists private {entry!r}")
+            if entry not in defined:
+                messages.append(f"{name}: __all__ (line {line}) lists undefined {entry!r}")
+            if declared.count(entry) > 1:
+                messages.append(f"{name}: __all__ (line {line}) lists {entry!r} twice")
+    return messages
+
+
+# --------------------------------------------------------------------------------------------
+# The package's own tree
+# --------------------------------------------------------------------------------------------
+
+
+def test_scanner_sees_the_package():
+    """Guard against the real-tree tests passing on an empty or misread tree."""
+    modules = _module_files(PACKAGE_DIR)
+    assert {"judgecal", "judgecal.frequentist", "judgecal.cli", "judgecal.bayes.model"} <= set(
+        modules
+    )
+    graph = _import_graph(PACKAGE_DIR)
+    assert "judgecal.data" in graph["judgecal"]  # `from judgecal.data import JudgeData`
+    assert sum(len(edges) for edges in graph.values()) > 50
+
+
+def test_no_import_cycles():
+    violations = _cycle_violations(PACKAGE_DIR)
+    assert not violations, (
+        "judgecal modules must import only from layers below them (DESIGN.md); "
+        f"{len(violations)} problem(s):\n" + "\n".join(violations)
+    )
+
+
+def test_no_private_imports_across_packages():
+    violations = _private_import_violations(PACKAGE_DIR)
+    assert not violations, (
+        "a private name or private module is used outside its subpackage; make it public in its "
+        f"owner or move the caller ({len(violations)} violation(s)):\n  " + "\n  ".join(violations)
+    )
+
+
+def test_submodule_all_lists_exist():
+    violations = _all_violations(PACKAGE_DIR)
+    assert not violations, f"bad __all__ entries ({len(violations)}):\n  " + "\n  ".join(violations)
+
+
+# --------------------------------------------------------------------------------------------
+# Self-tests of the checker on synthetic trees
+# --------------------------------------------------------------------------------------------
+
+
+def _write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Write ``{relative path: source}`` under ``root/pkg`` and return the package directory."""
+    pkg_dir = root / "pkg"
+    for rel, source in files.items():
+        path = pkg_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return pkg_dir
+
+
+def test_tarjan_finds_components_of_a_hand_built_graph():
+    graph = {
+        "a": {"b": 1},
+        "b": {"c": 1},
+        "c": {"a": 1, "d": 1},
+        "d": {"e": 1},
+        "e": {"d": 1},
+        "f": {"a": 1},
+    }
+    components = sorted(_strongly_connected_components(graph))
+    assert components == [["a", "b", "c"], ["d", "e"], ["f"]]
+
+
+def test_module_level_cycle_is_found(tmp_path):
+    pkg = _write_tree(
+        tmp_path,
+        {
+            "__init__.py": "from pkg.a import f\n",
+            "a.py": "from pkg.b import g\ndef f(): return g()\n",
+            "b.py": "import pkg.c as c\ndef g(): return 1\n",
+            "c.py": "from pkg import a\n",  # resolves to the module pkg.a
+            "d.py": "from pkg.a import f\n",  # outside the cycle
+        },
+    )
+    violations = _cycle_violations(pkg)
+    assert len(violations) == 1
+    assert violations[0].startswith("cycle: pkg.a <-> pkg.b <-> pkg.c\n")
+    assert "pkg.c -> pkg.a (line 1)" in violations[0]
+
+
+def test_function_level_import_cycle_is_found(tmp_path):
+    pkg = _write_tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "sub/__init__.py": "",
+            "sub/x.py": "def f():\n    from ..y import g\n    return g()\n",  # relative
+            "y.py": "from pkg.sub.x import f\ndef g(): return 2\n",
+        },
+    )
+    assert _import_graph(pkg)["pkg.sub.x"] == {"pkg.y": 2}
+    violations = _cycle_violations(pkg)
+    assert [v.splitlines()[0] for v in violations] == ["cycle: pkg.sub.x <-> pkg.y"]
+
+
+def test_type_checking_import_is_not_a_cycle(tmp_path):
+    pkg = _write_tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "a.py": "from pkg.b import B\n",
+            "b.py": """\
+                import typing
+                from typing import TYPE_CHECKING
+                if TYPE_CHECKING:
+                    from pkg.a import A
+                if typing.TYPE_CHECKING:
+                    import pkg.a
+                else:
+                    import pkg.c
+                class B: ...
+            """,
+            "c.py": "",
+        },
+    )
+    assert _import_graph(pkg)["pkg.b"] == {"pkg.c": 8}
+    assert _cycle_violations(pkg) == []
+
+
+def test_import_of_the_top_package_and_through_a_parent_init(tmp_path):
+    pkg = _write_tree(
+        tmp_path,
+        {
+            "__init__.py": "from pkg.sub import helper\n__version__ = '1'\n",
+            "cli.py": "from pkg import __version__\nfrom pkg.sub import _hidden\n",  # exempt
+            "report.py": "def v():\n    from pkg import __version__\n    return __version__\n",
+            "sub/__init__.py": "from pkg.sub.impl import helper\n",  # a re-export: fine
+            "sub/impl.py": "from pkg.sub.other import x\ndef helper(): return x\n",
+            "sub/other.py": "from pkg.sub import helper\nx = 1\n",  # back into its parent
+        },
+    )
+    violations = _cycle_violations(pkg)
+    assert violations[0] == "pkg.report -> pkg (line 2): imports the top-level package"
+    assert violations[1].splitlines()[0] == "cycle: pkg.sub <-> pkg.sub.impl <-> pkg.sub.other"
+    assert len(violations) == 2
+
+
+def test_private_imports_across_packages_are_found(tmp_path):
+    pkg = _write_tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "_shared.py": "def util(): ...\ndef _secret(): ...\n",
+            "top.py": "def _helper(): ...\n",
+            "plan/__init__.py": "",
+            "plan/_inputs.py": "def _check(): ...\ndef check(): ...\n",
+            "plan/alloc.py": """\
+                from pkg.plan._inputs import _check, check  # same subpackage: fine
+                from pkg._shared import util  # a top-level private module: fine
+                def _scalar(): ...
+            """,
+            "plan/deep/__init__.py": "from pkg.plan import _inputs\n",  # deeper: fine
+            "paper.py": """\
+                from pkg.plan.alloc import (
+                    _scalar as s,
+                )
+                from pkg.plan._inputs import check
+                from pkg import top
+                from pkg._shared import _secret
+                import pkg.plan.alloc as alloc
+                def f():
+                    from pkg.top import _helper
+                    return alloc._scalar, top._helper
+            """,
+        },
+    )
+    assert _private_import_violations(pkg) == [
+        "pkg.paper -> pkg.plan.alloc._scalar (line 1)",
+        "pkg.paper -> pkg.plan._inputs.check (line 4)",
+        "pkg.paper -> pkg._shared._secret (line 6)",
+        "pkg.paper -> pkg.top._helper (line 9)",
+        "pkg.paper -> pkg.plan.alloc._scalar (line 10)",
+        "pkg.paper -> pkg.top._helper (line 10)",
+    ]
+
+
+def test_all_entries_are_checked(tmp_path):
+    pkg = _write_tree(
+        tmp_path,
+        {
+            "__init__.py": """\
+                from typing import TYPE_CHECKING
+                from pkg.a import f as g
+                if TYPE_CHECKING:
+                    from pkg.a import T
+                try:
+                    import json
+                except ImportError:
+                    json = None
+                _LAZY = {"lazy": "pkg.a"}
+                def __getattr__(name):
+                    return _LAZY[name]
+                __all__ = ["a", "g", "json", "lazy", "T", "_p", "missing"]
+                __all__ += ["g"]
+            """,
+            "a.py": "def f(): ...\nT = int\n__all__ = ('f', 'T')\n",
+            "b.py": "__all__ = sorted(['x'])\n",
+        },
+    )
+    assert _all_violations(pkg) == [
+        "pkg: __all__ (line 12) lists undefined 'T'",
+        "pkg: __all__ (line 12) lists private '_p'",
+        "pkg: __all__ (line 12) lists undefined '_p'",
+        "pkg: __all__ (line 12) lists 'g' twice",
+        "pkg: __all__ (line 12) lists undefined 'missing'",
+        "pkg.b: __all__ (line 1) is not a literal list of strings",
+    ]
+
+
+@pytest.mark.parametrize("source", ["from . import b\n", "from .b import x\n", "import pkg.b\n"])
+def test_import_forms_resolve_to_the_module(tmp_path, source):
+    pkg = _write_tree(tmp_path, {"__init__.py": "", "a.py": source, "b.py": "x = 1\n"})
+    assert _import_graph(pkg)["pkg.a"] == {"pkg.b": 1}
