@@ -57,13 +57,13 @@ CONSISTENT = jc.JudgeData(k=600, n=1000, k0=70, m0=100, k1=90, m1=100, design="r
 
 class TestTable2:
     def test_estimates_match_the_matrix_formulas(self):
-        frame = jc.shift_estimators(CONSISTENT)
+        frame = jc.shift_estimators(CONSISTENT).summary()
         expected = table2_by_matrices(CONSISTENT)
         for name in ESTIMATORS:
             assert frame.loc[name, "estimate"] == pytest.approx(expected[name], abs=1e-12)
 
     def test_layout_and_assumptions(self):
-        frame = jc.shift_estimators(CONSISTENT)
+        frame = jc.shift_estimators(CONSISTENT).summary()
         assert list(frame.index) == list(ESTIMATORS) and frame.index.name == "estimator"
         assert list(frame.columns) == ["estimate", "low", "high", "assumption"]
         # the right-hand column of Lee et al. (ICML 2026) Table 2
@@ -81,7 +81,7 @@ class TestTable2:
 
     def test_intervals(self):
         d = CONSISTENT
-        frame = jc.shift_estimators(d, confidence_level=0.95)
+        frame = jc.shift_estimators(d, confidence_level=0.95).summary()
         assert tuple(frame.loc["naive", ["low", "high"]]) == pytest.approx(wald(0.6, 1000))
         assert tuple(frame.loc["calibration_only", ["low", "high"]]) == pytest.approx(
             wald(0.5, 200)
@@ -118,7 +118,7 @@ class TestTable2:
         data = jc.JudgeData(k=k, n=n, k0=m0, m0=m0, k1=m1, m1=m1, design="random")
         p = k / n
         assert m1 / (m0 + m1) == pytest.approx(p)
-        frame = jc.shift_estimators(data)
+        frame = jc.shift_estimators(data).summary()
         np.testing.assert_allclose(frame["estimate"], p, rtol=0, atol=1e-15)
         # naive, difference and conditional calibration have the same interval, Wald with n
         for name in ("naive", "difference", "conditional_calibration"):
@@ -180,9 +180,11 @@ def test_bias_under_shift_icml_2026_fig7():
 
 class TestClassBalance:
     def test_shift_is_detected_and_warned(self):
-        with pytest.warns(JudgeCalWarning, match="differs from the test population's"):
-            frame = jc.shift_estimators(SHIFTED)
-        balance = frame.attrs["class_balance"]
+        with pytest.warns(JudgeCalWarning):
+            result = jc.shift_estimators(SHIFTED)
+        assert result.flags == ("class_balance_shift",)
+        assert result.class_balance.flags == ("class_balance_shift",)
+        balance = result.summary().attrs["class_balance"]
         # z = (0.65 - theta_RG) / sqrt(0.65 * 0.35 / 200 + Var_RG), eq. 10 written out
         p, q0, q1 = 300 / 800, 50 / 70, 110 / 130
         theta = (p + q0 - 1) / (q0 + q1 - 1)
@@ -223,8 +225,12 @@ class TestClassBalance:
 class TestUndefinedRows:
     def test_judge_no_better_than_chance(self):
         data = jc.JudgeData(k=50, n=100, k0=5, m0=10, k1=4, m1=10, design="random")
-        with pytest.warns(JudgeCalWarning, match="misclassification_adjusted is undefined"):
-            frame = jc.shift_estimators(data)
+        with pytest.warns(JudgeCalWarning):
+            result = jc.shift_estimators(data)
+        assert result.flags == ("estimator_undefined",)
+        assert result["misclassification_adjusted"].flags == ("estimator_undefined",)
+        assert result["naive"].flags == ()
+        frame = result.summary()
         assert frame.loc["misclassification_adjusted", ["estimate", "low", "high"]].isna().all()
         assert frame.attrs["class_balance"] is None
         assert frame.loc["naive", "estimate"] == 0.5
@@ -232,8 +238,11 @@ class TestUndefinedRows:
     def test_labelled_items_all_judged_alike(self):
         # every labelled item judged correct: Pr_Q(Z | Z_hat = 0) has no data
         data = jc.JudgeData(k=50, n=100, k0=0, m0=10, k1=10, m1=10, design="random")
-        with pytest.warns(JudgeCalWarning, match="conditional_calibration is undefined"):
-            frame = jc.shift_estimators(data)
+        with pytest.warns(JudgeCalWarning):
+            result = jc.shift_estimators(data)
+        assert result.flags == ("estimator_undefined",)
+        assert result["conditional_calibration"].flags == ("estimator_undefined",)
+        frame = result.summary()
         assert math.isnan(frame.loc["conditional_calibration", "estimate"])
 
 
@@ -262,3 +271,52 @@ def test_class_balance_text_follows_the_test_result():
     balanced = class_balance_test(CONSISTENT)
     assert balanced.p_value >= 0.05
     assert "is consistent with" in str(balanced) and "differs" not in str(balanced)
+
+
+class TestShiftEstimatesResult:
+    """The result object: rows, table, printout, JSON, plot (the contract of judgecal.results)."""
+
+    def test_rows_are_interval_results_matching_the_table(self):
+        result = jc.shift_estimators(CONSISTENT)
+        frame = result.summary()
+        assert isinstance(result, jc.results.Result)
+        for name in ESTIMATORS:
+            row = result[name]
+            assert isinstance(row, jc.results.IntervalResult)
+            estimate, low, high = row
+            assert (estimate, low, high) == tuple(frame.loc[name, ["estimate", "low", "high"]])
+            assert row.method == name and row.confidence_level == 0.95
+        # the naive row by hand: p-hat with its Wald interval
+        p = CONSISTENT.k / CONSISTENT.n
+        assert result["naive"].estimate == p
+        assert result["naive"].ci == pytest.approx(wald(p, CONSISTENT.n))
+
+    def test_str_json_plot_and_html(self, capsys):
+        import json
+
+        import matplotlib
+
+        matplotlib.use("Agg")
+        result = jc.shift_estimators(CONSISTENT)
+        frame = result.summary()
+        assert capsys.readouterr().out == ""  # summary() prints nothing
+        text = str(result)
+        assert all(name in text for name in ESTIMATORS)
+        assert f"{frame.loc['naive', 'estimate']:9.4f}" in text
+        payload = json.loads(json.dumps(result.to_dict()))
+        assert set(payload["estimators"]) == set(ESTIMATORS)
+        assert payload["flags"] == {}
+        ax = result.plot()
+        assert len(ax.get_yticklabels()) == len(ESTIMATORS)
+        html = result._repr_html_()
+        assert "misclassification_adjusted" in html and "<script" not in html
+
+    def test_class_balance_result(self):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        balance = class_balance_test(CONSISTENT)
+        assert balance.flags == ()
+        frame = balance.summary()
+        assert frame.loc["class_balance", "p_value"] == balance.p_value
+        assert balance.plot().get_title().startswith("class balance: z = ")

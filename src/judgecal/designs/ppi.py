@@ -72,15 +72,15 @@ import math
 import numbers
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from judgecal._validate import check_counts, check_level, check_not_exceeding
-from judgecal.data import JudgeData, binary_labels, require_design
+from judgecal._validate import check_level, check_six_counts
+from judgecal.data import JudgeData, binary_labels, calibration_counts, require_design
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import z_quantile
-from judgecal.results import FLAG_MESSAGES, ConfidenceInterval
+from judgecal.results import FLAG_MESSAGES, ConfidenceInterval, IntervalResult
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -96,8 +96,8 @@ PPI_ASSUMPTION = (
 )
 
 
-@dataclass(frozen=True)
-class PPIResult:
+@dataclass(frozen=True, kw_only=True)
+class PPIResult(IntervalResult):
     """A prediction-powered estimate of the true accuracy with its CLT interval.
 
     Attributes
@@ -125,27 +125,14 @@ class PPIResult:
         What the estimator assumes (:data:`PPI_ASSUMPTION`).
     """
 
-    estimate: float
-    ci: ConfidenceInterval
+    title: ClassVar[str] = "judgecal PPI estimate"
+
     lam: float
     se: float
-    confidence_level: float
     n_labelled: int
     n_unlabelled: int
-    method: str
     estimate_raw: float
-    flags: tuple[str, ...] = ()
     assumption: str = PPI_ASSUMPTION
-
-    @property
-    def width(self) -> float:
-        """Width of the interval."""
-        return self.ci.high - self.ci.low
-
-    @property
-    def flag_messages(self) -> list[str]:
-        """The flags as plain-language sentences."""
-        return [FLAG_MESSAGES[flag] for flag in self.flags]
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict of every number, the flags and the assumption."""
@@ -276,12 +263,7 @@ def ppi_counts(
 def _check_ppi_counts(*values: Any) -> tuple[np.ndarray, ...]:
     """Validate (k, n, k0, m0, k1, m1); return them as float arrays."""
     names = ("k", "n", "k0", "m0", "k1", "m1")
-    counts = {
-        name: check_counts(value, name, minimum=1 if name == "n" else 0)
-        for name, value in zip(names, values, strict=True)
-    }
-    for part, whole in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
-        check_not_exceeding(counts[part], counts[whole], part, whole)
+    counts = check_six_counts(dict(zip(names, values, strict=True)))
     if np.any(counts["m0"] + counts["m1"] < 1):
         raise ValueError("`m0` + `m1` must be at least 1: PPI needs labelled items.")
     return tuple(np.asarray(counts[name], dtype=np.float64) for name in names)
@@ -423,10 +405,8 @@ def ppi(
         raise ValueError(
             "`test_judge` is empty: PPI needs the judge's verdicts on unlabelled test items."
         )
-    m1 = int(human.sum())
-    k0 = int(np.count_nonzero((human == 0) & (judge == 0)))
-    k1 = int(np.count_nonzero((human == 1) & (judge == 1)))
-    return _result(int(test.sum()), int(test.size), k0, int(human.size) - m1, k1, m1, lam, level)
+    k0, m0, k1, m1 = calibration_counts(human, judge)
+    return _result(int(test.sum()), int(test.size), k0, m0, k1, m1, lam, level)
 
 
 def ppi_from_data(

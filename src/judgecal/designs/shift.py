@@ -38,12 +38,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from judgecal._validate import check_counts, check_level, check_not_exceeding
+from judgecal._validate import check_level, check_six_counts
 from judgecal.data import JudgeData, require_design
 from judgecal.designs.ppi import PPI_ASSUMPTION, ppi_counts
 from judgecal.exceptions import JudgeCalWarning
@@ -51,18 +51,29 @@ from judgecal.frequentist import (
     lang_reiczigel_ci,
     naive_wald_ci,
     rogan_gladen,
+    rogan_gladen_raw,
     rogan_gladen_variance,
     z_quantile,
+)
+from judgecal.results import (
+    FLAG_MESSAGES,
+    ConfidenceInterval,
+    IntervalResult,
+    Result,
+    register_flags,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    from matplotlib.axes import Axes
 
 __all__ = [
     "ASSUMPTIONS",
     "CLASS_BALANCE_ALPHA",
     "ESTIMATORS",
+    "SHIFT_FLAGS",
     "ClassBalanceTest",
+    "ShiftEstimates",
     "class_balance_test",
     "shift_estimators",
     "shift_point_estimates",
@@ -95,16 +106,26 @@ ASSUMPTIONS = {
 #: Level of the class-balance test below which :func:`shift_estimators` warns.
 CLASS_BALANCE_ALPHA = 0.05
 
+#: The flags of :class:`ShiftEstimates` and :class:`ClassBalanceTest` (registered in
+#: :data:`judgecal.results.FLAG_MESSAGES`).
+SHIFT_FLAGS = register_flags(
+    {
+        "estimator_undefined": "an estimator of Lee et al. (ICML 2026) Table 2 is undefined for "
+        "these data (its row is NaN): the judge is no better than chance for the "
+        "misclassification-adjusted estimate, or the labelled items were all judged alike for "
+        "the conditional-calibration estimate",
+        "class_balance_shift": "the labelled items' share of truly-correct items differs from "
+        "the test population's Rogan-Gladen accuracy (class-balance test, p < 0.05): the "
+        "calibration-only, difference (PPI) and conditional-calibration estimates are biased "
+        "under such a shift; the misclassification-adjusted estimate is not, if the judge "
+        "behaves alike on both",
+    }
+)
+
 
 def _counts(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) -> list[np.ndarray]:
-    given = {"k": k, "n": n, "k0": k0, "m0": m0, "k1": k1, "m1": m1}
-    arrays = {
-        name: check_counts(value, name, minimum=1 if name in ("n", "m0", "m1") else 0)
-        for name, value in given.items()
-    }
-    for part, whole in (("k", "n"), ("k0", "m0"), ("k1", "m1")):
-        check_not_exceeding(arrays[part], arrays[whole], part, whole)
-    return [np.asarray(arrays[name], dtype=np.float64) for name in given]
+    checked = check_six_counts({"k": k, "n": n, "k0": k0, "m0": m0, "k1": k1, "m1": m1})
+    return [np.asarray(value, dtype=np.float64) for value in checked.values()]
 
 
 def shift_point_estimates(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) -> dict[str, Any]:
@@ -125,8 +146,7 @@ def shift_point_estimates(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) ->
     with np.errstate(divide="ignore", invalid="ignore"):
         ppv = k1 / judged_correct
         false_omission = (m1 - k1) / (m - judged_correct)
-        q0, q1 = k0 / m0, k1 / m1
-        adjusted = np.where(q0 + q1 > 1, (p + q0 - 1) / (q0 + q1 - 1), np.nan)
+        adjusted, _ = rogan_gladen_raw(p, k0 / m0, k1 / m1)
     out = {
         "naive": p,
         "calibration_only": m1 / m,
@@ -157,7 +177,94 @@ def _conditional_interval(data: JudgeData, z: float) -> tuple[float, float, floa
     return estimate, max(0.0, estimate - z * se), min(1.0, estimate + z * se)
 
 
-def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> pd.DataFrame:
+@dataclass(frozen=True)
+class ShiftEstimates(Result):
+    """The five estimators of Lee et al. (ICML 2026) Table 2 with their intervals.
+
+    Index it by estimator name: ``result["misclassification_adjusted"]`` is an
+    :class:`~judgecal.results.IntervalResult`. :meth:`summary` is the table (one row per
+    estimator of :data:`ESTIMATORS`: estimate, low, high, assumption).
+
+    Attributes
+    ----------
+    rows : dict of str to IntervalResult
+        Estimator name -> estimate and interval, in the order of :data:`ESTIMATORS`; an undefined
+        estimator has NaN values and the flag ``estimator_undefined``.
+    confidence_level : float
+    class_balance : ClassBalanceTest or None
+        :func:`class_balance_test` of the data; None when the judge is no better than chance.
+    flags : tuple of str
+        ``estimator_undefined``, ``class_balance_shift`` (keys of
+        :data:`judgecal.results.FLAG_MESSAGES`).
+    messages : dict of str to str
+        Flag key -> the sentence for these data (with their numbers).
+    """
+
+    title: ClassVar[str] = "judgecal shift estimators (Lee et al. (ICML 2026) Table 2)"
+
+    rows: dict[str, IntervalResult]
+    confidence_level: float
+    class_balance: ClassBalanceTest | None
+    flags: tuple[str, ...] = ()
+    messages: dict[str, str] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> IntervalResult:
+        return self.rows[name]
+
+    @property
+    def flag_messages(self) -> list[str]:
+        """The flags as sentences for these data, in the order of :attr:`flags`."""
+        return [self.messages.get(flag, FLAG_MESSAGES[flag]) for flag in self.flags]
+
+    def summary(self) -> pd.DataFrame:
+        """Return the table: index ``estimator``; columns estimate, low, high, assumption.
+
+        ``frame.attrs`` holds ``confidence_level`` and ``class_balance`` (a dict or None).
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            [[row.estimate, row.low, row.high] for row in self.rows.values()],
+            index=pd.Index(list(self.rows), name="estimator"),
+            columns=["estimate", "low", "high"],
+        )
+        frame["assumption"] = [ASSUMPTIONS[name] for name in self.rows]
+        frame.attrs.update(
+            confidence_level=self.confidence_level,
+            class_balance=None if self.class_balance is None else self.class_balance.to_dict(),
+        )
+        return frame
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-safe dict: the level, each estimator, the class-balance test, flags."""
+        return {
+            "confidence_level": self.confidence_level,
+            "estimators": {
+                name: {
+                    "estimate": row.estimate,
+                    "low": row.low,
+                    "high": row.high,
+                    "assumption": ASSUMPTIONS[name],
+                }
+                for name, row in self.rows.items()
+            },
+            "class_balance": None if self.class_balance is None else self.class_balance.to_dict(),
+            "flags": dict(zip(self.flags, self.flag_messages, strict=True)),
+        }
+
+    def __str__(self) -> str:
+        lines = [
+            f"judgecal shift estimators (Lee et al. (ICML 2026) Table 2; "
+            f"{100 * self.confidence_level:g}% intervals)",
+            f"  {'estimator':<28}{'estimate':>9}{'low':>9}{'high':>9}",
+        ]
+        for name, row in self.rows.items():
+            lines.append(f"  {name:<28}" + "".join(f"{v:9.4f}" for v in row))
+        lines += [f"  warning: {message}" for message in self.flag_messages]
+        return "\n".join(lines)
+
+
+def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> ShiftEstimates:
     """The five estimators of Lee et al. (ICML 2026) Table 2, their intervals and assumptions.
 
     Parameters
@@ -168,13 +275,13 @@ def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> pd.D
 
     Returns
     -------
-    pandas.DataFrame
-        Indexed by :data:`ESTIMATORS` (index name ``"estimator"``), columns ``estimate``, ``low``,
-        ``high``, ``assumption``. The misclassification-adjusted row is :func:`judgecal.estimate`'s
-        clipped Rogan-Gladen estimate with the Lang-Reiczigel interval; the difference row is
-        PPI (not truncated, as :func:`judgecal.designs.ppi`); the other intervals are truncated to
-        [0, 1]. An undefined row is NaN. ``frame.attrs`` holds ``confidence_level`` and
-        ``class_balance`` (:func:`class_balance_test` as a dict, or None when it is undefined).
+    ShiftEstimates
+        One :class:`~judgecal.results.IntervalResult` per estimator of :data:`ESTIMATORS`;
+        ``.summary()`` is the table (index ``"estimator"``; columns ``estimate``, ``low``,
+        ``high``, ``assumption``). The misclassification-adjusted row is
+        :func:`judgecal.estimate`'s clipped Rogan-Gladen estimate with the Lang-Reiczigel
+        interval; the difference row is PPI (not truncated, as :mod:`judgecal.designs.ppi`); the
+        other intervals are truncated to [0, 1]. An undefined row is NaN.
 
     Raises
     ------
@@ -184,16 +291,15 @@ def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> pd.D
     Warns
     -----
     JudgeCalWarning
-        Once, if a row is undefined or the labelled class balance is inconsistent with the test
-        population's Rogan-Gladen accuracy (p < 0.05, :func:`class_balance_test`): then
-        estimators (ii)-(iv) are biased and only (v) is not.
+        Once, if a row is undefined (flag ``estimator_undefined``) or the labelled class balance
+        is inconsistent with the test population's Rogan-Gladen accuracy (p < 0.05,
+        :func:`class_balance_test`; flag ``class_balance_shift``): then estimators (ii)-(iv) are
+        biased and only (v) is not.
     """
-    import pandas as pd
-
     data = require_design(data, "random", "`shift_estimators`")
     level = check_level(confidence_level)
     z = z_quantile(level)
-    rows: dict[str, tuple[float, float, float]] = {
+    values: dict[str, tuple[float, float, float]] = {
         "naive": (data.p, *naive_wald_ci(data.p, data.n, confidence_level=level)),
         "calibration_only": (
             data.m1 / data.m,
@@ -203,44 +309,51 @@ def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> pd.D
     estimate, (low, high), _, _ = ppi_counts(
         data.k, data.n, data.k0, data.m0, data.k1, data.m1, lam=1.0, confidence_level=level
     )
-    rows["difference"] = (float(estimate), float(low), float(high))
-    rows["conditional_calibration"] = _conditional_interval(data, z)
-    notes = []
+    values["difference"] = (float(estimate), float(low), float(high))
+    values["conditional_calibration"] = _conditional_interval(data, z)
+    undefined = []
     try:
-        rows["misclassification_adjusted"] = (
+        values["misclassification_adjusted"] = (
             rogan_gladen(data.p, data.q0, data.q1),
             *lang_reiczigel_ci(
                 data.p, data.q0, data.q1, data.n, data.m0, data.m1, confidence_level=level
             ),
         )
     except ValueError as error:  # judge no better than chance: no correction exists
-        rows["misclassification_adjusted"] = (math.nan, math.nan, math.nan)
-        notes.append(f"misclassification_adjusted is undefined: {error}")
-    if math.isnan(rows["conditional_calibration"][0]):
-        notes.append(
+        values["misclassification_adjusted"] = (math.nan, math.nan, math.nan)
+        undefined.append(f"misclassification_adjusted is undefined: {error}")
+    if math.isnan(values["conditional_calibration"][0]):
+        undefined.append(
             "conditional_calibration is undefined: the labelled items were all judged "
             "alike, so Pr_Q(Z | Z_hat) cannot be estimated for both verdicts"
         )
+    messages = {}
+    if undefined:
+        messages["estimator_undefined"] = "; ".join(undefined)
     balance = _class_balance_or_none(data)
     if balance is not None and balance.p_value < CLASS_BALANCE_ALPHA:
-        notes.append(str(balance))
-    frame = pd.DataFrame.from_dict(rows, orient="index", columns=["estimate", "low", "high"])
-    frame = frame.loc[list(ESTIMATORS)]
-    frame["assumption"] = [ASSUMPTIONS[name] for name in ESTIMATORS]
-    frame.index.name = "estimator"
-    frame.attrs.update(
-        confidence_level=level, class_balance=None if balance is None else balance.to_dict()
-    )
-    if notes:
-        warnings.warn("; ".join(notes) + ".", JudgeCalWarning, stacklevel=2)
-    return frame
+        messages["class_balance_shift"] = str(balance)
+    rows = {
+        name: IntervalResult(
+            values[name][0],
+            ConfidenceInterval(values[name][1], values[name][2]),
+            level,
+            name,
+            ("estimator_undefined",) if math.isnan(values[name][0]) else (),
+        )
+        for name in ESTIMATORS
+    }
+    result = ShiftEstimates(rows, level, balance, tuple(messages), messages)
+    if messages:
+        warnings.warn("; ".join(messages.values()) + ".", JudgeCalWarning, stacklevel=2)
+    return result
 
 
 # -------------------------------------------------------------------------------------------
 # the diagnostic: is the labelled class balance that of the test population?
 # -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class ClassBalanceTest:
+class ClassBalanceTest(Result):
     """Wald test of H0: theta_Q = theta_P (no shift in the class balance Pr(Z)).
 
     Attributes
@@ -254,21 +367,52 @@ class ClassBalanceTest:
         z = (m1/m - theta-hat_RG) / sqrt(phi(1 - phi)/m + Var(theta-hat_RG)).
     p_value : float
         Two-sided normal p-value, erfc(|z| / sqrt 2).
+    flags : tuple of str
+        ``("class_balance_shift",)`` when ``p_value`` < :data:`CLASS_BALANCE_ALPHA`.
     """
+
+    title: ClassVar[str] = "judgecal class-balance test (labelled vs test accuracy)"
 
     labelled_accuracy: float
     test_accuracy: float
     statistic: float
     p_value: float
+    flags: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, float]:
-        """Return the four numbers as a JSON-safe dict."""
+    def to_dict(self) -> dict[str, Any]:
+        """Return the four numbers and the flags as a JSON-safe dict."""
         return {
             "labelled_accuracy": self.labelled_accuracy,
             "test_accuracy": self.test_accuracy,
             "statistic": self.statistic,
             "p_value": self.p_value,
+            "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
         }
+
+    def summary(self) -> pd.DataFrame:
+        """Return a one-row table: labelled_accuracy, test_accuracy, statistic, p_value."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [[self.labelled_accuracy, self.test_accuracy, self.statistic, self.p_value]],
+            index=pd.Index(["class_balance"], name="test"),
+            columns=["labelled_accuracy", "test_accuracy", "statistic", "p_value"],
+        )
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """The two accuracy estimates side by side, z and p in the title; returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 2.2))
+        labels = ["labelled m1/m", "test (Rogan-Gladen)"]
+        values = [self.labelled_accuracy, self.test_accuracy]
+        ax.plot(values, [1, 0], "o", color="black")
+        ax.set_yticks([1, 0], labels)
+        ax.set_ylim(-0.6, 1.6)
+        ax.set_xlabel("accuracy")
+        ax.set_title(f"class balance: z = {self.statistic:.2f}, p = {self.p_value:.3g}")
+        return ax
 
     def __str__(self) -> str:
         stats = f"(z = {self.statistic:.2f}, p = {self.p_value:.3g})"
@@ -317,11 +461,13 @@ def class_balance_test(data: JudgeData) -> ClassBalanceTest:
         statistic = (phi - theta) / math.sqrt(variance)
     else:
         statistic = 0.0 if phi == theta else math.copysign(math.inf, phi - theta)
+    p_value = math.erfc(abs(statistic) / math.sqrt(2.0))
     return ClassBalanceTest(
         labelled_accuracy=phi,
         test_accuracy=float(theta),
         statistic=float(statistic),
-        p_value=math.erfc(abs(statistic) / math.sqrt(2.0)),
+        p_value=p_value,
+        flags=("class_balance_shift",) if p_value < CLASS_BALANCE_ALPHA else (),
     )
 
 
