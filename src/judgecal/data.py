@@ -39,6 +39,7 @@ __all__ = [
     "JudgeData",
     "LabelRows",
     "binary_labels",
+    "calibration_labels",
     "calibration_counts",
     "read_label_csv",
     "require_design",
@@ -266,13 +267,7 @@ class JudgeData:
                 "verdict on every calibration item."
             )
         test = binary_labels(test_judge, "test_judge")
-        human = binary_labels(calib_human, "calib_human")
-        judge = binary_labels(calib_judge, "calib_judge")
-        if human.size != judge.size:
-            raise ValueError(
-                f"`calib_human` ({human.size} items) and `calib_judge` ({judge.size} items) must "
-                "have the same length: one human label and one judge label per calibration item."
-            )
+        human, judge = calibration_labels(calib_human, calib_judge)
         return cls._from_binary(test, human, judge, source="")
 
     @classmethod
@@ -684,6 +679,27 @@ def _parse_rows(
         np.array(human, dtype=np.int8),
         np.array(judge, dtype=np.int8),
     )
+
+
+def calibration_labels(calib_human: Any, calib_judge: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The calibration labels as checked 0/1 arrays (:func:`binary_labels`) of the same length.
+
+    One human label and one judge verdict per calibration item; the one reader of calibration
+    label pairs (:meth:`JudgeData.from_labels`, :func:`judgecal.ppi`, ``ModelLabels``).
+
+    Raises
+    ------
+    ValueError
+        If a label is not 0/1 (naming the argument) or the two arrays differ in length.
+    """
+    human = binary_labels(calib_human, "calib_human")
+    judge = binary_labels(calib_judge, "calib_judge")
+    if human.size != judge.size:
+        raise ValueError(
+            f"`calib_human` ({human.size} items) and `calib_judge` ({judge.size} items) must "
+            "have the same length: one human label and one judge verdict per calibration item."
+        )
+    return human, judge
 
 
 def calibration_counts(human: np.ndarray, judge: np.ndarray) -> tuple[int, int, int, int]:

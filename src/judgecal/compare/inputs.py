@@ -15,7 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from judgecal.data import JudgeData, binary_labels, calibration_counts, read_label_csv
+from judgecal.data import (
+    JudgeData,
+    binary_labels,
+    calibration_counts,
+    calibration_labels,
+    read_label_csv,
+)
 
 __all__ = [
     "Calibration",
@@ -62,13 +68,7 @@ class ModelLabels:
             )
         if self.calib_human is None:
             return
-        human = binary_labels(self.calib_human, "calib_human")
-        judge = binary_labels(self.calib_judge, "calib_judge")
-        if human.size != judge.size:
-            raise ValueError(
-                f"`calib_human` ({human.size} items) and `calib_judge` ({judge.size} items) must "
-                "have the same length: one human label and one judge verdict per item."
-            )
+        human, judge = calibration_labels(self.calib_human, self.calib_judge)
         object.__setattr__(self, "calib_human", human)
         object.__setattr__(self, "calib_judge", judge)
 

@@ -77,7 +77,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 import numpy as np
 
 from judgecal._validate import check_level, check_six_counts
-from judgecal.data import JudgeData, binary_labels, calibration_counts, require_design
+from judgecal.data import (
+    JudgeData,
+    binary_labels,
+    calibration_counts,
+    calibration_labels,
+    require_design,
+)
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import z_quantile
 from judgecal.results import FLAG_MESSAGES, ConfidenceInterval, IntervalResult
@@ -390,15 +396,8 @@ def ppi(
     """
     level = check_level(confidence_level)
     lam = _check_lam(lam)
-    human = binary_labels(calib_human, "calib_human")
-    judge = binary_labels(calib_judge, "calib_judge")
+    human, judge = calibration_labels(calib_human, calib_judge)
     test = binary_labels(test_judge, "test_judge")
-    if human.size != judge.size:
-        raise ValueError(
-            f"`calib_human` ({human.size} items) and `calib_judge` ({judge.size} "
-            "items) must have the same length: one human label and one judge "
-            "verdict per labelled item."
-        )
     if human.size == 0:
         raise ValueError("`calib_human` is empty: PPI needs at least one labelled item.")
     if test.size == 0:
