@@ -77,7 +77,7 @@ def simulate(
 def intervals(arms: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """(low, high) of the three analyses, one per replication."""
     from judgecal._cluster import ratio_design
-    from judgecal.frequentist import _lang_reiczigel, lang_reiczigel_ci, z_quantile
+    from judgecal.frequentist import lang_reiczigel_at_z, lang_reiczigel_ci, z_quantile
 
     designs = [
         ratio_design(arms[k].sum(axis=-1), np.full(arms[k].shape[:2], float(EPOCHS)))
@@ -85,7 +85,7 @@ def intervals(arms: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.nda
     ]
     rates = [d.rate for d in designs]
     effective = [d.effective_size for d in designs]
-    out = {"clustered": _lang_reiczigel((*rates, *effective), z_quantile(LEVEL))}
+    out = {"clustered": lang_reiczigel_at_z((*rates, *effective), z_quantile(LEVEL))}
     out["independent"] = lang_reiczigel_ci(
         *rates, N * EPOCHS, M0 * EPOCHS, M1 * EPOCHS, confidence_level=LEVEL
     )
