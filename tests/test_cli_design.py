@@ -174,6 +174,7 @@ def test_class_balance_shift_is_warned_in_every_command(capsys):
         balance = json.loads(out)["random_design"]["class_balance"]
         assert balance["statistic"] == pytest.approx(z, rel=1e-12)
         assert balance["p_value"] == pytest.approx(p_value, rel=1e-10)
+        assert set(balance["flags"]) == {"class_balance_shift"}
         code, out, _ = run(capsys, [command, *shifted])
         assert "warning: the labelled items' accuracy m1/m = 0.3000" in out
 
@@ -213,6 +214,15 @@ def test_posterior_uses_the_random_design_model(capsys):
     stratified = json.loads(out)["variables"]["theta"]["eti"]
     assert abs(stratified[0] - low) > 0.01
     assert "random_design" not in json.loads(out)
+
+
+def test_class_balance_without_shift_has_no_flag_in_json(capsys):
+    # labelled m1/m = 100/200 = 0.5 = test Rogan-Gladen (0.6 + 0.7 - 1) / (0.7 + 0.9 - 1): z = 0
+    code, out, _ = run(capsys, ["estimate", *COUNTS, "--design", "random", "--json"])
+    assert code == 0
+    balance = json.loads(out)["random_design"]["class_balance"]
+    assert balance["statistic"] == pytest.approx(0.0, abs=1e-12)
+    assert balance["flags"] == {}
 
 
 def test_crosscheck_text_explains_the_extra_information(capsys):

@@ -425,3 +425,39 @@ def test_bad_lambda_and_level():
         jc.ppi(Y, YHAT, YHAT_U, confidence_level=1.5)
     with pytest.raises(TypeError, match="`test_judge` must be a sequence"):
         jc.ppi(Y, YHAT, 3)
+
+
+def test_result_is_an_interval_result_that_unpacks():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
+
+    from judgecal.results import IntervalResult, Result
+
+    # PPI (lambda = 1) by hand on the small vectors: theta = 5/8 + (3/5 - 3/5) = 5/8
+    res = quiet_ppi(Y, YHAT, YHAT_U)
+    assert isinstance(res, jc.PPIResult) and isinstance(res, IntervalResult)
+    assert isinstance(res, Result)
+    estimate, low, high = res
+    assert (estimate, low, high) == pytest.approx(clip01(by_hand(Y, YHAT, YHAT_U, 1)), abs=1e-12)
+    assert (res.low, res.high) == tuple(res.ci) and res.width == res.high - res.low
+    assert res.contains(0.625) and not res.contains(1.5)
+    with pytest.raises(TypeError):  # fields are keyword-only
+        jc.PPIResult(0.5, jc.ConfidenceInterval(0.4, 0.6), 0.95, "PPI")
+    ax = res.plot()
+    assert isinstance(ax, Axes)
+    plt.close("all")
+    assert "PPI" in res._repr_html_()
+
+
+def test_counts_api_errors_name_the_counts():
+    with pytest.raises(ValueError, match=r"`m0` \+ `m1` \(0\) must be at least 1"):
+        ppi_counts(5, 10, 0, 0, 0, 0)
+    with pytest.raises(ValueError, match=r"`k` \(11\) must not exceed `n` \(10\)"):
+        ppi_counts(11, 10, 1, 2, 1, 2)
+    with pytest.raises(ValueError, match=r"`n` \(0\) must be at least 1"):
+        ppi_counts(0, 0, 1, 2, 1, 2)
+    with pytest.raises(ValueError, match=r"`k1` must not exceed `m1`; at index 1 `k1` is 3"):
+        ppi_counts([1, 2], 10, 1, 2, [1, 3], 2)

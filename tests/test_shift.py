@@ -320,3 +320,139 @@ class TestShiftEstimatesResult:
         frame = balance.summary()
         assert frame.loc["class_balance", "p_value"] == balance.p_value
         assert balance.plot().get_title().startswith("class balance: z = ")
+
+
+class TestShiftEstimatesContract:
+    """ShiftEstimates as a mapping of IntervalResults, its printout, JSON and the echoed data."""
+
+    def test_mapping_access_in_table2_order(self):
+        result = jc.shift_estimators(CONSISTENT)
+        assert list(result) == list(ESTIMATORS) and len(result) == 5
+        assert result.data is CONSISTENT and result.confidence_level == 0.95
+        assert result.assumptions == {name: ASSUMPTIONS[name] for name in ESTIMATORS}
+        # (v) by hand: (0.6 + 0.7 - 1) / (0.7 + 0.9 - 1) = 0.5, Lang-Reiczigel interval (eqs. 5-7)
+        estimate, low, high = result["misclassification_adjusted"]
+        assert estimate == pytest.approx(0.5, abs=1e-15)
+        assert (low, high) == tuple(jc.lang_reiczigel_ci(0.6, 0.7, 0.9, 1000, 100, 100))
+        with pytest.raises(KeyError, match="no estimator 'rogan_gladen'.*'naive'"):
+            result["rogan_gladen"]
+
+    def test_str_is_a_table_of_the_five_rows_with_four_decimals(self):
+        text = str(jc.shift_estimators(CONSISTENT))
+        lines = text.splitlines()
+        assert len(lines) == 2 + len(ESTIMATORS)  # title, header, five rows, no warning
+        # naive: 0.6 with the Wald interval of n = 1000; calibration only: 0.5 with m = 200
+        naive = f"{0.6:9.4f}{wald(0.6, 1000)[0]:9.4f}{wald(0.6, 1000)[1]:9.4f}"
+        calibration = f"{0.5:9.4f}{wald(0.5, 200)[0]:9.4f}{wald(0.5, 200)[1]:9.4f}"
+        assert lines[2].split() == ["naive", *naive.split()]
+        assert lines[3].split() == ["calibration_only", *calibration.split()]
+        for line, name in zip(lines[2:], ESTIMATORS, strict=True):
+            assert line.split()[0] == name and all(
+                len(v.split(".")[1]) == 4 for v in line.split()[1:]
+            )
+
+    def test_to_dict_is_strict_json_with_undefined_rows_as_null(self):
+        import json
+
+        # q0 + q1 - 1 = 0.5 + 0.4 - 1 < 0: no misclassification-adjusted estimate
+        data = jc.JudgeData(k=50, n=100, k0=5, m0=10, k1=4, m1=10, design="random")
+        with pytest.warns(JudgeCalWarning):
+            result = jc.shift_estimators(data)
+        payload = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+        row = payload["estimators"]["misclassification_adjusted"]
+        assert (row["estimate"], row["low"], row["high"]) == (None, None, None)
+        assert row["flags"] == ["estimator_undefined"]
+        assert payload["estimators"]["naive"]["estimate"] == 0.5
+        assert payload["data"] == {
+            "k": 50,
+            "n": 100,
+            "k0": 5,
+            "m0": 10,
+            "k1": 4,
+            "m1": 10,
+            "design": "random",
+        }
+        assert set(payload["flags"]) == {"estimator_undefined"}
+        assert payload["class_balance"] is None
+
+    def test_plot_and_html(self):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.axes import Axes
+
+        with pytest.warns(JudgeCalWarning):
+            result = jc.shift_estimators(SHIFTED)
+        _, own = plt.subplots()
+        ax = result.plot(ax=own)
+        assert isinstance(ax, Axes) and ax is own
+        heights = {t.get_text(): t.get_position()[1] for t in ax.get_yticklabels()}
+        assert sorted(heights, key=heights.get, reverse=True) == list(ESTIMATORS)  # (i) on top
+        plt.close("all")
+        html = result._repr_html_()
+        assert "class_balance_shift" in html and "difference" in html
+
+
+class TestOneClassLabelled:
+    """A random subsample may hold one true class only (JudgeData accepts it)."""
+
+    def test_point_estimates_by_hand(self):
+        # k/n = 0.5; labelled: m0 = 0, 7 of m1 = 10 truly correct items judged correct
+        out = shift_point_estimates(5, 10, 0, 0, 7, 10)
+        assert out["naive"] == 0.5 and out["calibration_only"] == 1.0
+        assert out["difference"] == pytest.approx(0.5 + (10 - 7) / 10, abs=1e-15)
+        # Pr_Q(Z = 1 | Z_hat) = 7/7 and 3/3: every labelled item is truly correct
+        assert out["conditional_calibration"] == pytest.approx(1.0, abs=1e-15)
+        assert math.isnan(out["misclassification_adjusted"])  # q0 = 0/0 is not measured
+
+    def test_no_labelled_item_is_an_error_naming_the_counts(self):
+        with pytest.raises(ValueError, match=r"`m0` \+ `m1` \(0\) must be at least 1"):
+            shift_point_estimates(5, 10, 0, 0, 0, 0)
+        with pytest.raises(ValueError, match=r"`k0` \(1\) must not exceed `m0` \(0\)"):
+            shift_point_estimates(5, 10, 1, 0, 1, 2)
+
+    def test_shift_estimators_flags_the_undefined_rows(self):
+        data = jc.JudgeData(k=5, n=10, k0=0, m0=0, k1=7, m1=10, design="random")
+        with pytest.warns(JudgeCalWarning):
+            result = jc.shift_estimators(data)
+        assert result.flags == ("estimator_undefined",)
+        assert result["misclassification_adjusted"].flags == ("estimator_undefined",)
+        assert result["conditional_calibration"].flags == ()
+        assert result.class_balance is None
+        with pytest.raises(ValueError, match=r"`class_balance_test` needs .* both true classes"):
+            class_balance_test(data)
+
+
+class TestClassBalanceContract:
+    def test_summary_to_dict_and_flag_keys(self):
+        shifted, balanced = class_balance_test(SHIFTED), class_balance_test(CONSISTENT)
+        assert isinstance(shifted, jc.results.Result)
+        assert shifted.flags == ("class_balance_shift",) and balanced.flags == ()
+        frame = shifted.summary()
+        assert list(frame.columns) == ["labelled_accuracy", "test_accuracy", "statistic", "p_value"]
+        assert frame.loc["class_balance", "labelled_accuracy"] == 130 / 200
+        assert set(shifted.to_dict()) == {
+            "labelled_accuracy",
+            "test_accuracy",
+            "statistic",
+            "p_value",
+            "flags",
+        }
+        assert set(shifted.to_dict()["flags"]) == {"class_balance_shift"}
+
+    def test_plot_returns_the_axes_and_html_names_the_flag(self):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.axes import Axes
+
+        shifted = class_balance_test(SHIFTED)
+        _, own = plt.subplots()
+        assert shifted.plot(ax=own) is own and isinstance(shifted.plot(), Axes)
+        # the two accuracies, labelled m1/m = 0.65 and the test set's Rogan-Gladen estimate
+        xs = sorted(own.lines[0].get_xdata())
+        assert xs == pytest.approx(sorted([0.65, shifted.test_accuracy]))
+        plt.close("all")
+        assert "class_balance_shift" in shifted._repr_html_()

@@ -269,9 +269,7 @@ def ppi_counts(
 def _check_ppi_counts(*values: Any) -> tuple[np.ndarray, ...]:
     """Validate (k, n, k0, m0, k1, m1); return them as float arrays."""
     names = ("k", "n", "k0", "m0", "k1", "m1")
-    counts = check_six_counts(dict(zip(names, values, strict=True)))
-    if np.any(counts["m0"] + counts["m1"] < 1):
-        raise ValueError("`m0` + `m1` must be at least 1: PPI needs labelled items.")
+    counts = check_six_counts(dict(zip(names, values, strict=True)), labelled_minimum=1)
     return tuple(np.asarray(counts[name], dtype=np.float64) for name in names)
 
 

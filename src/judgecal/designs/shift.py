@@ -60,10 +60,13 @@ from judgecal.results import (
     ConfidenceInterval,
     IntervalResult,
     Result,
+    forest_plot,
     register_flags,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterator
+
     import pandas as pd
     from matplotlib.axes import Axes
 
@@ -111,9 +114,9 @@ CLASS_BALANCE_ALPHA = 0.05
 SHIFT_FLAGS = register_flags(
     {
         "estimator_undefined": "an estimator of Lee et al. (ICML 2026) Table 2 is undefined for "
-        "these data (its row is NaN): the judge is no better than chance for the "
-        "misclassification-adjusted estimate, or the labelled items were all judged alike for "
-        "the conditional-calibration estimate",
+        "these data (its row is NaN): the judge is no better than chance, or the labelled items "
+        "hold one true class only, for the misclassification-adjusted estimate; the labelled "
+        "items were all judged alike for the conditional-calibration estimate",
         "class_balance_shift": "the labelled items' share of truly-correct items differs from "
         "the test population's Rogan-Gladen accuracy (class-balance test, p < 0.05): the "
         "calibration-only, difference (PPI) and conditional-calibration estimates are biased "
@@ -124,7 +127,9 @@ SHIFT_FLAGS = register_flags(
 
 
 def _counts(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) -> list[np.ndarray]:
-    checked = check_six_counts({"k": k, "n": n, "k0": k0, "m0": m0, "k1": k1, "m1": m1})
+    """Validate the six counts as :class:`JudgeData` does for the random design; float arrays."""
+    given = {"k": k, "n": n, "k0": k0, "m0": m0, "k1": k1, "m1": m1}
+    checked = check_six_counts(given, labelled_minimum=1)
     return [np.asarray(value, dtype=np.float64) for value in checked.values()]
 
 
@@ -132,8 +137,11 @@ def shift_point_estimates(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) ->
     """The five point estimates of Lee et al. (ICML 2026) Table 2 from counts, over arrays.
 
     ``k, n`` are the unlabelled test items, ``k0, m0, k1, m1`` the labelled cells (random design;
-    see the module docstring). Estimates are not clipped; an undefined one (no labelled item
-    judged correct or incorrect for (iv), q0 + q1 <= 1 for (v)) is NaN, without a warning.
+    see the module docstring), validated as :class:`JudgeData` validates them (``n >= 1``,
+    ``m0 + m1 >= 1``; one arm may be empty). Estimates are not clipped; an undefined one (no
+    labelled item judged correct or incorrect for (iv); q0 + q1 <= 1, or ``m0 = 0`` or
+    ``m1 = 0``, for (v)) is NaN, without a warning. (v) is
+    :func:`judgecal.frequentist.rogan_gladen_raw`.
 
     Returns
     -------
@@ -147,13 +155,13 @@ def shift_point_estimates(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) ->
         ppv = k1 / judged_correct
         false_omission = (m1 - k1) / (m - judged_correct)
         adjusted, _ = rogan_gladen_raw(p, k0 / m0, k1 / m1)
-    out = {
-        "naive": p,
-        "calibration_only": m1 / m,
-        "difference": p + (m1 - judged_correct) / m,
-        "conditional_calibration": ppv * p + false_omission * (1 - p),
-        "misclassification_adjusted": adjusted,
-    }
+        out = {
+            "naive": p,
+            "calibration_only": m1 / m,
+            "difference": p + (m1 - judged_correct) / m,
+            "conditional_calibration": ppv * p + false_omission * (1 - p),
+            "misclassification_adjusted": adjusted,
+        }
     shape = np.broadcast_shapes(*(np.shape(value) for value in out.values()))
     return {
         name: (float(value) if not shape else np.broadcast_to(value, shape).copy())
@@ -177,13 +185,15 @@ def _conditional_interval(data: JudgeData, z: float) -> tuple[float, float, floa
     return estimate, max(0.0, estimate - z * se), min(1.0, estimate + z * se)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ShiftEstimates(Result):
     """The five estimators of Lee et al. (ICML 2026) Table 2 with their intervals.
 
-    Index it by estimator name: ``result["misclassification_adjusted"]`` is an
-    :class:`~judgecal.results.IntervalResult`. :meth:`summary` is the table (one row per
-    estimator of :data:`ESTIMATORS`: estimate, low, high, assumption).
+    What :func:`shift_estimators` returns. Read it like a mapping from estimator name to row:
+    ``result["misclassification_adjusted"]`` is an :class:`~judgecal.results.IntervalResult`
+    (``estimate, low, high = result["naive"]``), ``list(result)`` the names in the order of
+    :data:`ESTIMATORS`. :meth:`summary` is the table :func:`shift_estimators` returned before it
+    returned this object (one row per estimator: estimate, low, high, assumption).
 
     Attributes
     ----------
@@ -191,25 +201,46 @@ class ShiftEstimates(Result):
         Estimator name -> estimate and interval, in the order of :data:`ESTIMATORS`; an undefined
         estimator has NaN values and the flag ``estimator_undefined``.
     confidence_level : float
+        The level of every interval.
+    data : JudgeData
+        The counts (random design) the estimates come from.
     class_balance : ClassBalanceTest or None
-        :func:`class_balance_test` of the data; None when the judge is no better than chance.
+        :func:`class_balance_test` of the data; None when the judge is no better than chance
+        (or one true class only is labelled): no Rogan-Gladen estimate to compare with.
     flags : tuple of str
         ``estimator_undefined``, ``class_balance_shift`` (keys of
         :data:`judgecal.results.FLAG_MESSAGES`).
     messages : dict of str to str
-        Flag key -> the sentence for these data (with their numbers).
+        Flag key -> the sentence for these data (with their numbers); :attr:`flag_messages`
+        uses it.
     """
 
     title: ClassVar[str] = "judgecal shift estimators (Lee et al. (ICML 2026) Table 2)"
 
     rows: dict[str, IntervalResult]
     confidence_level: float
+    data: JudgeData
     class_balance: ClassBalanceTest | None
     flags: tuple[str, ...] = ()
     messages: dict[str, str] = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> IntervalResult:
-        return self.rows[name]
+        try:
+            return self.rows[name]
+        except KeyError:
+            allowed = ", ".join(repr(key) for key in self.rows)
+            raise KeyError(f"no estimator {name!r}; the estimators are {allowed}.") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def assumptions(self) -> dict[str, str]:
+        """Estimator name -> what it assumes about the shift (Table 2, right column)."""
+        return {name: ASSUMPTIONS[name] for name in self.rows}
 
     @property
     def flag_messages(self) -> list[str]:
@@ -236,21 +267,32 @@ class ShiftEstimates(Result):
         return frame
 
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-safe dict: the level, each estimator, the class-balance test, flags."""
+        """Return a JSON-safe dict: the level, the counts, each estimator, the test, flags.
+
+        An undefined estimator's numbers are None (JSON has no NaN).
+        """
         return {
             "confidence_level": self.confidence_level,
+            "data": self.data.to_dict(),
             "estimators": {
                 name: {
-                    "estimate": row.estimate,
-                    "low": row.low,
-                    "high": row.high,
+                    "estimate": _json_number(row.estimate),
+                    "low": _json_number(row.low),
+                    "high": _json_number(row.high),
                     "assumption": ASSUMPTIONS[name],
+                    "flags": list(row.flags),
                 }
                 for name, row in self.rows.items()
             },
             "class_balance": None if self.class_balance is None else self.class_balance.to_dict(),
             "flags": dict(zip(self.flags, self.flag_messages, strict=True)),
         }
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Forest plot of the five estimates and intervals (undefined rows: label only)."""
+        ax = forest_plot(self.summary(), ax=ax, title=self.title)
+        ax.set_xlabel(f"accuracy theta ({100 * self.confidence_level:g}% intervals)")
+        return ax
 
     def __str__(self) -> str:
         lines = [
@@ -264,8 +306,39 @@ class ShiftEstimates(Result):
         return "\n".join(lines)
 
 
+def _json_number(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def _misclassification_adjusted(
+    data: JudgeData, level: float
+) -> tuple[tuple[float, float, float], str | None]:
+    """Row (v) -- :func:`judgecal.estimate`'s clipped Rogan-Gladen with Lang-Reiczigel -- or NaN.
+
+    Returns the row and, for a NaN row, why it is undefined.
+    """
+    undefined = (math.nan, math.nan, math.nan)
+    if data.one_class:
+        return undefined, (
+            "the labelled items hold one true class only (m0 = 0 or m1 = 0), so the judge's "
+            "specificity or sensitivity is not measured"
+        )
+    try:
+        return (
+            rogan_gladen(data.p, data.q0, data.q1),
+            *lang_reiczigel_ci(
+                data.p, data.q0, data.q1, data.n, data.m0, data.m1, confidence_level=level
+            ),
+        ), None
+    except ValueError as error:  # judge no better than chance: no correction exists
+        return undefined, str(error).rstrip(".")
+
+
 def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> ShiftEstimates:
     """The five estimators of Lee et al. (ICML 2026) Table 2, their intervals and assumptions.
+
+    Returns ShiftEstimates; ``.summary()`` is the former table (this function returned a
+    :class:`pandas.DataFrame` before it returned a result object).
 
     Parameters
     ----------
@@ -276,15 +349,18 @@ def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> Shif
     Returns
     -------
     ShiftEstimates
-        One :class:`~judgecal.results.IntervalResult` per estimator of :data:`ESTIMATORS`;
-        ``.summary()`` is the table (index ``"estimator"``; columns ``estimate``, ``low``,
-        ``high``, ``assumption``). The misclassification-adjusted row is
-        :func:`judgecal.estimate`'s clipped Rogan-Gladen estimate with the Lang-Reiczigel
-        interval; the difference row is PPI (not truncated, as :mod:`judgecal.designs.ppi`); the
-        other intervals are truncated to [0, 1]. An undefined row is NaN.
+        One :class:`~judgecal.results.IntervalResult` per estimator of :data:`ESTIMATORS`
+        (``result["difference"]``); ``.summary()`` is the table (index ``"estimator"``; columns
+        ``estimate``, ``low``, ``high``, ``assumption``; ``attrs``: ``confidence_level``,
+        ``class_balance``). The misclassification-adjusted row is :func:`judgecal.estimate`'s
+        clipped Rogan-Gladen estimate with the Lang-Reiczigel interval; the difference row is
+        PPI (not truncated, as :mod:`judgecal.designs.ppi`); the other intervals are truncated
+        to [0, 1]. An undefined row is NaN.
 
     Raises
     ------
+    TypeError
+        If ``data`` is not a :class:`JudgeData`.
     ValueError
         If ``data.design`` is not ``"random"``, or for an invalid level.
 
@@ -295,10 +371,19 @@ def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> Shif
         is inconsistent with the test population's Rogan-Gladen accuracy (p < 0.05,
         :func:`class_balance_test`; flag ``class_balance_shift``): then estimators (ii)-(iv) are
         biased and only (v) is not.
+
+    Examples
+    --------
+    >>> import judgecal as jc
+    >>> data = jc.JudgeData(k=600, n=1000, k0=70, m0=100, k1=90, m1=100, design="random")
+    >>> result = jc.shift_estimators(data)
+    >>> round(result["misclassification_adjusted"].estimate, 4), result.flags
+    (0.5, ())
+    >>> list(result.summary().columns)
+    ['estimate', 'low', 'high', 'assumption']
     """
     data = require_design(data, "random", "`shift_estimators`")
     level = check_level(confidence_level)
-    z = z_quantile(level)
     values: dict[str, tuple[float, float, float]] = {
         "naive": (data.p, *naive_wald_ci(data.p, data.n, confidence_level=level)),
         "calibration_only": (
@@ -310,22 +395,13 @@ def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> Shif
         data.k, data.n, data.k0, data.m0, data.k1, data.m1, lam=1.0, confidence_level=level
     )
     values["difference"] = (float(estimate), float(low), float(high))
-    values["conditional_calibration"] = _conditional_interval(data, z)
-    undefined = []
-    try:
-        values["misclassification_adjusted"] = (
-            rogan_gladen(data.p, data.q0, data.q1),
-            *lang_reiczigel_ci(
-                data.p, data.q0, data.q1, data.n, data.m0, data.m1, confidence_level=level
-            ),
-        )
-    except ValueError as error:  # judge no better than chance: no correction exists
-        values["misclassification_adjusted"] = (math.nan, math.nan, math.nan)
-        undefined.append(f"misclassification_adjusted is undefined: {error}")
+    values["conditional_calibration"] = _conditional_interval(data, z_quantile(level))
+    values["misclassification_adjusted"], why = _misclassification_adjusted(data, level)
+    undefined = [] if why is None else [f"misclassification_adjusted is undefined: {why}"]
     if math.isnan(values["conditional_calibration"][0]):
         undefined.append(
-            "conditional_calibration is undefined: the labelled items were all judged "
-            "alike, so Pr_Q(Z | Z_hat) cannot be estimated for both verdicts"
+            "conditional_calibration is undefined: the labelled items were all judged alike, "
+            "so Pr_Q(Z | Z_hat) cannot be estimated for both verdicts"
         )
     messages = {}
     if undefined:
@@ -335,15 +411,22 @@ def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> Shif
         messages["class_balance_shift"] = str(balance)
     rows = {
         name: IntervalResult(
-            values[name][0],
-            ConfidenceInterval(values[name][1], values[name][2]),
-            level,
-            name,
-            ("estimator_undefined",) if math.isnan(values[name][0]) else (),
+            estimate=values[name][0],
+            ci=ConfidenceInterval(values[name][1], values[name][2]),
+            confidence_level=level,
+            method=name,
+            flags=("estimator_undefined",) if math.isnan(values[name][0]) else (),
         )
         for name in ESTIMATORS
     }
-    result = ShiftEstimates(rows, level, balance, tuple(messages), messages)
+    result = ShiftEstimates(
+        rows=rows,
+        confidence_level=level,
+        data=data,
+        class_balance=balance,
+        flags=tuple(messages),
+        messages=messages,
+    )
     if messages:
         warnings.warn("; ".join(messages.values()) + ".", JudgeCalWarning, stacklevel=2)
     return result
@@ -448,10 +531,16 @@ def class_balance_test(data: JudgeData) -> ClassBalanceTest:
     Raises
     ------
     ValueError
-        If ``data.design`` is not ``"random"``, or the judge is no better than chance
-        (q0 + q1 <= 1: no Rogan-Gladen estimate).
+        If ``data.design`` is not ``"random"``, the labelled items hold one true class only, or
+        the judge is no better than chance (q0 + q1 <= 1): no Rogan-Gladen estimate.
     """
     data = require_design(data, "random", "`class_balance_test`")
+    if data.one_class:
+        raise ValueError(
+            f"`class_balance_test` needs labelled items of both true classes, but `m0` = "
+            f"{data.m0} and `m1` = {data.m1}: with one class only the judge's specificity or "
+            "sensitivity is not measured, so there is no Rogan-Gladen estimate to compare with."
+        )
     phi = data.m1 / data.m
     theta = rogan_gladen(data.p, data.q0, data.q1, clip=False)
     variance = phi * (1 - phi) / data.m + rogan_gladen_variance(
