@@ -21,6 +21,7 @@ import pytest
 import judgecal as jc
 from judgecal.planning import compare_human_only
 from judgecal.results import FLAG_MESSAGES, Result
+from judgecal.stratified import StratifiedData, stratified_estimate
 
 matplotlib.use("Agg")
 
@@ -92,6 +93,9 @@ CALLS: dict[str, Callable[[], Any]] = {
     "estimate_items by, clustered": lambda: jc.estimate_items(items(repeat=True), by="model"),
     "crosscheck_items": lambda: jc.crosscheck_items(items(), by="model", random_seed=0),
     "compare_human_only": lambda: compare_human_only(200, 0.4, 0.7, 0.9, n=1000),
+    "stratified_estimate": lambda: stratified_estimate(
+        StratifiedData.from_counts({"a": PAPER, "b": jc.JudgeData(300, 500, 80, 100, 90, 100)})
+    ),
 }
 
 

@@ -257,6 +257,25 @@ def lang_reiczigel_formula(
     Written once for Python floats (``sqrt=math.sqrt``) and numpy blocks (``sqrt=np.sqrt``), in
     the order of operations of the paper's reference code, so both agree with it to the last bit.
     """
+    centre, se, youden_t = lang_reiczigel_parts(p, q0, q1, n, m0, m1, z, sqrt)
+    return centre - z * se, centre + z * se, youden_t
+
+
+def lang_reiczigel_parts(
+    p: Number,
+    q0: Number,
+    q1: Number,
+    n: Number,
+    m0: Number,
+    m1: Number,
+    z: Number,
+    sqrt: Callable[[Any], Any],
+) -> tuple[Number, Number, Number]:
+    """Eqs. (5)-(7)'s pieces: returns (centre theta~ + d-theta~, se~, q0~ + q1~ - 1).
+
+    The interval of :func:`lang_reiczigel_formula` is ``centre -/+ z se~``; the stratified
+    estimator (:mod:`judgecal.stratified`) sums the centres and variances over strata.
+    """
     z2 = z**2
     p_t = _smoothed_p(p, n, z2)
     q0_t = (m0 * q0 + 1) / (m0 + 2)
@@ -276,7 +295,7 @@ def lang_reiczigel_formula(
         / youden_t
     )
     centre = theta_t + d_theta
-    return centre - z * se, centre + z * se, youden_t
+    return centre, se, youden_t
 
 
 def _flat_operand(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | float:
