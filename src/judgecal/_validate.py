@@ -201,6 +201,20 @@ def check_positive_int(value: Any, name: str) -> int:
     return int(value)
 
 
+def check_positive_real(value: Any, name: str, what: str = "") -> float:
+    """Validate a single finite number greater than 0 (a prior scale, a Beta parameter ...).
+
+    The policy of :func:`check_positive_int`: TypeError for a non-number (booleans included),
+    ValueError for a value outside (0, inf); ``what`` adds what the number is to the message.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a positive number, got {value!r}.")
+    if not 0.0 < float(value) < math.inf:
+        extra = f" ({what})" if what else ""
+        raise ValueError(f"`{name}` ({value!r}) must be a finite number greater than 0{extra}.")
+    return float(value)
+
+
 def check_not_exceeding(
     part: np.ndarray, whole: np.ndarray, part_name: str, whole_name: str
 ) -> None:

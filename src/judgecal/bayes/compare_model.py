@@ -74,6 +74,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgecal._validate import check_positive_real
 from judgecal.bayes.diagnostics import convergence, convergence_flags
 from judgecal.bayes.nuts import CompiledNUTS, NutsCache
 
@@ -110,16 +111,6 @@ DATA_NAMES = {
 }
 
 
-def _positive(value: Any, name: str) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not (0.0 < float(value) < math.inf)
-    ):
-        raise ValueError(f"`{name}` ({value!r}) must be a finite number greater than 0.")
-    return float(value)
-
-
 @dataclass(frozen=True)
 class ComparePrior:
     """Prior of the two-model comparison model.
@@ -146,9 +137,11 @@ class ComparePrior:
             raise TypeError(
                 f"`theta` must be a pair (a, b) of Beta parameters, got {self.theta!r}."
             )
-        object.__setattr__(self, "theta", tuple(_positive(v, "theta") for v in self.theta))
+        object.__setattr__(
+            self, "theta", tuple(check_positive_real(v, "theta") for v in self.theta)
+        )
         for name in ("mu_scale", "sigma_scale"):
-            object.__setattr__(self, name, _positive(getattr(self, name), name))
+            object.__setattr__(self, name, check_positive_real(getattr(self, name), name))
         if (
             isinstance(self.mu_loc, bool)
             or not isinstance(self.mu_loc, numbers.Real)
