@@ -1,0 +1,14 @@
+"""K-class verdicts: judges that say more than yes or no.
+
+Pairwise judges say A / B / tie, rubric judges give scores 1-5 or correct / partially correct /
+incorrect. With true class shares ``pi`` (on the simplex) and the judge's confusion matrix
+``C`` (row i: the distribution of the judge's verdict on an item of true class i), the judged
+shares are ``p = C^T pi``; a calibration set with true and judged classes measures ``C``.
+
+* :class:`KClassData` -- the test verdict counts and the calibration confusion counts
+  (:mod:`judgecal.kclass.data`).
+"""
+
+from judgecal.kclass.data import BINARY_CLASSES, KClassData
+
+__all__ = ["BINARY_CLASSES", "KClassData"]
