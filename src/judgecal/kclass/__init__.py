@@ -6,9 +6,13 @@ incorrect. With true class shares ``pi`` (on the simplex) and the judge's confus
 shares are ``p = C^T pi``; a calibration set with true and judged classes measures ``C``.
 
 * :class:`KClassData` -- the test verdict counts and the calibration confusion counts
-  (:mod:`judgecal.kclass.data`).
+  (:mod:`judgecal.kclass.data`);
+* :func:`kclass_estimate` -- the matrix Rogan-Gladen shares, projected onto the simplex, with the
+  generalised Lang-Reiczigel interval for every share and any linear functional
+  (:mod:`judgecal.kclass.closed_form`, the formulas in :mod:`judgecal.kclass.matrix`).
 """
 
+from judgecal.kclass.closed_form import KCLASS_FLAGS, KClassEstimate, kclass_estimate
 from judgecal.kclass.data import BINARY_CLASSES, KClassData
 
-__all__ = ["BINARY_CLASSES", "KClassData"]
+__all__ = ["BINARY_CLASSES", "KCLASS_FLAGS", "KClassData", "KClassEstimate", "kclass_estimate"]
