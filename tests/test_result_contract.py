@@ -21,6 +21,7 @@ import pytest
 import judgecal as jc
 from judgecal.planning import compare_human_only
 from judgecal.results import FLAG_MESSAGES, Result
+from judgecal.kclass import KClassData, kclass_estimate
 from judgecal.stratified import StratifiedData, stratified_estimate
 
 matplotlib.use("Agg")
@@ -95,6 +96,11 @@ CALLS: dict[str, Callable[[], Any]] = {
     "compare_human_only": lambda: compare_human_only(200, 0.4, 0.7, 0.9, n=1000),
     "stratified_estimate": lambda: stratified_estimate(
         StratifiedData.from_counts({"a": PAPER, "b": jc.JudgeData(300, 500, 80, 100, 90, 100)})
+    ),
+    "kclass_estimate": lambda: kclass_estimate(
+        KClassData(
+            ("A", "B", "tie"), test=[420, 380, 200], confusion=[[12, 4, 6], [5, 18, 7], [6, 5, 29]]
+        )
     ),
 }
 

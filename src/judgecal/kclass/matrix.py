@@ -72,7 +72,7 @@ __all__ = [
 
 #: The identifiability condition on the confusion matrix, in words.
 DOMINANCE_RULE = (
-    "each column's diagonal entry must be its largest (C[j, j] > C[i, j] for every other "
+    "every column's diagonal entry to be its largest (C[j, j] > C[i, j] for every other "
     "true class i: an item of class j is judged j more often than an item of any other class "
     "is); at K = 2 this is q0 + q1 > 1"
 )
