@@ -1,8 +1,10 @@
 """Coverage of the stratified closed form against the pooled correction, by simulation.
 
 Issue 15's evidence for stratified calibration: over a grid of 2-6 strata whose judge quality
-differs, the interval of ``judgecal.stratified.stratified_estimate`` (the overall row: every
-stratum's Lang-Reiczigel centre and variance summed with the test shares) is compared with the
+differs, the interval of ``judgecal.stratified.stratified_estimate`` (the overall row: the
+strata's Lang-Reiczigel intervals combined by MOVER, the default; and, as ``stratified_summed``,
+the symmetric form, every stratum's Lang-Reiczigel centre and variance summed with the test
+shares, from ``judgecal.stratified.closed_form.summed_interval``) is compared with the
 pooled binary correction (``judgecal.estimate`` on ``data.pooled()``: all counts summed, one
 Rogan-Gladen estimate and Lang-Reiczigel interval), both at level 0.95. The target is the
 overall accuracy ``theta = sum_s w_s theta_s`` with the realised test shares ``w_s = n_s / N``.
@@ -183,7 +185,9 @@ def evaluate_cell(cell: dict) -> dict:
     """Draw ``reps`` datasets of one cell and evaluate both intervals on each."""
     import judgecal
     from judgecal import JudgeCalWarning
+    from judgecal.frequentist import z_quantile
     from judgecal.stratified import StratifiedData, stratified_estimate
+    from judgecal.stratified.closed_form import summed_interval
 
     start = time.perf_counter()
     spec = SCENARIOS[cell["scenario"]]
@@ -201,6 +205,8 @@ def evaluate_cell(cell: dict) -> dict:
     k1 = rng.binomial(m, q1, (reps, size))
     arm = np.full(size, m)
     strat = np.full((reps, 3), np.nan)  # low, high, point
+    summed = np.full((reps, 3), np.nan)
+    z = z_quantile(LEVEL)
     pooled = np.full((reps, 3), np.nan)
     flagged = np.zeros(reps, dtype=bool)
     with warnings.catch_warnings():
@@ -212,7 +218,13 @@ def evaluate_cell(cell: dict) -> dict:
             except ValueError:  # a stratum's judge is no better than chance: no estimate
                 pass
             else:
-                strat[r] = (result.ci.low, result.ci.high, result.theta_raw)
+                strat[r] = (result.ci.low, result.ci.high, result.theta)
+                centre, se = summed_interval(data, z)
+                summed[r] = (
+                    min(1.0, max(0.0, centre - z * se)),
+                    min(1.0, max(0.0, centre + z * se)),
+                    result.theta,
+                )
                 flagged[r] = result.diagnostic.flagged
             try:
                 est = judgecal.estimate(data.pooled(), confidence_level=LEVEL)
@@ -234,6 +246,7 @@ def evaluate_cell(cell: dict) -> dict:
         "pooled_population_bias": pooled_limit(w, theta_s, q0, q1),
         "reps": reps,
         "stratified": _method_summary(strat[:, 0], strat[:, 1], strat[:, 2], theta),
+        "stratified_summed": _method_summary(summed[:, 0], summed[:, 1], summed[:, 2], theta),
         "pooled": _method_summary(pooled[:, 0], pooled[:, 1], pooled[:, 2], theta),
         "pooled_biased_flag_rate": float(flagged[defined].mean()) if defined.any() else None,
         "seconds": time.perf_counter() - start,
@@ -255,6 +268,7 @@ def print_table(results: list[dict]) -> None:
     head = (
         f"{'scenario':<17}{'S':>2}{'m':>5}{'N':>7}{'bias':>8} | "
         f"{'stratified cov ± se':>19} {'width':>7} {'undef%':>6} | "
+        f"{'summed cov ± se':>15} {'width':>7} | "
         f"{'pooled cov ± se':>15} {'width':>7} {'undef%':>6} | {'flag':>5}"
     )
     print(head)
@@ -264,6 +278,7 @@ def print_table(results: list[dict]) -> None:
         print(
             f"{r['scenario']:<17}{r['strata']:>2}{r['m']:>5}{r['n']:>7}"
             f"{r['pooled_population_bias']:+8.3f} |     {_fmt(r['stratified'])} | "
+            f"{_fmt(r['stratified_summed'])[:-7]} | "
             f"{_fmt(r['pooled'])} | {'-' if flag is None else f'{flag:5.2f}':>5}"
         )
 
@@ -290,6 +305,7 @@ def summarise(results: list[dict]) -> dict:
     ]
     holds = [key(r) for r in pooled_fails if (strat_cov[key(r)] or 0.0) >= TARGET]
     values = [c for c in strat_cov.values() if c is not None]
+    summed_cov = {key(r): r["stratified_summed"]["coverage"] for r in results}
     return {
         "cells": len(results),
         "stratified_min_coverage": min(values) if values else None,
@@ -298,6 +314,10 @@ def summarise(results: list[dict]) -> dict:
         "pooled_cells_below_0.5": [
             key(r) for r in results if (r["pooled"]["coverage"] or 0.0) < 0.5
         ],
+        "summed_cells_below_0.94": [
+            k for k, c in summed_cov.items() if c is None or c < TARGET
+        ],
+        "summed_min_coverage": min(c for c in summed_cov.values() if c is not None),
         "target_holds_in": holds,
         "target_fails_in": [key(r) for r in pooled_fails if key(r) not in holds],
         "stratified_max_undefined_fraction": max(

@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 
 import judgecal as jc
+from judgecal.kclass import KClassData, kclass_estimate
 from judgecal.planning import compare_human_only
 from judgecal.results import FLAG_MESSAGES, Result
-from judgecal.kclass import KClassData, kclass_estimate
 from judgecal.stratified import StratifiedData, stratified_estimate
 
 matplotlib.use("Agg")

@@ -138,14 +138,52 @@ def test_three_strata_by_hand():
     assert [round(r.estimate, 12) for r in result.by_stratum] == [round(9 / 14, 12), 0.5, 0.6]
     parts = [lr_parts_by_hand(*THREE[s].values(), z=Z95) for s in "ABC"]
     weights = (0.5, 0.3, 0.2)
+    # the summed form: centres and variances added
+    summed = quiet(stratified_estimate, data, interval="summed")
     centre = sum(w * c for w, (c, _) in zip(weights, parts, strict=True))
     se = math.sqrt(sum((w * s) ** 2 for w, (_, s) in zip(weights, parts, strict=True)))
-    assert math.isclose(result.se, se, rel_tol=1e-12)
-    assert math.isclose(result.ci.low, centre - Z95 * se, rel_tol=1e-12)
-    assert math.isclose(result.ci.high, centre + Z95 * se, rel_tol=1e-12)
-    # the interval is narrower than the widest stratum's and contains the estimate
-    assert result.width < max(r.width for r in result.by_stratum)
-    assert result.ci.low < result.theta < result.ci.high
+    assert math.isclose(summed.se, se, rel_tol=1e-12)
+    assert math.isclose(summed.ci.low, centre - Z95 * se, rel_tol=1e-12)
+    assert math.isclose(summed.ci.high, centre + Z95 * se, rel_tol=1e-12)
+    assert summed.theta == result.theta
+    # MOVER (the default): each stratum's interval [c - z se, c + z se] around its estimate,
+    # distances below and above combined separately (Zou and Donner 2008)
+    estimates = (9 / 14, 0.5, 0.6)
+    lows = [c - Z95 * s for c, s in parts]
+    highs = [c + Z95 * s for c, s in parts]
+    assert all(lo < t < hi for lo, t, hi in zip(lows, estimates, highs, strict=True))
+    below = math.sqrt(
+        sum((w * (t - lo)) ** 2 for w, t, lo in zip(weights, estimates, lows, strict=True))
+    )
+    above = math.sqrt(
+        sum((w * (hi - t)) ** 2 for w, t, hi in zip(weights, estimates, highs, strict=True))
+    )
+    assert math.isclose(result.ci.low, expected - below, rel_tol=1e-12)
+    assert math.isclose(result.ci.high, expected + above, rel_tol=1e-12)
+    assert result.method.endswith("+mover") and summed.method.endswith("+summed")
+    # both intervals are narrower than the widest stratum's and contain the estimate
+    for combined in (result, summed):
+        assert combined.width < max(r.width for r in combined.by_stratum)
+        assert combined.ci.low < combined.theta < combined.ci.high
+
+
+def test_mover_keeps_a_truncated_stratum_asymmetric():
+    # stratum A: every test item judged correct by a near-perfect judge, so its estimate is 1
+    # and its interval is truncated at 1; MOVER adds nothing above, the summed form does
+    data = StratifiedData.from_counts(
+        {"A": counts(400, 400, 49, 50, 50, 50), "B": counts(300, 600, 45, 50, 44, 50)}
+    )
+    mover = quiet(stratified_estimate, data)
+    a, b = mover.by_stratum
+    assert a.estimate == 1.0 and a.high == 1.0
+    w_a, w_b = 0.4, 0.6
+    assert math.isclose(mover.theta, w_a * 1.0 + w_b * b.estimate, rel_tol=1e-14)
+    above = w_b * (b.high - b.estimate)  # stratum A contributes nothing above its estimate
+    assert math.isclose(mover.ci.high, mover.theta + above, rel_tol=1e-12)
+    below = math.hypot(w_a * (a.estimate - a.low), w_b * (b.estimate - b.low))
+    assert math.isclose(mover.ci.low, mover.theta - below, rel_tol=1e-12)
+    with pytest.raises(ValueError, match="`interval`"):
+        stratified_estimate(data, interval="wald")
 
 
 def test_other_level_recomputes_the_interval():

@@ -202,8 +202,8 @@ class KClassData:
             raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
         return cls(
             tuple(classes),
-            test=[data.n - data.k, data.k],
-            confusion=[[data.k0, data.m0 - data.k0], [data.m1 - data.k1, data.k1]],
+            test=np.array([data.n - data.k, data.k]),
+            confusion=np.array([[data.k0, data.m0 - data.k0], [data.m1 - data.k1, data.k1]]),
             design=data.design,
         )
 

@@ -1,21 +1,33 @@
-r"""The stratified closed form: per-stratum Rogan-Gladen combined, Lang-Reiczigel summed.
+r"""The stratified closed form: per-stratum Rogan-Gladen and Lang-Reiczigel, combined.
 
 Equation numbers refer to Lee et al., "How to Correctly Report LLM-as-a-Judge Evaluations",
 arXiv 2511.21140 v1 ("Lee et al. v1"). With test shares :math:`w_s = n_s / N`:
 
-* point estimate: :math:`\hat\theta = \sum_s w_s \hat\theta_s`, each :math:`\hat\theta_s` the
-  *unclipped* Rogan-Gladen estimate of stratum s (eq. 4), the sum truncated to [0, 1] (flag
-  ``clipped``). Clipping each stratum first would bias the sum;
-* interval: every stratum's Laplace-adjusted quantities of eq. (6) with the same z give its
-  centre :math:`\tilde\theta_s + d\tilde\theta_s` (eq. 7) and standard error
-  :math:`\tilde{se}_s` (eq. 5's square root divided by :math:`\tilde q_{0s} + \tilde q_{1s} - 1`);
-  the strata are independent, so the overall interval is
+* point estimate: :math:`\hat\theta = \sum_s w_s \hat\theta_s`, each :math:`\hat\theta_s`
+  stratum s's Rogan-Gladen estimate (eq. 4) truncated to [0, 1] as :func:`judgecal.estimate`
+  reports it (flag ``clipped`` when a stratum was truncated; :attr:`StratifiedEstimate.theta_raw`
+  keeps the sum of the untruncated estimates);
+* interval, ``interval="mover"`` (the default): every stratum's own Lang-Reiczigel interval
+  :math:`[l_s, u_s]` (eqs. 5-7, truncated to [0, 1]) is combined by the method of variance
+  estimates recovery (MOVER; Zou and Donner, "Construction of confidence limits about effect
+  measures: a general approach", Statistics in Medicine 27, 2008), which recovers each
+  stratum's variance separately below and above its estimate from its interval:
 
-  .. math:: \sum_s w_s (\tilde\theta_s + d\tilde\theta_s) \mp z
-      \sqrt{\textstyle\sum_s w_s^2 \tilde{se}_s^2},
+  .. math:: L = \sum_s w_s t_s - \sqrt{\textstyle\sum_s w_s^2 (t_s - l_s)^2}, \qquad
+      U = \sum_s w_s t_s + \sqrt{\textstyle\sum_s w_s^2 (u_s - t_s)^2},
 
-  truncated to [0, 1]. With one stratum this is exactly :func:`judgecal.estimate`'s estimate and
-  Lang-Reiczigel interval (the weights are 1.0 and the arithmetic is the same).
+  with :math:`t_s` the stratum's estimate moved into its interval (it lies there except in
+  extreme cases), truncated to [0, 1]. Each stratum's interval keeps its asymmetry (a stratum
+  near 0 or 1, a weak judge's interval truncated at 0 or 1), which a symmetric sum of variances
+  loses; ``benchmarks/stratified_coverage.py`` measures both;
+* interval, ``interval="summed"``: the symmetric form, every stratum's eq. (7) centre
+  :math:`\tilde\theta_s + d\tilde\theta_s` and eq. (5) standard error :math:`\tilde{se}_s`
+  summed, :math:`\sum_s w_s (\tilde\theta_s + d\tilde\theta_s) \mp z
+  \sqrt{\sum_s w_s^2 \tilde{se}_s^2}`, truncated to [0, 1]. It undercovers when strata have
+  small calibration arms and judges of unequal quality.
+
+With one stratum both are exactly :func:`judgecal.estimate`'s estimate and Lang-Reiczigel
+interval (the weight is 1.0 and the arithmetic reduces to it).
 
 The result also carries every stratum's own :func:`judgecal.estimate` row, the pooled
 (unstratified) correction's row, and the pooled-bias diagnostic of
@@ -31,7 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from judgecal._validate import check_level
+from judgecal._validate import check_choice, check_level
 from judgecal.exceptions import JudgeCalWarning
 from judgecal.frequentist import (
     SMALL_CALIBRATION,
@@ -59,17 +71,22 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.axes import Axes
 
-__all__ = ["METHOD", "StratifiedEstimate", "stratified_estimate"]
+__all__ = ["INTERVALS", "METHODS", "StratifiedEstimate", "stratified_estimate"]
 
-#: The ``method`` of the overall row.
-METHOD = "stratified rogan_gladen+lang_reiczigel"
+#: The ways :func:`stratified_estimate` combines the strata's intervals (module docstring).
+INTERVALS = ("mover", "summed")
+#: The ``method`` of the overall row, by interval.
+METHODS = {
+    "mover": "stratified rogan_gladen+lang_reiczigel+mover",
+    "summed": "stratified rogan_gladen+lang_reiczigel+summed",
+}
 #: Row labels of the overall and pooled rows in tables.
 OVERALL_LABEL = "overall (stratified)"
 POOLED_LABEL = "pooled (unstratified)"
 
 
 def stratified_estimate(
-    data: StratifiedData, *, confidence_level: float = 0.95
+    data: StratifiedData, *, confidence_level: float = 0.95, interval: str = "mover"
 ) -> StratifiedEstimate:
     """The stratified closed form: overall accuracy sum_s w_s theta_s with its interval.
 
@@ -84,6 +101,9 @@ def stratified_estimate(
         The six counts per stratum.
     confidence_level : float, default 0.95
         Level of every interval, strictly inside (0, 1).
+    interval : {"mover", "summed"}, default "mover"
+        How the strata's Lang-Reiczigel intervals are combined (module docstring): MOVER keeps
+        each stratum's asymmetry; "summed" adds centres and variances symmetrically.
 
     Returns
     -------
@@ -94,9 +114,9 @@ def stratified_estimate(
     TypeError
         If ``data`` is not a :class:`StratifiedData`.
     ValueError
-        If the level is invalid, or a stratum's judge is no better than chance (J_s <= 0, or its
-        Laplace-adjusted version of eq. 6): that stratum, hence the overall accuracy, has no
-        correction; the message names the stratum.
+        If the level or ``interval`` is invalid, or a stratum's judge is no better than
+        chance (J_s <= 0, or its Laplace-adjusted version of eq. 6): that stratum, hence the
+        overall accuracy, has no correction; the message names the stratum.
 
     Examples
     --------
@@ -111,15 +131,14 @@ def stratified_estimate(
     """
     check_data(data)
     level = check_level(confidence_level)
+    interval = check_choice(interval, "interval", INTERVALS)
     z = z_quantile(level)
     theta_s = stratum_thetas(data)
     rows = _stratum_rows(data, level)
     theta_raw = float(np.sum(data.weights * theta_s))
-    theta = min(1.0, max(0.0, theta_raw))
+    theta = float(np.sum(data.weights * np.array([row.estimate for row in rows])))
     centre, se = summed_interval(data, z)
-    ci = ConfidenceInterval(
-        min(1.0, max(0.0, centre - z * se)), min(1.0, max(0.0, centre + z * se))
-    )
+    ci = _combined(data, rows, centre, se, z, interval)
     diagnostic = pooled_bias(data, confidence_level=level)
     flags = _flags(data, theta, theta_raw, ci, diagnostic)
     result = StratifiedEstimate(
@@ -133,6 +152,7 @@ def stratified_estimate(
         pooled=_pooled_row(data, level),
         diagnostic=diagnostic,
         flags=flags,
+        method=METHODS[interval],
     )
     if flags:
         text = "; ".join(result.flag_messages)
@@ -162,6 +182,44 @@ def summed_interval(data: StratifiedData, z: float) -> tuple[float, float]:
     centre = float(np.sum(w * centre_s))
     se = math.sqrt(float(np.sum((w * se_s) ** 2)))
     return centre, se
+
+
+def mover_interval(
+    weights: np.ndarray, estimates: np.ndarray, lows: np.ndarray, highs: np.ndarray
+) -> ConfidenceInterval:
+    """MOVER: the strata's intervals ``[l_s, u_s]`` around ``t_s`` combined (module docstring).
+
+    Each estimate is first moved into its interval, so that one stratum gives its own interval
+    back; the result is truncated to [0, 1].
+    """
+    anchor = np.clip(estimates, lows, highs)
+    middle = float(np.sum(weights * anchor))
+    below = math.sqrt(float(np.sum((weights * (anchor - lows)) ** 2)))
+    above = math.sqrt(float(np.sum((weights * (highs - anchor)) ** 2)))
+    return ConfidenceInterval(
+        min(1.0, max(0.0, middle - below)), min(1.0, max(0.0, middle + above))
+    )
+
+
+def _combined(
+    data: StratifiedData,
+    rows: tuple[IntervalResult, ...],
+    centre: float,
+    se: float,
+    z: float,
+    interval: str,
+) -> ConfidenceInterval:
+    """The overall interval: MOVER over the strata's rows, or the summed symmetric form."""
+    if interval == "mover":
+        return mover_interval(
+            data.weights,
+            np.array([row.estimate for row in rows]),
+            np.array([row.low for row in rows]),
+            np.array([row.high for row in rows]),
+        )
+    return ConfidenceInterval(
+        min(1.0, max(0.0, centre - z * se)), min(1.0, max(0.0, centre + z * se))
+    )
 
 
 def _quiet_estimate(data: Any, level: float) -> IntervalResult:
@@ -227,13 +285,15 @@ class StratifiedEstimate(Result):
     confidence_level : float
         Level of every interval.
     theta : float
-        The overall estimate sum_s w_s theta-hat_s, truncated to [0, 1].
+        The overall estimate sum_s w_s theta-hat_s, each stratum's estimate truncated to
+        [0, 1] as :func:`judgecal.estimate` reports it.
     theta_raw : float
-        The same before truncation.
+        The same sum of the untruncated estimates (may lie outside [0, 1]).
     ci : ConfidenceInterval
-        The summed Lang-Reiczigel interval (module docstring), truncated to [0, 1].
+        The overall interval (MOVER by default, or summed: module docstring), within [0, 1].
     se : float
-        Its standard error sqrt(sum_s w_s^2 se~_s^2).
+        The summed form's standard error sqrt(sum_s w_s^2 se~_s^2) (the MOVER interval is
+        asymmetric and has none).
     by_stratum : tuple of IntervalResult
         Each stratum's own :func:`judgecal.estimate` row (clipped estimate, Lang-Reiczigel
         interval, its flags), in the order of ``data.strata``.
@@ -246,7 +306,8 @@ class StratifiedEstimate(Result):
         Keys of :data:`FLAG_MESSAGES` for the overall row: ``clipped``, ``zero_width``,
         ``small_stratum_calibration``, ``pooled_biased``.
     method : str
-        ``"stratified rogan_gladen+lang_reiczigel"``.
+        A value of :data:`METHODS`: ``"stratified rogan_gladen+lang_reiczigel+mover"`` or
+        ``"...+summed"``.
     """
 
     title: ClassVar[str] = "judgecal stratified estimate"
@@ -261,12 +322,17 @@ class StratifiedEstimate(Result):
     pooled: IntervalResult
     diagnostic: PooledBias
     flags: tuple[str, ...]
-    method: str = METHOD
+    method: str = METHODS["mover"]
 
     @property
     def interval(self) -> IntervalResult:
         """The overall estimate (:attr:`theta`) with :attr:`ci`, as an :class:`IntervalResult`."""
         return IntervalResult(self.theta, self.ci, self.confidence_level, self.method, self.flags)
+
+    @property
+    def interval_kind(self) -> str:
+        """``"mover"`` or ``"summed"``: how the strata's intervals were combined."""
+        return next(kind for kind, method in METHODS.items() if method == self.method)
 
     @property
     def width(self) -> float:
@@ -284,11 +350,10 @@ class StratifiedEstimate(Result):
     def confidence_interval(self, confidence_level: float) -> IntervalResult:
         """The overall estimate with its interval at another level (no warning issued)."""
         level = check_level(confidence_level)
-        centre, se = summed_interval(self.data, z_quantile(level))
         z = z_quantile(level)
-        ci = ConfidenceInterval(
-            min(1.0, max(0.0, centre - z * se)), min(1.0, max(0.0, centre + z * se))
-        )
+        centre, se = summed_interval(self.data, z)
+        rows = _stratum_rows(self.data, level)
+        ci = _combined(self.data, rows, centre, se, z, self.interval_kind)
         flags = tuple(f for f in self.flags if f != "zero_width")
         if ci.high - ci.low == 0.0:
             flags += ("zero_width",)
