@@ -314,9 +314,7 @@ def summarise(results: list[dict]) -> dict:
         "pooled_cells_below_0.5": [
             key(r) for r in results if (r["pooled"]["coverage"] or 0.0) < 0.5
         ],
-        "summed_cells_below_0.94": [
-            k for k, c in summed_cov.items() if c is None or c < TARGET
-        ],
+        "summed_cells_below_0.94": [k for k, c in summed_cov.items() if c is None or c < TARGET],
         "summed_min_coverage": min(c for c in summed_cov.values() if c is not None),
         "target_holds_in": holds,
         "target_fails_in": [key(r) for r in pooled_fails if key(r) not in holds],
