@@ -216,6 +216,44 @@ def test_binary_shift_is_eq7_of_the_paper():
     assert got[0] == pytest.approx(-shift, abs=1e-15)
 
 
+@pytest.mark.parametrize(
+    ("test", "confusion"),
+    [
+        ([430, 310, 260], [[52, 3, 5], [6, 45, 9], [4, 3, 33]]),
+        ([30, 90, 200, 400, 280], np.diag([30] * 5) + np.diag([1] * 4, 1) + np.diag([2] * 4, -1)),
+    ],
+)
+def test_kclass_interval_written_out_by_hand(test, confusion):
+    # K >= 3: centre = the unsmoothed solution of C-hat^T pi = p-hat plus 2 z^2 C~^T v~, and the
+    # covariance, the smoothing (z^2/K per test class, 2/K per calibration cell) and v~ are
+    # written out here from the module's equations with plain numpy
+    test, confusion = np.asarray(test, float), np.asarray(confusion, float)
+    size = test.size
+    z2 = Z95**2
+    start = np.linalg.solve((confusion / confusion.sum(1)[:, None]).T, test / test.sum())
+    n_t, m_t = test.sum() + z2, confusion.sum(1) + 2
+    p_t = (test + z2 / size) / n_t
+    c_t = (confusion + 2 / size) / m_t[:, None]
+    inv = np.linalg.inv(c_t)
+    pi_t = inv.T @ p_t
+    v = sum(pi_t[i] / m_t[i] * c_t[i] * (inv[:, i] - 1) for i in range(size))
+    centre = start + 2 * z2 * (c_t.T @ v)
+    middle = np.diag(p_t) - np.outer(p_t, p_t)
+    inner = middle / n_t + sum(
+        pi_t[i] ** 2 * (np.diag(c_t[i]) - np.outer(c_t[i], c_t[i])) / m_t[i] for i in range(size)
+    )
+    cov = inv.T @ inner @ inv
+    classes = tuple(f"c{i}" for i in range(size))
+    est = kclass_estimate(
+        KClassData(classes, test=test.astype(int), confusion=confusion.astype(int))
+    )
+    for a in [np.eye(size)[0], np.eye(size)[-1], np.arange(1.0, size + 1)]:
+        half = Z95 * math.sqrt(a @ cov @ a)
+        got = est.functional(a)
+        assert got.low == pytest.approx(max(a.min(), a @ centre - half), abs=1e-12)
+        assert got.high == pytest.approx(min(a.max(), a @ centre + half), abs=1e-12)
+
+
 def test_functional_is_affine_in_the_weights():
     data = KClassData(
         ("A", "B", "tie"), test=[420, 380, 200], confusion=[[50, 4, 6], [5, 48, 7], [6, 5, 29]]
