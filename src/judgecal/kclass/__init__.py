@@ -16,3 +16,10 @@ from judgecal.kclass.closed_form import KCLASS_FLAGS, KClassEstimate, kclass_est
 from judgecal.kclass.data import BINARY_CLASSES, KClassData
 
 __all__ = ["BINARY_CLASSES", "KCLASS_FLAGS", "KClassData", "KClassEstimate", "kclass_estimate"]
+
+from judgecal.bayes.kclass_model import (  # noqa: E402
+    KClassPosterior as KClassPosterior,
+)
+from judgecal.bayes.kclass_model import (  # noqa: E402
+    kclass_posterior as kclass_posterior,
+)
