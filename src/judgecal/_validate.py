@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "check_classes",
     "as_generator",
     "as_real_array",
     "check_choice",
@@ -345,3 +346,33 @@ def check_six_counts(
                 f"{labelled_minimum}: the calibration needs labelled items."
             )
     return checked
+
+
+def check_classes(classes: Any) -> tuple[Any, ...]:
+    """Class names of a K-class judge: at least two unique strings or integers (not booleans).
+
+    Returns them as a tuple, numpy integers as ``int``; TypeError / ValueError name ``classes``.
+    """
+    if isinstance(classes, (str, bytes)) or not isinstance(classes, (list, tuple)):
+        raise TypeError(
+            "`classes` must be a list or tuple of class names (strings or integers), got "
+            f"{type(classes).__name__}."
+        )
+    if len(classes) < 2:
+        raise ValueError(
+            f"`classes` ({list(classes)!r}) must name at least two classes: a judge with one "
+            "verdict measures nothing."
+        )
+    for index, name in enumerate(classes):
+        if isinstance(name, (bool, np.bool_)) or not isinstance(name, (str, numbers.Integral)):
+            raise TypeError(
+                f"`classes` must hold strings or integers; got {name!r} "
+                f"({type(name).__name__}) at index {index}."
+            )
+        if isinstance(name, str) and not name.strip():
+            raise ValueError(f"`classes` must hold non-empty names; got {name!r} at index {index}.")
+    plain = tuple(int(c) if isinstance(c, numbers.Integral) else c for c in classes)
+    if len(set(plain)) != len(plain):
+        twice = next(c for c in plain if plain.count(c) > 1)
+        raise ValueError(f"`classes` names the class {twice!r} twice; names must be unique.")
+    return plain

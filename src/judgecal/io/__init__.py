@@ -4,6 +4,11 @@ Every reader returns an *items frame* (see :mod:`judgecal.io._items`): one row p
 with the columns ``id`` (str), ``judge`` and ``human`` (``Int64`` 0/1, ``<NA>`` = no human
 label), and ``frame.attrs["source"]``. :meth:`judgecal.JudgeData.from_items` counts it.
 
+For a judge with K verdicts (A / B / tie, scores 1-5), :func:`read_frame`, :func:`read_inspect`
+and :func:`join_human` take ``classes=``: ``judge`` and ``human`` then hold class values
+(:func:`map_classes`), ``frame.attrs["classes"]`` lists them, and
+:meth:`judgecal.kclass.KClassData.from_items` counts the frame.
+
 This subpackage is imported on use (``import judgecal`` does not load it, nor pandas); the Inspect
 AI and MLflow readers load only when their names are first used.
 """
@@ -13,7 +18,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from judgecal.io._items import items_frame, join_human, load_json, map_verdicts, read_table
+from judgecal.io._items import (
+    items_frame,
+    join_human,
+    load_json,
+    map_classes,
+    map_verdicts,
+    read_table,
+)
 from judgecal.io.frames import read_frame
 from judgecal.io.lm_eval import read_lm_eval
 from judgecal.io.promptfoo import read_promptfoo
@@ -22,6 +34,7 @@ __all__ = [
     "items_frame",
     "join_human",
     "load_json",
+    "map_classes",
     "map_verdicts",
     "read_frame",
     "read_inspect",

@@ -16,6 +16,11 @@ keeps (``model``, ``task``, ...). ``frame.attrs["source"]`` names where the item
 path, or a short description such as ``"data frame"``); errors quote it.
 
 :meth:`judgecal.JudgeData.from_items` counts such a frame.
+
+A reader given ``classes=`` (a judge with K verdicts: A / B / tie, scores 1-5, ...) instead keeps
+each verdict and label as its class value (see :func:`map_classes`): ``judge`` and ``human`` are
+then ``object`` columns of class values or ``<NA>``, ``frame.attrs["classes"]`` lists the declared
+classes, and :meth:`judgecal.kclass.KClassData.from_items` counts the frame.
 """
 
 from __future__ import annotations
@@ -29,12 +34,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgecal._validate import check_classes
+
 __all__ = [
     "ITEM_COLUMNS",
     "item_ids",
     "items_frame",
     "join_human",
     "load_json",
+    "map_classes",
     "map_verdicts",
     "read_table",
 ]
@@ -148,9 +156,9 @@ def map_verdicts(
 
 
 def _converted(
-    items: list[Any], missing: list[bool], convert: Callable[[Any], int | None]
+    items: list[Any], missing: list[bool], convert: Callable[[Any], Any]
 ) -> tuple[list[Any], str]:
-    """Values converted to 0/1 (``<NA>`` where missing), and the unconvertible ones listed.
+    """Values converted (``<NA>`` where missing; None = cannot), and the unconvertible ones listed.
 
     The listing names each value with its count (at most ``_SHOWN`` of them); it is empty when
     every value converts.
@@ -165,6 +173,79 @@ def _converted(
     shown = ", ".join(f"{v} ({c} item{'s' * (c != 1)})" for v, c in list(bad.items())[:_SHOWN])
     more = f" and {len(bad) - _SHOWN} more" if len(bad) > _SHOWN else ""
     return out, shown + more
+
+
+# ---- class values (K-class verdicts) -----------------------------------------------------------
+def map_classes(
+    values: Any, *, classes: list[Any] | tuple[Any, ...], name: str, source: str
+) -> pd.Series:
+    """Keep verdicts or labels as class values of a K-class judge (missing stays ``<NA>``).
+
+    Parameters
+    ----------
+    values : sequence
+        One verdict per item; ``None``, NaN, pandas NA and empty strings are missing.
+    classes : list or tuple of str or int
+        The K >= 2 declared classes, e.g. ``["A", "B", "tie"]`` or ``[1, 2, 3, 4, 5]``.
+    name : str
+        What the values are (a column or field name), for error messages.
+    source : str
+        Where the values come from (a path or ``"data frame"``), for error messages.
+
+    Values match the classes exactly as :class:`judgecal.kclass.KClassData` matches them:
+    strings match strings (case and spaces count) and integers match integers (``1`` is not
+    ``"1"``; booleans match nothing). A whole-number float such as ``2.0`` (an integer column
+    with gaps, read from CSV) matches the integer class ``2``.
+
+    Returns
+    -------
+    pandas.Series
+        An ``object`` column (default index) holding, for each value, its declared class (so
+        ``2.0`` becomes ``2``), or ``<NA>`` where the value is missing.
+
+    Raises
+    ------
+    TypeError
+        If ``classes`` is not a list or tuple of strings and integers.
+    ValueError
+        For fewer than two or repeated ``classes``; for values outside the classes, naming
+        ``name``, ``source``, up to five such values with their counts, and the classes.
+
+    Examples
+    --------
+    >>> list(map_classes(["A", "tie", None, "B"], classes=["A", "B", "tie"], name="verdict",
+    ...                  source="data frame"))
+    ['A', 'tie', <NA>, 'B']
+    >>> list(map_classes([5.0, 3, float("nan")], classes=[1, 2, 3, 4, 5], name="score",
+    ...                  source="data frame"))
+    [5, 3, <NA>]
+    """
+    declared = check_classes(classes)
+    lookup = {_class_key(c): c for c in declared}
+    items = _as_list(values, name, source)
+    missing = [_is_missing(v) for v in items]
+    out, shown = _converted(items, missing, lambda value: lookup.get(_class_key(value)))
+    if shown:
+        raise ValueError(
+            f"{source}: `{name}` has values outside the declared classes: {shown}; the "
+            f"classes are {list(declared)!r} (strings match strings, whole numbers match "
+            "integers), or missing."
+        )
+    return pd.Series(out, dtype=object)
+
+
+def _class_key(value: Any) -> tuple[bool, Any] | None:
+    """Match key of a class value: strings as they are, integers and whole floats as int."""
+    value = _plain(value)
+    if isinstance(value, str):
+        return (True, value)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return (False, value)
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return (False, int(value))
+    return None
 
 
 def _positive_mapping(
@@ -291,6 +372,7 @@ def items_frame(
     *,
     source: str,
     extra: Mapping[str, Any] | pd.DataFrame | None = None,
+    classes: list[Any] | tuple[Any, ...] | None = None,
 ) -> pd.DataFrame:
     """Build and validate an items frame (see the module docstring).
 
@@ -306,6 +388,10 @@ def items_frame(
         Where the items came from, stored in ``frame.attrs["source"]`` and quoted in errors.
     extra : mapping or DataFrame, optional
         More columns (``epoch``, ``model``, ...), each one value per item.
+    classes : list or tuple of str or int, optional
+        For a K-class judge: the declared classes. ``judge`` and ``human`` then hold class
+        values (see :func:`map_classes`) and stay ``object`` columns, and
+        ``frame.attrs["classes"]`` records the classes. Without it they are 0/1 (``Int64``).
 
     Returns
     -------
@@ -316,18 +402,22 @@ def items_frame(
     ------
     ValueError
         For no items, sequences of different lengths, a missing id, a judge or human value other
-        than 0/1/missing (naming ``source`` and the values), or an ``extra`` column that would
-        replace ``id``, ``judge`` or ``human``.
+        than 0/1/missing (or, with ``classes``, outside the classes; naming ``source`` and the
+        values), or an ``extra`` column that would replace ``id``, ``judge`` or ``human``.
     """
     id_list = item_ids(ids, source=source)
     if not id_list:
         raise ValueError(f"{source}: no items were found (`ids` is empty).")
+    declared = None if classes is None else check_classes(classes)
     columns: dict[str, Any] = {"id": pd.array(id_list, dtype=object)}
     for name, values in (("judge", judge), ("human", human)):
         if values is None:
-            columns[name] = pd.array([pd.NA] * len(id_list), dtype="Int64")
-            continue
-        mapped = map_verdicts(values, name=name, source=source)
+            values = [pd.NA] * len(id_list)
+        mapped = (
+            map_verdicts(values, name=name, source=source)
+            if declared is None
+            else map_classes(values, classes=declared, name=name, source=source)
+        )
         if len(mapped) != len(id_list):
             raise ValueError(
                 f"{source}: `{name}` has {len(mapped)} values for "
@@ -349,6 +439,8 @@ def items_frame(
         columns[name] = values
     frame = pd.DataFrame(columns)
     frame.attrs["source"] = str(source)
+    if declared is not None:
+        frame.attrs["classes"] = list(declared)
     return frame
 
 
@@ -500,6 +592,7 @@ def join_human(
     column: str = "human",
     positive: Any = None,
     negative: Any = None,
+    classes: list[Any] | tuple[Any, ...] | None = None,
 ) -> pd.DataFrame:
     """Add human labels from a separate table to an items frame, joined on the item id.
 
@@ -519,19 +612,26 @@ def join_human(
     positive, negative : optional
         How labels map to 1/0 (see :func:`map_verdicts`); by default labels are 0/1 or
         true/false.
+    classes : list or tuple of str or int, optional
+        For a K-class judge: keep the labels as class values (see :func:`map_classes`).
+        Default: ``items.attrs["classes"]`` when the items were read with ``classes=``, else
+        labels map to 0/1. Not with ``positive`` / ``negative``.
 
     Returns
     -------
     pandas.DataFrame
         A copy of ``items`` whose ``human`` column holds the joined labels (every row of an id,
         every epoch, gets its label). Labels already in ``items`` are kept; a joined label that
-        contradicts one is an error.
+        contradicts one is an error. With classes, ``human`` is an ``object`` column of class
+        values and ``attrs["classes"]`` lists the classes.
 
     Raises
     ------
     ValueError
         For a missing column, an id that is not among the items, an id labelled twice in the
-        table, a label outside the mapping, a label that contradicts one already in ``items``.
+        table, a label outside the mapping (or the classes), a label that contradicts one
+        already in ``items``; ``classes`` with ``positive`` / ``negative``, or other than
+        the classes the items were read with.
     """
     if not isinstance(items, pd.DataFrame) or "id" not in items.columns:
         raise TypeError(
@@ -551,27 +651,70 @@ def join_human(
             f"`column`={column!r}); the table has "
             f"{_listing(map(str, table.columns))}."
         )
-    labels = map_verdicts(
-        table[column], positive=positive, negative=negative, name=column, source=source
-    )
+    declared = _join_classes(items, classes, positive=positive, negative=negative)
+    if declared is None:
+        labels = map_verdicts(
+            table[column], positive=positive, negative=negative, name=column, source=source
+        )
+    else:
+        labels = map_classes(table[column], classes=declared, name=column, source=source)
     ids = item_ids(table[on], name=on, source=source)
-    given = {i: int(v) for i, v in zip(ids, labels, strict=True) if v is not pd.NA}
+    given = {i: v for i, v in zip(ids, labels, strict=True) if v is not pd.NA}
     _check_label_ids(ids, labels, items, source=source, on=on, column=column)
+    joined = _joined_labels(items, given, source=source, classes=declared)
+    out = items.copy()
+    if declared is None:
+        out["human"] = pd.array(joined, dtype="Int64")
+        out.attrs = {**items.attrs, "human_source": source}
+    else:
+        out["human"] = pd.Series(joined, index=items.index, dtype=object)
+        out.attrs = {**items.attrs, "human_source": source, "classes": list(declared)}
+    return out
+
+
+def _join_classes(
+    items: pd.DataFrame, classes: Any, *, positive: Any, negative: Any
+) -> tuple[Any, ...] | None:
+    """The classes the joined labels are kept as (None: map them to 0/1)."""
+    recorded = items.attrs.get("classes")
+    if classes is None and recorded is None:
+        return None
+    declared = check_classes(list(recorded) if classes is None else classes)
+    for argument, value in (("positive", positive), ("negative", negative)):
+        if value is not None:
+            raise ValueError(
+                f"`classes` ({list(declared)!r}{'' if classes is not None else ', from items'}) "
+                f"and `{argument}` ({value!r}) exclude each other: class labels are kept as "
+                "they are, not mapped to 0/1."
+            )
+    if recorded is not None and list(recorded) != list(declared):
+        raise ValueError(
+            f"`classes` ({list(declared)!r}) differs from the classes the items were read "
+            f"with ({list(recorded)!r}); give the same classes, or leave `classes` out."
+        )
+    return declared
+
+
+def _joined_labels(
+    items: pd.DataFrame, given: dict[str, Any], *, source: str, classes: tuple[Any, ...] | None
+) -> list[Any]:
+    """Each item's label: the joined one, else the one already in ``items``; check conflicts."""
     target = items.attrs.get("source", "the items")
     current = items["human"] if "human" in items.columns else pd.Series(pd.NA, index=items.index)
+    if classes is None:
+        given = {i: int(v) for i, v in given.items()}
+    key: Callable[[Any], Any] = int if classes is None else _class_key
     joined = []
     for item, old in zip(items["id"].astype(str), current, strict=True):
         new = given.get(item, pd.NA)
-        if new is not pd.NA and not _is_missing(old) and int(old) != new:
+        if new is not pd.NA and not _is_missing(old) and key(old) != key(new):
+            shown = int(old) if classes is None else _plain(old)
             raise ValueError(
-                f"{source}: the label of id {item!r} ({new}) contradicts the human "
-                f"label {int(old)} already in {target}."
+                f"{source}: the label of id {item!r} ({new!r}) contradicts the human "
+                f"label {shown!r} already in {target}."
             )
         joined.append(old if new is pd.NA else new)
-    out = items.copy()
-    out["human"] = pd.array(joined, dtype="Int64")
-    out.attrs = {**items.attrs, "human_source": source}
-    return out
+    return joined
 
 
 def _check_label_ids(

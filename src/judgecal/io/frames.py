@@ -7,7 +7,14 @@ from typing import Any
 
 import pandas as pd
 
-from judgecal.io._items import ITEM_COLUMNS, items_frame, map_verdicts, read_table
+from judgecal._validate import check_classes
+from judgecal.io._items import (
+    ITEM_COLUMNS,
+    items_frame,
+    map_classes,
+    map_verdicts,
+    read_table,
+)
 
 __all__ = ["read_frame"]
 
@@ -21,6 +28,7 @@ def read_frame(
     positive: Any = None,
     threshold: float | None = None,
     human_positive: Any = None,
+    classes: list[Any] | tuple[Any, ...] | None = None,
 ) -> pd.DataFrame:
     """Read item-level verdicts from a DataFrame or a table file into an items frame.
 
@@ -47,19 +55,32 @@ def read_frame(
     human_positive : scalar or sequence, optional
         The human label value(s) meaning "correct". Default: ``positive``, falling back to 0/1
         or true/false labels when the human column is written that way.
+    classes : list or tuple of str or int, optional
+        For a judge with K verdicts (A / B / tie, scores 1-5, ...): the declared classes. The
+        judge and human columns are then kept as class values (see
+        :func:`judgecal.io.map_classes`: strings match strings, whole numbers match integers,
+        so a score column read from CSV as ``2.0`` gives class ``2``), and
+        ``attrs["classes"]`` records them; :meth:`judgecal.kclass.KClassData.from_items`
+        counts the result. Not with ``positive``, ``threshold`` or ``human_positive``. When
+        every class is a string, a CSV's judge and human columns are read as text (``"1"``
+        stays ``"1"``).
 
     Returns
     -------
     pandas.DataFrame
-        An items frame: ``id``, ``judge``, ``human`` (``Int64``) and the frame's other columns
-        (metadata such as ``model`` or ``epoch``); ``attrs["source"]`` is the path, or
-        ``"data frame"``.
+        An items frame: ``id``, ``judge``, ``human`` (``Int64``; with ``classes``, ``object``
+        columns of class values) and the frame's other columns (metadata such as ``model`` or
+        ``epoch``); ``attrs["source"]`` is the path, or ``"data frame"``.
 
     Raises
     ------
     ValueError
         Naming the file: it cannot be read (missing, corrupt, truncated, Parquet without
-        pyarrow), a named column is missing, verdicts or labels outside the mapping, no rows.
+        pyarrow), a named column is missing, verdicts or labels outside the mapping (or outside
+        ``classes``), no rows; ``classes`` together with ``positive``, ``threshold`` or
+        ``human_positive``.
+    TypeError
+        If ``classes`` is not a list or tuple of strings and integers.
 
     Examples
     --------
@@ -70,12 +91,36 @@ def read_frame(
     0  0      1      1
     1  1      0   <NA>
     2  2      1      0
+
+    A pairwise judge's A / B / tie verdicts kept as classes, and counted:
+
+    >>> pairs = pd.DataFrame({"verdict": ["A", "tie", "B", "A", "B", "tie"],
+    ...                       "human": ["A", "B", "tie", None, None, None]})
+    >>> items = read_frame(pairs, judge="verdict", human="human", classes=["A", "B", "tie"])
+    >>> items[["id", "judge", "human"]]
+      id judge human
+    0  0     A     A
+    1  1   tie     B
+    2  2     B   tie
+    3  3     A  <NA>
+    4  4     B  <NA>
+    5  5   tie  <NA>
+    >>> from judgecal.kclass import KClassData
+    >>> data = KClassData.from_items(items)
+    >>> data.classes, data.test.tolist(), data.confusion.tolist()
+    (('A', 'B', 'tie'), [1, 1, 1], [[1, 0, 0], [0, 0, 1], [0, 1, 0]])
     """
+    declared = _check_options(
+        classes, positive=positive, threshold=threshold, human_positive=human_positive
+    )
     if isinstance(frame_or_path, pd.DataFrame):
         table, source = frame_or_path, "data frame"
     elif isinstance(frame_or_path, (str, os.PathLike)):
         source = os.fspath(frame_or_path)
-        table = read_table(frame_or_path, string_columns=[id or "id"])
+        text = [id or "id"]
+        if declared is not None and all(isinstance(c, str) for c in declared):
+            text += [c for c in (judge, human) if c is not None]
+        table = read_table(frame_or_path, string_columns=text)
     else:
         raise TypeError(
             "`frame_or_path` must be a pandas DataFrame or a path, got "
@@ -91,25 +136,52 @@ def read_frame(
         raise ValueError(f"{source}: the table has no rows.")
     id_column = id if id is not None else ("id" if "id" in table.columns else None)
     ids = table[id_column] if id_column is not None else range(len(table))
-    verdicts = map_verdicts(
-        table[judge], positive=positive, threshold=threshold, name=judge, source=source
-    )
-    labels = (
-        None
-        if human is None
-        else _human_labels(
-            table[human],
-            positive=positive if threshold is None else None,
-            human_positive=human_positive,
-            name=human,
-            source=source,
+    if declared is not None:
+        verdicts = map_classes(table[judge], classes=declared, name=judge, source=source)
+        labels = (
+            None
+            if human is None
+            else map_classes(table[human], classes=declared, name=human, source=source)
         )
-    )
+    else:
+        verdicts = map_verdicts(
+            table[judge], positive=positive, threshold=threshold, name=judge, source=source
+        )
+        labels = (
+            None
+            if human is None
+            else _human_labels(
+                table[human],
+                positive=positive if threshold is None else None,
+                human_positive=human_positive,
+                name=human,
+                source=source,
+            )
+        )
     used = {judge, human, id_column}
     extra = {
         str(c): table[c] for c in table.columns if c not in used and str(c) not in ITEM_COLUMNS
     }
-    return items_frame(ids, verdicts, labels, source=source, extra=extra)
+    return items_frame(ids, verdicts, labels, source=source, extra=extra, classes=declared)
+
+
+def _check_options(
+    classes: Any, *, positive: Any, threshold: Any, human_positive: Any
+) -> tuple[Any, ...] | None:
+    """The declared classes (None without them); raise if a 0/1 mapping is asked for too."""
+    if classes is None:
+        return None
+    for argument, value in (
+        ("positive", positive),
+        ("threshold", threshold),
+        ("human_positive", human_positive),
+    ):
+        if value is not None:
+            raise ValueError(
+                f"`classes` ({classes!r}) and `{argument}` ({value!r}) exclude each other: "
+                "with `classes` the verdicts are kept as class values, not mapped to 0/1."
+            )
+    return check_classes(classes)
 
 
 def _human_labels(

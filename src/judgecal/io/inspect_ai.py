@@ -22,7 +22,8 @@ from typing import Any
 
 import pandas as pd
 
-from judgecal.io._items import items_frame, map_verdicts
+from judgecal._validate import check_classes
+from judgecal.io._items import items_frame, map_classes, map_verdicts
 
 __all__ = ["read_inspect"]
 
@@ -46,6 +47,7 @@ def read_inspect(
     threshold: float | None = None,
     key: str | None = None,
     authors: str | Iterable[str] | None = None,
+    classes: list[Any] | tuple[Any, ...] | None = None,
 ) -> pd.DataFrame:
     """Read one scorer's verdicts, and the human corrections of them, from an Inspect AI log.
 
@@ -78,6 +80,14 @@ def read_inspect(
     authors : str or iterable of str, optional
         Count only the edits made by these people (``provenance.author``) as human labels;
         by default every edit that changed or confirmed the value counts.
+    classes : list or tuple of str or int, optional
+        For a scorer with K verdicts: the declared classes, e.g. ``["I", "P", "C"]`` for
+        Inspect's incorrect / partial / correct grades, or rubric scores ``[1, 2, 3, 4, 5]``.
+        The scorer's values and the human edits are then kept as class values (see
+        :func:`judgecal.io.map_classes`; ``"C"`` is not ``"c"``) instead of 0/1, and
+        ``attrs["classes"]`` records them, for :meth:`judgecal.kclass.KClassData.from_items`.
+        Not with ``positive``, ``negative``, ``partial``, ``noanswer`` or ``threshold`` (leave
+        them at their defaults).
 
     Returns
     -------
@@ -87,6 +97,7 @@ def read_inspect(
         for an edited score, else ``Score.value``), ``human`` (the value of the last qualifying
         edit, ``<NA>`` where nobody edited the score), ``epoch``, ``human_author``, ``model`` and
         ``task``; ``attrs["source"]`` is the path and ``attrs["scorer"]`` the scorer read.
+        With ``classes``, ``judge`` and ``human`` are ``object`` columns of class values.
 
     Raises
     ------
@@ -95,7 +106,8 @@ def read_inspect(
     ValueError
         Naming the file: it does not exist, is not an Inspect AI log (or is corrupt or truncated),
         holds no samples, holds no scores; ``scorer`` is unknown (the known scorers are listed) or
-        is needed to choose among several; a value is outside the mapping; a bad argument.
+        is needed to choose among several; a value is outside the mapping (or ``classes``); a
+        bad argument, or a 0/1 mapping argument together with ``classes``.
 
     Notes
     -----
@@ -113,6 +125,14 @@ def read_inspect(
     """
     _check_choice(partial, "partial")
     _check_choice(noanswer, "noanswer")
+    declared = _check_class_options(
+        classes,
+        positive=positive,
+        negative=negative,
+        partial=partial,
+        noanswer=noanswer,
+        threshold=threshold,
+    )
     allowed = _authors(authors)
     name = os.fspath(path)
     log = _read_log(name)
@@ -139,15 +159,21 @@ def read_inspect(
         threshold=threshold,
         source=name,
     )
-    judge = _map(judge_raw, name=field, **options)
-    human = _map(human_raw, name=f"{field} (human edit)", **options)
+    if declared is None:
+        judge = _map(judge_raw, name=field, **options)
+        human = _map(human_raw, name=f"{field} (human edit)", **options)
+    else:
+        judge = map_classes(judge_raw, classes=declared, name=field, source=name)
+        human = map_classes(human_raw, classes=declared, name=f"{field} (human edit)", source=name)
     extra = {
         "epoch": [int(s.epoch) for s in samples],
         "human_author": human_by,
         "model": [log.eval.model] * len(samples),
         "task": [log.eval.task] * len(samples),
     }
-    frame = items_frame([s.id for s in samples], judge, human, source=name, extra=extra)
+    frame = items_frame(
+        [s.id for s in samples], judge, human, source=name, extra=extra, classes=declared
+    )
     frame.attrs["scorer"] = scorer
     return frame
 
@@ -323,6 +349,35 @@ def _check_choice(value: Any, name: str) -> None:
     raise ValueError(
         f"`{name}` ({value!r}) must be 0 (incorrect), 1 (correct) or None (no verdict)."
     )
+
+
+def _check_class_options(
+    classes: Any,
+    *,
+    positive: Any,
+    negative: Any,
+    partial: int | None,
+    noanswer: int | None,
+    threshold: float | None,
+) -> tuple[Any, ...] | None:
+    """The declared classes (None without them); raise for a 0/1 mapping option beside them."""
+    if classes is None:
+        return None
+    declared = check_classes(classes)
+    options = (
+        ("positive", positive, _as_tuple(positive) == (CORRECT,)),
+        ("negative", negative, negative is None),
+        ("partial", partial, partial == 0),
+        ("noanswer", noanswer, noanswer == 0),
+        ("threshold", threshold, threshold is None),
+    )
+    for argument, value, default in options:
+        if not default:
+            raise ValueError(
+                f"`classes` ({list(declared)!r}) and `{argument}` ({value!r}) exclude each "
+                "other: with `classes` the scores are kept as class values, not mapped to 0/1."
+            )
+    return declared
 
 
 def _authors(authors: str | Iterable[str] | None) -> frozenset[str] | None:

@@ -170,7 +170,7 @@ def kclass_estimate(
     [0.4357, 0.4154, 0.1489]
     >>> win = est.win_rate("A", tie="tie")
     >>> round(win.estimate, 4), round(win.low, 4), round(win.high, 4)
-    (0.5101, 0.4339, 0.5863)
+    (0.5101, 0.4331, 0.5854)
     """
     data = _check_data(data)
     level = check_level(confidence_level)

@@ -20,40 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from judgecal._validate import as_real_array, check_counts
+from judgecal._validate import as_real_array, check_classes, check_counts
 from judgecal.data import JudgeData, check_design, items_source
 
 __all__ = ["BINARY_CLASSES", "KClassData", "class_position"]
 
 #: The class names of a :class:`~judgecal.JudgeData` seen as K = 2 classes, in its order.
 BINARY_CLASSES = ("incorrect", "correct")
-
-
-def _check_classes(classes: Any) -> tuple[Any, ...]:
-    """Class names: at least two unique strings or integers (not booleans)."""
-    if isinstance(classes, (str, bytes)) or not isinstance(classes, (list, tuple)):
-        raise TypeError(
-            "`classes` must be a list or tuple of class names (strings or integers), got "
-            f"{type(classes).__name__}."
-        )
-    if len(classes) < 2:
-        raise ValueError(
-            f"`classes` ({list(classes)!r}) must name at least two classes: a judge with one "
-            "verdict measures nothing."
-        )
-    for index, name in enumerate(classes):
-        if isinstance(name, (bool, np.bool_)) or not isinstance(name, (str, numbers.Integral)):
-            raise TypeError(
-                f"`classes` must hold strings or integers; got {name!r} "
-                f"({type(name).__name__}) at index {index}."
-            )
-        if isinstance(name, str) and not name.strip():
-            raise ValueError(f"`classes` must hold non-empty names; got {name!r} at index {index}.")
-    plain = tuple(int(c) if isinstance(c, numbers.Integral) else c for c in classes)
-    if len(set(plain)) != len(plain):
-        twice = next(c for c in plain if plain.count(c) > 1)
-        raise ValueError(f"`classes` names the class {twice!r} twice; names must be unique.")
-    return plain
 
 
 def _frozen_counts(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
@@ -114,7 +87,7 @@ class KClassData:
     design: str = "stratified"
 
     def __post_init__(self) -> None:
-        classes = _check_classes(self.classes)
+        classes = check_classes(self.classes)
         size = len(classes)
         object.__setattr__(self, "classes", classes)
         object.__setattr__(self, "design", check_design(self.design))
@@ -302,7 +275,7 @@ class KClassData:
             raise ValueError("`test_judge` is empty: at least one test item is needed.")
         if classes is None:
             classes = _inferred_classes(given)
-        classes = _check_classes(classes)
+        classes = check_classes(classes)
         codes = {name: _class_codes(values, name, classes) for name, values in given.items()}
         size = len(classes)
         test = np.bincount(codes["test_judge"], minlength=size)
@@ -324,7 +297,8 @@ class KClassData:
             :mod:`judgecal.io` readers return with ``classes=``; ``items.attrs["source"]``
             names the file in error messages.
         classes : sequence of str or int, optional
-            The declared classes (default: the values that occur, sorted).
+            The declared classes (default: ``items.attrs["classes"]``, which the readers
+            record when given ``classes=``, else the values that occur, sorted).
         design : {"stratified", "random"}, default "stratified"
             ``"stratified"``: the labelled rows are the calibration set and the unlabelled
             rows the test set. ``"random"``: the labelled rows are a random subsample of the
@@ -337,6 +311,7 @@ class KClassData:
             value not in ``classes``, no labelled or no unlabelled item.
         """
         source = items_source(items)
+        classes = items.attrs.get("classes") if classes is None else classes
         ids = items["id"].astype(str)
         if ids.duplicated().any():
             shown = ", ".join(map(repr, list(dict.fromkeys(ids[ids.duplicated(keep=False)]))[:3]))
