@@ -73,6 +73,8 @@ def test_two_classes_reproduce_the_binary_estimate_and_interval(counts, level):
     assert incorrect.low == pytest.approx(1 - binary.ci.high, abs=1e-12)
     assert incorrect.high == pytest.approx(1 - binary.ci.low, abs=1e-12)
     assert ("projected" in est.flags) == ("clipped" in binary.flags)
+    assert ("zero_width" in est.flags) == ("zero_width" in binary.flags)
+    assert ("small_class_calibration" in est.flags) == ("small_calibration" in binary.flags)
 
 
 @pytest.mark.parametrize("counts", HARD_BINARY)
@@ -307,6 +309,27 @@ def test_interval_truncated_to_the_functional_range():
 # ------------------------------------------------------------------------------------------------
 # the simplex projection
 # ------------------------------------------------------------------------------------------------
+def test_projected_estimate_lies_inside_every_interval():
+    # a share far below 0: the projection moves the other shares by about 0.012, more than the
+    # half-width of their intervals with n = 100,000 and 3,000 calibration items per class
+    data = KClassData(
+        ("A", "B", "C"),
+        test=[2000, 60000, 38000],
+        confusion=10 * np.array([[900, 50, 50], [50, 900, 50], [50, 50, 900]]),
+    )
+    for interval in ("lang_reiczigel", "wald"):
+        est = _quiet(kclass_estimate, data, interval=interval)
+        assert "projected" in est.flags
+        assert est.shares_raw[0] < -0.01
+        for a in [*np.eye(3), [1.0, 0.0, 0.5], [1.0, 2.0, 3.0]]:
+            row = est.functional(a)
+            assert row.low <= row.estimate <= row.high
+        b = est.share("B")
+        # widened only on the side where the estimate fell out: the upper end is the interval's
+        assert b.estimate == pytest.approx(est.shares[1], abs=1e-15)
+        assert b.low == b.estimate < b.high
+
+
 def test_simplex_projection_satisfies_its_optimality_conditions():
     rng = np.random.default_rng(11)
     for size in (2, 3, 5):

@@ -118,6 +118,33 @@ def _interval(
     )
 
 
+def _functional_interval(
+    data: KClassData, kind: str, shares: np.ndarray, weights: np.ndarray, z: float
+) -> ConfidenceInterval:
+    """The interval of ``weights . pi``: Wald or adjusted, truncated to the functional's range.
+
+    At K >= 3 it is widened, where needed, to contain the reported estimate ``weights . shares``:
+    both intervals are centred on the unprojected solution, and when the projection moved the
+    shares the estimate can otherwise fall just outside. At K = 2 it is Lang-Reiczigel's (or
+    the binary Wald interval) as it stands, as :func:`judgecal.estimate` reports it.
+    """
+    if kind == "wald":
+        rates = data.rates
+        p = data.p
+        raw = matrix_rogan_gladen(p, rates)
+        covariance = delta_covariance(raw, p, rates, np.asarray(float(data.n)), data.m)
+        ci = _interval(raw, covariance, weights, z)
+    else:
+        centre, covariance = adjusted_parts(
+            data.test.astype(np.float64), data.confusion.astype(np.float64), z
+        )
+        ci = _interval(centre, covariance, weights, z)
+    if data.size == 2:
+        return ci
+    estimate = float(weights @ shares)
+    return ConfidenceInterval(min(ci.low, estimate), max(ci.high, estimate))
+
+
 def kclass_estimate(
     data: KClassData, *, confidence_level: float = 0.95, interval: str = "lang_reiczigel"
 ) -> KClassEstimate:
@@ -158,7 +185,8 @@ def kclass_estimate(
     Warns
     -----
     JudgeCalWarning
-        Once, listing the flags that apply (``projected``, ``small_class_calibration``).
+        Once, listing the flags that apply (``projected``, ``zero_width``,
+        ``small_class_calibration``).
 
     Examples
     --------
@@ -182,6 +210,12 @@ def kclass_estimate(
     flags = []
     if projected:
         flags.append("projected")
+    z = z_quantile(level)
+    if any(
+        (ci := _functional_interval(data, interval, shares, a, z)).high - ci.low == 0.0
+        for a in np.eye(data.size)
+    ):
+        flags.append("zero_width")
     if int(data.m.min()) < SMALL_CALIBRATION and interval == "lang_reiczigel":
         flags.append("small_class_calibration")
     result = KClassEstimate(
@@ -222,7 +256,8 @@ class KClassEstimate(Result):
     covariance : numpy.ndarray
         The delta-method covariance of ``shares_raw`` (test and calibration noise).
     flags : tuple of str
-        Keys of :data:`FLAG_MESSAGES`: ``projected``, ``small_class_calibration``.
+        Keys of :data:`FLAG_MESSAGES`: ``projected``, ``zero_width`` (a share's interval has
+        zero width after truncation), ``small_class_calibration``.
     method : str
         ``"matrix_rogan_gladen+lang_reiczigel"`` or ``"matrix_rogan_gladen+wald"``.
     """
@@ -266,14 +301,7 @@ class KClassEstimate(Result):
         """
         a = check_weights(self.data.classes, weights)
         level = self.confidence_level if confidence_level is None else check_level(confidence_level)
-        z = z_quantile(level)
-        if self.interval_kind == "wald":
-            ci = _interval(self.shares_raw, self.covariance, a, z)
-        else:
-            centre, covariance = adjusted_parts(
-                self.data.test.astype(np.float64), self.data.confusion.astype(np.float64), z
-            )
-            ci = _interval(centre, covariance, a, z)
+        ci = _functional_interval(self.data, self.interval_kind, self.shares, a, z_quantile(level))
         method = self.method if name is None else f"{name}: {self.method}"
         return IntervalResult(float(a @ self.shares), ci, level, method, self.flags)
 
