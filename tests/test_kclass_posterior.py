@@ -202,6 +202,101 @@ def test_k3_importance_matches_nuts():
 
 
 # -------------------------------------------------------------------------------------------
+# K = 3: small counts, where the Jacobian 1 / |det C| matters
+# -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("design", ["stratified", "random"])
+@pytest.mark.parametrize(
+    ("test", "confusion"),
+    [
+        ([12, 20, 8], [[4, 1, 1], [1, 3, 2], [2, 1, 4]]),
+        ([30, 50, 20], [[8, 1, 1], [1, 8, 1], [2, 1, 7]]),
+    ],
+)
+def test_k3_small_counts_match_a_sampler_without_jacobian(test, confusion, design):
+    # reference: pi from its prior, C from its calibration posterior restricted to D (dominant
+    # columns, det > 0, checked here with plain numpy), weight = the test likelihood
+    # prod_j (C^T pi)_j^test_j (times prod_i pi_i^m_i for the random design). No change of
+    # variables, so no determinant: an algorithm independent of the package's.
+    test, confusion = np.asarray(test, float), np.asarray(confusion, float)
+    data = KClassData(("a", "b", "c"), test=test.astype(int), confusion=confusion.astype(int))
+    if design == "random":
+        data = KClassData(data.classes, test=data.test, confusion=data.confusion, design=design)
+    rng = np.random.default_rng(5)
+    draws = 1_000_000
+    beta = 2 / 3  # the default prior of the rows
+    c = np.stack([rng.dirichlet(beta + row, draws) for row in confusion], axis=1)
+    diagonal = np.einsum("sii->si", c)
+    others = np.where(np.eye(3, dtype=bool), -np.inf, c).max(axis=1)
+    c = c[(diagonal > others).all(axis=1) & (np.linalg.det(c) > 0)]
+    pi = rng.dirichlet(np.ones(3), len(c))
+    log_w = np.log(np.einsum("sij,si->sj", c, pi)) @ test
+    if design == "random":
+        log_w += np.log(pi) @ confusion.sum(axis=1)
+    w = np.exp(log_w - log_w.max())
+    ess = w.sum() ** 2 / (w @ w)
+    mean = w @ pi / w.sum()
+    sd = np.sqrt(w @ (pi - mean) ** 2 / w.sum())
+
+    result = kclass_posterior(data, random_seed=3, proposals=400_000)
+    assert result.beta == pytest.approx(beta)
+    got = np.array([row.estimate for row in result.shares])
+    se = np.sqrt(sd**2 / ess + np.array(result.sd) ** 2 / result.ess)
+    assert np.all(np.abs(got - mean) < Z * se), (got, mean, se)
+    for k in range(3):
+        for level in (0.025, 0.975):
+            ref = float(weighted_quantile(pi[:, k], w, level))
+            got_q = result.shares[k].low if level < 0.5 else result.shares[k].high
+            assert abs(got_q - ref) < 0.01, (k, level, got_q, ref)
+    # the comparison has power: the same draws weighted without 1 / |det C| are far off
+    pis, cs, ws = result.weighted_draws()
+    without = ws * np.abs(np.linalg.det(cs))
+    wrong = without @ pis / without.sum()
+    assert np.max(np.abs(wrong - mean) / se) > 6
+
+
+def test_default_row_prior_is_two_pseudo_items_per_row():
+    data = KClassData(
+        (1, 2, 3, 4, 5), test=[5, 10, 20, 30, 35], confusion=10 * np.eye(5, dtype=int) + 1
+    )
+    result = kclass_posterior(data, random_seed=0, proposals=5_000, min_ess=10)
+    assert result.beta == pytest.approx(2 / 5) and result.alpha == 1.0
+    binary = KClassData.from_judge_data(jc.JudgeData(k=60, n=100, k0=8, m0=10, k1=9, m1=10))
+    assert kclass_posterior(binary, random_seed=0).engine == "exact"  # 2 / K = 1 at K = 2
+    explicit = kclass_posterior(data, beta=1.0, random_seed=0, proposals=5_000, min_ess=10)
+    assert explicit.beta == 1.0
+
+
+def test_d_excludes_dominant_matrices_that_reverse_orientation():
+    # column-dominant (each diagonal entry the largest in its column), rows summing to 1, but
+    # det < 0: the closed form refuses such a judge and the posterior's D leaves it out
+    from judgecal.bayes.kclass_model import _in_d
+
+    c = np.array(
+        [
+            [0.45, 0.25, 0.25, 0.05],
+            [0.40, 0.30, 0.00, 0.30],
+            [0.20, 0.05, 0.55, 0.20],
+            [0.05, 0.20, 0.25, 0.50],
+        ]
+    )
+    assert np.allclose(c.sum(axis=1), 1)
+    assert all(c[j, j] > np.delete(c[:, j], j).max() for j in range(4))
+    assert np.linalg.det(c) < 0
+    assert not _in_d(c[None])[0]
+    assert _in_d(np.eye(4)[None] * 0.7 + 0.075)[0]
+
+
+def test_pareto_k_separates_light_and_heavy_tails():
+    from judgecal.bayes.kclass_model import PARETO_K_LIMIT, _pareto_k
+
+    rng = np.random.default_rng(1)
+    light = rng.uniform(0.5, 1.5, 20_000)
+    heavy = 1 + rng.pareto(1 / 0.9, 20_000)  # tail index 1/0.9: k = 0.9
+    assert _pareto_k(light) < 0.5
+    assert _pareto_k(heavy) > PARETO_K_LIMIT
+
+
+# -------------------------------------------------------------------------------------------
 # the sampler's pieces
 # -------------------------------------------------------------------------------------------
 def test_weighted_quantile_equal_weights_is_hazen():
