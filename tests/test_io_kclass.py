@@ -359,3 +359,121 @@ def test_read_inspect_without_classes_is_still_01(graded_log):
     items = read_inspect(path, scorer=scorer)
     assert str(items["judge"].dtype) == "Int64" and "classes" not in items.attrs
     assert values(items["judge"]) == [int(g == "C") for _, g, _ in INSPECT]  # partial=0
+
+
+# ---- CSV text: classes named like missing values, string digits, mixed classes --------------
+NA_WORDS = ["NA", "None", "null", "N/A", "nan"]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv"])
+def test_classes_named_like_missing_values_survive_a_csv(tmp_path, suffix):
+    sep = "\t" if suffix == ".tsv" else ","
+    rows = [  # id, verdict, human ("" = an empty cell)
+        ("1", "NA", "NA"),
+        ("2", "yes", "no"),
+        ("3", "no", ""),
+        ("4", "NA", ""),
+        ("5", "None", "null"),
+        ("6", "N/A", "nan"),
+        ("7", "nan", ""),
+        ("8", "null", "N/A"),
+    ]
+    path = tmp_path / f"na{suffix}"
+    lines = ["id", "verdict", "human"], *rows
+    path.write_text("\n".join(sep.join(r) for r in lines) + "\n", encoding="utf-8")
+    classes = ["yes", "no", *NA_WORDS]
+    items = read_frame(path, judge="verdict", human="human", classes=classes)
+    judge = [j for _, j, _ in rows]
+    human = [h or None for _, _, h in rows]
+    assert values(items["judge"]) == judge
+    assert values(items["human"]) == human
+    data = KClassData.from_items(items, design="random")
+    # by hand: unlabelled items 3 (no), 4 (NA), 7 (nan); labelled (true, judged) pairs are
+    # (NA, NA), (no, yes), (null, None), (nan, N/A), (N/A, null)
+    assert data.test.tolist() == [0, 1, 1, 0, 0, 0, 1]
+    assert int(data.confusion.sum()) == 5
+    index = {c: k for k, c in enumerate(classes)}
+    for true, judged in [("NA", "NA"), ("no", "yes"), ("null", "None"), ("nan", "N/A")]:
+        assert data.confusion[index[true], index[judged]] == 1
+    assert data.confusion[index["N/A"], index["null"]] == 1
+
+
+def test_a_missing_word_that_is_not_a_class_is_an_error(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("verdict,human\nA,N/A\nB,\nA,N/A\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"`human`.*'N/A' \(2 items\)"):
+        read_frame(path, judge="verdict", human="human", classes=["A", "B"])
+
+
+def test_integer_classes_still_read_na_words_as_missing(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text("score,gold\n3,NA\n1,1\n2,\n3,3\n", encoding="utf-8")
+    items = read_frame(path, judge="score", human="gold", classes=[1, 2, 3])
+    assert values(items["judge"]) == [3, 1, 2, 3]
+    assert values(items["human"]) == [None, 1, None, 3]
+
+
+def test_join_human_keeps_a_class_named_na_from_a_label_file(tmp_path):
+    items = items_frame(
+        ["a", "b", "c"], ["NA", "yes", "no"], source=SRC, classes=["yes", "no", "NA"]
+    )
+    path = tmp_path / "labels.csv"
+    path.write_text("id,human\na,NA\nb,\nc,None\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"'None' \(1 item\)"):
+        join_human(items, path)
+    path.write_text("id,human\na,NA\nb,\nc,no\n", encoding="utf-8")
+    assert values(join_human(items, path)["human"]) == ["NA", None, "no"]
+
+
+def test_join_human_string_digit_classes_from_csv(tmp_path):
+    judge = ["1", "2", "3", "1", "3", "2"]
+    ids = ["a", "b", "c", "d", "e", "f"]
+    src = tmp_path / "items.csv"
+    pd.DataFrame({"id": ids, "score": judge}).to_csv(src, index=False)
+    items = read_frame(src, judge="score", classes=["1", "2", "3"])
+    assert values(items["judge"]) == judge
+    labels = tmp_path / "labels.csv"
+    labels.write_text("id,human\na,1\nc,3\ne,2\nf,\n", encoding="utf-8")
+    joined = join_human(items, labels)
+    human = ["1", None, "3", None, "2", None]
+    assert values(joined["human"]) == human
+    data = KClassData.from_items(joined, design="random")
+    # by hand: unlabelled b (2), d (1), f (2); labelled (true, judged): (1, 1), (3, 3), (2, 3)
+    assert data.test.tolist() == [1, 2, 0]
+    assert data.confusion.tolist() == [[1, 0, 0], [0, 0, 1], [0, 0, 1]]
+
+
+def test_mixed_classes_from_csv_match_text_to_strings_first(tmp_path):
+    path = tmp_path / "mixed.csv"
+    path.write_text("id,score,human\na,1,1\nb,2,2\nc,2,\nd,yes,2\n", encoding="utf-8")
+    items = read_frame(path, judge="score", human="human", classes=["1", 2, "yes"])
+    assert values(items["judge"]) == ["1", 2, 2, "yes"]
+    assert values(items["human"]) == ["1", 2, None, 2]
+    assert type(items["judge"][1]) is int
+    labels = tmp_path / "labels.csv"
+    labels.write_text("id,human\nc,yes\n", encoding="utf-8")
+    joined = join_human(items, labels)
+    assert values(joined["human"]) == ["1", 2, "yes", 2]
+    path.write_text("score\n1\n2.0\n", encoding="utf-8")  # a float's text matches nothing
+    with pytest.raises(ValueError, match=r"`score`.*'2\.0' \(1 item\)"):
+        read_frame(path, judge="score", classes=["1", 2])
+
+
+def test_mixed_classes_from_json_keep_their_types(tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"score": "1"}\n{"score": 2}\n{"score": null}\n', encoding="utf-8")
+    items = read_frame(path, judge="score", classes=["1", 2])
+    assert values(items["judge"]) == ["1", 2, None]
+    path.write_text('{"score": "2"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"'2' \(1 item\)"):
+        read_frame(path, judge="score", classes=["1", 2])
+
+
+def test_the_01_csv_path_still_reads_na_words_as_missing(tmp_path):
+    path = tmp_path / "binary.csv"
+    path.write_text("id,verdict,human\n007,PASS,1\n8,FAIL,NA\n9,PASS,\n", encoding="utf-8")
+    items = read_frame(path, judge="verdict", human="human", positive="PASS")
+    assert items["id"].tolist() == ["007", "8", "9"]
+    assert values(items["judge"]) == [1, 0, 1]
+    assert values(items["human"]) == [1, None, None]
+    assert str(items["human"].dtype) == "Int64"

@@ -463,11 +463,19 @@ _JSONL = (".jsonl", ".ndjson")
 _PARQUET = (".parquet", ".pq")
 
 
-def read_table(path: str | os.PathLike[str], *, string_columns: Iterable[str] = ()) -> pd.DataFrame:
+def read_table(
+    path: str | os.PathLike[str],
+    *,
+    string_columns: Iterable[str] = (),
+    literal_columns: Iterable[str] = (),
+) -> pd.DataFrame:
     """Read a CSV / TSV, JSON lines (or a JSON array of records) or Parquet file, by extension.
 
     ``string_columns`` are read as text where the format allows it (CSV), so that ids such as
-    ``007`` keep their leading zeros.
+    ``007`` keep their leading zeros. ``literal_columns`` (those the file has) are read from a
+    CSV as text in which only empty cells are missing: words that pandas otherwise reads as
+    missing (``"NA"``, ``"None"``, ``"null"``, ``"N/A"``, ``"nan"``, ...) stay text, as a class
+    may be called that. Other formats keep the types the file records.
 
     Raises
     ------
@@ -493,6 +501,7 @@ def read_table(path: str | os.PathLike[str], *, string_columns: Iterable[str] = 
                 keep_default_na=True,
                 encoding="utf-8-sig",
             )
+            frame = _literal_csv_columns(frame, name, suffix, literal_columns)
         elif suffix in _PARQUET:
             frame = _read_parquet(name)
         else:
@@ -510,6 +519,59 @@ def read_table(path: str | os.PathLike[str], *, string_columns: Iterable[str] = 
     if frame.shape[1] == 0:
         raise ValueError(f"{name}: the file holds no columns.")
     return frame
+
+
+def _literal_csv_columns(
+    frame: pd.DataFrame, name: str, suffix: str, columns: Iterable[str]
+) -> pd.DataFrame:
+    """``frame`` with ``columns`` re-read from the CSV as text, only empty cells missing."""
+    wanted = [c for c in dict.fromkeys(columns) if c in frame.columns]
+    if not wanted:
+        return frame
+    literal = pd.read_csv(
+        name,
+        sep="\t" if suffix == ".tsv" else ",",
+        usecols=wanted,
+        dtype=dict.fromkeys(wanted, str),
+        keep_default_na=False,
+        na_values=[""],
+        encoding="utf-8-sig",
+    )
+    for column in wanted:
+        frame[column] = literal[column].to_numpy(dtype=object)
+    return frame
+
+
+def read_class_table(
+    path: str | os.PathLike[str],
+    *,
+    columns: Iterable[str],
+    classes: tuple[Any, ...],
+    string_columns: Iterable[str] = (),
+) -> pd.DataFrame:
+    """Read a table whose ``columns`` hold the values of K-class verdicts or labels.
+
+    With integer classes only, the file is read as :func:`read_table` reads it (a CSV's empty
+    cells and NA words are missing; ``2.0`` later matches class ``2``). With a string class, a
+    CSV's ``columns`` are read as text in which only empty cells are missing, so a class named
+    ``"NA"`` or ``"None"`` stays a class and ``"1"`` stays ``"1"``. A CSV cell cannot say
+    whether ``2`` was a string or an integer, so with mixed classes such as ``["yes", 2]`` the
+    text is matched to a string class first, else to the integer class whose ``str()`` it is
+    (``"2"`` -> ``2``). JSON and Parquet values keep their types and are matched as they are.
+    """
+    columns = list(columns)
+    if not any(isinstance(c, str) for c in classes):
+        return read_table(path, string_columns=string_columns)
+    table = read_table(path, string_columns=string_columns, literal_columns=columns)
+    integers = {str(c): c for c in classes if not isinstance(c, str)}
+    if integers and Path(os.fspath(path)).suffix.lower() in _CSV:
+        strings = {c for c in classes if isinstance(c, str)}
+        for column in dict.fromkeys(c for c in columns if c in table.columns):
+            table[column] = [
+                integers.get(v, v) if isinstance(v, str) and v not in strings else v
+                for v in table[column].to_numpy(dtype=object)
+            ]
+    return table
 
 
 def _read_parquet(name: str) -> pd.DataFrame:
@@ -615,7 +677,9 @@ def join_human(
     classes : list or tuple of str or int, optional
         For a K-class judge: keep the labels as class values (see :func:`map_classes`).
         Default: ``items.attrs["classes"]`` when the items were read with ``classes=``, else
-        labels map to 0/1. Not with ``positive`` / ``negative``.
+        labels map to 0/1. Not with ``positive`` / ``negative``. A CSV / TSV label column is
+        read as :func:`judgecal.io.read_frame` reads one with ``classes`` (with a string class:
+        as text, only empty cells missing; see :func:`read_class_table`).
 
     Returns
     -------
@@ -638,10 +702,16 @@ def join_human(
             "`items` must be an items frame (a DataFrame with an `id` column, as the "
             f"judgecal.io readers return), got {type(items).__name__}."
         )
+    declared = _join_classes(items, classes, positive=positive, negative=negative)
     if isinstance(human, pd.DataFrame):
         table, source = human, "`human` (data frame)"
     elif isinstance(human, (str, os.PathLike)):
-        table, source = read_table(human, string_columns=[on]), os.fspath(human)
+        source = os.fspath(human)
+        table = (
+            read_table(human, string_columns=[on])
+            if declared is None
+            else read_class_table(human, columns=[column], classes=declared, string_columns=[on])
+        )
     else:
         raise TypeError(f"`human` must be a path or a DataFrame, got {type(human).__name__}.")
     missing = [c for c in (on, column) if c not in table.columns]
@@ -651,7 +721,6 @@ def join_human(
             f"`column`={column!r}); the table has "
             f"{_listing(map(str, table.columns))}."
         )
-    declared = _join_classes(items, classes, positive=positive, negative=negative)
     if declared is None:
         labels = map_verdicts(
             table[column], positive=positive, negative=negative, name=column, source=source

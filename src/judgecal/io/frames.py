@@ -13,6 +13,7 @@ from judgecal.io._items import (
     items_frame,
     map_classes,
     map_verdicts,
+    read_class_table,
     read_table,
 )
 
@@ -61,9 +62,18 @@ def read_frame(
         :func:`judgecal.io.map_classes`: strings match strings, whole numbers match integers,
         so a score column read from CSV as ``2.0`` gives class ``2``), and
         ``attrs["classes"]`` records them; :meth:`judgecal.kclass.KClassData.from_items`
-        counts the result. Not with ``positive``, ``threshold`` or ``human_positive``. When
-        every class is a string, a CSV's judge and human columns are read as text (``"1"``
-        stays ``"1"``).
+        counts the result. Not with ``positive``, ``threshold`` or ``human_positive``.
+
+        From a CSV / TSV file, with at least one string class, the judge and human columns are
+        read as text in which only empty cells are missing: ``"1"`` stays ``"1"``, and a class
+        named ``"NA"``, ``"None"``, ``"null"``, ``"N/A"`` or ``"nan"`` stays a class (any such
+        word that is not a class is then an error, not a missing value). A CSV cell cannot
+        tell the string ``"2"`` from the integer ``2``: with mixed classes such as
+        ``["yes", 2]`` a cell's text is matched to a string class first, else to the integer
+        class whose ``str()`` it is (``"2"`` gives ``2``, but ``"2.0"`` matches nothing, so
+        leave no gaps that turn such a column into floats). With integer classes only, a
+        CSV's columns are read as numbers (empty cells and NA words are missing). JSON,
+        Parquet and DataFrame values keep their types and are matched as they are.
 
     Returns
     -------
@@ -118,9 +128,15 @@ def read_frame(
     elif isinstance(frame_or_path, (str, os.PathLike)):
         source = os.fspath(frame_or_path)
         text = [id or "id"]
-        if declared is not None and all(isinstance(c, str) for c in declared):
-            text += [c for c in (judge, human) if c is not None]
-        table = read_table(frame_or_path, string_columns=text)
+        if declared is None:
+            table = read_table(frame_or_path, string_columns=text)
+        else:
+            table = read_class_table(
+                frame_or_path,
+                columns=[c for c in (judge, human) if c is not None],
+                classes=declared,
+                string_columns=text,
+            )
     else:
         raise TypeError(
             "`frame_or_path` must be a pandas DataFrame or a path, got "
