@@ -351,12 +351,23 @@ def check_six_counts(
 def check_classes(classes: Any) -> tuple[Any, ...]:
     """Class names of a K-class judge: at least two unique strings or integers (not booleans).
 
-    Returns them as a tuple, numpy integers as ``int``; TypeError / ValueError name ``classes``.
+    A list, a tuple or a one-dimensional numpy array (e.g. the output of ``numpy.unique``) is
+    accepted. Two names may not read the same once written as text (``1`` and ``"1"``): they
+    would collide in summaries, dictionary keys and model coordinates.
+
+    Returns them as a tuple, numpy integers and strings as ``int`` and ``str``; TypeError /
+    ValueError name ``classes``.
     """
+    if isinstance(classes, np.ndarray):
+        if classes.ndim != 1:
+            raise ValueError(
+                f"`classes` must be one-dimensional, got an array of shape {classes.shape}."
+            )
+        classes = classes.tolist()
     if isinstance(classes, (str, bytes)) or not isinstance(classes, (list, tuple)):
         raise TypeError(
-            "`classes` must be a list or tuple of class names (strings or integers), got "
-            f"{type(classes).__name__}."
+            "`classes` must be a list or tuple (or a 1-D array) of class names (strings or "
+            f"integers), in the order wanted; got {type(classes).__name__}."
         )
     if len(classes) < 2:
         raise ValueError(
@@ -371,8 +382,16 @@ def check_classes(classes: Any) -> tuple[Any, ...]:
             )
         if isinstance(name, str) and not name.strip():
             raise ValueError(f"`classes` must hold non-empty names; got {name!r} at index {index}.")
-    plain = tuple(int(c) if isinstance(c, numbers.Integral) else c for c in classes)
+    plain = tuple(int(c) if isinstance(c, numbers.Integral) else str(c) for c in classes)
     if len(set(plain)) != len(plain):
         twice = next(c for c in plain if plain.count(c) > 1)
         raise ValueError(f"`classes` names the class {twice!r} twice; names must be unique.")
+    seen: dict[str, Any] = {}
+    for name in plain:
+        if str(name) in seen:
+            raise ValueError(
+                f"`classes` holds {seen[str(name)]!r} and {name!r}, which both read "
+                f"{str(name)!r} in summaries, dictionary keys and model coordinates; rename one."
+            )
+        seen[str(name)] = name
     return plain

@@ -14,7 +14,11 @@ totals then also carry information on the class shares, and a class may be absen
 
 from __future__ import annotations
 
+import math
 import numbers
+import sys
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -354,7 +358,20 @@ def _plain_values(series: Any) -> list[Any]:
 
 
 def _label_list(values: Any, name: str) -> list[Any]:
-    """A sequence of labels as a list; raise for a scalar, a string or a missing value."""
+    """A sequence of labels as a list of strings, integers and booleans; raise for the rest.
+
+    Whole-number floats (``2.0``, a numeric column with gaps) become integers, numpy scalars
+    Python ones; booleans stay booleans, so that they match no class (as in
+    :func:`class_position`). A missing value (None, NaN, NaT, ``pandas.NA``), a scalar, a
+    string, an unordered container (a set) or a label that is neither a string nor an integer
+    raises naming ``name``.
+    """
+    if isinstance(values, (AbstractSet, Mapping)):
+        raise TypeError(
+            f"`{name}` must be an ordered sequence of class labels (list, array, Series), got "
+            f"{type(values).__name__}: labels need an order, to pair each calibration label "
+            "with the judge's verdict on the same item."
+        )
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise TypeError(
             f"`{name}` must be a sequence of class labels (list, array, Series), got "
@@ -363,16 +380,49 @@ def _label_list(values: Any, name: str) -> list[Any]:
     array = np.asarray(values, dtype=object)
     if array.ndim != 1:
         raise ValueError(f"`{name}` must be one-dimensional, got shape {array.shape}.")
-    out = []
-    for index, value in enumerate(array.tolist()):
-        if value is None or (isinstance(value, float) and value != value):
-            raise ValueError(f"`{name}` has a missing value at position {index}.")
-        out.append(int(value) if isinstance(value, numbers.Integral) else value)
-    return out
+    return [_label(value, name, index) for index, value in enumerate(array.tolist())]
+
+
+def _label(value: Any, name: str, index: int) -> Any:
+    """One label as ``str``, ``int`` or ``bool`` (see :func:`_label_list`)."""
+    if _is_missing(value):
+        raise ValueError(f"`{name}` has a missing value at position {index}.")
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise TypeError(
+        f"`{name}` labels must be strings or integers; got {value!r} "
+        f"({type(value).__name__}) at position {index}."
+    )
+
+
+def _is_missing(value: Any) -> bool:
+    """True for None, a float NaN, a numpy NaT and pandas' NA and NaT (pandas is not imported)."""
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return math.isnan(value)
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(value))
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and (value is pandas.NA or value is pandas.NaT)
 
 
 def _inferred_classes(given: dict[str, list[Any]]) -> tuple[Any, ...]:
-    """Every value that occurs, sorted (TypeError when they cannot be ordered)."""
+    """Every value that occurs, sorted (TypeError when they cannot be ordered or are booleans)."""
+    for name, labels in given.items():
+        flags = [isinstance(v, bool) for v in labels]
+        if any(flags):
+            index = flags.index(True)
+            raise TypeError(
+                f"`{name}` holds a boolean ({labels[index]!r} at position {index}), which is "
+                "not a class name: map the labels to strings or integers first."
+            )
     values = set().union(*(set(v) for v in given.values()))
     try:
         return tuple(sorted(values))

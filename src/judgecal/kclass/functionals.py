@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,18 @@ def _real(value: Any, argument: str, where: str) -> float:
     return number
 
 
+def _array_like(weights: Any) -> bool:
+    """True for a list, tuple, numpy array, pandas Series or other array-like (not a string)."""
+    if isinstance(weights, (str, bytes, AbstractSet)):
+        return False
+    if isinstance(weights, (Sequence, np.ndarray)):
+        return True
+    try:
+        return np.ndim(weights) >= 1
+    except (TypeError, ValueError):
+        return False
+
+
 def check_weights(classes: tuple[Any, ...], weights: Any, argument: str = "weights") -> np.ndarray:
     """A functional's weight vector over ``classes``, validated.
 
@@ -46,9 +59,11 @@ def check_weights(classes: tuple[Any, ...], weights: Any, argument: str = "weigh
     ----------
     classes : tuple
         The class names, in order.
-    weights : sequence of float or mapping
-        One weight per class, in the order of ``classes``; or a mapping from class names to
-        weights, the classes left out weighing 0.
+    weights : array-like of float or mapping
+        One weight per class, in the order of ``classes`` (a list, tuple, numpy array or
+        pandas Series with the default index 0..K-1, read by position); or a mapping from class
+        names to weights, the classes left out weighing 0 (a pandas Series indexed by class
+        names is read as such a mapping).
     argument : str
         The argument name used in error messages.
 
@@ -67,19 +82,21 @@ def check_weights(classes: tuple[Any, ...], weights: Any, argument: str = "weigh
     """
     size = len(classes)
     out = np.zeros(size)
+    if _labelled_series(weights):
+        weights = weights.to_dict()
     if isinstance(weights, Mapping):
         if not weights:
             raise ValueError(f"`{argument}` is empty: give a weight for at least one class.")
         for name, value in weights.items():
             out[class_position(classes, name, argument)] = _real(value, argument, f"for {name!r}")
-    elif isinstance(weights, (Sequence, np.ndarray)) and not isinstance(weights, (str, bytes)):
-        values = list(np.asarray(weights, dtype=object).reshape(-1))
-        if np.ndim(weights) != 1 or len(values) != size:
+    elif _array_like(weights):
+        array = np.asarray(weights, dtype=object)
+        if array.ndim != 1 or len(array) != size:
             raise ValueError(
                 f"`{argument}` must hold one weight per class ({size}: {list(classes)!r}), got "
-                f"shape {np.shape(weights)}; or pass a mapping from class names to weights."
+                f"shape {array.shape}; or pass a mapping from class names to weights."
             )
-        for index, value in enumerate(values):
+        for index, value in enumerate(array.tolist()):
             out[index] = _real(value, argument, f"at position {index}")
     else:
         raise TypeError(
@@ -92,6 +109,13 @@ def check_weights(classes: tuple[Any, ...], weights: Any, argument: str = "weigh
             "the constant it equals whatever the shares; give classes different weights."
         )
     return out
+
+
+def _labelled_series(weights: Any) -> bool:
+    """A pandas Series whose index is not the default 0..len-1 (its index names classes)."""
+    if type(weights).__name__ != "Series" or not hasattr(weights, "to_dict"):
+        return False
+    return list(weights.index) != list(range(len(weights)))
 
 
 def share_weights(classes: tuple[Any, ...], names: Any) -> np.ndarray:
