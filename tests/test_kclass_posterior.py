@@ -307,6 +307,8 @@ def test_weighted_quantile_equal_weights_is_hazen():
     repeated = np.array([1.0, 2.0, 2.0, 2.0, 5.0])
     got = weighted_quantile(np.array([1.0, 2.0, 5.0]), np.array([1.0, 3.0, 1.0]), [0.5])
     assert got[0] == pytest.approx(np.quantile(repeated, 0.5, method="hazen"))
+    with pytest.raises(ValueError, match="`q` must hold probabilities"):
+        weighted_quantile(x, np.ones(4), [0.5, 1.5])
 
 
 def test_reproducible_and_seeded():

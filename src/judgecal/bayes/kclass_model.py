@@ -233,12 +233,15 @@ def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: Any) -> np.nda
     ndarray
         The quantiles, shaped like ``q``.
     """
+    probabilities = np.asarray(q, dtype=float)
+    if not np.all((probabilities >= 0.0) & (probabilities <= 1.0)):
+        raise ValueError(f"`q` must hold probabilities in [0, 1], got {q!r}.")
     order = np.argsort(values, kind="stable")
     sorted_values = np.asarray(values, dtype=float)[order]
     w = np.asarray(weights, dtype=float)[order]
     cumulative = np.cumsum(w)
     positions = (cumulative - 0.5 * w) / cumulative[-1]
-    return np.interp(np.asarray(q, dtype=float), positions, sorted_values)
+    return np.interp(probabilities, positions, sorted_values)
 
 
 def _weighted_row(
