@@ -63,9 +63,9 @@ the mean score of a 1-5 rubric only 0.81 of the time with m = 10 (the shift drag
 while starting from :math:`\hat\pi` keeps every share, win rate, mean score and top-two share
 at or above 0.945 -- over the datasets on which the estimator exists: with the weakest judges and
 10 calibration items per class up to 71% of the datasets give a non-dominant C-hat, which
-:func:`judgecal.kclass.kclass_estimate` refuses. The smoothed values keep their two jobs: the covariance (so an empty
-calibration cell does not collapse the interval, the reason the Wald interval covers as little
-as 0.64 there) and the shift.
+:func:`judgecal.kclass.kclass_estimate` refuses. The smoothed values keep their two jobs: the
+covariance (so an empty calibration cell does not collapse the interval, the reason the Wald
+interval covers as little as 0.64 there) and the shift.
 
 Every function here takes stacked arrays (shares ``(..., K)``, matrices ``(..., K, K)``) and does
 no validation: :mod:`judgecal.kclass.closed_form` checks the inputs.
