@@ -18,7 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from judgecal.io._items import items_frame, load_json, map_verdicts
+from judgecal._validate import check_classes
+from judgecal.io._items import items_frame, load_json, map_classes, map_verdicts
 
 __all__ = ["read_lm_eval"]
 
@@ -30,6 +31,7 @@ def read_lm_eval(
     threshold: float | None = None,
     positive: Any = None,
     filter: str | None = None,
+    classes: list[Any] | tuple[Any, ...] | None = None,
 ) -> pd.DataFrame:
     """Read an lm-evaluation-harness ``samples_*.jsonl`` file into an items frame.
 
@@ -48,20 +50,32 @@ def read_lm_eval(
     filter : str, optional
         Which filter's records to keep (the ``filter`` field, e.g. ``"strict-match"``). Needed
         when the file holds several filters, since each document is logged once per filter.
+    classes : list or tuple of str or int, optional
+        For a metric with K values (e.g. a rubric score 1-5 of a model-graded task): the
+        declared classes, e.g. ``[1, 2, 3, 4, 5]``. The metric's values are then kept as class
+        values (see :func:`judgecal.io.map_classes`; a score written as ``3.0`` is the class
+        ``3``) instead of 0/1, and ``attrs["classes"]`` records them, for
+        :meth:`judgecal.kclass.KClassData.from_items` once labels are joined with
+        :func:`judgecal.io.join_human`. Not with ``threshold`` or ``positive``.
 
     Returns
     -------
     pandas.DataFrame
         An items frame keyed by ``doc_id`` (as a string), with ``human`` all missing (join
         labels with :func:`judgecal.io.join_human`) and the columns ``target`` and ``filter``.
+        With ``classes``, ``judge`` and ``human`` are ``object`` columns of class values.
 
     Raises
     ------
     ValueError
         Naming the file: not JSON lines, truncated, not an lm-eval samples file, an unknown
         ``metric`` (listing those present), several filters without ``filter``, an unknown
-        ``filter``, metric values outside the mapping.
+        ``filter``, metric values outside the mapping (or ``classes``); ``classes`` together
+        with ``threshold`` or ``positive``.
+    TypeError
+        If ``classes`` is not a list or tuple of strings and integers.
     """
+    declared = _check_class_options(classes, threshold=threshold, positive=positive)
     source = os.fspath(path)
     records = load_json(source, lines=True)
     if not isinstance(records, list) or not records or not all(map(is_lm_eval_sample, records)):
@@ -79,12 +93,11 @@ def read_lm_eval(
             f"records (first: line {missing[0] + 1}); the metrics are "
             f"{', '.join(map(repr, present)) or 'none'}."
         )
-    verdicts = map_verdicts(
-        [r[metric] for r in records],
-        positive=positive,
-        threshold=threshold,
-        name=metric,
-        source=source,
+    values = [r[metric] for r in records]
+    verdicts = (
+        map_verdicts(values, positive=positive, threshold=threshold, name=metric, source=source)
+        if declared is None
+        else map_classes(values, classes=declared, name=metric, source=source)
     )
     return items_frame(
         [r["doc_id"] for r in records],
@@ -94,7 +107,23 @@ def read_lm_eval(
             "target": [r.get("target") for r in records],
             "filter": [r.get("filter") for r in records],
         },
+        classes=declared,
     )
+
+
+def _check_class_options(
+    classes: Any, *, threshold: float | None, positive: Any
+) -> tuple[Any, ...] | None:
+    """The declared classes (None without them); raise if a 0/1 mapping is asked for too."""
+    if classes is None:
+        return None
+    for argument, value in (("threshold", threshold), ("positive", positive)):
+        if value is not None:
+            raise ValueError(
+                f"`classes` ({classes!r}) and `{argument}` ({value!r}) exclude each other: "
+                "with `classes` the metric's values are kept as class values, not mapped to 0/1."
+            )
+    return check_classes(classes)
 
 
 def is_lm_eval_sample(record: Any) -> bool:

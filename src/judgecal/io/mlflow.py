@@ -15,13 +15,14 @@ their attributes. ``pip install 'judgecal[mlflow]'`` installs mlflow for making 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from judgecal.io._items import items_frame, map_verdicts
+from judgecal._validate import check_classes
+from judgecal.io._items import _class_key, items_frame, map_classes, map_verdicts
 
 __all__ = ["read_mlflow"]
 
@@ -51,6 +52,7 @@ def read_mlflow(
     judge_source: str | Iterable[str] = JUDGE_SOURCE,
     id_field: str = "trace_id",
     require_human: bool = True,
+    classes: list[Any] | tuple[Any, ...] | None = None,
 ) -> pd.DataFrame:
     """Read the judge's and the people's feedback of one name from MLflow traces.
 
@@ -77,23 +79,34 @@ def read_mlflow(
     require_human : bool, default True
         Raise if no trace has feedback from a ``HUMAN`` source. Set it to False to read the
         judge's verdicts only (for instance to join labels with :func:`judgecal.io.join_human`).
+    classes : list or tuple of str or int, optional
+        For feedback with K values: the declared classes, e.g. ``["yes", "partially", "no"]``
+        or ratings ``[1, 2, 3, 4, 5]``. The judge's and the people's feedback values are then
+        kept as class values (see :func:`judgecal.io.map_classes`: ``"yes"`` is not ``"Yes"``,
+        ``4.0`` is the class ``4``; ``"unknown"`` is a value like any other, so declare it or
+        it is an error) instead of 0/1, and ``attrs["classes"]`` records them, for
+        :meth:`judgecal.kclass.KClassData.from_items`. Not with ``positive``, ``negative`` or
+        ``threshold``.
 
     Returns
     -------
     pandas.DataFrame
         An items frame (:mod:`judgecal.io._items`): one row per trace with ``id``, ``judge``,
         ``human``, ``judge_source_id`` and ``human_source_id`` (who judged, who labelled);
-        ``attrs["source"]`` describes the input and ``attrs["name"]`` is ``name``.
+        ``attrs["source"]`` describes the input and ``attrs["name"]`` is ``name``. With
+        ``classes``, ``judge`` and ``human`` are ``object`` columns of class values.
 
     Raises
     ------
     TypeError
-        For ``traces`` of another type.
+        For ``traces`` of another type; ``classes`` that are not a list or tuple of strings
+        and integers.
     ValueError
         For no traces; no feedback called ``name`` (the names found are listed); no judge
         verdicts; no human labels (unless ``require_human=False``); conflicting feedback
         (two judge verdicts, or two human labels, of one trace that disagree); a value outside
-        the mapping.
+        the mapping (or ``classes``); ``classes`` together with ``positive``, ``negative`` or
+        ``threshold``.
 
     Notes
     -----
@@ -103,10 +116,15 @@ def read_mlflow(
     new one. A feedback overridden by another of the same kind of source (a judge re-run, a
     person correcting themselves) is replaced by the newer one. Feedback that carries an error
     instead of a value, and expectations (ground truth), are not read. Several feedbacks of one
-    kind that agree count once; if they disagree, the trace is an error.
+    kind that agree count once; if they disagree, the trace is an error (without ``classes``,
+    words that differ only in case or spaces agree; with ``classes``, only equal class values).
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"`name` must be a non-empty str (the feedback name), got {name!r}.")
+    declared = _check_class_options(
+        classes, positive=positive, negative=negative, threshold=threshold
+    )
+    key = _key if declared is None else _exact_key
     if id_field not in _ID_FIELDS:
         raise ValueError(
             f"`id_field` ({id_field!r}) must be one of {', '.join(map(repr, _ID_FIELDS))}."
@@ -118,19 +136,24 @@ def read_mlflow(
     for item, feedbacks in rows:
         found.update(dict.fromkeys(f_name for f_name, _ in feedbacks))
         chosen = [fb for f_name, fb in feedbacks if f_name == name]
-        value, by = _one(chosen, judges, item, "judge verdicts", source)
+        value, by = _one(chosen, judges, item, "judge verdicts", source, key)
         ids.append(item)
         judged.append(value)
         judged_by.append(by)
-        value, by = _one(chosen, frozenset({HUMAN_SOURCE}), item, "human labels", source)
+        value, by = _one(chosen, frozenset({HUMAN_SOURCE}), item, "human labels", source, key)
         labelled.append(value)
         labelled_by.append(by)
     _check_found(name, found, judged, labelled, judges, source, require_human)
-    options = dict(positive=positive, negative=negative, threshold=threshold, source=source)
-    judge = _map(judged, name=f"{name} ({'/'.join(sorted(judges))})", **options)
-    human = _map(labelled, name=f"{name} ({HUMAN_SOURCE})", **options)
+    fields = f"{name} ({'/'.join(sorted(judges))})", f"{name} ({HUMAN_SOURCE})"
+    if declared is None:
+        options = dict(positive=positive, negative=negative, threshold=threshold, source=source)
+        judge = _map(judged, name=fields[0], **options)
+        human = _map(labelled, name=fields[1], **options)
+    else:
+        judge = map_classes(judged, classes=declared, name=fields[0], source=source)
+        human = map_classes(labelled, classes=declared, name=fields[1], source=source)
     extra = {"judge_source_id": judged_by, "human_source_id": labelled_by}
-    frame = items_frame(ids, judge, human, source=source, extra=extra)
+    frame = items_frame(ids, judge, human, source=source, extra=extra, classes=declared)
     frame.attrs["name"] = name
     return frame
 
@@ -220,13 +243,18 @@ def _from_trace(trace: Any, id_field: str, source: str) -> tuple[str, list[tuple
 
 
 def _one(
-    feedbacks: list[_Feedback], kinds: frozenset[str], item: Any, what: str, source: str
+    feedbacks: list[_Feedback],
+    kinds: frozenset[str],
+    item: Any,
+    what: str,
+    source: str,
+    key: Callable[[Any], Any],
 ) -> tuple[Any, str | None]:
     """The one value that feedback of these source types gives a trace (None if none)."""
     mine = [f for f in feedbacks if f.source_type in kinds]
     replaced = {f.overrides for f in mine if f.overrides}
     current = [f for f in mine if f.assessment_id not in replaced and f.value is not None]
-    values = {_key(f.value) for f in current}
+    values = {key(f.value) for f in current}
     if len(values) > 1:
         shown = ", ".join(sorted(f"{f.value!r} from {f.source_id!r}" for f in current))
         raise ValueError(
@@ -241,6 +269,30 @@ def _one(
 
 def _key(value: Any) -> str:
     return repr(value.strip().lower() if isinstance(value, str) else value)
+
+
+def _exact_key(value: Any) -> Any:
+    """Agreement key with classes: the class value (``4.0`` is ``4``), else the value's repr."""
+    return _class_key(value) or ("other", repr(value))
+
+
+def _check_class_options(
+    classes: Any, *, positive: Any, negative: Any, threshold: float | None
+) -> tuple[Any, ...] | None:
+    """The declared classes (None without them); raise if a 0/1 mapping is asked for too."""
+    if classes is None:
+        return None
+    for argument, value in (
+        ("positive", positive),
+        ("negative", negative),
+        ("threshold", threshold),
+    ):
+        if value is not None:
+            raise ValueError(
+                f"`classes` ({classes!r}) and `{argument}` ({value!r}) exclude each other: "
+                "with `classes` the feedback values are kept as class values, not mapped to 0/1."
+            )
+    return check_classes(classes)
 
 
 def _check_found(

@@ -27,7 +27,8 @@ from typing import Any
 
 import pandas as pd
 
-from judgecal.io._items import items_frame, load_json, map_verdicts
+from judgecal._validate import check_classes
+from judgecal.io._items import items_frame, load_json, map_classes, map_verdicts
 
 __all__ = ["JUDGE_ASSERTION_TYPES", "read_promptfoo"]
 
@@ -52,6 +53,7 @@ def read_promptfoo(
     id: str = "testIdx",
     provider: str | None = None,
     prompt_idx: int | None = None,
+    classes: list[Any] | tuple[Any, ...] | None = None,
 ) -> pd.DataFrame:
     """Read a promptfoo results file (JSON or JSONL) into an items frame.
 
@@ -75,6 +77,15 @@ def read_promptfoo(
         Keep the results of this provider only (its ``id`` or ``label``).
     prompt_idx : int, optional
         Keep the results of this prompt only (``promptIdx``).
+    classes : list or tuple of str or int, optional
+        For a judge with K verdicts (e.g. an ``llm-rubric`` asked for a score 1-5): the
+        declared classes, e.g. ``[1, 2, 3, 4, 5]``. The judge component's ``score`` (its named
+        score) and the last ``"human"`` component's ``score`` are then kept as class values
+        (see :func:`judgecal.io.map_classes`; ``3.0`` is the class ``3``) instead of 0/1, and
+        ``attrs["classes"]`` records them, for :meth:`judgecal.kclass.KClassData.from_items`.
+        A rating given in the viewer as a bare thumbs up / down stores the score 1 / 0, so set
+        the score itself when rating (or join the labels with :func:`judgecal.io.join_human`).
+        Not with ``threshold``.
 
     Returns
     -------
@@ -82,7 +93,8 @@ def read_promptfoo(
         An items frame: ``id``, ``judge`` (the judge component's ``pass``), ``human`` (the last
         ``"human"`` component's ``pass``, ``<NA>`` where nobody rated the row), ``provider``,
         ``prompt_idx``. Rows without a judge component (a provider error) have ``judge``
-        ``<NA>``.
+        ``<NA>``. With ``classes``, ``judge`` and ``human`` are ``object`` columns of the
+        components' scores as class values.
 
     Raises
     ------
@@ -90,32 +102,52 @@ def read_promptfoo(
         Naming the file: not JSON, truncated, not a promptfoo results file, no results, no
         component matching ``judge`` (listing the assertion types and metrics present), several
         candidate judges, several providers or prompts where ids would repeat, an unknown
-        ``id`` field.
+        ``id`` field; a score outside ``classes``; ``classes`` together with ``threshold``.
+    TypeError
+        If ``classes`` is not a list or tuple of strings and integers.
     """
+    declared = _check_class_options(classes, threshold=threshold)
     source = os.fspath(path)
     results = _results(load_json(source), source)
     results = _select(results, provider=provider, prompt_idx=prompt_idx, source=source)
+    scored = declared is not None
     rows = [
-        _judge_and_human(r, judge=judge, threshold=threshold, source=source, row=i)
+        _judge_and_human(r, judge=judge, threshold=threshold, source=source, row=i, scored=scored)
         for i, r in enumerate(results)
     ]
     ids = [_item_id(r, id, source=source, row=i) for i, r in enumerate(results)]
     verdicts = [v for v, _ in rows]
-    judged = (
-        map_verdicts(verdicts, threshold=threshold, name="judge score", source=source)
-        if threshold is not None
-        else verdicts
-    )
+    labels = [h for _, h in rows]
+    if declared is not None:
+        judged = map_classes(verdicts, classes=declared, name="judge score", source=source)
+        labels = map_classes(labels, classes=declared, name="human score", source=source)
+    elif threshold is not None:
+        judged = map_verdicts(verdicts, threshold=threshold, name="judge score", source=source)
+    else:
+        judged = verdicts
     return items_frame(
         ids,
         judged,
-        [h for _, h in rows],
+        labels,
         source=source,
         extra={
             "provider": [_provider_name(r) for r in results],
             "prompt_idx": [r.get("promptIdx") for r in results],
         },
+        classes=declared,
     )
+
+
+def _check_class_options(classes: Any, *, threshold: float | None) -> tuple[Any, ...] | None:
+    """The declared classes (None without them); raise if a 0/1 mapping is asked for too."""
+    if classes is None:
+        return None
+    if threshold is not None:
+        raise ValueError(
+            f"`classes` ({classes!r}) and `threshold` ({threshold!r}) exclude each other: "
+            "with `classes` the judge's scores are kept as class values, not mapped to 0/1."
+        )
+    return check_classes(classes)
 
 
 def is_promptfoo(document: Any) -> bool:
@@ -197,11 +229,21 @@ def _assertion(component: dict[str, Any]) -> dict[str, Any]:
 
 
 def _judge_and_human(
-    result: dict[str, Any], *, judge: str | None, threshold: float | None, source: str, row: int
+    result: dict[str, Any],
+    *,
+    judge: str | None,
+    threshold: float | None,
+    source: str,
+    row: int,
+    scored: bool = False,
 ) -> tuple[Any, Any]:
+    """The judge's verdict and the person's rating of one row (their scores when ``scored``)."""
     components = list(_components(result.get("gradingResult")))
     humans = [c for c in components if _assertion(c).get("type") == _HUMAN]
-    human = bool(humans[-1].get("pass")) if humans else None
+    if scored:
+        human = humans[-1].get("score") if humans else None
+    else:
+        human = bool(humans[-1].get("pass")) if humans else None
     if len(humans) == len(components):  # no grading (an errored row), perhaps rated by a
         return None, human  # person afterwards: no judge verdict
     if judge is None:
@@ -236,7 +278,7 @@ def _judge_and_human(
             f"assertions ({kinds}); choose one with `judge` (--scorer), by "
             "metric name."
         )
-    if threshold is not None:
+    if threshold is not None or scored:
         return matches[0].get("score"), human
     verdict = matches[0].get("pass")
     if not isinstance(verdict, bool):
