@@ -42,9 +42,11 @@ __all__ = [
     "items_frame",
     "join_human",
     "load_json",
+    "declared_classes",
     "map_classes",
     "map_verdicts",
     "read_table",
+    "set_options",
 ]
 
 #: The columns every items frame has, in order.
@@ -176,6 +178,31 @@ def _converted(
 
 
 # ---- class values (K-class verdicts) -----------------------------------------------------------
+def declared_classes(
+    classes: Any, given: Mapping[str, Any], *, kept: str = "verdicts"
+) -> tuple[Any, ...] | None:
+    """A reader's ``classes`` checked (None when not given) against its 0/1 mapping options.
+
+    ``given`` maps the argument name of every 0/1 option the caller set away from its default
+    to its value; beside ``classes`` any of them raises a ValueError naming both (``kept`` says
+    what the reader keeps as class values: "verdicts", "scores", ...).
+    """
+    if classes is None:
+        return None
+    declared = check_classes(classes)
+    for argument, value in given.items():
+        raise ValueError(
+            f"`classes` ({list(declared)!r}) and `{argument}` ({value!r}) exclude each "
+            f"other: with `classes` the {kept} are kept as class values, not mapped to 0/1."
+        )
+    return declared
+
+
+def set_options(**options: Any) -> dict[str, Any]:
+    """The options whose value is not None (for :func:`declared_classes`)."""
+    return {name: value for name, value in options.items() if value is not None}
+
+
 def map_classes(
     values: Any, *, classes: list[Any] | tuple[Any, ...], name: str, source: str
 ) -> pd.Series:

@@ -7,14 +7,15 @@ from typing import Any
 
 import pandas as pd
 
-from judgecal._validate import check_classes
 from judgecal.io._items import (
     ITEM_COLUMNS,
+    declared_classes,
     items_frame,
     map_classes,
     map_verdicts,
     read_class_table,
     read_table,
+    set_options,
 )
 
 __all__ = ["read_frame"]
@@ -120,8 +121,9 @@ def read_frame(
     >>> data.classes, data.test.tolist(), data.confusion.tolist()
     (('A', 'B', 'tie'), [1, 1, 1], [[1, 0, 0], [0, 0, 1], [0, 1, 0]])
     """
-    declared = _check_options(
-        classes, positive=positive, threshold=threshold, human_positive=human_positive
+    declared = declared_classes(
+        classes,
+        set_options(positive=positive, threshold=threshold, human_positive=human_positive),
     )
     if isinstance(frame_or_path, pd.DataFrame):
         table, source = frame_or_path, "data frame"
@@ -179,25 +181,6 @@ def read_frame(
         str(c): table[c] for c in table.columns if c not in used and str(c) not in ITEM_COLUMNS
     }
     return items_frame(ids, verdicts, labels, source=source, extra=extra, classes=declared)
-
-
-def _check_options(
-    classes: Any, *, positive: Any, threshold: Any, human_positive: Any
-) -> tuple[Any, ...] | None:
-    """The declared classes (None without them); raise if a 0/1 mapping is asked for too."""
-    if classes is None:
-        return None
-    for argument, value in (
-        ("positive", positive),
-        ("threshold", threshold),
-        ("human_positive", human_positive),
-    ):
-        if value is not None:
-            raise ValueError(
-                f"`classes` ({classes!r}) and `{argument}` ({value!r}) exclude each other: "
-                "with `classes` the verdicts are kept as class values, not mapped to 0/1."
-            )
-    return check_classes(classes)
 
 
 def _human_labels(

@@ -22,8 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgecal._validate import check_classes
-from judgecal.io._items import items_frame, map_classes, map_verdicts
+from judgecal.io._items import declared_classes, items_frame, map_classes, map_verdicts
 
 __all__ = ["read_inspect"]
 
@@ -125,13 +124,20 @@ def read_inspect(
     """
     _check_choice(partial, "partial")
     _check_choice(noanswer, "noanswer")
-    declared = _check_class_options(
+    declared = declared_classes(
         classes,
-        positive=positive,
-        negative=negative,
-        partial=partial,
-        noanswer=noanswer,
-        threshold=threshold,
+        {
+            argument: value
+            for argument, value, default in (
+                ("positive", positive, _as_tuple(positive) == (CORRECT,)),
+                ("negative", negative, negative is None),
+                ("partial", partial, partial == 0),
+                ("noanswer", noanswer, noanswer == 0),
+                ("threshold", threshold, threshold is None),
+            )
+            if not default
+        },
+        kept="scores",
     )
     allowed = _authors(authors)
     name = os.fspath(path)
@@ -349,35 +355,6 @@ def _check_choice(value: Any, name: str) -> None:
     raise ValueError(
         f"`{name}` ({value!r}) must be 0 (incorrect), 1 (correct) or None (no verdict)."
     )
-
-
-def _check_class_options(
-    classes: Any,
-    *,
-    positive: Any,
-    negative: Any,
-    partial: int | None,
-    noanswer: int | None,
-    threshold: float | None,
-) -> tuple[Any, ...] | None:
-    """The declared classes (None without them); raise for a 0/1 mapping option beside them."""
-    if classes is None:
-        return None
-    declared = check_classes(classes)
-    options = (
-        ("positive", positive, _as_tuple(positive) == (CORRECT,)),
-        ("negative", negative, negative is None),
-        ("partial", partial, partial == 0),
-        ("noanswer", noanswer, noanswer == 0),
-        ("threshold", threshold, threshold is None),
-    )
-    for argument, value, default in options:
-        if not default:
-            raise ValueError(
-                f"`classes` ({list(declared)!r}) and `{argument}` ({value!r}) exclude each "
-                "other: with `classes` the scores are kept as class values, not mapped to 0/1."
-            )
-    return declared
 
 
 def _authors(authors: str | Iterable[str] | None) -> frozenset[str] | None:

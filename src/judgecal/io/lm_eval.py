@@ -18,8 +18,14 @@ from typing import Any
 
 import pandas as pd
 
-from judgecal._validate import check_classes
-from judgecal.io._items import items_frame, load_json, map_classes, map_verdicts
+from judgecal.io._items import (
+    declared_classes,
+    items_frame,
+    load_json,
+    map_classes,
+    map_verdicts,
+    set_options,
+)
 
 __all__ = ["read_lm_eval"]
 
@@ -75,7 +81,9 @@ def read_lm_eval(
     TypeError
         If ``classes`` is not a list or tuple of strings and integers.
     """
-    declared = _check_class_options(classes, threshold=threshold, positive=positive)
+    declared = declared_classes(
+        classes, set_options(threshold=threshold, positive=positive), kept="metric's values"
+    )
     source = os.fspath(path)
     records = load_json(source, lines=True)
     if not isinstance(records, list) or not records or not all(map(is_lm_eval_sample, records)):
@@ -109,21 +117,6 @@ def read_lm_eval(
         },
         classes=declared,
     )
-
-
-def _check_class_options(
-    classes: Any, *, threshold: float | None, positive: Any
-) -> tuple[Any, ...] | None:
-    """The declared classes (None without them); raise if a 0/1 mapping is asked for too."""
-    if classes is None:
-        return None
-    for argument, value in (("threshold", threshold), ("positive", positive)):
-        if value is not None:
-            raise ValueError(
-                f"`classes` ({classes!r}) and `{argument}` ({value!r}) exclude each other: "
-                "with `classes` the metric's values are kept as class values, not mapped to 0/1."
-            )
-    return check_classes(classes)
 
 
 def is_lm_eval_sample(record: Any) -> bool:

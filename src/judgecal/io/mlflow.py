@@ -21,8 +21,14 @@ from typing import Any
 
 import pandas as pd
 
-from judgecal._validate import check_classes
-from judgecal.io._items import _class_key, items_frame, map_classes, map_verdicts
+from judgecal.io._items import (
+    _class_key,
+    declared_classes,
+    items_frame,
+    map_classes,
+    map_verdicts,
+    set_options,
+)
 
 __all__ = ["read_mlflow"]
 
@@ -121,8 +127,10 @@ def read_mlflow(
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"`name` must be a non-empty str (the feedback name), got {name!r}.")
-    declared = _check_class_options(
-        classes, positive=positive, negative=negative, threshold=threshold
+    declared = declared_classes(
+        classes,
+        set_options(positive=positive, negative=negative, threshold=threshold),
+        kept="feedback values",
     )
     key = _key if declared is None else _exact_key
     if id_field not in _ID_FIELDS:
@@ -274,25 +282,6 @@ def _key(value: Any) -> str:
 def _exact_key(value: Any) -> Any:
     """Agreement key with classes: the class value (``4.0`` is ``4``), else the value's repr."""
     return _class_key(value) or ("other", repr(value))
-
-
-def _check_class_options(
-    classes: Any, *, positive: Any, negative: Any, threshold: float | None
-) -> tuple[Any, ...] | None:
-    """The declared classes (None without them); raise if a 0/1 mapping is asked for too."""
-    if classes is None:
-        return None
-    for argument, value in (
-        ("positive", positive),
-        ("negative", negative),
-        ("threshold", threshold),
-    ):
-        if value is not None:
-            raise ValueError(
-                f"`classes` ({classes!r}) and `{argument}` ({value!r}) exclude each other: "
-                "with `classes` the feedback values are kept as class values, not mapped to 0/1."
-            )
-    return check_classes(classes)
 
 
 def _check_found(

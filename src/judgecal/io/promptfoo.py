@@ -27,8 +27,14 @@ from typing import Any
 
 import pandas as pd
 
-from judgecal._validate import check_classes
-from judgecal.io._items import items_frame, load_json, map_classes, map_verdicts
+from judgecal.io._items import (
+    declared_classes,
+    items_frame,
+    load_json,
+    map_classes,
+    map_verdicts,
+    set_options,
+)
 
 __all__ = ["JUDGE_ASSERTION_TYPES", "read_promptfoo"]
 
@@ -106,7 +112,7 @@ def read_promptfoo(
     TypeError
         If ``classes`` is not a list or tuple of strings and integers.
     """
-    declared = _check_class_options(classes, threshold=threshold)
+    declared = declared_classes(classes, set_options(threshold=threshold), kept="judge's scores")
     source = os.fspath(path)
     results = _results(load_json(source), source)
     results = _select(results, provider=provider, prompt_idx=prompt_idx, source=source)
@@ -136,18 +142,6 @@ def read_promptfoo(
         },
         classes=declared,
     )
-
-
-def _check_class_options(classes: Any, *, threshold: float | None) -> tuple[Any, ...] | None:
-    """The declared classes (None without them); raise if a 0/1 mapping is asked for too."""
-    if classes is None:
-        return None
-    if threshold is not None:
-        raise ValueError(
-            f"`classes` ({classes!r}) and `threshold` ({threshold!r}) exclude each other: "
-            "with `classes` the judge's scores are kept as class values, not mapped to 0/1."
-        )
-    return check_classes(classes)
 
 
 def is_promptfoo(document: Any) -> bool:
