@@ -118,28 +118,35 @@ def _interval(
     )
 
 
+def _interval_parts(
+    kind: str, data: KClassData, raw: np.ndarray, covariance: np.ndarray, z: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The centre and covariance the interval of every functional is built from.
+
+    Wald: the unprojected estimate and its delta-method covariance; the adjusted interval:
+    :func:`judgecal.kclass.matrix.adjusted_parts` of the counts.
+    """
+    if kind == "wald":
+        return raw, covariance
+    return adjusted_parts(data.test.astype(np.float64), data.confusion.astype(np.float64), z)
+
+
 def _functional_interval(
-    data: KClassData, kind: str, shares: np.ndarray, weights: np.ndarray, z: float
+    centre: np.ndarray,
+    covariance: np.ndarray,
+    shares: np.ndarray,
+    weights: np.ndarray,
+    z: float,
 ) -> ConfidenceInterval:
-    """The interval of ``weights . pi``: Wald or adjusted, truncated to the functional's range.
+    """The interval of ``weights . pi``, truncated to the functional's range.
 
     At K >= 3 it is widened, where needed, to contain the reported estimate ``weights . shares``:
     both intervals are centred on the unprojected solution, and when the projection moved the
     shares the estimate can otherwise fall just outside. At K = 2 it is Lang-Reiczigel's (or
     the binary Wald interval) as it stands, as :func:`judgecal.estimate` reports it.
     """
-    if kind == "wald":
-        rates = data.rates
-        p = data.p
-        raw = matrix_rogan_gladen(p, rates)
-        covariance = delta_covariance(raw, p, rates, np.asarray(float(data.n)), data.m)
-        ci = _interval(raw, covariance, weights, z)
-    else:
-        centre, covariance = adjusted_parts(
-            data.test.astype(np.float64), data.confusion.astype(np.float64), z
-        )
-        ci = _interval(centre, covariance, weights, z)
-    if data.size == 2:
+    ci = _interval(centre, covariance, weights, z)
+    if len(shares) == 2:
         return ci
     estimate = float(weights @ shares)
     return ConfidenceInterval(min(ci.low, estimate), max(ci.high, estimate))
@@ -211,8 +218,9 @@ def kclass_estimate(
     if projected:
         flags.append("projected")
     z = z_quantile(level)
+    centre, spread = _interval_parts(interval, data, raw, covariance, z)
     if any(
-        (ci := _functional_interval(data, interval, shares, a, z)).high - ci.low == 0.0
+        (ci := _functional_interval(centre, spread, shares, a, z)).high - ci.low == 0.0
         for a in np.eye(data.size)
     ):
         flags.append("zero_width")
@@ -301,7 +309,11 @@ class KClassEstimate(Result):
         """
         a = check_weights(self.data.classes, weights)
         level = self.confidence_level if confidence_level is None else check_level(confidence_level)
-        ci = _functional_interval(self.data, self.interval_kind, self.shares, a, z_quantile(level))
+        z = z_quantile(level)
+        centre, covariance = _interval_parts(
+            self.interval_kind, self.data, self.shares_raw, self.covariance, z
+        )
+        ci = _functional_interval(centre, covariance, self.shares, a, z)
         method = self.method if name is None else f"{name}: {self.method}"
         return IntervalResult(float(a @ self.shares), ci, level, method, self.flags)
 
