@@ -272,12 +272,15 @@ class _Draws:
     found: int = 0
 
 
-def _in_d(c: np.ndarray) -> np.ndarray:
-    """Whether each C (S, K, K) is in D: diagonally dominant in every column, det C > 0."""
+def _in_d(c: np.ndarray, det: np.ndarray | None = None) -> np.ndarray:
+    """Whether each C (S, K, K) is in D: diagonally dominant in every column, det C > 0.
+
+    ``det``: the determinants of ``c`` when the caller has them already.
+    """
     size = c.shape[-1]
     off = c - 2.0 * np.eye(size)
     dominant = (np.diagonal(c, axis1=1, axis2=2) > off.max(axis=1)).all(axis=1)
-    return np.asarray(dominant & (np.linalg.det(c) > 0.0))
+    return np.asarray(dominant & ((np.linalg.det(c) if det is None else det) > 0.0))
 
 
 def _chunk(
@@ -286,14 +289,16 @@ def _chunk(
     """One chunk of proposals: (C in D, pi, log weight); pi outside the simplex has -inf."""
     concentration = beta + data.confusion.astype(float)
     c = np.stack([rng.dirichlet(row, size) for row in concentration], axis=1)
-    c = c[_in_d(c)]
+    det = np.linalg.det(c)
+    keep = _in_d(c, det)
+    c, det = c[keep], det[keep]
     p = rng.dirichlet(1.0 + data.test.astype(float), len(c))
     pi = np.linalg.solve(np.swapaxes(c, 1, 2), p[..., None])[..., 0]
     exponent = (alpha - 1.0) + (data.m if data.design == "random" else 0.0)
     inside = np.asarray((pi >= 0.0).all(axis=1))
     with np.errstate(divide="ignore", invalid="ignore"):
         log_w = (np.log(np.where(inside[:, None], pi, 1.0)) * exponent).sum(axis=1)
-        log_w -= np.log(np.abs(np.linalg.det(c)))
+        log_w -= np.log(det)  # det C > 0 on D
     log_w = np.where(inside & np.isfinite(log_w), log_w, -np.inf)
     return c, pi, log_w
 
