@@ -29,7 +29,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -775,14 +775,14 @@ def _join_classes(
     recorded = items.attrs.get("classes")
     if classes is None and recorded is None:
         return None
-    declared = check_classes(list(recorded) if classes is None else classes)
-    for argument, value in (("positive", positive), ("negative", negative)):
-        if value is not None:
-            raise ValueError(
-                f"`classes` ({list(declared)!r}{'' if classes is not None else ', from items'}) "
-                f"and `{argument}` ({value!r}) exclude each other: class labels are kept as "
-                "they are, not mapped to 0/1."
-            )
+    declared = cast(  # not None: classes are given here
+        tuple[Any, ...],
+        declared_classes(
+            list(recorded) if classes is None else classes,
+            set_options(positive=positive, negative=negative),
+            kept="labels",
+        ),
+    )
     if recorded is not None and list(recorded) != list(declared):
         raise ValueError(
             f"`classes` ({list(declared)!r}) differs from the classes the items were read "
