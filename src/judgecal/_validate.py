@@ -383,15 +383,16 @@ def check_classes(classes: Any) -> tuple[Any, ...]:
         if isinstance(name, str) and not name.strip():
             raise ValueError(f"`classes` must hold non-empty names; got {name!r} at index {index}.")
     plain = tuple(int(c) if isinstance(c, numbers.Integral) else str(c) for c in classes)
-    if len(set(plain)) != len(plain):
-        twice = next(c for c in plain if plain.count(c) > 1)
-        raise ValueError(f"`classes` names the class {twice!r} twice; names must be unique.")
     seen: dict[str, Any] = {}
     for name in plain:
-        if str(name) in seen:
-            raise ValueError(
-                f"`classes` holds {seen[str(name)]!r} and {name!r}, which both read "
-                f"{str(name)!r} in summaries, dictionary keys and model coordinates; rename one."
-            )
-        seen[str(name)] = name
+        if str(name) not in seen:
+            seen[str(name)] = name
+            continue
+        earlier = seen[str(name)]
+        if earlier == name:
+            raise ValueError(f"`classes` names the class {name!r} twice; names must be unique.")
+        raise ValueError(
+            f"`classes` holds {earlier!r} and {name!r}, which both read {str(name)!r} in "
+            "summaries, dictionary keys and model coordinates; rename one."
+        )
     return plain
