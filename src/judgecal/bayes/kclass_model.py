@@ -482,11 +482,10 @@ class KClassPosterior(Result):
 
     def share(self, classes: Any, *, prob: float | None = None) -> IntervalResult:
         """The share of one class, or the summed share of several."""
-        from judgecal.kclass.functionals import share_weights
+        from judgecal.kclass.functionals import share_label, share_weights
 
         a = share_weights(self.classes, classes)
-        shown = ", ".join(repr(c) for c, w in zip(self.classes, a, strict=True) if w)
-        return self.functional(a, prob=prob, name=f"share of {shown}")
+        return self.functional(a, prob=prob, name=share_label(self.classes, a))
 
     def mean_score(self, scores: Any = None, *, prob: float | None = None) -> IntervalResult:
         """The mean score: ``scores`` per class (default: numeric classes are the scores)."""
@@ -497,9 +496,9 @@ class KClassPosterior(Result):
 
     def win_rate(self, win: Any, tie: Any = None, *, prob: float | None = None) -> IntervalResult:
         """The win rate of the class ``win``, a ``tie`` counting half."""
-        from judgecal.kclass.functionals import win_rate_weights
+        from judgecal.kclass.functionals import win_rate_label, win_rate_weights
 
-        label = f"win rate of {win!r}" + (" (ties count half)" if tie is not None else "")
+        label = win_rate_label(win, tie)
         return self.functional(win_rate_weights(self.classes, win, tie), prob=prob, name=label)
 
     # -- the contract --------------------------------------------------------------------------

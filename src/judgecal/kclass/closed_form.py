@@ -25,7 +25,9 @@ from judgecal.kclass.data import KClassData
 from judgecal.kclass.functionals import (
     check_weights,
     mean_score_weights,
+    share_label,
     share_weights,
+    win_rate_label,
     win_rate_weights,
 )
 from judgecal.kclass.matrix import (
@@ -320,8 +322,8 @@ class KClassEstimate(Result):
     def share(self, classes: Any, *, confidence_level: float | None = None) -> IntervalResult:
         """The share of one class, or the summed share of several (e.g. the top two scores)."""
         a = share_weights(self.data.classes, classes)
-        shown = ", ".join(repr(c) for c, w in zip(self.data.classes, a, strict=True) if w)
-        return self.functional(a, confidence_level=confidence_level, name=f"share of {shown}")
+        label = share_label(self.data.classes, a)
+        return self.functional(a, confidence_level=confidence_level, name=label)
 
     def mean_score(
         self, scores: Any = None, *, confidence_level: float | None = None
@@ -335,7 +337,7 @@ class KClassEstimate(Result):
     ) -> IntervalResult:
         """The win rate of the class ``win``, a ``tie`` counting half (Chatbot Arena's rule)."""
         a = win_rate_weights(self.data.classes, win, tie)
-        label = f"win rate of {win!r}" + (" (ties count half)" if tie is not None else "")
+        label = win_rate_label(win, tie)
         return self.functional(a, confidence_level=confidence_level, name=label)
 
     @property

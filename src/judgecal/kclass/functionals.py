@@ -26,7 +26,9 @@ from judgecal.kclass.data import class_position
 __all__ = [
     "check_weights",
     "mean_score_weights",
+    "share_label",
     "share_weights",
+    "win_rate_label",
     "win_rate_weights",
 ]
 
@@ -158,3 +160,14 @@ def win_rate_weights(classes: tuple[Any, ...], win: Any, tie: Any = None) -> np.
             raise ValueError(f"`tie` ({tie!r}) and `win` ({win!r}) must be different classes.")
         out[position] = 0.5
     return out
+
+
+def share_label(classes: tuple[Any, ...], weights: np.ndarray) -> str:
+    """The label of a share functional: ``"share of 'A'"``, ``"share of 4, 5"``."""
+    shown = ", ".join(repr(c) for c, w in zip(classes, weights, strict=True) if w)
+    return f"share of {shown}"
+
+
+def win_rate_label(win: Any, tie: Any) -> str:
+    """The label of a win rate: ``"win rate of 'A' (ties count half)"``."""
+    return f"win rate of {win!r}" + (" (ties count half)" if tie is not None else "")
