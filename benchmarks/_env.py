@@ -15,7 +15,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 def environment() -> dict[str, object]:
     """Describe the machine and the versions a benchmark ran with."""
     versions = {}
-    for package in ("judgecal", "numpy", "scipy", "pymc", "arviz", "xarray", "dask"):
+    for package in ("judgestats", "numpy", "scipy", "pymc", "arviz", "xarray", "dask"):
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:

@@ -3,7 +3,7 @@
 Measured in one run (issue 11 targets):
 
 1. exact end to end, over a grid that includes weak judges: the wall time of
-   ``post = jc.posterior(data); post.ci(0.95, "eti"); post.ci(0.95, "hdi")`` (JudgeCalWarning
+   ``post = jc.posterior(data); post.ci(0.95, "eti"); post.ci(0.95, "hdi")`` (JudgeStatsWarning
    silenced), each grid dataset timed once after one warm-up call; median and p90 over the grid.
    Grid: n in {100, 1000, 20000, 10**6} x m0 = m1 in {10, 30, 100, 1000} x (q0, q1) in
    {(0.55, 0.6), (0.6, 0.6), (0.7, 0.9), (0.9, 0.95)} x theta in {0.05, 0.5, 0.9} (192
@@ -16,7 +16,7 @@ Measured in one run (issue 11 targets):
    q1 = 0.9, binomial counts drawn with a fixed seed; the full study of the target (21 x 10,000
    reps) and a smaller one (21 x 500), whose calibration groups are smaller, so the rate is
    lower (the shared work per calibration group is spread over fewer datasets);
-4. NUTS cold: a fresh interpreter fits one dataset (``import judgecal`` timed separately), once
+4. NUTS cold: a fresh interpreter fits one dataset (``import judgestats`` timed separately), once
    with an empty pytensor compile directory (truly cold) and once with that directory filled by
    the first run (on-disk compile cache warm);
 5. NUTS warm: refits with new counts in the same process, reusing the compilation through
@@ -52,8 +52,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import write_results  # noqa: E402
 
-import judgecal as jc  # noqa: E402
-from judgecal.bayes.exact import exact_interval  # noqa: E402
+import judgestats as jc  # noqa: E402
+from judgestats.bayes.exact import exact_interval  # noqa: E402
 
 # --- the grid of single datasets ------------------------------------------------------------
 GRID_N = (100, 1000, 20_000, 10**6)
@@ -120,7 +120,7 @@ def grid(quick: bool) -> list[dict[str, object]]:
 def end_to_end(data: jc.JudgeData) -> None:
     """What a user runs for one dataset: the default (exact) posterior, its 95% ETI and HDI."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         post = jc.posterior(data)
         post.ci(0.95, "eti")
         post.ci(0.95, "hdi")
@@ -170,7 +170,7 @@ def readme_extras(repeats: int) -> dict[str, float]:
 
     def fresh() -> jc.Posterior:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", jc.JudgeCalWarning)
+            warnings.simplefilter("ignore", jc.JudgeStatsWarning)
             return jc.posterior(data, draws=DRAWS, chains=CHAINS, random_seed=0)
 
     arviz_loaded = "arviz" in sys.modules
@@ -246,9 +246,9 @@ _CHILD = """
 import json, statistics, sys, time, warnings
 warnings.simplefilter("ignore")
 t0 = time.perf_counter()
-import judgecal as jc
+import judgestats as jc
 import_s = time.perf_counter() - t0
-from judgecal.bayes.nuts import NutsCache
+from judgestats.bayes.nuts import NutsCache
 sampler, draws, tune, chains, warm = sys.argv[1], *map(int, sys.argv[2:6])
 data = [jc.JudgeData(**row) for row in json.loads(sys.argv[6])]
 cache = NutsCache()
@@ -308,7 +308,7 @@ def nuts_block(sampler: str, warm: int, disk_run: bool = True) -> dict[str, obje
 
     ``disk_run=False`` (``--quick``) skips the second child.
     """
-    with tempfile.TemporaryDirectory(prefix="judgecal-bench-pytensor-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="judgestats-bench-pytensor-") as tmp:
         runs = [nuts_subprocess(sampler, warm, tmp)]
         if disk_run:
             runs.append(nuts_subprocess(sampler, warm, tmp))
@@ -475,7 +475,7 @@ def main() -> None:
             ),
         ]
     table += [
-        ("import judgecal (child process)", f"{fresh['import_s'] * 1e3:.0f} ms", "", ""),
+        ("import judgestats (child process)", f"{fresh['import_s'] * 1e3:.0f} ms", "", ""),
         (f"NUTS cold {label}, empty compiledir", f"{fresh['cold_s']:.2f} s", "", ""),
         (
             f"NUTS cold {label}, disk cache warm",

@@ -1,4 +1,4 @@
-"""Throughput of the vectorised Lang-Reiczigel interval and the cost of `import judgecal`.
+"""Throughput of the vectorised Lang-Reiczigel interval and the cost of `import judgestats`.
 
 Baseline (measured in the same run): a plain Python loop over the same formula that calls
 ``scipy.stats.norm.ppf`` once per interval -- the cost model of the paper's reference code.
@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 from _env import write_results  # noqa: E402
 
-import judgecal  # noqa: E402
+import judgestats  # noqa: E402
 
 
 def paper_style_interval(p, q0, q1, n, m0, m1, alpha, norm):
@@ -61,8 +61,8 @@ def best_of(func, repeats: int) -> float:
 
 
 def import_time(repeats: int = 7) -> dict[str, float]:
-    """Median and best wall time of `import judgecal` in a fresh interpreter."""
-    code = "import time; t = time.perf_counter(); import judgecal; print(time.perf_counter() - t)"
+    """Median and best wall time of `import judgestats` in a fresh interpreter."""
+    code = "import time; t = time.perf_counter(); import judgestats; print(time.perf_counter() - t)"
     samples = [
         float(
             subprocess.run(
@@ -85,8 +85,8 @@ def main() -> None:
     from scipy.stats import norm
 
     p, q0, q1, n, m0, m1 = inputs(args.size)
-    vectorised_s = best_of(lambda: judgecal.lang_reiczigel_ci(p, q0, q1, n, m0, m1), 5)
-    whole = judgecal.lang_reiczigel_ci(p, q0, q1, n, m0, m1)
+    vectorised_s = best_of(lambda: judgestats.lang_reiczigel_ci(p, q0, q1, n, m0, m1), 5)
+    whole = judgestats.lang_reiczigel_ci(p, q0, q1, n, m0, m1)
 
     count = min(args.loop_size, args.size)
     columns = [a[:count].tolist() for a in (p, q0, q1, n, m0, m1)]
@@ -116,7 +116,7 @@ def main() -> None:
         ("speed-up", f"{vector_rate / loop_rate:8.0f} x", ""),
         ("max |difference| vs baseline", f"{max_diff:.1e}", ""),
         (
-            "import judgecal",
+            "import judgestats",
             f"{imports['median_s'] * 1e3:8.0f} ms median",
             f"best {imports['best_s'] * 1e3:.0f} ms",
         ),

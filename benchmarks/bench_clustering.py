@@ -14,8 +14,8 @@ Three ways to analyse the same data, each with the Rogan-Gladen estimate and a L
 interval (Lee et al., arXiv 2511.21140 v1, eqs. 4-7):
 
 ``clustered``
-    ``judgecal.estimate_items`` on the items frame: all n E test and (m0 + m1) E calibration
-    judgments, cluster-robust effective sizes (``judgecal._cluster``), vectorised here through
+    ``judgestats.estimate_items`` on the items frame: all n E test and (m0 + m1) E calibration
+    judgments, cluster-robust effective sizes (``judgestats._cluster``), vectorised here through
     the same functions.
 ``independent``
     every judgment as an independent item (what a user gets by dropping the ids): n E, m0 E,
@@ -76,8 +76,8 @@ def simulate(
 
 def intervals(arms: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """(low, high) of the three analyses, one per replication."""
-    from judgecal._cluster import ratio_design
-    from judgecal.frequentist import lang_reiczigel_at_z, lang_reiczigel_ci, z_quantile
+    from judgestats._cluster import ratio_design
+    from judgestats.frequentist import lang_reiczigel_at_z, lang_reiczigel_ci, z_quantile
 
     designs = [
         ratio_design(arms[k].sum(axis=-1), np.full(arms[k].shape[:2], float(EPOCHS)))
@@ -96,11 +96,11 @@ def intervals(arms: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.nda
 
 def cell(theta: float, rho: float, reps: int, seed: np.random.SeedSequence) -> dict[str, object]:
     """Coverage, its Monte Carlo SE and the median width of each analysis in one cell."""
-    from judgecal.exceptions import JudgeCalWarning
+    from judgestats.exceptions import JudgeStatsWarning
 
     rng = np.random.default_rng(seed)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)  # NaN intervals count as misses
+        warnings.simplefilter("ignore", JudgeStatsWarning)  # NaN intervals count as misses
         found = intervals(simulate(rng, theta, rho, reps))
     row: dict[str, object] = {"theta": theta, "rho": rho}
     for name, (low, high) in found.items():

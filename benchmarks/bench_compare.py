@@ -8,7 +8,7 @@ J_A = J + dJ / 2 and J_B = J - dJ / 2 (model A easier to judge). Two sweeps: J w
 dJ with J fixed (negative dJ: model B easier to judge, which pushes the shared-calibration bias
 against the true gap and can flip its sign). Each replicate draws n paired test items (true
 correctness of the two answers from fixed cell probabilities, verdicts independent given the
-truth) and an m0 = m1 = m calibration set per model, then runs judgecal.compare with every
+truth) and an m0 = m1 = m calibration set per model, then runs judgestats.compare with every
 method. Reported per method: coverage of the true gap, mean interval width, bias, and the rate
 of confident wrong signs (the interval excludes zero on the wrong side).
 
@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 from _env import write_results
 
-import judgecal as jc
+import judgestats as jc
 
 #: True-correctness cells (both correct, A only, B only, neither): theta_A = 0.75, theta_B = 0.70.
 TRUTH = np.array([0.62, 0.13, 0.08, 0.17])
@@ -144,7 +144,7 @@ def rebuild_and_sample(a, b, seed: int) -> None:
 
     import pymc as pm
 
-    from judgecal.bayes.compare_model import build_compare_model
+    from judgestats.bayes.compare_model import build_compare_model
 
     options = METHODS["hierarchical posterior"]["bayes"]
     logging.getLogger("pymc").setLevel(logging.ERROR)

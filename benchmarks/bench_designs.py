@@ -1,7 +1,7 @@
 """Head-to-head under the random calibration design: coverage and width of four 95% intervals.
 
 Issue 7, item 5. The labelled items are a random subsample of ``m`` items; the test set has
-n = 1000 *unlabelled* items (``judgecal.simulate.simulate_counts(design="random")``):
+n = 1000 *unlabelled* items (``judgestats.simulate.simulate_counts(design="random")``):
 
     k ~ Bin(n, p),  p = theta q1 + (1 - theta)(1 - q0)              (Lee et al. (ICML 2026) eq. 9)
     m1 ~ Bin(m, theta_cal),  m0 = m - m1,  k0 ~ Bin(m0, q0),  k1 ~ Bin(m1, q1)
@@ -12,11 +12,11 @@ Intervals (all at ``--level``, default 0.95):
     Rogan-Gladen + Lang-Reiczigel (Lee et al. v1 eqs. 3-7) from p-hat = k/n, q0-hat, q1-hat.
 ``ppi``, ``ppi_pp``
     PPI (lambda = 1) and PPI++ (power-tuned lambda in [0, 1]) with their CLT intervals
-    (``judgecal.designs.ppi.ppi_counts``; not truncated to [0, 1]).
+    (``judgestats.designs.ppi.ppi_counts``; not truncated to [0, 1]).
 ``posterior``
     Equal-tailed credible interval of the random-design posterior, exact engine: the stratified
     exact posterior under the theta prior Beta(1 + m1, 1 + m0)
-    (``judgecal.bayes.priors.random_design_prior``; uniform priors, judge better than
+    (``judgestats.bayes.priors.random_design_prior``; uniform priors, judge better than
     chance). ``exact_interval`` is called once per distinct labelled class count m1, on the
     distinct datasets only.
 
@@ -32,7 +32,7 @@ Datasets in which a labelled class is empty (m0 = 0 or m1 = 0) cannot be analyse
 Rogan-Gladen or Bayesian model: they are dropped (counted per scenario in ``dropped``) and every
 statistic is computed over the remaining datasets, for all four methods alike. An interval that
 does not exist (Lang-Reiczigel when the estimated judge is no better than chance) counts as not
-covering, as in ``judgecal.simulate.coverage``; widths are averaged over existing intervals.
+covering, as in ``judgestats.simulate.coverage``; widths are averaged over existing intervals.
 
 The goal (issue 7): an interval with coverage >= 0.945 in every scenario and a mean width no
 larger than PPI++'s. The summary lists the scenarios where each method's coverage falls below
@@ -115,8 +115,8 @@ def scenarios(*, quick: bool, shift_odds: Iterable[float] = SHIFT_ODDS) -> list[
 
 
 def draw(scenario: Scenario, reps: int, seed: int) -> dict[str, np.ndarray]:
-    """Counts of ``reps`` datasets of the random design (judgecal.simulate's process)."""
-    from judgecal.simulate import simulate_counts
+    """Counts of ``reps`` datasets of the random design (judgestats.simulate's process)."""
+    from judgestats.simulate import simulate_counts
 
     stream = np.random.SeedSequence(seed, spawn_key=scenario.key())
     cell_seed = int(stream.generate_state(2, np.uint64).astype(object).dot([1, 2**64]))
@@ -147,9 +147,9 @@ def posterior_intervals(
     counts: dict[str, np.ndarray], level: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Random-design exact ETI: one ``exact_interval`` call per distinct m1, distinct rows only."""
-    from judgecal.bayes.exact import exact_interval
-    from judgecal.bayes.priors import random_design_prior
-    from judgecal.data import JudgeData
+    from judgestats.bayes.exact import exact_interval
+    from judgestats.bayes.priors import random_design_prior
+    from judgestats.data import JudgeData
 
     table = np.stack([counts[name] for name in ("k", "n", "k0", "m0", "k1", "m1")], axis=1)
     unique, inverse = np.unique(table, axis=0, return_inverse=True)
@@ -171,13 +171,13 @@ def intervals(
     counts: dict[str, np.ndarray], level: float
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """(low, high) of the four methods for datasets with both labelled classes present."""
-    from judgecal.designs.ppi import ppi_counts
-    from judgecal.exceptions import JudgeCalWarning
-    from judgecal.frequentist import lang_reiczigel_ci
+    from judgestats.designs.ppi import ppi_counts
+    from judgestats.exceptions import JudgeStatsWarning
+    from judgestats.frequentist import lang_reiczigel_ci
 
     k, n, k0, m0, k1, m1 = (counts[name] for name in ("k", "n", "k0", "m0", "k1", "m1"))
     with warnings.catch_warnings():  # estimated judges no better than chance give NaN
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         lr = lang_reiczigel_ci(k / n, k0 / m0, k1 / m1, n, m0, m1, confidence_level=level)
     out = {"lang_reiczigel": (np.asarray(lr.low), np.asarray(lr.high))}
     for name, lam in (("ppi", 1.0), ("ppi_pp", None)):

@@ -27,9 +27,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import environment, write_results  # noqa: E402
 
-from judgecal import JudgeCalWarning, lang_reiczigel_ci  # noqa: E402
-from judgecal.guaranteed import guaranteed_interval  # noqa: E402
-from judgecal.simulate import coverage  # noqa: E402
+from judgestats import JudgeStatsWarning, lang_reiczigel_ci  # noqa: E402
+from judgestats.guaranteed import guaranteed_interval  # noqa: E402
+from judgestats.simulate import coverage  # noqa: E402
 
 N = [200, 1000, 10_000]
 M = [20, 50, 100, 200]
@@ -49,7 +49,7 @@ def main() -> None:
         for m in M:
             for q0, q1 in JUDGES:
                 with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", JudgeCalWarning)
+                    warnings.simplefilter("ignore", JudgeStatsWarning)
                     exact = coverage(
                         "lang_reiczigel", theta=THETA, q0=q0, q1=q1, n=n, m0=m, m1=m, exact=True
                     )["coverage"].values.ravel()
@@ -66,7 +66,7 @@ def main() -> None:
                         seconds = time.perf_counter() - t0
                         try:
                             with warnings.catch_warnings():
-                                warnings.simplefilter("ignore", JudgeCalWarning)
+                                warnings.simplefilter("ignore", JudgeStatsWarning)
                                 lr = lang_reiczigel_ci(k / n, k0 / m, k1 / m, n, m, m)
                             lr_width = float(lr.high - lr.low)
                         except ValueError:  # no correction: the estimated judge is at chance

@@ -1,9 +1,9 @@
-"""Calibration planning (judgecal.planning): the figures of the planning issue, in one run.
+"""Calibration planning (judgestats.planning): the figures of the planning issue, in one run.
 
 1. Lee et al. v1 Fig. 4c: mean Lang-Reiczigel width (eqs. 5-7) under Algorithm 1's adaptive split
    (pilot of 10 per arm) and under the equal split m0 = m1 = 250, for theta = 0, 0.05, ..., 1,
    n = 1000, m = 500, q0 = 0.7, q1 = 0.9, ``--reps`` replications (default 10,000), seed 2026, by
-   ``judgecal.simulate.coverage``. The same datasets are redrawn with ``simulate_counts`` (same
+   ``judgestats.simulate.coverage``. The same datasets are redrawn with ``simulate_counts`` (same
    seed, same per-cell streams) to get the paired Monte Carlo standard error of the difference
    (both designs draw the same test count k, then their own calibration counts). Beside them,
    without Monte Carlo error: the equal split summed exactly over the data space
@@ -40,10 +40,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import write_results  # noqa: E402
 
-from judgecal import JudgeCalWarning  # noqa: E402
-from judgecal.frequentist import lang_reiczigel_ci  # noqa: E402
-from judgecal.planning import optimal_allocation, required_calibration  # noqa: E402
-from judgecal.simulate import coverage, simulate_counts  # noqa: E402
+from judgestats import JudgeStatsWarning  # noqa: E402
+from judgestats.frequentist import lang_reiczigel_ci  # noqa: E402
+from judgestats.planning import optimal_allocation, required_calibration  # noqa: E402
+from judgestats.simulate import coverage, simulate_counts  # noqa: E402
 
 THETA = np.round(np.linspace(0, 1, 21), 10)
 FIG4 = dict(theta=THETA, q0=0.7, q1=0.9, n=1000, m0=250, m1=250)
@@ -62,9 +62,9 @@ def timed(func):
 
 
 def quiet(func, *args, **kwargs):
-    """Call ``func`` with JudgeCalWarning silenced (flags are recorded from the result)."""
+    """Call ``func`` with JudgeStatsWarning silenced (flags are recorded from the result)."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         return func(*args, **kwargs)
 
 
@@ -161,7 +161,7 @@ def figure_4c(reps: int, exact_sums: bool = True) -> dict[str, object]:
     print(
         "exact: equal split summed over the data space; optimum, A1 k=3 (Algorithm 1 with the "
         "true q's), A1 pilot (with a 10-item pilot's smoothing at the expected counts, kappa 2): "
-        "expected widths from judgecal.planning at the true p"
+        "expected widths from judgestats.planning at the true p"
     )
     longer = [float(t) for t, d in zip(THETA, adaptive - equal, strict=True) if d > 0]
     print(

@@ -1,4 +1,4 @@
-"""Speed of the coverage studies (judgecal.simulate.coverage), as ratios measured in one run.
+"""Speed of the coverage studies (judgestats.simulate.coverage), as ratios measured in one run.
 
 1. Lee et al. v1 Fig. 4 design: 21 theta x 10,000 reps, n = 1000, m0 + m1 = 500, equal and adaptive
    (Algorithm 1) allocation, naive and Lang-Reiczigel intervals (best of 3), against a plain
@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import write_results  # noqa: E402
 
-from judgecal.simulate import coverage  # noqa: E402
+from judgestats.simulate import coverage  # noqa: E402
 
 THETA = np.round(np.linspace(0, 1, 21), 10)
 FIG4 = dict(theta=THETA, q0=0.7, q1=0.9, n=1000, m0=250, m1=250)
@@ -106,7 +106,7 @@ def fig4_loop(reps: int) -> int:
 
 
 def bayes(reps: int, method: str) -> tuple[float, int]:
-    from judgecal.simulate import simulate_counts
+    from judgestats.simulate import simulate_counts
 
     seconds, _ = timed(
         lambda: coverage(
@@ -168,14 +168,14 @@ def main() -> None:
     loop_s, _ = timed(lambda: fig4_loop(loop_reps))
     loop_full = loop_s * 10_000 / loop_reps
     rows = [("Fig. 4 design, 4 studies x 21 theta x 10,000 reps", vec_s, loop_full)]
-    print(f"{'study':<55}{'judgecal s':>12}{'baseline s':>12}{'ratio':>9}")
+    print(f"{'study':<55}{'judgestats s':>12}{'baseline s':>12}{'ratio':>9}")
     print(
         f"{rows[0][0]:<55}{vec_s:12.3f}{loop_full:12.1f}{loop_full / vec_s:9.0f}x"
         f"   (loop timed on {loop_reps} reps, scaled)"
     )
     payload = {
         "fig4": {
-            "judgecal_s": vec_s,
+            "judgestats_s": vec_s,
             "loop_s_scaled": loop_full,
             "loop_reps_timed": loop_reps,
             "speedup": loop_full / vec_s,

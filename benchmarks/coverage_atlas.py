@@ -30,8 +30,8 @@ import xarray as xr
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import RESULTS, write_results  # noqa: E402
 
-from judgecal import JudgeCalWarning  # noqa: E402
-from judgecal.simulate import coverage  # noqa: E402
+from judgestats import JudgeStatsWarning  # noqa: E402
+from judgestats.simulate import coverage  # noqa: E402
 
 M = [5, 10, 20, 30, 50, 100, 250]
 Q = [0.6, 0.7, 0.8, 0.9, 0.95]
@@ -115,7 +115,7 @@ def main() -> None:
     payload: dict[str, object] = {"reps": args.reps, "bayes_reps": args.bayes_reps}
     start = time.perf_counter()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         closed = closed_form(args.reps, args.client, progress)
     payload["closed_form_seconds"] = time.perf_counter() - start
     closed.to_netcdf(RESULTS / "coverage_atlas.nc", engine="scipy")

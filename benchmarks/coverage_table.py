@@ -32,7 +32,7 @@ On 2 cores the posterior part is the slow one: 45 min for the interior of the ar
 15 + 18 min for the interior of the other arms; each part's time is recorded next to its cache
 file and reported in the JSON summary.
 
-Writes src/judgecal/datasets/coverage_table.npz (read by judgecal.crosscheck's recommendation),
+Writes src/judgestats/datasets/coverage_table.npz (read by judgestats.crosscheck's recommendation),
 benchmarks/results/coverage_table.json (summary) and benchmarks/results/coverage_atlas.png (the
 README's heat maps). ``--quick`` runs a tiny grid with few replications into a temporary
 directory (a smoke test; it writes nothing under src/).
@@ -53,8 +53,8 @@ import xarray as xr
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import RESULTS, write_results  # noqa: E402
 
-from judgecal import JudgeCalWarning  # noqa: E402
-from judgecal.simulate import coverage, simulate_counts  # noqa: E402
+from judgestats import JudgeStatsWarning  # noqa: E402
+from judgestats.simulate import coverage, simulate_counts  # noqa: E402
 
 ARMS = [
     (5, 5),
@@ -72,7 +72,9 @@ Q = [0.55, 0.7, 0.85, 0.99]
 THETA = [0.0, 0.1, 0.5, 0.9, 1.0]
 RANDOM_M = [10, 20, 50, 100, 200, 500]
 METHODS = ["lang_reiczigel", "bayes_eti", "bayes_hdi", "guaranteed"]
-TABLE = Path(__file__).resolve().parents[1] / "src" / "judgecal" / "datasets" / "coverage_table.npz"
+TABLE = (
+    Path(__file__).resolve().parents[1] / "src" / "judgestats" / "datasets" / "coverage_table.npz"
+)
 
 
 def _arms(arms: list[tuple[int, int]]) -> tuple[xr.DataArray, xr.DataArray]:
@@ -181,7 +183,7 @@ def guaranteed_exact(grid: dict, designs: list[tuple[int, int]]) -> np.ndarray:
     """Exact coverage of the guaranteed interval on designs (n, m) with m0 = m1 = m."""
     from scipy.stats import binom
 
-    from judgecal.guaranteed import guaranteed_interval
+    from judgestats.guaranteed import guaranteed_interval
 
     q, theta = np.asarray(grid["q"]), np.asarray(grid["theta"])
     shape = (2, len(grid["arms"]), len(grid["n"]), len(q), len(q), len(theta))
@@ -217,7 +219,7 @@ def guaranteed_exact(grid: dict, designs: list[tuple[int, int]]) -> np.ndarray:
 
 def ppi_random(grid: dict, reps: int) -> np.ndarray:
     """PPI++ coverage and median width under the random design: (2, m, n, q0, q1, theta)."""
-    from judgecal.designs.ppi import ppi_counts
+    from judgestats.designs.ppi import ppi_counts
 
     m_values, q, theta = grid["random_m"], grid["q"], grid["theta"]
     out = np.full((2, len(m_values), len(grid["n"]), len(q), len(q), len(theta)), np.nan)
@@ -362,11 +364,11 @@ def main() -> None:
         }
         args.bayes_reps, args.ppi_reps, args.workers = 50, 500, 1
         guaranteed_designs = [(50, 5)]
-        results = Path(tempfile.mkdtemp(prefix="judgecal_table_"))
+        results = Path(tempfile.mkdtemp(prefix="judgestats_table_"))
         table_path = results / "coverage_table.npz"
     timings = {}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         subset = (
             None
             if args.bayes_arms is None

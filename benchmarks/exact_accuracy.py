@@ -25,9 +25,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import write_results  # noqa: E402
 
-import judgecal as jc  # noqa: E402
-from judgecal.bayes.exact import ExactPosterior, exact_interval, exact_quantiles  # noqa: E402
-from judgecal.bayes.priors import Prior  # noqa: E402
+import judgestats as jc  # noqa: E402
+from judgestats.bayes.exact import ExactPosterior, exact_interval, exact_quantiles  # noqa: E402
+from judgestats.bayes.priors import Prior  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "reference" / "posterior_reference.json"
 VARIABLES = ("theta", "q0", "q1", "youden", "p")
@@ -101,7 +101,7 @@ def main() -> None:
     start = time.perf_counter()
     rows = {}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         for entry in cases:
             rows[entry["id"]] = errors(entry)
     by_regime: dict[str, dict[str, float]] = {}

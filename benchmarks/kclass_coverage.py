@@ -1,6 +1,6 @@
 """Coverage and width of the K-class closed-form intervals, by simulation.
 
-Issue 15's evidence for K-class verdicts (``judgecal.kclass``): over a grid of pairwise
+Issue 15's evidence for K-class verdicts (``judgestats.kclass``): over a grid of pairwise
 (A / B / tie, K = 3) and rubric (scores 1-5, K = 5) judges, calibration sizes and test sizes,
 the coverage of three 95% intervals for every class share and for the functionals analysts
 report (K = 3: the win rate of A with ties counted half; K = 5: the mean score and the share of
@@ -9,7 +9,7 @@ the top two scores):
 * ``adjusted`` -- the generalised Lang-Reiczigel interval, ``kclass_estimate``'s default
   (``interval="lang_reiczigel"``): add-z^2 test smoothing, 2/K pseudo-counts per calibration
   cell, the centre the unsmoothed matrix Rogan-Gladen estimate (at K >= 3) shifted by
-  ``2 z^2 C~^T v~`` (``judgecal.kclass.matrix.adjusted_parts``);
+  ``2 z^2 C~^T v~`` (``judgestats.kclass.matrix.adjusted_parts``);
 * ``wald`` -- the delta-method interval at the raw matrix Rogan-Gladen estimate
   (``interval="wald"``);
 * ``naive`` -- no correction: the judged shares p-hat with a multinomial Wald interval
@@ -26,7 +26,7 @@ limit, with structured errors -- for K = 3 a judge that over-calls ties, confuse
 sides and favours position A; for K = 5 a lenient judge whose errors go to adjacent scores,
 mostly upwards), the true shares (``balanced``, ``skewed``, ``rare``: one share 0.02), m in
 {10, 30, 100} and n in {500, 5000, 100000}. Every dataset of a cell is evaluated at once with the
-batched functions of ``judgecal.kclass.matrix`` -- the same functions ``kclass_estimate`` calls;
+batched functions of ``judgestats.kclass.matrix`` -- the same functions ``kclass_estimate`` calls;
 before the grid, :func:`self_check` recomputes random datasets with ``kclass_estimate`` itself
 and the script exits with status 1 if any number differs by more than 1e-12.
 
@@ -37,7 +37,7 @@ it is counted in ``undef`` and left out of the corrected methods' coverage (``co
 the JSON counts it as a miss). The naive interval always exists and is evaluated on every
 dataset. Monte Carlo standard errors are binomial, ``sqrt(c (1 - c) / reps_defined)``.
 
-With ``--posterior`` (needs ``judgecal.kclass.kclass_posterior``) a small block adds the coverage
+With ``--posterior`` (needs ``judgestats.kclass.kclass_posterior``) a small block adds the coverage
 of the posterior's 95% equal-tailed credible interval (importance-sampling engine) on a few
 cells, 200 datasets each, with the two closed-form intervals' coverage recomputed on exactly
 those datasets beside it.
@@ -181,7 +181,7 @@ def batched_intervals(test: np.ndarray, confusion: np.ndarray, z: float) -> dict
     shape (datasets, targets) plus ``point`` (the method's point estimate of every target).
     Only datasets that :func:`defined_mask` accepts may be passed for the corrected methods.
     """
-    from judgecal.kclass.matrix import (
+    from judgestats.kclass.matrix import (
         adjusted_parts,
         delta_covariance,
         matrix_rogan_gladen,
@@ -261,9 +261,9 @@ def self_check(datasets: int, seed: int) -> float:
     end of every target; and that ``kclass_estimate`` raises exactly on the datasets that
     :func:`defined_mask` rejects.
     """
-    from judgecal import JudgeCalWarning
-    from judgecal.frequentist import z_quantile
-    from judgecal.kclass import KClassData, kclass_estimate
+    from judgestats import JudgeStatsWarning
+    from judgestats.frequentist import z_quantile
+    from judgestats.kclass import KClassData, kclass_estimate
 
     rng = np.random.default_rng(seed)
     z = z_quantile(LEVEL)
@@ -277,7 +277,7 @@ def self_check(datasets: int, seed: int) -> float:
         ok = bool(defined_mask(test, confusion)[0])
         data = KClassData(CLASSES[size], test=test[0], confusion=confusion[0])
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", JudgeCalWarning)
+            warnings.simplefilter("ignore", JudgeStatsWarning)
             try:
                 estimates = {
                     kind: kclass_estimate(data, confidence_level=LEVEL, interval=kind)
@@ -337,7 +337,7 @@ def _coverage(
 
 def evaluate_cell(cell: dict) -> dict:
     """Draw ``reps`` datasets of one cell; coverage of every method and target."""
-    from judgecal.frequentist import z_quantile
+    from judgestats.frequentist import z_quantile
 
     start = time.perf_counter()
     size, judge, share = cell["size"], cell["judge"], cell["share"]
@@ -421,9 +421,9 @@ def evaluate_posterior_cell(cell: dict) -> dict:
     beside the posterior's (over the datasets the closed form accepts; the posterior answers on
     all).
     """
-    from judgecal import JudgeCalWarning
-    from judgecal.frequentist import z_quantile
-    from judgecal.kclass import KClassData, kclass_posterior
+    from judgestats import JudgeStatsWarning
+    from judgestats.frequentist import z_quantile
+    from judgestats.kclass import KClassData, kclass_posterior
 
     start = time.perf_counter()
     size, judge, share, m, n = cell["spec"]
@@ -441,7 +441,7 @@ def evaluate_posterior_cell(cell: dict) -> dict:
     for r in range(reps):
         data = KClassData(CLASSES[size], test=test[r], confusion=confusion[r])
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", JudgeCalWarning)
+            warnings.simplefilter("ignore", JudgeStatsWarning)
             post = kclass_posterior(
                 data, prob=LEVEL, proposals=cell["proposals"], random_seed=cell["seed"] + r
             )
@@ -678,9 +678,9 @@ def main() -> int:
     posterior_seconds = None
     if args.posterior:
         try:
-            from judgecal.kclass import kclass_posterior  # noqa: F401
+            from judgestats.kclass import kclass_posterior  # noqa: F401
         except ImportError:
-            print("\nposterior block skipped: judgecal.kclass.kclass_posterior is not available")
+            print("\nposterior block skipped: judgestats.kclass.kclass_posterior is not available")
         else:
             pcells = [
                 {

@@ -1,11 +1,11 @@
 """Coverage of the recommended interval, by simulation on the coverage table's regime grid.
 
-Issue 12's acceptance check: the interval ``judgecal.crosscheck(...).recommended`` reports must
+Issue 12's acceptance check: the interval ``judgestats.crosscheck(...).recommended`` reports must
 cover the true accuracy at least 94.5% of the time in every cell. For every cell of the grid of
 ``benchmarks/coverage_table.py`` (or the sub-grid chosen by ``--n`` / ``--arms``), ``--reps``
 datasets are drawn with a seed independent of the table's, and the rule of
-``judgecal.recommend`` is applied to each dataset exactly as the cross-check applies it
-(``judgecal.recommend.choose``, on the Lang-Reiczigel interval and on the posterior intervals
+``judgestats.recommend`` is applied to each dataset exactly as the cross-check applies it
+(``judgestats.recommend.choose``, on the Lang-Reiczigel interval and on the posterior intervals
 where the table makes them eligible; the Lang-Reiczigel candidate, as in the cross-check, does
 not exist where the raw J-hat <= 0). A dataset that falls back gets the guaranteed interval
 widened to contain Lang-Reiczigel. Each cell ends in one of three states:
@@ -34,7 +34,7 @@ widened to contain Lang-Reiczigel. Each cell ends in one of three states:
   fallback's Lang-Reiczigel covers; on the other fallbacks (the cross-check's
   Lang-Reiczigel misses or does not exist: the "unknown" rows) it is 1(guaranteed covers),
   and on those rows, whether the
-  guaranteed interval covers is decided by ``judgecal.guaranteed.guaranteed_covers`` (two
+  guaranteed interval covers is decided by ``judgestats.guaranteed.guaranteed_covers`` (two
   exact tests at the true accuracy, 0.01-0.15 s each) on a subsample enlarged in batches until
   the estimate is three standard errors from 0.945, ``--guaranteed-sample-max`` are tested, or
   all are. Counting a dataset as covered when either interval covers is a lower bound for the
@@ -84,10 +84,10 @@ def _cheap_part(cell: dict, rng: np.random.Generator) -> dict:
     ``estimate`` refuses those data), which is the candidate and the interval the fallback is
     widened to.
     """
-    from judgecal import JudgeCalWarning
-    from judgecal.frequentist import lang_reiczigel_ci
-    from judgecal.recommend import CANDIDATES, choose, eligible, regime_coverage
-    from judgecal.simulate._kernels import interval_and_estimate
+    from judgestats import JudgeStatsWarning
+    from judgestats.frequentist import lang_reiczigel_ci
+    from judgestats.recommend import CANDIDATES, choose, eligible, regime_coverage
+    from judgestats.simulate._kernels import interval_and_estimate
 
     theta, q0, q1, n, m0, m1 = (cell[k] for k in ("theta", "q0", "q1", "n", "m0", "m1"))
     reps = cell["reps"]
@@ -98,7 +98,7 @@ def _cheap_part(cell: dict, rng: np.random.Generator) -> dict:
     coverage = regime_coverage(counts, LEVEL)
     ok = eligible(coverage, LEVEL)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         lr_low, lr_high = (
             np.asarray(v, dtype=float)
             for v in lang_reiczigel_ci(k / n, k0 / m0, k1 / m1, counts[1], counts[3], counts[5])
@@ -147,7 +147,7 @@ def _adjusted_variance(hits: int, size: int) -> float:
 
 def _exact_lang_reiczigel(cell: dict) -> float:
     """The cell's exact Lang-Reiczigel coverage, from the shipped coverage table."""
-    from judgecal.recommend import coverage_table
+    from judgestats.recommend import coverage_table
 
     table = coverage_table()
     arms = int(
@@ -214,7 +214,7 @@ def _guaranteed_part(
     ``guaranteed_covers`` counts a swapped-ends interval as not covering, which can only make
     the estimate pessimistic.
     """
-    from judgecal.guaranteed import guaranteed_covers
+    from judgestats.guaranteed import guaranteed_covers
 
     theta, counts = cell["theta"], cheap["counts"]
     order = rng.permutation(rows)
@@ -247,8 +247,8 @@ def _upper_bound(count: int, total: int) -> float:
 
 def _widening(cell: dict, cheap: dict, rng: np.random.Generator) -> list[list[float]]:
     """Guaranteed and widened widths on ``widening`` random fallback datasets of the cell."""
-    from judgecal.guaranteed import guaranteed_ci
-    from judgecal.recommend import widen
+    from judgestats.guaranteed import guaranteed_ci
+    from judgestats.recommend import widen
 
     rows = np.flatnonzero(cheap["choice"] == -1)
     if rows.size == 0 or cell["widening"] == 0:

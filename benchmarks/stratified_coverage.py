@@ -1,11 +1,11 @@
 """Coverage of the stratified closed form against the pooled correction, by simulation.
 
 Issue 15's evidence for stratified calibration: over a grid of 2-6 strata whose judge quality
-differs, the interval of ``judgecal.stratified.stratified_estimate`` (the overall row: the
+differs, the interval of ``judgestats.stratified.stratified_estimate`` (the overall row: the
 strata's Lang-Reiczigel intervals combined by MOVER, the default; and, as ``stratified_summed``,
 the symmetric form, every stratum's Lang-Reiczigel centre and variance summed with the test
-shares, from ``judgecal.stratified.closed_form.summed_interval``) is compared with the
-pooled binary correction (``judgecal.estimate`` on ``data.pooled()``: all counts summed, one
+shares, from ``judgestats.stratified.closed_form.summed_interval``) is compared with the
+pooled binary correction (``judgestats.estimate`` on ``data.pooled()``: all counts summed, one
 Rogan-Gladen estimate and Lang-Reiczigel interval), both at level 0.95. The target is the
 overall accuracy ``theta = sum_s w_s theta_s`` with the realised test shares ``w_s = n_s / N``.
 
@@ -183,11 +183,11 @@ def _method_summary(
 
 def evaluate_cell(cell: dict) -> dict:
     """Draw ``reps`` datasets of one cell and evaluate both intervals on each."""
-    import judgecal
-    from judgecal import JudgeCalWarning
-    from judgecal.frequentist import z_quantile
-    from judgecal.stratified import StratifiedData, stratified_estimate
-    from judgecal.stratified.closed_form import summed_interval
+    import judgestats
+    from judgestats import JudgeStatsWarning
+    from judgestats.frequentist import z_quantile
+    from judgestats.stratified import StratifiedData, stratified_estimate
+    from judgestats.stratified.closed_form import summed_interval
 
     start = time.perf_counter()
     spec = SCENARIOS[cell["scenario"]]
@@ -210,7 +210,7 @@ def evaluate_cell(cell: dict) -> dict:
     pooled = np.full((reps, 3), np.nan)
     flagged = np.zeros(reps, dtype=bool)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         for r in range(reps):
             data = StratifiedData(strata=names, k=k[r], n=sizes, k0=k0[r], m0=arm, k1=k1[r], m1=arm)
             try:
@@ -227,7 +227,7 @@ def evaluate_cell(cell: dict) -> dict:
                 )
                 flagged[r] = result.diagnostic.flagged
             try:
-                est = judgecal.estimate(data.pooled(), confidence_level=LEVEL)
+                est = judgestats.estimate(data.pooled(), confidence_level=LEVEL)
             except ValueError:  # the summed judge is no better than chance
                 continue
             pooled[r] = (est.ci.low, est.ci.high, est.theta_raw)

@@ -1,7 +1,7 @@
 """Extract the Lang-Reiczigel coverage table that the cross-check consults from the atlas.
 
 Reads ``benchmarks/results/coverage_atlas.nc`` (written by ``benchmarks/coverage_atlas.py``:
-10,000 replications per cell) and writes ``src/judgecal/datasets/lr_coverage_atlas.npz`` with the
+10,000 replications per cell) and writes ``src/judgestats/datasets/lr_coverage_atlas.npz`` with the
 coverage of the 95% Lang-Reiczigel interval on the grid theta x q0 x q1 x n x m (m = m0 = m1)
 and the grid itself. Run from the repository root:
 
@@ -17,7 +17,7 @@ import xarray as xr
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "benchmarks" / "results" / "coverage_atlas.nc"
-TARGET = ROOT / "src" / "judgecal" / "datasets" / "lr_coverage_atlas.npz"
+TARGET = ROOT / "src" / "judgestats" / "datasets" / "lr_coverage_atlas.npz"
 DIMS = ("theta", "q0", "q1", "n", "m")
 
 

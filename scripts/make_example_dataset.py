@@ -1,4 +1,4 @@
-"""Regenerate src/judgecal/datasets/example_labels.csv (the data behind `judgecal demo`).
+"""Regenerate src/judgestats/datasets/example_labels.csv (the data behind `judgestats demo`).
 
 A synthetic but realistic evaluation: 2,400 test answers of a model whose true accuracy is 0.62,
 graded by an LLM judge with specificity 0.78 and sensitivity 0.91; 110 truly-incorrect and 95
@@ -26,7 +26,7 @@ def main() -> None:
     calib_judge = np.where(
         calib_truth, rng.random(calib_truth.size) < Q1, rng.random(calib_truth.size) >= Q0
     )
-    path = Path(__file__).resolve().parents[1] / "src/judgecal/datasets/example_labels.csv"
+    path = Path(__file__).resolve().parents[1] / "src/judgestats/datasets/example_labels.csv"
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["item_id", "set", "judge", "human"])

@@ -1,4 +1,4 @@
-"""Regenerate src/judgecal/datasets/example_grouped_items.csv (grouped, repeatedly judged items).
+"""Regenerate src/judgestats/datasets/example_grouped_items.csv (grouped, repeatedly judged items).
 
 A synthetic evaluation of three models on the same 150 questions, each answer graded three times
 by an LLM judge (three epochs: the answer is fixed, the judge is sampled again), with a person's
@@ -21,7 +21,7 @@ import numpy as np
 MODELS = {"model-a": 0.75, "model-b": 0.60, "model-c": 0.45}
 Q0, Q1, RHO = 0.80, 0.90, 0.3
 N_ITEMS, N_LABELLED, EPOCHS = 150, 40, 3
-OUT = Path(__file__).resolve().parents[1] / "src/judgecal/datasets/example_grouped_items.csv"
+OUT = Path(__file__).resolve().parents[1] / "src/judgestats/datasets/example_grouped_items.csv"
 
 
 def _beta(rng: np.random.Generator, mean: np.ndarray) -> np.ndarray:

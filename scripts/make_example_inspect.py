@@ -1,4 +1,4 @@
-"""Regenerate src/judgecal/datasets/example_inspect.eval (an Inspect AI log with human reviews).
+"""Regenerate src/judgestats/datasets/example_inspect.eval (an Inspect AI log with human reviews).
 
 A synthetic evaluation written with inspect_ai's own writer: 400 questions answered by a model
 whose true accuracy is 0.70, graded by an LLM judge (scorer ``model_graded_qa``) with specificity
@@ -7,12 +7,12 @@ the model left empty are graded ``N``. Two reviewers then checked a random 80 of
 in the log itself, the way Inspect records a person's correction (``inspect_ai.log.edit_score``
 with a ``ProvenanceData`` naming the reviewer): the judge's grade stays in
 ``Score.history[0]`` and the reviewer's verdict (``C`` or ``I``) becomes the score's value, also
-where it agrees with the judge. Needs ``pip install 'judgecal[inspect]'``; run from the
+where it agrees with the judge. Needs ``pip install 'judgestats[inspect]'``; run from the
 repository root:
 
     python scripts/make_example_inspect.py
 
-It also writes the inputs of ``judgecal compare --log-a ... --log-b ...``:
+It also writes the inputs of ``judgestats compare --log-a ... --log-b ...``:
 ``example_inspect_b.eval``, a second model (true accuracy 0.60) answering the same 400 questions
 (same ids), graded by the same judge and not reviewed in the log, and
 ``example_compare_labels.csv`` (columns ``id``, ``model``, ``human``): human labels of both
@@ -64,7 +64,7 @@ def build_log() -> EvalLog:
     spec = EvalSpec(
         created=WHEN.isoformat(),
         task="qa_example",
-        dataset=EvalDataset(name="judgecal-example", samples=N_ITEMS),
+        dataset=EvalDataset(name="judgestats-example", samples=N_ITEMS),
         model="example/model-under-test",
         config=EvalConfig(),
     )
@@ -92,7 +92,7 @@ def build_log() -> EvalLog:
 
 
 MODEL_A, MODEL_B, THETA_B = "example/model-under-test", "example/model-b", 0.60
-DATASETS = Path(__file__).resolve().parents[1] / "src/judgecal/datasets"
+DATASETS = Path(__file__).resolve().parents[1] / "src/judgestats/datasets"
 
 
 def build_second_model(log_a: EvalLog) -> tuple[EvalLog, list[tuple[str, str, int]]]:

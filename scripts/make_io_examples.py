@@ -1,4 +1,4 @@
-"""Regenerate the item-level example files of judgecal.io under src/judgecal/datasets/.
+"""Regenerate the item-level example files of judgestats.io under src/judgestats/datasets/.
 
 Synthetic answers of a model with true accuracy 0.70, graded by an LLM judge with specificity
 0.80 and sensitivity 0.90; some answers carry a human label. Written in each tool's own layout
@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "tests/fixtures/io"))
 from make_fixtures import lm_eval_record, output_file, promptfoo_result  # noqa: E402
 
 THETA, Q0, Q1 = 0.70, 0.80, 0.90
-OUT = ROOT / "src/judgecal/datasets"
+OUT = ROOT / "src/judgestats/datasets"
 
 
 def _simulate(rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:

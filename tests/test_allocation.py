@@ -4,7 +4,7 @@ Reference values come from hand computations of Algorithm 1 of Lee et al. (arXiv
 "Lee et al. v1"), a transcription of the interval of Lee et al. v1 eqs. (5)-(7) written here,
 brute-force loops over splits and over the binomial outcomes (scipy.stats.binom), the closed
 forms of Lee et al. (ICML 2026) Prop. 6.1, and Monte Carlo runs of the independent simulation
-engine (judgecal.simulate).
+engine (judgestats.simulate).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-import judgecal as jc
-from judgecal import JudgeCalWarning
-from judgecal.cli import main
-from judgecal.paper import allocate_calibration_sample
-from judgecal.planning import (
+import judgestats as jc
+from judgestats import JudgeStatsWarning
+from judgestats.cli import main
+from judgestats.paper import allocate_calibration_sample
+from judgestats.planning import (
     CalibrationPlan,
     allocate_calibration,
     compare_human_only,
@@ -77,7 +77,7 @@ def brute_expected_width(m0, m1, p, q0, q1, n):
 
 def small_arm():
     """The small_arm warning that plans with an arm under 30 items legitimately raise."""
-    return pytest.warns(JudgeCalWarning)
+    return pytest.warns(JudgeStatsWarning)
 
 
 # ---- Algorithm 1, by hand ---------------------------------------------------------------------
@@ -112,7 +112,7 @@ def test_p_hat_zero_sends_the_budget_to_m0_and_one_sends_it_to_m1():
 
 
 def test_no_pilot_means_kappa_one_and_is_flagged():
-    with pytest.warns(JudgeCalWarning):
+    with pytest.warns(JudgeStatsWarning):
         plan = allocate_calibration(100, 0.37, q0_pilot=0.6, q1_pilot=0.99, m_pilot=0)
     assert plan.kappa == 1.0 and tuple(plan) == (63, 37) and "no_pilot" in plan.flags
     # the reference signature's defaults: m_pilot = 0, so the pilot values do not matter
@@ -146,7 +146,7 @@ def test_step_seven_always_spends_the_budget():
 
 
 def test_algorithm1_agrees_with_the_simulation_engines_copy():
-    simulate = pytest.importorskip("judgecal.simulate")
+    simulate = pytest.importorskip("judgestats.simulate")
     for m in (20, 50, 201):
         for p in (0.05, 0.3, 0.61, 0.9):
             for k0, k1, pilot in ((7, 9, 10), (3, 5, 5), (10, 2, 10)):
@@ -198,7 +198,7 @@ def test_plugin_width_is_the_interval_at_the_planning_values():
 
 
 def test_expected_width_matches_monte_carlo_of_the_simulation_engine():
-    simulate = pytest.importorskip("judgecal.simulate")
+    simulate = pytest.importorskip("judgestats.simulate")
     theta = np.array([0.0, 0.2, 0.557, 0.9])
     for m0, m1 in ((250, 250), (60, 20)):
         run = simulate.coverage(
@@ -245,7 +245,7 @@ def test_width_falls_with_every_calibration_item_and_with_n():
 def test_optimum_equals_a_brute_force_loop_over_splits(m, p, q0, q1, n):
     widths = {m0: brute_expected_width(m0, m - m0, p, q0, q1, n) for m0 in range(1, m)}
     best = min(widths, key=widths.get)
-    with pytest.warns(JudgeCalWarning):
+    with pytest.warns(JudgeStatsWarning):
         plan = optimal_allocation(m, p, q0, q1, n=n)
     assert plan.m0 == best and plan.m1 == m - best
     assert plan.width == pytest.approx(widths[best], rel=1e-9)
@@ -266,7 +266,7 @@ def test_optimum_is_never_longer_than_algorithm1_or_the_equal_split():
         for q0, q1 in ((0.7, 0.9), (0.9, 0.7), (0.95, 0.95), (0.6, 0.6)):
             for m, n in ((60, math.inf), (300, 1000)):
                 with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", JudgeCalWarning)
+                    warnings.simplefilter("ignore", JudgeStatsWarning)
                     plan = optimal_allocation(m, p, q0, q1, n=n, m_pilot=10)
                 for rule in ("equal", "algorithm1"):
                     assert plan.width <= plan.alternative(rule).width * (1 + 1e-12)
@@ -316,7 +316,7 @@ def test_budget_is_the_smallest_that_reaches_the_width(allocation):
     smaller = plan.total - 1
     if allocation == "optimal":
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", JudgeCalWarning)
+            warnings.simplefilter("ignore", JudgeStatsWarning)
             before = optimal_allocation(smaller, 0.6, 0.8, 0.85, n=2000).width
     elif allocation == "equal":
         before = expected_width(smaller - smaller // 2, smaller // 2, 0.6, 0.8, 0.85, n=2000)
@@ -331,7 +331,7 @@ def test_budget_is_the_smallest_that_reaches_the_width(allocation):
 
 
 def test_pilot_floor_only_binds_algorithm1_and_non_monotone_search_is_detected():
-    from judgecal.planning.allocation import _is_monotone
+    from judgestats.planning.allocation import _is_monotone
 
     with small_arm():
         equal = required_calibration(0.5, 0.5, 0.9, 0.9, allocation="equal", m_pilot=30)
@@ -343,7 +343,7 @@ def test_pilot_floor_only_binds_algorithm1_and_non_monotone_search_is_detected()
 
 def test_optimal_budget_is_smallest_and_targets_are_monotone():
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)  # small arms at the wide targets
+        warnings.simplefilter("ignore", JudgeStatsWarning)  # small arms at the wide targets
         totals = {
             rule: [
                 required_calibration(w, 0.3, 0.7, 0.9, allocation=rule).total
@@ -366,7 +366,7 @@ def test_bayes_budget_and_width():
 
 
 def test_bayes_expected_width_matches_monte_carlo_of_posterior_widths():
-    from judgecal.bayes.exact import exact_interval
+    from judgestats.bayes.exact import exact_interval
 
     rng = np.random.default_rng(5)
     size = 300
@@ -598,7 +598,7 @@ def test_cli_plan_width_prints_each_rule(capsys):
     assert code == 0 and err == ""
     for rule in ("equal", "algorithm1", "optimal"):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", JudgeCalWarning)  # the optimum has m1 < 30
+            warnings.simplefilter("ignore", JudgeStatsWarning)  # the optimum has m1 < 30
             plan = required_calibration(0.1, 0.3, 0.7, 0.9, allocation=rule)
         assert f"{rule:<16}{plan.m0:>8}{plan.m1:>8}{plan.total:>8}{plan.width:9.4f}" in out
     assert "humans only" in out
@@ -657,7 +657,7 @@ def test_cli_plan_errors_exit_2_with_one_line(capsys, argv, message):
 
 # ---- Monte Carlo check of Algorithm 1 (Lee et al. v1 Fig. 4c) ------------------------------------
 def test_algorithm1_shortens_intervals_except_near_the_symmetric_point():
-    simulate = pytest.importorskip("judgecal.simulate")
+    simulate = pytest.importorskip("judgestats.simulate")
     theta = np.round(np.arange(0, 1.0001, 0.05), 2)
     options = {
         "theta": theta,
@@ -685,7 +685,7 @@ def _html_rows(markup):
     import xml.etree.ElementTree as ET
 
     root = ET.fromstring(markup)
-    assert root.get("class") == "judgecal-result"
+    assert root.get("class") == "judgestats-result"
     rows = {}
     for tr in root.iter("tr"):
         cells = ["".join(cell.itertext()) for cell in tr]
@@ -695,8 +695,8 @@ def _html_rows(markup):
 
 
 def test_plan_is_a_result_with_registered_flags_and_html(capsys):
-    from judgecal.planning import PLAN_FLAGS
-    from judgecal.results import FLAG_MESSAGES, Result
+    from judgestats.planning import PLAN_FLAGS
+    from judgestats.results import FLAG_MESSAGES, Result
 
     with small_arm():
         plan = optimal_allocation(80, 0.3, 0.7, 0.9)
@@ -718,7 +718,7 @@ def test_plan_is_a_result_with_registered_flags_and_html(capsys):
 def test_human_only_comparison_is_a_result(capsys):
     import matplotlib.pyplot as plt
 
-    from judgecal.results import Result
+    from judgestats.results import Result
 
     # the numbers of test_compare_human_only_by_hand: theta = 0.6, m = 40, n = 1000
     result = compare_human_only(40, 0.6, 0.85, 0.9, n=1000)

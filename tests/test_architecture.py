@@ -3,15 +3,15 @@
 Three rules (DESIGN.md "Layers and layout", CONVENTIONS.md "private names stay private to their
 subpackage"):
 
-1. No import cycles between judgecal modules. Every import counts (module level, inside functions,
-   relative, ``importlib.import_module("judgecal.x")``) except those under ``if TYPE_CHECKING:``,
-   which never run. ``judgecal/__init__.py``, ``cli.py`` and ``__main__.py`` sit on top and may
-   import anything; any other module that imports the top-level package (``from judgecal import
+1. No import cycles between judgestats modules. Every import counts (module level, inside functions,
+   relative, ``importlib.import_module("judgestats.x")``) except those under ``if TYPE_CHECKING:``,
+   which never run. ``judgestats/__init__.py``, ``cli.py`` and ``__main__.py`` sit on top and may
+   import anything; any other module that imports the top-level package (``from judgestats import
    __version__``) closes a cycle through the top.
 2. A private name (``_x``, not a dunder) crosses no package boundary: it may be imported only from
-   a module of the same subpackage. Top-level private modules (``judgecal._validate``, ...) are
+   a module of the same subpackage. Top-level private modules (``judgestats._validate``, ...) are
    shared utilities whose public names anyone may import; a private module inside a subpackage
-   (``judgecal.io._items``) serves that subpackage only.
+   (``judgestats.io._items``) serves that subpackage only.
 3. Every literal ``__all__`` lists names that the module defines or imports at module level, and no
    private ones.
 
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE_DIR = Path(__file__).resolve().parents[1] / "src" / "judgecal"
+PACKAGE_DIR = Path(__file__).resolve().parents[1] / "src" / "judgestats"
 
 
 # --------------------------------------------------------------------------------------------
@@ -406,7 +406,7 @@ def _lazy_names(body: list[ast.stmt]) -> set[str]:
     """Return the names a module-level ``__getattr__`` provides on first use.
 
     They are the string keys of module-level dict literals that ``__getattr__`` reads
-    (``_LAZY = {"read_inspect": "judgecal.io.inspect_ai"}``, ``_LAZY[name]``).
+    (``_LAZY = {"read_inspect": "judgestats.io.inspect_ai"}``, ``_LAZY[name]``).
     """
     getattr_defs = [n for n in body if isinstance(n, ast.FunctionDef) and n.name == "__getattr__"]
     if not getattr_defs:
@@ -491,18 +491,21 @@ def _all_violations(pkg_dir: Path) -> list[str]:
 def test_scanner_sees_the_package():
     """Guard against the real-tree tests passing on an empty or misread tree."""
     modules = _module_files(PACKAGE_DIR)
-    assert {"judgecal", "judgecal.frequentist", "judgecal.cli", "judgecal.bayes.model"} <= set(
-        modules
-    )
+    assert {
+        "judgestats",
+        "judgestats.frequentist",
+        "judgestats.cli",
+        "judgestats.bayes.model",
+    } <= set(modules)
     graph = _import_graph(PACKAGE_DIR)
-    assert "judgecal.data" in graph["judgecal"]  # `from judgecal.data import JudgeData`
+    assert "judgestats.data" in graph["judgestats"]  # `from judgestats.data import JudgeData`
     assert sum(len(edges) for edges in graph.values()) > 50
 
 
 def test_no_import_cycles():
     violations = _cycle_violations(PACKAGE_DIR)
     assert not violations, (
-        "judgecal modules must import only from layers below them (DESIGN.md); "
+        "judgestats modules must import only from layers below them (DESIGN.md); "
         f"{len(violations)} problem(s):\n" + "\n".join(violations)
     )
 

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from judgecal.bayes.exact import (
+from judgestats.bayes.exact import (
     ExactPosterior,
     exact_interval,
     exact_quantiles,
 )
-from judgecal.bayes.priors import Prior
-from judgecal.data import JudgeData
+from judgestats.bayes.priors import Prior
+from judgestats.data import JudgeData
 
 PAPER = JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
 

@@ -11,21 +11,21 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-from judgecal import JudgeCalWarning, JudgeData
-from judgecal.bayes.model import DATA_NAMES, build_model, set_counts
-from judgecal.bayes.posterior import Posterior, posterior
-from judgecal.bayes.priors import Prior
-from judgecal.results import ConfidenceInterval
+from judgestats import JudgeData, JudgeStatsWarning
+from judgestats.bayes.model import DATA_NAMES, build_model, set_counts
+from judgestats.bayes.posterior import Posterior, posterior
+from judgestats.bayes.priors import Prior
+from judgestats.results import ConfidenceInterval
 
 SMALL = JudgeData(k=12, n=30, k0=16, m0=20, k1=17, m1=20)
 EXAMPLE = JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
 
 
 def fit(data, **kwargs):
-    """Fit with NUTS, JudgeCalWarning silenced (convergence flags are asserted separately)."""
+    """Fit with NUTS, JudgeStatsWarning silenced (convergence flags are asserted separately)."""
     kwargs.setdefault("method", "nuts")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         return posterior(data, **kwargs)
 
 
@@ -241,7 +241,7 @@ def test_mock_sample_wiring():
             var_names=["theta", "q0", "q1", "p", "youden"],
             sample_stats={"diverging": lambda size: np.ones(size, dtype=bool)},
         )
-    with pytest.warns(JudgeCalWarning):
+    with pytest.warns(JudgeStatsWarning):
         post = Posterior.from_idata(idata, data=EXAMPLE, method="nuts")
     assert "divergences" in post.flags
     assert post.diagnostics["divergences"] == 200
@@ -250,7 +250,7 @@ def test_mock_sample_wiring():
 
 
 def test_unconverged_run_warns_and_flags():
-    with pytest.warns(JudgeCalWarning):
+    with pytest.warns(JudgeStatsWarning):
         post = posterior(SMALL, method="nuts", draws=30, tune=30, chains=2, random_seed=1)
     assert "low_ess" in post.flags
     assert "low_ess" in post.to_dict()["flags"]
@@ -311,7 +311,7 @@ def test_nutpie_missing_is_a_clear_error():
 
 def test_import_stays_light():
     code = (
-        "import sys, judgecal, judgecal.bayes.posterior, judgecal.bayes.model; "
+        "import sys, judgestats, judgestats.bayes.posterior, judgestats.bayes.model; "
         "heavy = {'pymc', 'pytensor', 'arviz', 'matplotlib'} & set(sys.modules); "
         "assert not heavy, heavy"
     )

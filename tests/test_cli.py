@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judgecal.cli import main
+from judgestats.cli import main
 
 PAPER_COUNTS = [
     "--k",
@@ -97,7 +97,7 @@ def test_demo_runs_on_bundled_data(capsys):
     code, out, err = run(capsys, ["demo"])
     assert code == 0 and err == ""
     assert "example_labels.csv" in out and "of 2400 judged correct" in out
-    assert "judgecal cross-check" in out
+    assert "judgestats cross-check" in out
     code, out, _ = run(capsys, ["demo", "--json", "--seed", "3"])
     report = json.loads(out)
     assert report["estimate"]["inputs"]["n"] == 2400
@@ -215,7 +215,7 @@ def test_user_errors_exit_2_with_one_line(capsys, argv, message):
     code, out, err = run(capsys, argv)
     assert code == 2
     assert out == ""
-    assert err.count("\n") == 1 and err.startswith("judgecal: error: ")
+    assert err.count("\n") == 1 and err.startswith("judgestats: error: ")
     assert message in err
 
 
@@ -232,7 +232,7 @@ def test_help_exits_zero(capsys):
     assert "--labels" in capsys.readouterr().out
 
 
-SCRIPT = Path(sys.executable).with_name("judgecal")
+SCRIPT = Path(sys.executable).with_name("judgestats")
 
 
 @pytest.mark.skipif(not SCRIPT.exists(), reason="console script not installed next to python")

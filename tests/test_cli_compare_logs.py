@@ -1,4 +1,4 @@
-"""`judgecal compare` on two eval logs and one label file (issue 13, item 1: compare).
+"""`judgestats compare` on two eval logs and one label file (issue 13, item 1: compare).
 
 Counts are derived here from the raw files: the logs read with inspect_ai's own reader (the
 judge's grade is the first entry of an edited score's history), the labels with the csv module.
@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from judgecal.cli import main
-from judgecal.datasets import data_files
+from judgestats.cli import main
+from judgestats.datasets import data_files
 
 pytest.importorskip("inspect_ai")
 

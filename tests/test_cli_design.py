@@ -1,4 +1,4 @@
-"""`judgecal estimate|posterior|crosscheck --design random`: a labelled random subsample.
+"""`judgestats estimate|posterior|crosscheck --design random`: a labelled random subsample.
 
 Expected numbers are computed here from the item-level labels (PPI / PPI++ by their formulas,
 Angelopoulos, Duchi & Zrnic; Lee et al. (ICML 2026) Table 2 row iii), from the delta-method
@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from judgecal.cli import main
+from judgestats.cli import main
 
 #: Labelled items (human Y, judge Yhat) and the judge's verdicts on the unlabelled items.
 HUMAN = np.array([1] * 9 + [0] * 7 + [1, 0, 1, 1])

@@ -1,4 +1,4 @@
-"""The command line: `judgecal estimate --by COLUMN` and repeated item ids (clustered)."""
+"""The command line: `judgestats estimate --by COLUMN` and repeated item ids (clustered)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from judgecal.cli import main
-from judgecal.datasets import data_files
+from judgestats.cli import main
+from judgestats.datasets import data_files
 
 GROUPED = data_files()["example_grouped_items.csv"]
 ITEMS = [
@@ -31,7 +31,7 @@ def run(capsys, argv):
 def one_line_error(capsys, argv, *fragments):
     code, out, err = run(capsys, argv)
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and err.startswith("judgecal: error: ")
+    assert err.count("\n") == 1 and err.startswith("judgestats: error: ")
     for fragment in fragments:
         assert fragment in err, err
 
@@ -39,7 +39,7 @@ def one_line_error(capsys, argv, *fragments):
 def test_by_model_table(capsys):
     code, out, err = run(capsys, ["estimate", *ITEMS, "--by", "model", "--null", "0.5"])
     assert code == 0 and err == ""
-    assert "judgecal estimate by model (3 groups" in out
+    assert "judgestats estimate by model (3 groups" in out
     for model in ("model-a", "model-b", "model-c"):
         assert model in out
     assert "intervals simultaneous over 3 groups (Bonferroni, each at 98.33%" in out
@@ -137,7 +137,7 @@ def test_errors(capsys):
     one_line_error(
         capsys,
         ["posterior", *ITEMS, "--by", "model"],
-        "--by applies to `judgecal estimate`, `crosscheck` and `report` only",
+        "--by applies to `judgestats estimate`, `crosscheck` and `report` only",
     )
 
 

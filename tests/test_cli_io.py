@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judgecal.cli import _log_format, main
+from judgestats.cli import _log_format, main
 
 FIXTURES = Path(__file__).parent / "fixtures" / "io"
 PROMPTFOO = FIXTURES / "promptfoo_results.json"
@@ -108,9 +108,9 @@ def test_items_table(capsys, tmp_path):
     assert inputs(capsys, argv) == {"k": 1, "n": 2, "k0": 1, "m0": 2, "k1": 1, "m1": 1}
 
 
-# the CLI's random-design report lets PPI's JudgeCalWarning escape (cli._random_design_report,
+# the CLI's random-design report lets PPI's JudgeStatsWarning escape (cli._random_design_report,
 # not part of this feature); ignore it so the counts can be checked
-@pytest.mark.filterwarnings("ignore::judgecal.JudgeCalWarning")
+@pytest.mark.filterwarnings("ignore::judgestats.JudgeStatsWarning")
 def test_items_with_separate_labels_and_random_design(capsys, tmp_path):
     items = tmp_path / "items.jsonl"
     items.write_text(
@@ -180,7 +180,7 @@ def test_bundled_examples_run(capsys):
 def one_line_error(capsys, argv, *fragments):
     code, out, err = run(capsys, argv)
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and err.startswith("judgecal: error: ")
+    assert err.count("\n") == 1 and err.startswith("judgestats: error: ")
     for fragment in fragments:
         assert fragment in err, err
     return err
@@ -242,7 +242,7 @@ def test_corrupt_truncated_and_foreign_logs(capsys, tmp_path):
     one_line_error(capsys, ["estimate", "--log", cut], "cut.json", "truncated")
     foreign = tmp_path / "run.json"
     foreign.write_text(json.dumps({"runs": [{"score": 1}]}))
-    one_line_error(capsys, ["estimate", "--log", foreign], "run.json", "not a log judgecal reads")
+    one_line_error(capsys, ["estimate", "--log", foreign], "run.json", "not a log judgestats reads")
     odd = tmp_path / "run.txt"
     odd.write_text("hello")
     one_line_error(capsys, ["estimate", "--log", odd], "run.txt", "unknown log type '.txt'")
@@ -374,7 +374,7 @@ def test_items_need_a_human_column_or_label_file(capsys, tmp_path):
 
 
 def test_labels_file_with_human_is_an_error(capsys):
-    from judgecal.datasets import example_path
+    from judgestats.datasets import example_path
 
     code, _, err = run(capsys, ["estimate", "--labels", example_path(), "--human", LABELS])
     assert code == 2 and "a --labels file holds its human labels itself" in err

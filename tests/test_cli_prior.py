@@ -8,9 +8,9 @@ import warnings
 
 import pytest
 
-from judgecal import JudgeCalWarning, JudgeData, posterior
-from judgecal.bayes.priors import Prior
-from judgecal.cli import main
+from judgestats import JudgeData, JudgeStatsWarning, posterior
+from judgestats.bayes.priors import Prior
+from judgestats.cli import main
 
 COUNTS = ["--k", "400", "--n", "1000", "--k0", "140", "--m0", "200", "--k1", "180", "--m1", "200"]
 DATA = JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
@@ -45,7 +45,7 @@ def test_prior_options_reach_the_posterior(capsys):
     assert code == 0, err
     prior = Prior(theta=(2, 3), q0=(4, 2), q1=(5, 1.5), better_than_chance=False)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         expected = posterior(DATA, prior=prior, method="exact", draws=1000, chains=4)
     result = json.loads(out)
     assert result["prior"] == {

@@ -14,14 +14,14 @@ import warnings
 import numpy as np
 import pytest
 
-import judgecal as jc
-from judgecal._cluster import cluster_totals, ratio_design
-from judgecal.grouped import _clustered_estimate
-from judgecal.io._items import items_frame
+import judgestats as jc
+from judgestats._cluster import cluster_totals, ratio_design
+from judgestats.grouped import _clustered_estimate
+from judgestats.io._items import items_frame
 
 
 def lr_by_hand(p, q0, q1, n, m0, m1, level=0.95):
-    """Eqs. (5)-(7), written out independently of judgecal.frequentist."""
+    """Eqs. (5)-(7), written out independently of judgestats.frequentist."""
     from statistics import NormalDist
 
     z = NormalDist().inv_cdf(0.5 + level / 2)
@@ -127,7 +127,7 @@ def hand_arm(a, b):
 
 def test_clustered_estimate_by_hand():
     items = tiny_frame()
-    with pytest.warns(jc.JudgeCalWarning):
+    with pytest.warns(jc.JudgeStatsWarning):
         est = jc.estimate_items(items)
     assert isinstance(est, jc.ClusteredEstimate)
     p, n_eff, dp = hand_arm([3, 0, 1, 0, 2], [3, 2, 2, 1, 2])
@@ -156,7 +156,7 @@ def test_no_repeats_equals_estimate_exactly():
         source="u.csv",
     )
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         assert jc.estimate_items(items) == jc.estimate(jc.JudgeData.from_items(items))
         level = jc.estimate_items(items, confidence_level=0.8)
         assert level == jc.estimate(jc.JudgeData.from_items(items), confidence_level=0.8)
@@ -170,7 +170,7 @@ def test_clustered_path_with_single_rows_matches_estimate():
     judge = np.where(human == 0, (rng.random(200) < 0.25).astype(int), judge)
     codes = np.arange(200)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         clustered = _clustered_estimate(
             codes, judge, human, design="stratified", level=0.95, source="s"
         )
@@ -187,7 +187,7 @@ def test_clustered_path_with_single_rows_matches_estimate():
 
 def test_to_dict_and_text():
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         est = jc.estimate_items(tiny_frame())
     out = json.loads(json.dumps(est.to_dict()))
     assert out["clustered"]["items"] == 11 and out["clustered"]["judgments"] == 22
@@ -196,14 +196,14 @@ def test_to_dict_and_text():
     # the clustered flag's sentence carries these data's design effects (two decimals)
     assert f"q1 {est.design_effects[2]:.2f}" in out["flags"]["clustered"]
     assert "22 judgments of 11 items" in str(est)
-    assert "judgecal-result" in est._repr_html_()
+    assert "judgestats-result" in est._repr_html_()
 
 
 def test_original_frame_is_not_modified():
     items = tiny_frame()
     before = items.copy()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         jc.estimate_items(items)
     assert items.equals(before)
 
@@ -234,10 +234,10 @@ def test_clustered_estimate_is_a_result(capsys):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from judgecal.results import FLAG_MESSAGES, Result
+    from judgestats.results import FLAG_MESSAGES, Result
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         est = jc.estimate_items(tiny_frame())
     assert isinstance(est, Result) and isinstance(est, jc.Estimate)
     assert "clustered" in est.flags and set(est.flags) <= set(FLAG_MESSAGES)

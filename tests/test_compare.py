@@ -1,4 +1,4 @@
-"""Two-model comparison (judgecal.compare): App. B-C of the follow-up, the bootstrap, the hierarchy.
+"""Two-model comparison (judgestats.compare): App. B-C of the follow-up, bootstrap, hierarchy.
 
 "The follow-up" is "Bias and Uncertainty in LLM-as-a-Judge Estimation" (the follow-up on bias and
 uncertainty). Every expected number is derived here: the delta-method variance by hand from the
@@ -27,11 +27,11 @@ import pytest  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from scipy import special, stats  # noqa: E402
 
-import judgecal as jc  # noqa: E402
-from judgecal import JudgeCalWarning, JudgeData, ModelLabels, compare  # noqa: E402
-from judgecal.cli import main  # noqa: E402
-from judgecal.compare import NOTE_FLAGS, WARNING_FLAGS, expected_shared_bias  # noqa: E402
-from judgecal.results import FLAG_MESSAGES, IntervalResult, Result  # noqa: E402
+import judgestats as jc  # noqa: E402
+from judgestats import JudgeData, JudgeStatsWarning, ModelLabels, compare  # noqa: E402
+from judgestats.cli import main  # noqa: E402
+from judgestats.compare import NOTE_FLAGS, WARNING_FLAGS, expected_shared_bias  # noqa: E402
+from judgestats.results import FLAG_MESSAGES, IntervalResult, Result  # noqa: E402
 
 Z95 = NormalDist().inv_cdf(0.975)
 
@@ -65,7 +65,7 @@ def labels(cells, calib=None, rng=None):
 def test_shared_delta_matches_the_hand_formula_of_appendix_b():
     a = JudgeData(k=60, n=100, k0=40, m0=50, k1=45, m1=50)
     b = JudgeData(k=50, n=100, k0=40, m0=50, k1=45, m1=50)  # one calibration set for both
-    with pytest.warns(JudgeCalWarning):
+    with pytest.warns(JudgeStatsWarning):
         result = compare(a, b, calibration="shared")
     assert result.flags == ("instability_unchecked",)
     # App. B: theta_A - theta_B = (p_A - p_B) / J with J = 0.8 + 0.9 - 1 = 0.7
@@ -106,7 +106,7 @@ def test_paired_test_term_comes_from_per_item_differences(calibration):
     ca, cb = (40, 50, 45, 50), (35, 50, 44, 50)
     a, b = labels(cells, (ca, cb), np.random.default_rng(3))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)  # shared: the App. C bias is flagged
+        warnings.simplefilter("ignore", JudgeStatsWarning)  # shared: the App. C bias is flagged
         result = compare(a, b, calibration=calibration)
     ja = 40 / 50 + 45 / 50 - 1
     jb = ja if calibration == "shared" else 35 / 50 + 44 / 50 - 1
@@ -148,7 +148,7 @@ def test_shared_delta_variance_matches_exact_enumeration():
     variance = (joint * d**2).sum() * inv_j2 / n**2 - mean**2
     a = JudgeData(k=240, n=n, k0=160, m0=m0, k1=170, m1=m1)
     b = JudgeData(k=200, n=n, k0=160, m0=m0, k1=170, m1=m1)
-    with pytest.warns(JudgeCalWarning):
+    with pytest.warns(JudgeStatsWarning):
         result = compare(a, b, calibration="shared")
     assert result.flags == ("instability_unchecked",)
     assert result.se**2 == pytest.approx(variance, rel=0.03)
@@ -197,7 +197,7 @@ def test_paired_delta_variance_matches_monte_carlo(calibration):
         ((int(m * qa[0]), m, int(m * qa[1]), m), (int(m * qb[0]), m, int(m * qb[1]), m)),
     )
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)  # instability under shared: expected
+        warnings.simplefilter("ignore", JudgeStatsWarning)  # instability under shared: expected
         result = compare(a, b, calibration=calibration)
     # Monte Carlo standard error of a variance from 40,000 draws is about 0.7%
     assert result.se**2 == pytest.approx(np.var(diff), rel=0.04)
@@ -209,7 +209,7 @@ def test_pairing_shrinks_the_interval_when_verdicts_agree():
     counts_a = JudgeData(k=60, n=100, k0=40, m0=50, k1=45, m1=50)
     counts_b = JudgeData(k=55, n=100, k0=40, m0=50, k1=45, m1=50)
     paired = compare(a, b, calibration="shared")
-    with pytest.warns(JudgeCalWarning):
+    with pytest.warns(JudgeStatsWarning):
         unpaired = compare(counts_a, counts_b, calibration="shared")
     assert unpaired.flags == ("instability_unchecked",)
     assert paired.estimate == pytest.approx(unpaired.estimate)
@@ -226,7 +226,7 @@ def test_expected_bias_is_the_limit_of_the_shared_estimator():
     b = JudgeData(k=630, n=1000, k0=700, m0=1000, k1=850, m1=1000)
     own = compare(a, b)
     assert own.estimate == pytest.approx(0.1, abs=1e-12)
-    with pytest.warns(JudgeCalWarning):
+    with pytest.warns(JudgeStatsWarning):
         shared = compare(a, b, calibration="shared")
     assert "instability_under_shared" in shared.flags
     # shared: (0.69 - 0.63) / 0.7; App. C: (theta_B dJ - dq0) / J_A = (0.6*0.15 - 0.1) / 0.7
@@ -320,7 +320,7 @@ def test_bca_acceleration_equals_the_brute_force_jackknife():
     cells, ca, cb = (30, 9, 4, 17), (22, 30, 25, 30), (18, 25, 27, 35)
     a, b = labels(cells, (ca, cb), np.random.default_rng(1))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)  # calibration arms under 30 items
+        warnings.simplefilter("ignore", JudgeStatsWarning)  # calibration arms under 30 items
         boot = compare(a, b, method="bootstrap", random_seed=2, bootstrap={"n_resamples": 200})
     expected = _jackknife_acceleration(_item_samples(cells, ca, cb), _difference_statistic)
     assert boot.details["acceleration"] == pytest.approx(expected, rel=1e-9)
@@ -348,7 +348,7 @@ def test_bootstrap_keeps_the_pairing():
     # identical verdicts for both models under shared calibration: every replicate is exactly 0
     ca = (40, 50, 45, 50)
     a, b = labels((50, 0, 0, 50), (ca, None))
-    with pytest.warns(JudgeCalWarning):
+    with pytest.warns(JudgeStatsWarning):
         boot = compare(
             a,
             b,
@@ -361,7 +361,7 @@ def test_bootstrap_keeps_the_pairing():
     assert tuple(boot.ci) == (0.0, 0.0)
     assert boot.estimate == 0.0
     counts = JudgeData(k=50, n=100, k0=40, m0=50, k1=45, m1=50)
-    with pytest.warns(JudgeCalWarning):
+    with pytest.warns(JudgeStatsWarning):
         unpaired = compare(counts, counts, calibration="shared", method="bootstrap", random_seed=1)
     assert unpaired.ci.high - unpaired.ci.low > 0.1
 
@@ -383,7 +383,7 @@ def test_bootstrap_is_reproducible_with_a_seed():
 def test_low_judge_quality_warns_and_weakens_the_verdict():
     a = JudgeData(k=700, n=1000, k0=170, m0=200, k1=180, m1=200)
     b = JudgeData(k=520, n=1000, k0=60, m0=100, k1=70, m1=100)  # J_B = 0.3, interval below 0.2
-    with pytest.warns(JudgeCalWarning):
+    with pytest.warns(JudgeStatsWarning):
         result = compare(a, b)
     assert result.flags == ("weak_judge",)
     assert result.ci.low > 0  # A clearly better, but the claim is weakened
@@ -395,11 +395,11 @@ def test_low_judge_quality_warns_and_weakens_the_verdict():
 def test_instability_warns_under_shared_calibration_only():
     a = JudgeData(k=690, n=1000, k0=360, m0=400, k1=360, m1=400)  # q0 0.9, q1 0.9
     b = JudgeData(k=630, n=1000, k0=240, m0=400, k1=340, m1=400)  # q0 0.6, q1 0.85
-    with pytest.warns(JudgeCalWarning):
+    with pytest.warns(JudgeStatsWarning):
         shared = compare(a, b, calibration="shared")
     assert "instability_under_shared" in shared.flags
     assert shared.instability.low > 0
-    own = compare(a, b)  # no warning (pytest turns JudgeCalWarning into an error)
+    own = compare(a, b)  # no warning (pytest turns JudgeStatsWarning into an error)
     assert own.flags == () and own.warnings == ()
     assert "instability_corrected" in own.note_keys
     assert "instability_under_shared" not in own.note_keys
@@ -408,7 +408,7 @@ def test_instability_warns_under_shared_calibration_only():
 def test_a_bias_as_large_as_the_estimate_is_called_out():
     a = JudgeData(k=690, n=1000, k0=80, m0=100, k1=90, m1=100)
     b = JudgeData(k=680, n=1000, k0=60, m0=100, k1=95, m1=100)
-    with pytest.warns(JudgeCalWarning) as record:
+    with pytest.warns(JudgeStatsWarning) as record:
         result = compare(a, b, calibration="shared")
     # estimate (0.69 - 0.68) / 0.7; theta_B on its own calibration (0.68 + 0.6 - 1) / 0.55;
     # App. C: (theta_B * (0.9 - 0.95) - (1 - theta_B) * (0.8 - 0.6)) / 0.7
@@ -416,7 +416,7 @@ def test_a_bias_as_large_as_the_estimate_is_called_out():
     assert result.estimate == pytest.approx(0.01 / 0.7)
     assert result.expected_bias == pytest.approx((theta_b * -0.05 - (1 - theta_b) * 0.2) / 0.7)
     assert result.flags == ("instability_under_shared", "shared_bias_dominates")
-    assert len(record) == 1  # one JudgeCalWarning carries every message
+    assert len(record) == 1  # one JudgeStatsWarning carries every message
     assert str(record[0].message) == " ".join(result.flag_messages)
 
 
@@ -635,7 +635,7 @@ def test_flat_method_options_are_gone():
 # flag keys: every warning and note has one, registered in the package catalogue
 # ---------------------------------------------------------------------------------------------
 def test_every_comparison_key_is_in_the_catalogue():
-    from judgecal.compare.diagnostics import REUSED_FLAGS
+    from judgestats.compare.diagnostics import REUSED_FLAGS
 
     for key in (*WARNING_FLAGS, *NOTE_FLAGS, *REUSED_FLAGS):
         assert key in FLAG_MESSAGES, key
@@ -643,7 +643,7 @@ def test_every_comparison_key_is_in_the_catalogue():
 
 
 def _warned(*args, **kwargs):
-    with pytest.warns(JudgeCalWarning) as record:
+    with pytest.warns(JudgeStatsWarning) as record:
         result = compare(*args, **kwargs)
     assert len(record) == 1 and str(record[0].message) == " ".join(result.warnings)
     return result
@@ -719,10 +719,10 @@ def test_inconclusive_instability_is_a_note():
 
 
 def test_undefined_bca_falls_back_to_percentile(monkeypatch):
-    from judgecal.results import ConfidenceInterval
+    from judgestats.results import ConfidenceInterval
 
-    # judgecal.compare is also the name of the function, so import the module by its path
-    bootstrap_module = importlib.import_module("judgecal.compare.bootstrap")
+    # judgestats.compare is also the name of the function, so import the module by its path
+    bootstrap_module = importlib.import_module("judgestats.compare.bootstrap")
     original = bootstrap_module.categorical_bootstrap
 
     def without_bca(*args, **kwargs):
@@ -741,7 +741,7 @@ def test_undefined_bca_falls_back_to_percentile(monkeypatch):
 
 
 def test_convergence_keys_share_one_sentence():
-    from judgecal.compare.diagnostics import convergence_finding
+    from judgestats.compare.diagnostics import convergence_finding
 
     diagnostics = {"r_hat": 1.05, "ess_bulk": 120.0, "ess_tail": 300.0, "divergences": 3}
     (finding,) = convergence_finding(("r_hat", "low_ess", "divergences"), diagnostics)
@@ -754,7 +754,7 @@ def test_inputs_are_not_mutated():
     ya, human, judge = np.array([1, 0, 1, 1]), np.array([0, 1, 0, 1]), np.array([0, 1, 1, 1])
     copies = [x.copy() for x in (ya, human, judge)]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)  # tiny sets: many warnings
+        warnings.simplefilter("ignore", JudgeStatsWarning)  # tiny sets: many warnings
         compare(
             ModelLabels(ya, human, judge),
             ModelLabels(ya[::-1], human, judge),
@@ -771,7 +771,7 @@ def test_inputs_are_not_mutated():
 # ---------------------------------------------------------------------------------------------
 def _quiet_compare(*args, **kwargs):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)  # few draws: low ESS is expected
+        warnings.simplefilter("ignore", JudgeStatsWarning)  # few draws: low ESS is expected
         return compare(*args, **kwargs)
 
 
@@ -797,7 +797,7 @@ def test_bayes_paired_model_specific_posterior():
         "delta_youden",
     }
     assert result.details["population_sd"]["q0"]["low"] >= 0
-    # the NUTS convergence checks are flag keys (thresholds of judgecal.bayes.diagnostics)
+    # the NUTS convergence checks are flag keys (thresholds of judgestats.bayes.diagnostics)
     conv = result.details["convergence"]
     expected = [
         key
@@ -813,7 +813,7 @@ def test_bayes_paired_model_specific_posterior():
 
 def test_bayes_reuses_the_compiled_model_and_swaps_the_counts_in():
     """Refits of one structure compile nothing; new counts are used; a seed fixes the draws."""
-    from judgecal.bayes.nuts import NutsCache
+    from judgestats.bayes.nuts import NutsCache
 
     cells, ca, cb = (300, 120, 30, 150), (90, 100, 92, 100), (88, 100, 91, 100)
     a, b = labels(cells, (ca, cb))
@@ -841,7 +841,7 @@ def test_bayes_readme_example_has_no_divergences():
     The centred and the plain non-centred forms of the hierarchy both diverged here; the
     whitened parametrisation of bayes/compare_model.py does not.
     """
-    from judgecal.bayes.nuts import NutsCache
+    from judgestats.bayes.nuts import NutsCache
 
     a = JudgeData(k=420, n=1000, k0=160, m0=200, k1=175, m1=200)
     b = JudgeData(k=380, n=1000, k0=150, m0=200, k1=170, m1=200)
@@ -862,13 +862,13 @@ def test_bayes_readme_example_has_no_divergences():
 def test_bayes_compare_model_is_the_hierarchical_model():
     """The whitened coordinates leave the model unchanged: prior draws of logit q match
     N(mu_loc, mu_scale^2 + sigma^2) marginally (sampled without data: all counts 0)."""
-    from judgecal.bayes.compare_model import (
+    from judgestats.bayes.compare_model import (
         CompareCounts,
         ComparePrior,
         build_compare_model,
         set_compare_data,
     )
-    from judgecal.bayes.nuts import compile_nuts
+    from judgestats.bayes.nuts import compile_nuts
 
     prior = ComparePrior(mu_loc=0.5, mu_scale=0.8, sigma_scale=0.7)
     model = build_compare_model(
@@ -894,7 +894,7 @@ def test_bayes_compare_model_is_the_hierarchical_model():
 
 
 def test_bayes_tight_population_recovers_shared_calibration():
-    from judgecal.bayes.compare_model import ComparePrior
+    from judgestats.bayes.compare_model import ComparePrior
 
     a = JudgeData(k=690, n=1000, k0=160, m0=200, k1=180, m1=200)
     b = JudgeData(k=630, n=1000, k0=160, m0=200, k1=180, m1=200)
@@ -914,7 +914,7 @@ def test_bayes_tight_population_recovers_shared_calibration():
 
 
 def test_compare_prior_validates():
-    from judgecal.bayes.compare_model import ComparePrior
+    from judgestats.bayes.compare_model import ComparePrior
 
     with pytest.raises(ValueError, match=r"`sigma_scale` \(0\) must be a finite number"):
         ComparePrior(sigma_scale=0)

@@ -5,8 +5,8 @@ import json
 import matplotlib
 import pytest
 
-import judgecal as jc
-from judgecal.results import IntervalResult
+import judgestats as jc
+from judgestats.results import IntervalResult
 
 matplotlib.use("Agg")
 
@@ -48,7 +48,7 @@ def test_hdi_no_wider_than_eti(paper_check):
 
 def test_small_calibration_is_flagged_and_explained():
     data = jc.JudgeData(k=40, n=100, k0=7, m0=10, k1=9, m1=10)
-    with pytest.warns(jc.JudgeCalWarning, match="small_calibration"):
+    with pytest.warns(jc.JudgeStatsWarning, match="small_calibration"):
         check = jc.crosscheck(data, random_seed=0)
     assert "small_calibration" in check.flags
     # the note names these data's arm sizes (m0 = m1 = 10)
@@ -58,7 +58,7 @@ def test_small_calibration_is_flagged_and_explained():
 def test_boundary_estimate_is_flagged_and_hdi_reaches_zero():
     # p-hat = 0.05 < 1 - q0-hat = 0.3: the Rogan-Gladen estimate is clipped to 0 (eq. 4)
     data = jc.JudgeData(k=50, n=1000, k0=140, m0=200, k1=180, m1=200)
-    with pytest.warns(jc.JudgeCalWarning, match="boundary"):
+    with pytest.warns(jc.JudgeStatsWarning, match="boundary"):
         check = jc.crosscheck(data, random_seed=0)
     assert "boundary" in check.flags
     assert check.rows["rogan_gladen"].estimate == 0.0
@@ -69,7 +69,7 @@ def test_boundary_estimate_is_flagged_and_hdi_reaches_zero():
 def test_weak_judge_is_flagged_from_the_posterior_of_j():
     # q0-hat = q1-hat = 0.55 from 40 items each: J-hat = 0.1, most posterior mass of J below 0.2
     data = jc.JudgeData(k=500, n=1000, k0=22, m0=40, k1=22, m1=40)
-    with pytest.warns(jc.JudgeCalWarning, match="weak_judge"):
+    with pytest.warns(jc.JudgeStatsWarning, match="weak_judge"):
         check = jc.crosscheck(data, random_seed=0)
     assert check.prob_weak_judge > 0.5
     assert "weak_judge" in check.flags
@@ -86,7 +86,7 @@ def test_a_good_judge_is_not_called_weak_at_any_n():
 def test_conflicting_data_are_named_and_not_resolved_by_the_posterior():
     # p-hat = 0.3 lies below 1 - q0-hat = 0.45: the calibration cannot produce this test rate
     data = jc.JudgeData(k=300, n=1000, k0=55, m0=100, k1=52, m1=100)
-    with pytest.warns(jc.JudgeCalWarning, match="test_calibration_conflict"):
+    with pytest.warns(jc.JudgeStatsWarning, match="test_calibration_conflict"):
         check = jc.crosscheck(data, random_seed=0)
     assert "test_calibration_conflict" in check.flags
     if "intervals_disagree" in check.flags:  # the note names the conflict flag it rests on
@@ -97,7 +97,7 @@ def test_calibration_worse_than_chance_gives_the_posterior_and_a_flag():
     # q0-hat + q1-hat = 0.7 < 1: no closed-form correction; the posterior exists but its
     # direction comes from the better-than-chance prior, which the flag says
     data = jc.JudgeData(k=300, n=1000, k0=30, m0=100, k1=40, m1=100)
-    with pytest.warns(jc.JudgeCalWarning):
+    with pytest.warns(jc.JudgeStatsWarning):
         check = jc.crosscheck(data, random_seed=0)
     assert check.estimate is None
     assert {"no_closed_form", "calibration_contradicts_prior"} <= set(check.flags)
@@ -107,7 +107,7 @@ def test_calibration_worse_than_chance_gives_the_posterior_and_a_flag():
 
 def test_one_class_random_sample_gives_the_posterior():
     data = jc.JudgeData(k=28, n=30, k0=0, m0=0, k1=29, m1=30, design="random")
-    with pytest.warns(jc.JudgeCalWarning):
+    with pytest.warns(jc.JudgeStatsWarning):
         check = jc.crosscheck(data, random_seed=0)
     assert {"no_closed_form", "one_class_labelled"} <= set(check.flags)
     assert "nan" in str(check)  # the closed-form row is printed as not available
@@ -115,7 +115,7 @@ def test_one_class_random_sample_gives_the_posterior():
 
 def test_boundary_note_names_the_intervals_and_only_fires_when_clipped():
     data = jc.JudgeData(k=50, n=1000, k0=140, m0=200, k1=180, m1=200)
-    with pytest.warns(jc.JudgeCalWarning):
+    with pytest.warns(jc.JudgeStatsWarning):
         check = jc.crosscheck(data, random_seed=0)
     note = check.messages["boundary"]
     # the note quotes both intervals of these data, four decimals
@@ -123,7 +123,7 @@ def test_boundary_note_names_the_intervals_and_only_fires_when_clipped():
     assert f"({eti.low:.4f}, {eti.high:.4f})" in note and f"({lr.low:.4f}, {lr.high:.4f})" in note
     # a wide HDI touching 0 without a clipped estimate is not a boundary case
     wide = jc.JudgeData(k=330, n=1000, k0=14, m0=20, k1=18, m1=20)
-    with pytest.warns(jc.JudgeCalWarning):
+    with pytest.warns(jc.JudgeStatsWarning):
         other = jc.crosscheck(wide, random_seed=0)
     if other.estimate is not None and "clipped" not in other.estimate.flags:
         assert "boundary" not in other.flags
@@ -171,7 +171,7 @@ def _atlas_cell(theta, q0, q1, n, m):
 
     import numpy as np
 
-    with resources.files("judgecal.datasets").joinpath("lr_coverage_atlas.npz").open("rb") as f:
+    with resources.files("judgestats.datasets").joinpath("lr_coverage_atlas.npz").open("rb") as f:
         table = np.load(f)
         index = tuple(
             int(np.flatnonzero(np.isclose(table[name], value))[0])
@@ -185,7 +185,7 @@ def _atlas_cell(theta, q0, q1, n, m):
 def test_atlas_flags_where_the_closed_form_undercovers():
     # q0-hat = 3/5 = 0.6, q1-hat = 4/5 = 0.8, Rogan-Gladen estimate clipped to 0, m0 = m1 = 5
     data = jc.JudgeData(k=300, n=1000, k0=3, m0=5, k1=4, m1=5)
-    with pytest.warns(jc.JudgeCalWarning):
+    with pytest.warns(jc.JudgeStatsWarning):
         result = jc.crosscheck(data)
     expected = _atlas_cell(0.0, 0.6, 0.8, 1000, 5)
     assert expected < 0.93
@@ -196,7 +196,7 @@ def test_atlas_flags_where_the_closed_form_undercovers():
 def test_atlas_is_silent_where_the_closed_form_covers(paper_check):
     assert _atlas_cell(0.15, 0.7, 0.9, 1000, 100) >= 0.93  # the paper example's cell (m = 200)
     assert "closed_form_undercovers" not in paper_check.flags
-    with pytest.warns(jc.JudgeCalWarning):
+    with pytest.warns(jc.JudgeStatsWarning):
         other_level = jc.crosscheck(
             jc.JudgeData(k=300, n=1000, k0=3, m0=5, k1=4, m1=5), confidence_level=0.9
         )
@@ -205,20 +205,20 @@ def test_atlas_is_silent_where_the_closed_form_covers(paper_check):
 
 def test_random_design_disagreement_is_explained_by_the_class_balance():
     data = jc.JudgeData(k=600, n=1000, k0=70, m0=100, k1=90, m1=100, design="random")
-    with pytest.warns(jc.JudgeCalWarning, match="intervals_disagree"):
+    with pytest.warns(jc.JudgeStatsWarning, match="intervals_disagree"):
         result = jc.crosscheck(data)
     assert "intervals_disagree" in result.flags
     # the reason points at the class-balance test
-    assert "judgecal.class_balance_test" in result.messages["intervals_disagree"]
+    assert "judgestats.class_balance_test" in result.messages["intervals_disagree"]
 
 
 # ---- the result contract ----------------------------------------------------------------------
 def test_crosscheck_is_a_result_with_keyed_flags(capsys):
-    from judgecal.crosscheck import FLAGS
-    from judgecal.results import FLAG_MESSAGES, Result
+    from judgestats.crosscheck import FLAGS
+    from judgestats.results import FLAG_MESSAGES, Result
 
     data = jc.JudgeData(k=40, n=100, k0=7, m0=10, k1=9, m1=10)  # arms of 10 items
-    with pytest.warns(jc.JudgeCalWarning):
+    with pytest.warns(jc.JudgeStatsWarning):
         check = jc.crosscheck(data, random_seed=0)
     assert isinstance(check, Result)
     assert isinstance(check.flags, tuple) and "small_calibration" in check.flags

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgecal import JudgeData
+from judgestats import JudgeData
 
 COUNTS = {"k": 400, "n": 1000, "k0": 140, "m0": 200, "k1": 180, "m1": 200}
 

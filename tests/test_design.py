@@ -10,9 +10,9 @@ import pytest
 from scipy.special import expit, logit
 from scipy.stats import binom, multinomial
 
-import judgecal as jc
-from judgecal.bayes.model import LABELLED_CLASS_NAME, build_model
-from judgecal.bayes.priors import random_design_prior
+import judgestats as jc
+from judgestats.bayes.model import LABELLED_CLASS_NAME, build_model
+from judgestats.bayes.priors import random_design_prior
 
 nan = float("nan")
 # 8 test items; items 1, 2, 5 and 6 are labelled (human 1, 0, 1, 0)
@@ -108,7 +108,7 @@ class TestOneClassLabelled:
         assert (data.m0, data.m1, data.k0, data.n) == (0, 30, 0, 970)
         with pytest.raises(ValueError, match=r"no truly-incorrect item \(`m0` = 0\).*posterior"):
             jc.estimate(data)
-        with pytest.warns(jc.JudgeCalWarning):
+        with pytest.warns(jc.JudgeStatsWarning):
             res = jc.ppi(truth[labelled].astype(int), judge[labelled], judge[~labelled])
         assert "one_class_labelled" in res.flags and res.ci.high - res.ci.low > 0
 

@@ -12,17 +12,19 @@ import warnings
 
 import pytest
 
-import judgecal
+import judgestats
 
 MODULES = sorted(
     info.name
-    for info in pkgutil.walk_packages(judgecal.__path__, "judgecal.")
+    for info in pkgutil.walk_packages(judgestats.__path__, "judgestats.")
     if not info.name.endswith("__main__")
 )
 
 
 def test_modules_found():
-    assert {"judgecal.frequentist", "judgecal.planning.allocation", "judgecal.data"} <= set(MODULES)
+    assert {"judgestats.frequentist", "judgestats.planning.allocation", "judgestats.data"} <= set(
+        MODULES
+    )
 
 
 @pytest.mark.parametrize("name", MODULES)

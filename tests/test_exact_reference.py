@@ -1,7 +1,7 @@
 """The exact engine against the independent brute-force reference in tests/reference/.
 
 The reference (``tests/reference/brute_force.py``, values in ``posterior_reference.json``, made by
-``tests/reference/make_reference.py``) shares no code with ``judgecal.bayes``; its values are
+``tests/reference/make_reference.py``) shares no code with ``judgestats.bayes``; its values are
 converged to ~1e-8, so the engine is held to 1e-4 (absolute) on quantiles, means and the 95%
 shortest theta interval, over a grid of hard cases (weak judges with huge n, tiny arms, perfect
 calibration, estimates at 0 and 1, p-hat outside [1 - q0, q1], untruncated and non-uniform priors,
@@ -26,7 +26,7 @@ TOL = 1e-4
 
 def _load(name: str):
     """Import a module of tests/reference by path (tests/ is not a package)."""
-    modname = f"_judgecal_reference_{name}"
+    modname = f"_judgestats_reference_{name}"
     if modname not in sys.modules:
         spec = importlib.util.spec_from_file_location(modname, REF_DIR / f"{name}.py")
         module = importlib.util.module_from_spec(spec)
@@ -44,9 +44,9 @@ _POSTERIORS: dict[str, object] = {}
 def _posterior(cid: str):
     if cid in _POSTERIORS:
         return _POSTERIORS[cid]
-    from judgecal import JudgeData
-    from judgecal.bayes.exact import ExactPosterior
-    from judgecal.bayes.priors import Prior
+    from judgestats import JudgeData
+    from judgestats.bayes.exact import ExactPosterior
+    from judgestats.bayes.priors import Prior
 
     c = CASES[cid]["case"]
     # an empty calibration arm is legal for a random labelled sample; the engine is given the
@@ -159,8 +159,8 @@ def test_exact_hdi_matches_reference(cid):
 # -- the vectorised path (shared calibration groups) against the reference ---------------------
 def _group_rows(cid: str):
     """The reference dataset and its test-count neighbours: one calibration group."""
-    from judgecal.bayes._terms import rows_for
-    from judgecal.bayes.priors import Prior
+    from judgestats.bayes._terms import rows_for
+    from judgestats.bayes.priors import Prior
 
     c = CASES[cid]["case"]
     ks = np.unique(np.clip(c["k"] + np.array([0, 1, -1, 2, -2, 3, -3]), 0, c["n"]))
@@ -175,7 +175,7 @@ def _group_rows(cid: str):
 
 
 def _batch_cases() -> list[str]:
-    from judgecal.bayes._batch import batch_ready
+    from judgestats.bayes._batch import batch_ready
 
     return [cid for cid in CASES if batch_ready(_group_rows(cid)[0])]
 
@@ -190,8 +190,8 @@ def test_most_reference_cases_take_the_vectorised_path():
 @pytest.mark.parametrize("cid", BATCH_CASES)
 def test_vectorised_path_matches_reference(cid):
     """The shared-calibration rule serves the dataset and agrees with the reference."""
-    from judgecal.bayes._batch import group_marginals, stack
-    from judgecal.bayes.exact import _theta_range
+    from judgestats.bayes._batch import group_marginals, stack
+    from judgestats.bayes.exact import _theta_range
 
     rows, target = _group_rows(cid)
     low, high = _theta_range(rows)

@@ -21,8 +21,8 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-import judgecal as jc
-from judgecal import JudgeCalWarning, JudgeData
+import judgestats as jc
+from judgestats import JudgeData, JudgeStatsWarning
 
 TOL = 1e-12
 
@@ -139,7 +139,7 @@ class TestRoganGladen:
         p = np.array([0.05, 0.4, 0.95])
         q0 = np.array([0.7, 0.3, 0.7])
         copies = p.copy(), q0.copy()
-        with pytest.warns(JudgeCalWarning):
+        with pytest.warns(JudgeStatsWarning):
             jc.rogan_gladen(p, q0, 0.6)
         np.testing.assert_array_equal(p, copies[0])
         np.testing.assert_array_equal(q0, copies[1])
@@ -161,7 +161,7 @@ class TestRoganGladen:
         # J = q0 + q1 - 1: 0.6 (ok), 0.0 (chance), -0.2 (worse), 0.2 (ok), -1 (worst)
         q0 = np.array([0.7, 0.5, 0.4, 0.6, 0.0])
         q1 = np.array([0.9, 0.5, 0.4, 0.6, 0.0])
-        with pytest.warns(JudgeCalWarning) as record:
+        with pytest.warns(JudgeStatsWarning) as record:
             out = jc.rogan_gladen(0.4, q0, q1)
         assert len(record) == 1
         assert re.search(r"\b3 of 5\b", str(record[0].message))
@@ -336,7 +336,7 @@ class TestLangReiczigel:
 
     @pytest.mark.parametrize("alpha", [0.01, 0.05, 0.1, 0.32])
     def test_alpha_relation_with_paper(self, alpha):
-        from judgecal.paper import confidence_interval
+        from judgestats.paper import confidence_interval
 
         a = jc.lang_reiczigel_ci(0.45, 0.75, 0.92, 800, 60, 90, confidence_level=1 - alpha)
         b = confidence_interval(0.45, 0.75, 0.92, 800, 60, 90, alpha=alpha)
@@ -362,7 +362,7 @@ class TestLangReiczigel:
         # q0 = q1 = 0.3, m = 4: q~ = (1.2 + 1) / 6 = 0.3667, q0~ + q1~ - 1 = -0.267 <= 0
         # q0 = q1 = 0.5: q~ = 0.5 exactly, J~ = 0 (the reference code divides by zero)
         q = np.array([0.3, 0.8, 0.5, 0.9])
-        with pytest.warns(JudgeCalWarning) as record:
+        with pytest.warns(JudgeStatsWarning) as record:
             low, high = jc.lang_reiczigel_ci(0.4, q, q, 100, 4, 4)
         assert len(record) == 1
         assert re.search(r"\b2 of 4\b", str(record[0].message))
@@ -376,7 +376,7 @@ class TestLangReiczigel:
         size = 16_384 * 2 + 100
         q = np.full(size, 0.9)
         q[[0, 16_384, size - 1]] = 0.3  # one bad element in each block
-        with pytest.warns(JudgeCalWarning) as record:
+        with pytest.warns(JudgeStatsWarning) as record:
             low, _ = jc.lang_reiczigel_ci(0.4, q, q, 100, 4, 4)
         assert len(record) == 1
         assert re.search(rf"\b3 of {size}\b", str(record[0].message))
@@ -498,7 +498,7 @@ class TestVariance:
             jc.rogan_gladen_variance(0.5, 0.5, 0.5, 100, 10, 10)
 
     def test_array_chance_nan_warns(self):
-        with pytest.warns(JudgeCalWarning, match="1 of 2"):
+        with pytest.warns(JudgeStatsWarning, match="1 of 2"):
             got = jc.rogan_gladen_variance(0.5, np.array([0.5, 0.8]), 0.5, 100, 10, 10)
         assert np.isnan(got[0]) and np.isfinite(got[1])
 
@@ -602,7 +602,7 @@ class TestValidation:
 
     def test_no_zero_division_or_float_errors_leak(self):
         with np.errstate(all="raise"):
-            with pytest.warns(JudgeCalWarning):
+            with pytest.warns(JudgeStatsWarning):
                 jc.lang_reiczigel_ci(
                     np.array([0.0, 1.0]),
                     np.array([0.5, 1.0]),
@@ -611,7 +611,7 @@ class TestValidation:
                     4,
                     4,
                 )
-            with pytest.warns(JudgeCalWarning):
+            with pytest.warns(JudgeStatsWarning):
                 jc.rogan_gladen(np.array([0.0, 1.0]), np.array([0.5, 1.0]), 0.5)
 
 
@@ -666,7 +666,7 @@ class TestEstimate:
         assert back["naive"]["estimate"] == pytest.approx(0.4, abs=TOL)
 
     def test_to_dict_with_flags_json(self):
-        with pytest.warns(JudgeCalWarning):
+        with pytest.warns(JudgeStatsWarning):
             est = jc.estimate(JudgeData(k=50, n=1000, k0=140, m0=200, k1=180, m1=200))
         back = json.loads(json.dumps(est.to_dict()))
         assert set(back["flags"]) == set(est.flags)
@@ -698,14 +698,14 @@ class TestEstimate:
         assert "warning" not in s
 
     def test_str_lists_flag_warnings(self):
-        with pytest.warns(JudgeCalWarning):
+        with pytest.warns(JudgeStatsWarning):
             est = jc.estimate(JudgeData(k=50, n=1000, k0=140, m0=200, k1=180, m1=200))
         assert "warning: " in str(est)
 
     def test_clipped_and_outside_range(self):
         # p = 0.05 < 1 - q0 = 0.3, so eq. (4) gives (0.05 - 0.3) / 0.6 = -0.41667 < 0
         data = JudgeData(k=50, n=1000, k0=140, m0=200, k1=180, m1=200)
-        with pytest.warns(JudgeCalWarning) as record:
+        with pytest.warns(JudgeStatsWarning) as record:
             est = jc.estimate(data)
         assert len(record) == 1
         assert est.theta_raw == pytest.approx(-0.25 / 0.6, abs=TOL)
@@ -721,7 +721,7 @@ class TestEstimate:
     def test_small_calibration(self):
         # m0 = 25 < 30; p = 0.4 lies inside [1 - 0.8, 0.9], theta = 0.2 / 0.7 unclipped
         data = JudgeData(k=400, n=1000, k0=20, m0=25, k1=180, m1=200)
-        with pytest.warns(JudgeCalWarning):
+        with pytest.warns(JudgeStatsWarning):
             est = jc.estimate(data)
         assert est.flags == ("small_calibration",)
         assert est.theta == pytest.approx(0.2 / 0.7, abs=TOL)
@@ -748,7 +748,7 @@ class TestEstimate:
         )
         assert tht + dth - z * se > 1.0
         data = JudgeData(k=1000, n=1000, k0=200, m0=200, k1=160, m1=200)
-        with pytest.warns(JudgeCalWarning):
+        with pytest.warns(JudgeStatsWarning):
             est = jc.estimate(data)
         assert est.ci == (1.0, 1.0)
         assert est.width == 0.0
@@ -775,8 +775,8 @@ class TestEstimate:
             (
                 {"k0": 0, "m0": 0, "k1": 28, "m1": 30},
                 r"holds no truly-incorrect item \(`m0` = 0\), so the judge's specificity q0 "
-                r"cannot be estimated.*use the posterior \(judgecal.posterior\), which takes that "
-                r"rate from its prior",
+                r"cannot be estimated.*use the posterior \(judgestats.posterior\), which takes "
+                r"that rate from its prior",
             ),
             (
                 {"k0": 27, "m0": 30, "k1": 0, "m1": 0},
@@ -812,7 +812,7 @@ class TestEstimate:
 # ---------------------------------------------------------------------------------------------
 def test_import_loads_no_heavy_modules():
     code = (
-        "import sys, judgecal\n"
+        "import sys, judgestats\n"
         "heavy = ['pymc', 'pytensor', 'arviz', 'matplotlib', 'dask', 'scipy.stats']\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
@@ -822,10 +822,10 @@ def test_import_loads_no_heavy_modules():
 
 def test_closed_form_path_loads_no_heavy_modules():
     code = (
-        "import sys, judgecal as jc\n"
+        "import sys, judgestats as jc\n"
         "d = jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)\n"
         "jc.estimate(d); jc.lang_reiczigel_ci([0.4], 0.7, 0.9, 1000, 200, 200)\n"
-        "from judgecal import paper; paper.confidence_interval(0.4, 0.7, 0.9, 1000, 200, 200)\n"
+        "from judgestats import paper; paper.confidence_interval(0.4, 0.7, 0.9, 1000, 200, 200)\n"
         "heavy = ['pymc', 'pytensor', 'arviz', 'matplotlib', 'dask', 'scipy.stats']\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )

@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 import pytest
 
-import judgecal as jc
-from judgecal.grouped import adjust_p_values, lang_reiczigel_p_value
-from judgecal.io._items import items_frame
+import judgestats as jc
+from judgestats.grouped import adjust_p_values, lang_reiczigel_p_value
+from judgestats.io._items import items_frame
 
 # per model: (judge verdicts of the test items, (human, judge) of the calibration items)
 COUNTS = {
@@ -37,7 +37,7 @@ def frame_from_counts(counts, *, extra_group=None):
 
 def quiet(func, *args, **kwargs):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         return func(*args, **kwargs)
 
 
@@ -206,9 +206,9 @@ def test_errors():
 def test_html_and_text():
     table = quiet(jc.estimate_items, frame_from_counts(COUNTS), by="model", null=0.5)
     html = table._repr_html_()
-    assert "judgecal-result" in html and "<table" in html and "Holm-adjusted" in html
+    assert "judgestats-result" in html and "<table" in html and "Holm-adjusted" in html
     text = str(table)
-    assert text.splitlines()[0].startswith("judgecal estimate by model (3 groups")
+    assert text.splitlines()[0].startswith("judgestats estimate by model (3 groups")
 
 
 # ---- the result contract ----------------------------------------------------------------------
@@ -218,7 +218,7 @@ def test_grouped_estimates_is_a_result(capsys):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from judgecal.results import FLAG_MESSAGES, Result
+    from judgestats.results import FLAG_MESSAGES, Result
 
     frame = frame_from_counts(COUNTS)
     labelled_correct = frame["human"].eq(1).fillna(False).to_numpy(dtype=bool)

@@ -1,4 +1,4 @@
-"""The grouped cross-check: judgecal.crosscheck_items and `judgecal crosscheck --by`."""
+"""The grouped cross-check: judgestats.crosscheck_items and `judgestats crosscheck --by`."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import judgecal as jc
-from judgecal.cli import main
-from judgecal.crosscheck import ROWS
-from judgecal.datasets import data_files
+import judgestats as jc
+from judgestats.cli import main
+from judgestats.crosscheck import ROWS
+from judgestats.datasets import data_files
 
 GROUPED = data_files()["example_grouped_items.csv"]
 ITEMS = [
@@ -68,7 +68,7 @@ def run(capsys, argv):
 def one_line_error(capsys, argv, *fragments):
     code, out, err = run(capsys, argv)
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and err.startswith("judgecal: error: ")
+    assert err.count("\n") == 1 and err.startswith("judgestats: error: ")
     for fragment in fragments:
         assert fragment in err, err
 
@@ -80,7 +80,7 @@ def test_rows_equal_the_crosscheck_of_each_group_at_the_bonferroni_level(table):
     assert [row.key for row in table.rows] == [("alpha",), ("beta",), ("gamma",)]
     for row in table.rows:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", jc.JudgeCalWarning)
+            warnings.simplefilter("ignore", jc.JudgeStatsWarning)
             alone = jc.crosscheck(jc.JudgeData(*COUNTS[row.key[0]]), confidence_level=level)
         assert row.counts == dict(
             zip(("k", "n", "k0", "m0", "k1", "m1"), COUNTS[row.key[0]], strict=True)
@@ -100,7 +100,7 @@ def test_each_group_recommendation_comes_first(table):
     groups = table.to_dict()["groups"]
     for i, row in enumerate(table.rows):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", jc.JudgeCalWarning)
+            warnings.simplefilter("ignore", jc.JudgeStatsWarning)
             alone = jc.crosscheck(jc.JudgeData(*COUNTS[row.key[0]]), confidence_level=level)
         rec = alone.recommended
         assert rec.method == "guaranteed" and "not 98.3333%" in rec.reason
@@ -273,12 +273,12 @@ def test_cli_table(capsys):
     code, out, err = run(capsys, ["crosscheck", *ITEMS, "--by", "model", "--epoch", "1"])
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0].startswith("judgecal cross-check by model (3 groups, 95% family-wise")
+    assert lines[0].startswith("judgestats cross-check by model (3 groups, 95% family-wise")
     assert "intervals simultaneous over 3 groups (Bonferroni, each at 98.33%" in out
     level = 1 - 0.05 / 3
     for model, counts in epoch_counts(1).items():
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", jc.JudgeCalWarning)
+            warnings.simplefilter("ignore", jc.JudgeStatsWarning)
             alone = jc.crosscheck(jc.JudgeData(*counts), confidence_level=level)
         k, n, k0, m0, k1, m1 = counts
         expected = [model, f"{k}/{n}", f"{k0}/{m0}", f"{k1}/{m1}"] + [
@@ -322,12 +322,12 @@ def test_cli_errors(capsys):
         ["crosscheck", *ITEMS, "--by", "model"],
         "occur more than once within the group",
         "--epoch 1",
-        "judgecal estimate --by",
+        "judgestats estimate --by",
     )
     one_line_error(
         capsys,
         ["crosscheck", *ITEMS, "--by", "model", "--epoch", "1", "--null", "0.5"],
-        "--null applies to `judgecal estimate --by` only",
+        "--null applies to `judgestats estimate --by` only",
     )
     one_line_error(capsys, ["crosscheck", *ITEMS, "--by", "size", "--epoch", "1"], "`by` ('size')")
     one_line_error(
@@ -338,7 +338,7 @@ def test_cli_errors(capsys):
     one_line_error(
         capsys,
         ["posterior", *ITEMS, "--by", "model", "--epoch", "1"],
-        "--by applies to `judgecal estimate`, `crosscheck` and `report` only",
+        "--by applies to `judgestats estimate`, `crosscheck` and `report` only",
     )
     one_line_error(
         capsys,
@@ -370,7 +370,7 @@ def test_grouped_crosschecks_is_a_result(table, capsys):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from judgecal.results import FLAG_MESSAGES, Result
+    from judgestats.results import FLAG_MESSAGES, Result
 
     assert isinstance(table, Result)
     expected = list(dict.fromkeys(flag for row in table.rows for flag in row.flags))

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-import judgecal as jc
-from judgecal import guaranteed as g
+import judgestats as jc
+from judgestats import guaranteed as g
 
 THETAS = np.array([0.0, 1e-3, 0.02, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.98, 0.999, 1.0])
 JUDGE_GRID = np.linspace(0.0, 1.0, 21)
@@ -218,7 +218,7 @@ def test_estimate_rejects_an_unknown_interval():
 
 def test_simulated_coverage_matches_enumeration():
     """simulate.coverage(exact=True) sums the same pmf as the enumeration above."""
-    from judgecal import simulate
+    from judgestats import simulate
 
     result = simulate.coverage(
         "guaranteed", theta=[0.0, 0.5, 1.0], q0=0.6, q1=0.6, n=6, m0=3, m1=3, exact=True
@@ -231,7 +231,7 @@ def test_simulated_coverage_matches_enumeration():
 
 
 def test_simulate_rejects_adaptive_allocation():
-    from judgecal import simulate
+    from judgestats import simulate
 
     with pytest.raises(ValueError, match="arm sizes fixed before"):
         simulate.coverage(
@@ -248,7 +248,7 @@ def test_simulate_rejects_adaptive_allocation():
 
 
 def test_command_line(capsys):
-    from judgecal.cli import main
+    from judgestats.cli import main
 
     assert (
         main(

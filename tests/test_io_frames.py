@@ -1,4 +1,4 @@
-"""judgecal.io: the items-frame contract, data frames and table files, human labels on ids."""
+"""judgestats.io: the items-frame contract, data frames and table files, human labels on ids."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import judgecal as jc
-from judgecal.io import items_frame, join_human, map_verdicts, read_frame
+import judgestats as jc
+from judgestats.io import items_frame, join_human, map_verdicts, read_frame
 
 SRC = "test.csv"
 
@@ -413,19 +413,19 @@ class TestJoinHuman:
         ]
 
 
-def test_io_is_not_imported_by_judgecal():
+def test_io_is_not_imported_by_judgestats():
     import subprocess
     import sys
 
     code = (
-        "import sys, judgecal; import judgecal.datasets; "
-        "print('judgecal.io' in sys.modules, 'judgecal.io.inspect_ai' in sys.modules)"
+        "import sys, judgestats; import judgestats.datasets; "
+        "print('judgestats.io' in sys.modules, 'judgestats.io.inspect_ai' in sys.modules)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
     assert out == ["False", "False"]
-    code = "import sys, judgecal.io; print('judgecal.io.inspect_ai' in sys.modules)"
+    code = "import sys, judgestats.io; print('judgestats.io.inspect_ai' in sys.modules)"
     assert (
         subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True

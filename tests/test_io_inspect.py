@@ -19,7 +19,7 @@ from inspect_ai.log import (  # noqa: E402
 )
 from inspect_ai.scorer import Score, ScoreEdit  # noqa: E402
 
-from judgecal.io import read_inspect  # noqa: E402
+from judgestats.io import read_inspect  # noqa: E402
 
 SCORER = "model_graded_qa"
 
@@ -293,7 +293,7 @@ def test_bad_arguments(logs, kwargs, match):
 
 def test_missing_inspect_ai_says_how_to_install(logs, monkeypatch):
     monkeypatch.setitem(sys.modules, "inspect_ai.log", None)
-    with pytest.raises(ImportError, match=r"judgecal\[inspect\]"):
+    with pytest.raises(ImportError, match=r"judgestats\[inspect\]"):
         read_inspect(logs["eval"], scorer=SCORER)
 
 
@@ -304,7 +304,7 @@ def test_the_log_file_is_not_changed(logs):
 
 
 def test_bundled_example_matches_a_direct_read():
-    from judgecal.datasets import data_files
+    from judgestats.datasets import data_files
 
     path = data_files()["example_inspect.eval"]
     items = read_inspect(path, scorer=SCORER)

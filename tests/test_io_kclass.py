@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgecal.io import items_frame, join_human, map_classes, read_frame
-from judgecal.kclass import KClassData
+from judgestats.io import items_frame, join_human, map_classes, read_frame
+from judgestats.kclass import KClassData
 
 SRC = "data frame"
 PAIRS = ["A", "B", "tie"]
@@ -308,7 +308,7 @@ def graded_log(tmp_path_factory):
 
 
 def test_read_inspect_keeps_grades_as_classes(graded_log):
-    from judgecal.io import read_inspect
+    from judgestats.io import read_inspect
 
     path, scorer = graded_log
     items = read_inspect(path, scorer=scorer, classes=GRADES)
@@ -325,7 +325,7 @@ def test_read_inspect_keeps_grades_as_classes(graded_log):
 
 
 def test_read_inspect_grade_outside_the_classes(graded_log):
-    from judgecal.io import read_inspect
+    from judgestats.io import read_inspect
 
     path, scorer = graded_log
     with pytest.raises(ValueError, match=r"`scores\.model_graded_qa\.value`.*'P' \(2 items\)"):
@@ -344,7 +344,7 @@ def test_read_inspect_grade_outside_the_classes(graded_log):
     ],
 )
 def test_read_inspect_01_options_exclude_classes(graded_log, kwargs):
-    from judgecal.io import read_inspect
+    from judgestats.io import read_inspect
 
     path, scorer = graded_log
     (argument,) = kwargs
@@ -353,7 +353,7 @@ def test_read_inspect_01_options_exclude_classes(graded_log, kwargs):
 
 
 def test_read_inspect_without_classes_is_still_01(graded_log):
-    from judgecal.io import read_inspect
+    from judgestats.io import read_inspect
 
     path, scorer = graded_log
     items = read_inspect(path, scorer=scorer)

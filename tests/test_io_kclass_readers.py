@@ -14,8 +14,8 @@ from test_io_kclass import counted_by_hand, values
 from test_io_lm_eval import ARC, _rewrite
 from test_io_promptfoo import JSON, _write
 
-from judgecal.io import join_human, read_lm_eval, read_mlflow, read_promptfoo
-from judgecal.kclass import KClassData
+from judgestats.io import join_human, read_lm_eval, read_mlflow, read_promptfoo
+from judgestats.kclass import KClassData
 
 SCORES = [1, 2, 3, 4, 5]
 
@@ -233,7 +233,7 @@ def test_mlflow_traces_logged_with_mlflow(tmp_path):
         patch.setenv("MLFLOW_TRACKING_URI", tmp_path.joinpath("mlruns").as_uri())
         patch.setenv("MLFLOW_ENABLE_ASYNC_TRACE_LOGGING", "false")
         mlflow.set_tracking_uri(tmp_path.joinpath("mlruns").as_uri())
-        mlflow.set_experiment("judgecal-kclass")
+        mlflow.set_experiment("judgestats-kclass")
         ids = [_trace(i) for i in range(4)]
         mlflow.flush_trace_async_logging()
         first = _feedback(ids[0], "quality", "partially", JUDGE)

@@ -1,4 +1,4 @@
-"""judgecal.io.read_lm_eval on fixtures in the harness's layout (tests/fixtures/io/README.md)."""
+"""judgestats.io.read_lm_eval on fixtures in the harness's layout (tests/fixtures/io/README.md)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import judgecal as jc
-from judgecal.io import join_human, read_lm_eval
+import judgestats as jc
+from judgestats.io import join_human, read_lm_eval
 
 FIXTURES = Path(__file__).parent / "fixtures" / "io"
 ARC = FIXTURES / "samples_arc_easy_2026-01-01T00-00-00.000000.jsonl"

@@ -6,7 +6,7 @@ import pytest
 mlflow = pytest.importorskip("mlflow", reason="needs mlflow ('.[mlflow]')")
 from mlflow.entities import AssessmentSource  # noqa: E402
 
-from judgecal.io import read_mlflow  # noqa: E402
+from judgestats.io import read_mlflow  # noqa: E402
 
 JUDGE = AssessmentSource(source_type="LLM_JUDGE", source_id="gpt-judge")
 CODE = AssessmentSource(source_type="CODE", source_id="exact_match.py")
@@ -36,7 +36,7 @@ def store(tmp_path_factory):
         patch.setenv("MLFLOW_TRACKING_URI", folder.joinpath("mlruns").as_uri())
         patch.setenv("MLFLOW_ENABLE_ASYNC_TRACE_LOGGING", "false")
         mlflow.set_tracking_uri(folder.joinpath("mlruns").as_uri())
-        mlflow.set_experiment("judgecal-test")
+        mlflow.set_experiment("judgestats-test")
         t = [_trace(i) for i in range(6)]
         mlflow.flush_trace_async_logging()  # the traces exist before feedback is attached
         # "correct": the judge's verdict and, on some traces, a person's label

@@ -1,4 +1,4 @@
-"""judgecal.io.read_promptfoo on fixtures in promptfoo's layout (tests/fixtures/io/README.md)."""
+"""judgestats.io.read_promptfoo on fixtures in promptfoo's layout (tests/fixtures/io/README.md)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import judgecal as jc
-from judgecal.io import read_promptfoo
+import judgestats as jc
+from judgestats.io import read_promptfoo
 
 FIXTURES = Path(__file__).parent / "fixtures" / "io"
 JSON = FIXTURES / "promptfoo_results.json"

@@ -1,6 +1,6 @@
 """K-class verdicts: the counts, the matrix Rogan-Gladen closed form and its functionals.
 
-References are independent of the code under test: the binary closed form (``judgecal.estimate``,
+References are independent of the code under test: the binary closed form (``judgestats.estimate``,
 itself checked against the paper's reference code) at K = 2; hand-solved systems; numerical
 Jacobians and Hessians of the estimator (finite differences of ``numpy.linalg.solve``) for the
 delta-method covariance and the second-order bias; the KKT conditions of the simplex projection.
@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgecal import JudgeCalWarning, JudgeData, estimate, rogan_gladen_variance
-from judgecal.kclass import KClassData, KClassEstimate, kclass_estimate
-from judgecal.kclass.functionals import check_weights
-from judgecal.kclass.matrix import (
+from judgestats import JudgeData, JudgeStatsWarning, estimate, rogan_gladen_variance
+from judgestats.kclass import KClassData, KClassEstimate, kclass_estimate
+from judgestats.kclass.functionals import check_weights
+from judgestats.kclass.matrix import (
     delta_covariance,
     second_order_term,
     simplex_projection,
@@ -45,7 +45,7 @@ HARD_BINARY = [
 
 def _quiet(func, *args, **kwargs):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         return func(*args, **kwargs)
 
 
@@ -550,7 +550,7 @@ def test_result_contract_and_flags():
     data = KClassData(
         ("A", "B", "tie"), test=[420, 380, 200], confusion=[[12, 4, 6], [5, 18, 7], [6, 5, 29]]
     )
-    with pytest.warns(JudgeCalWarning, match="fewer than 30"):
+    with pytest.warns(JudgeStatsWarning, match="fewer than 30"):
         est = kclass_estimate(data)
     assert isinstance(est, KClassEstimate)
     assert est.flags == ("projected", "small_class_calibration")

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgecal._validate import check_classes
-from judgecal.kclass import KClassData
-from judgecal.kclass.functionals import check_weights
+from judgestats._validate import check_classes
+from judgestats.kclass import KClassData
+from judgestats.kclass.functionals import check_weights
 
 CONFUSION = [[50, 4, 6], [5, 48, 7], [6, 5, 29]]
 

@@ -1,4 +1,4 @@
-"""The K-class posterior (judgecal.bayes.kclass_model) against independent references.
+"""The K-class posterior (judgestats.bayes.kclass_model) against independent references.
 
 References: the exact binary posterior (deterministic integration) at K = 2, a brute-force
 2-D grid at K = 3 with a known confusion matrix, and NUTS on the PyMC model at K = 3.
@@ -14,15 +14,15 @@ import warnings
 import numpy as np
 import pytest
 
-import judgecal as jc
-from judgecal.bayes.kclass_model import (
+import judgestats as jc
+from judgestats.bayes.kclass_model import (
     KClassPosterior,
     build_kclass_model,
     kclass_posterior,
     weighted_quantile,
 )
-from judgecal.exceptions import JudgeCalWarning
-from judgecal.kclass import KClassData
+from judgestats.exceptions import JudgeStatsWarning
+from judgestats.kclass import KClassData
 
 LEVELS = (0.025, 0.5, 0.975)
 Z = 4.0  # standard errors allowed for one statistic
@@ -42,7 +42,7 @@ HARD_CASES = {
 
 def _quiet(function, *args, **kwargs):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         return function(*args, **kwargs)
 
 
@@ -269,7 +269,7 @@ def test_default_row_prior_is_two_pseudo_items_per_row():
 def test_d_excludes_dominant_matrices_that_reverse_orientation():
     # column-dominant (each diagonal entry the largest in its column), rows summing to 1, but
     # det < 0: the closed form refuses such a judge and the posterior's D leaves it out
-    from judgecal.bayes.kclass_model import _in_d
+    from judgestats.bayes.kclass_model import _in_d
 
     c = np.array(
         [
@@ -287,7 +287,7 @@ def test_d_excludes_dominant_matrices_that_reverse_orientation():
 
 
 def test_pareto_k_separates_light_and_heavy_tails():
-    from judgecal.bayes.kclass_model import PARETO_K_LIMIT, _pareto_k
+    from judgestats.bayes.kclass_model import PARETO_K_LIMIT, _pareto_k
 
     rng = np.random.default_rng(1)
     light = rng.uniform(0.5, 1.5, 20_000)
@@ -330,7 +330,7 @@ def test_low_ess_flag_and_warning():
     data = KClassData(
         ("a", "b", "c"), test=[30, 50, 20], confusion=[[8, 1, 1], [1, 8, 1], [2, 1, 7]]
     )
-    with pytest.warns(JudgeCalWarning, match="low_importance_ess"):
+    with pytest.warns(JudgeStatsWarning, match="low_importance_ess"):
         result = kclass_posterior(data, random_seed=1, proposals=2_000, min_ess=1e9)
     assert result.flags == ("low_importance_ess",)
     assert all(row.flags == ("low_importance_ess",) for row in result.shares)
@@ -372,7 +372,7 @@ def test_result_contract(rubric):
     assert out["engine"] == "importance" and len(out["shares"]) == 3
     assert rubric.idata.posterior["pi"].shape == (1, 300, 3)
     assert "engine importance" in str(rubric)
-    assert "judgecal K-class posterior" in rubric._repr_html_()
+    assert "judgestats K-class posterior" in rubric._repr_html_()
     import matplotlib
 
     matplotlib.use("Agg")
@@ -427,7 +427,7 @@ def test_bad_options(kwargs, error, match):
 
 
 def test_bad_data():
-    with pytest.raises(TypeError, match="`data` must be a judgecal.kclass.KClassData"):
+    with pytest.raises(TypeError, match="`data` must be a judgestats.kclass.KClassData"):
         kclass_posterior(jc.JudgeData(k=4, n=10, k0=7, m0=10, k1=7, m1=10))
 
 

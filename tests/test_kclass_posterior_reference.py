@@ -54,10 +54,10 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-import judgecal as jc
-from judgecal.bayes.kclass_model import kclass_posterior, weighted_quantile
-from judgecal.exceptions import JudgeCalWarning
-from judgecal.kclass import KClassData
+import judgestats as jc
+from judgestats.bayes.kclass_model import kclass_posterior, weighted_quantile
+from judgestats.exceptions import JudgeStatsWarning
+from judgestats.kclass import KClassData
 
 LEVELS = (0.025, 0.5, 0.975)
 STATS = ("mean", "q2.5", "q50", "q97.5")
@@ -289,7 +289,7 @@ def _importance_se(x: np.ndarray, w: np.ndarray, ess: float, ref: np.ndarray) ->
 def compare(data: KClassData, *, seed: int, beta: float = 1.0, proposals: int = 200_000):
     """Per statistic of pi_k and C[k, k]: IS, reference, |difference| and the two errors."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         result = kclass_posterior(
             data,
             engine="importance",
@@ -320,7 +320,7 @@ def test_reference_matches_exact_binary_posterior():
     # weak judge (q0 = q1 = 0.6), rows of 20, n = 50,000
     data = jc.JudgeData(k=27_123, n=50_000, k0=14, m0=20, k1=12, m1=20)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         exact = jc.posterior(data)
     # the same chain settings as the K = 3 comparisons below
     ref_pi, ref_c, acceptance = reference_draws(KClassData.from_judge_data(data), seed=5)

@@ -23,7 +23,7 @@ SMALL = {"DRAWS": 200, "TUNE": 200, "CHAINS": 2, "REPS": 200, "BAYES_REPS": 4}
 #: Text some output of a notebook must contain (beyond running without error).
 EXPECTED_OUTPUT = {
     "bayes_vs_lang_reiczigel.ipynb": [
-        "judgecal cross-check",
+        "judgestats cross-check",
         "Rogan-Gladen + Lang-Reiczigel",
         "posterior median + equal-tailed",
         "intervals_disagree",

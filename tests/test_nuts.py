@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from judgecal import JudgeData
-from judgecal.bayes import nuts
-from judgecal.bayes.model import DATA_NAMES, LABELLED_CLASS_NAME, build_model
-from judgecal.bayes.nuts import CompiledNUTS, NutsCache, compiled_nuts, sample_nuts
-from judgecal.bayes.priors import Prior, random_design_prior
+from judgestats import JudgeData
+from judgestats.bayes import nuts
+from judgestats.bayes.model import DATA_NAMES, LABELLED_CLASS_NAME, build_model
+from judgestats.bayes.nuts import CompiledNUTS, NutsCache, compiled_nuts, sample_nuts
+from judgestats.bayes.priors import Prior, random_design_prior
 
 SMALL = JudgeData(k=12, n=30, k0=16, m0=20, k1=17, m1=20)
 RANDOM = JudgeData(k=40, n=100, k0=7, m0=9, k1=9, m1=11, design="random")
@@ -194,7 +194,7 @@ def test_argument_errors(kwargs, error, message):
         sample_nuts(SMALL, None, **options)
     with pytest.raises(TypeError, match="`data` must be a JudgeData"):
         sample_nuts(SMALL.to_dict(), None, draws=1, tune=1, chains=1, rng=np.random.default_rng(0))
-    with pytest.raises(TypeError, match="`prior` must be a judgecal.bayes.Prior"):
+    with pytest.raises(TypeError, match="`prior` must be a judgestats.bayes.Prior"):
         sample_nuts(SMALL, (1, 1), draws=1, tune=1, chains=1, rng=np.random.default_rng(0))
 
 

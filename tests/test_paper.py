@@ -1,4 +1,4 @@
-"""judgecal.paper against a transcription of the paper's own code (Lee et al. v1 App. B, Fig. 5).
+"""judgestats.paper against a transcription of the paper's own code (Lee et al. v1 App. B, Fig. 5).
 
 The reference below is the appendix code with ``scipy.stats.norm.ppf`` replaced by
 ``statistics.NormalDist().inv_cdf`` (independent of scipy).
@@ -14,8 +14,8 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from judgecal import ConfidenceInterval, JudgeCalWarning, lang_reiczigel_ci
-from judgecal.paper import confidence_interval, point_estimator
+from judgestats import ConfidenceInterval, JudgeStatsWarning, lang_reiczigel_ci
+from judgestats.paper import confidence_interval, point_estimator
 
 TOL = 1e-12
 
@@ -123,7 +123,7 @@ def test_arrays_elementwise():
         assert th[i] == pytest.approx(paper_point_estimator(*row[:3]), abs=TOL)
 
 
-# ---- where the paper's code fails, judgecal.paper raises ------------------------------------
+# ---- where the paper's code fails, judgestats.paper raises ------------------------------------
 def test_point_estimator_zero_youden_raises():
     with pytest.raises(ZeroDivisionError):
         paper_point_estimator(0.4, 0.5, 0.5)  # the reference code divides by zero at J = 0
@@ -156,7 +156,7 @@ def test_confidence_interval_inverted_raises():
 
 
 def test_confidence_interval_array_chance_elements_nan():
-    with pytest.warns(JudgeCalWarning, match="1 of 2"):
+    with pytest.warns(JudgeStatsWarning, match="1 of 2"):
         low, high = confidence_interval(
             0.4, np.array([0.3, 0.8]), np.array([0.3, 0.9]), 100, 10, 10
         )

@@ -8,8 +8,8 @@ import pytest
 
 matplotlib.use("Agg")
 
-from judgecal import plots  # noqa: E402
-from judgecal.cli import main  # noqa: E402
+from judgestats import plots  # noqa: E402
+from judgestats.cli import main  # noqa: E402
 
 Z95 = 1.959963984540054
 

@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import judgecal as jc
-from judgecal.bayes.exact import ExactPosterior
-from judgecal.bayes.posterior import DIAGNOSTIC_FLAGS, VARIABLES, DrawsEngine, posterior
-from judgecal.bayes.priors import Prior
+import judgestats as jc
+from judgestats.bayes.exact import ExactPosterior
+from judgestats.bayes.posterior import DIAGNOSTIC_FLAGS, VARIABLES, DrawsEngine, posterior
+from judgestats.bayes.priors import Prior
 
 README = jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
 
 
 def quiet(data, **kwargs):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         return posterior(data, **kwargs)
 
 
@@ -108,7 +108,7 @@ def test_draws_engine_hdi_is_the_shortest_window_of_the_draws():
 # -- flags -------------------------------------------------------------------------------------
 def test_calibration_worse_than_chance_is_flagged():
     data = jc.JudgeData(k=300, n=1000, k0=30, m0=100, k1=40, m1=100)
-    with pytest.warns(jc.JudgeCalWarning, match="calibration_contradicts_prior"):
+    with pytest.warns(jc.JudgeStatsWarning, match="calibration_contradicts_prior"):
         post = posterior(data)
     assert "calibration_contradicts_prior" in post.flags
     # P(q0 + q1 > 1) under Beta(31, 71) x Beta(41, 61): q0 + q1 ~ N(0.706, 0.064^2) -> ~0
@@ -119,7 +119,7 @@ def test_calibration_worse_than_chance_is_flagged():
 
 def test_a_test_rate_the_calibration_cannot_produce_is_flagged():
     data = jc.JudgeData(k=300, n=1000, k0=55, m0=100, k1=52, m1=100)  # p-hat < 1 - q0-hat
-    with pytest.warns(jc.JudgeCalWarning, match="test_calibration_conflict"):
+    with pytest.warns(jc.JudgeStatsWarning, match="test_calibration_conflict"):
         post = posterior(data)
     assert "test_calibration_conflict" in post.flags
     assert post.diagnostics["p_value_k0"] < 0.05
@@ -135,7 +135,7 @@ def test_weak_judge_is_judged_by_the_posterior_of_j():
 
 def test_one_class_random_sample_is_accepted_and_flagged():
     data = jc.JudgeData(k=27, n=30, k0=0, m0=0, k1=28, m1=29, design="random")
-    with pytest.warns(jc.JudgeCalWarning, match="one_class_labelled"):
+    with pytest.warns(jc.JudgeStatsWarning, match="one_class_labelled"):
         post = posterior(data)
     assert "one_class_labelled" in post.flags
     low, high = post.ci()
@@ -217,7 +217,7 @@ def test_exact_posterior_of_a_known_judge_is_the_conjugate_beta():
 
 # -- the result contract ------------------------------------------------------------------------
 def test_posterior_is_a_result_and_its_flags_are_registered(readme, capsys):
-    from judgecal.results import FLAG_MESSAGES, Result
+    from judgestats.results import FLAG_MESSAGES, Result
 
     assert isinstance(readme, Result) and readme.flags == ()
     assert set(DIAGNOSTIC_FLAGS) <= set(FLAG_MESSAGES)
@@ -237,7 +237,7 @@ def test_posterior_is_a_result_and_its_flags_are_registered(readme, capsys):
 
 def test_printed_posterior_rows_are_its_medians_and_intervals(readme):
     lines = str(readme).splitlines()
-    assert lines[0] == "judgecal posterior (method exact, 95% credible intervals)"
+    assert lines[0] == "judgestats posterior (method exact, 95% credible intervals)"
     assert "400 of 1000" in lines[1] and "140/200" in lines[1] and "180/200" in lines[1]
     assert lines[2].split() == ["median", "ETI", "low", "ETI", "high", "HDI", "low", "HDI", "high"]
     for line, var in zip(lines[3:], ("theta", "q0", "q1"), strict=True):

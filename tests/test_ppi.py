@@ -1,4 +1,4 @@
-"""PPI and PPI++ (judgecal.designs.ppi): hand formulas, the reference implementation, errors."""
+"""PPI and PPI++ (judgestats.designs.ppi): hand formulas, the reference implementation, errors."""
 
 import json
 import math
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-import judgecal as jc
-from judgecal.designs.ppi import PPI_ASSUMPTION, ppi_counts, ppi_from_data
+import judgestats as jc
+from judgestats.designs.ppi import PPI_ASSUMPTION, ppi_counts, ppi_from_data
 
 # -- by hand: Angelopoulos, Duchi & Zrnic (PPI++) for the mean, on small label vectors ----------
 Y = [1, 1, 0, 1, 0]  # human labels of the labelled items
@@ -53,9 +53,9 @@ def clip01(values):
 
 
 def quiet_ppi(*args, **kwargs):
-    """jc.ppi with its boundary flags' JudgeCalWarning silenced (the by-hand cases are tiny)."""
+    """jc.ppi with its boundary flags' JudgeStatsWarning silenced (the by-hand cases are tiny)."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         return jc.ppi(*args, **kwargs)
 
 
@@ -81,7 +81,7 @@ class TestByHand:
     def test_ppi_point_estimate_and_interval(self):
         # theta = mean(Yhat_u) + mean(Y - Yhat) = 5/8 + 0; se^2 = (15/64)/8 + (2/5)/5
         # 5/8 -/+ 1.96 * 0.33 reaches outside [0, 1] on both sides: truncated, and flagged
-        with pytest.warns(jc.JudgeCalWarning):
+        with pytest.warns(jc.JudgeStatsWarning):
             res = jc.ppi(Y, YHAT, YHAT_U)
         assert res.estimate == res.estimate_raw == pytest.approx(5 / 8, abs=1e-15)
         se = math.sqrt(15 / 64 / 8 + 2 / 5 / 5)
@@ -184,7 +184,7 @@ def test_agrees_with_ppi_python(seed, lam):
 @pytest.mark.parametrize("lam", [1.0, None])
 def test_agrees_with_ppi_python_truncated_at_the_boundary(seed, lam):
     # accuracy near 0 or 1 and few labels: ppi-python's interval (and PPI's estimate) often
-    # leave [0, 1]; judgecal's numbers are ppi-python's truncated to [0, 1]
+    # leave [0, 1]; judgestats's numbers are ppi-python's truncated to [0, 1]
     from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
     rng = np.random.default_rng(100 + seed)
@@ -207,7 +207,7 @@ class TestTruncation:
     def test_issue_example(self):
         # one labelled item (human 1, judge 1), unlabelled verdicts 1, 0, 1: the CLT interval
         # 2/3 -/+ z se reached 1.2 before truncation (and the single label is one class)
-        with pytest.warns(jc.JudgeCalWarning) as record:
+        with pytest.warns(jc.JudgeStatsWarning) as record:
             res = jc.ppi([1], [1], [1, 0, 1])
         assert len(record) == 1
         assert res.estimate == pytest.approx(2 / 3, abs=1e-15)
@@ -216,7 +216,7 @@ class TestTruncation:
 
     def test_estimate_clipped_and_interval_truncated(self):
         # phi = 3/4, c = 1/2, r = 1/2, p = 9/10: theta = 9/10 + 3/4 - 1/2 = 1.15 (PPI)
-        with pytest.warns(jc.JudgeCalWarning):
+        with pytest.warns(jc.JudgeStatsWarning):
             res = jc.ppi([1, 1, 1, 0], [1, 1, 0, 0], [1] * 9 + [0])
         se = math.sqrt(0.09 / 10 + (3 / 16 + 1 / 4 - 2 * (1 / 2 - 3 / 8)) / 4)
         z = norm.ppf(0.975)
@@ -232,7 +232,7 @@ class TestTruncation:
 
     def test_inside_the_unit_interval_no_flag(self):
         with warnings.catch_warnings():
-            warnings.simplefilter("error", jc.JudgeCalWarning)
+            warnings.simplefilter("error", jc.JudgeStatsWarning)
             res = jc.ppi(
                 [1] * 30 + [0] * 10, [1] * 27 + [0] * 3 + [0] * 8 + [1] * 2, [1] * 70 + [0] * 30
             )
@@ -276,7 +276,7 @@ class TestOneClassLabelled:
         assert low == high == 1.0  # PPI++: lambda-hat = 0, se = 0: "theta = 1 for certain"
 
     def test_ppi_plus_plus_is_widened_by_the_agresti_coull_label_variance(self):
-        with pytest.warns(jc.JudgeCalWarning) as record:
+        with pytest.warns(jc.JudgeStatsWarning) as record:
             res = jc.ppi(self.Y1, self.YHAT1, self.YHAT_U1, lam=None)
         assert len(record) == 1
         assert res.flags == ("interval_truncated", "one_class_labelled")
@@ -319,7 +319,7 @@ class TestOneClassLabelled:
 
     def test_from_data_with_one_class(self):
         data = jc.JudgeData(k=930, n=970, k0=0, m0=0, k1=28, m1=30, design="random")
-        with pytest.warns(jc.JudgeCalWarning):
+        with pytest.warns(jc.JudgeStatsWarning):
             res = ppi_from_data(data, lam=None)
         item = quiet_ppi(self.Y1, self.YHAT1, self.YHAT_U1, lam=None)
         assert (res.estimate, *res.ci, res.lam, res.flags) == (
@@ -384,7 +384,7 @@ def test_from_data_matches_item_level_call():
     data = jc.JudgeData(k=5, n=8, k0=1, m0=2, k1=2, m1=3, design="random")
     # cells of (Y, YHAT): (1,1) = 2, (1,0) = 1, (0,1) = 1, (0,0) = 1; 5 of 8 unlabelled say 1
     for lam in (1.0, None):
-        with pytest.warns(jc.JudgeCalWarning):
+        with pytest.warns(jc.JudgeStatsWarning):
             a = ppi_from_data(data, lam=lam)
         b = quiet_ppi(Y, YHAT, YHAT_U, lam=lam)
         assert (a.estimate, *a.ci, a.lam) == pytest.approx((b.estimate, *b.ci, b.lam), abs=1e-15)
@@ -434,7 +434,7 @@ def test_result_is_an_interval_result_that_unpacks():
     import matplotlib.pyplot as plt
     from matplotlib.axes import Axes
 
-    from judgecal.results import IntervalResult, Result
+    from judgestats.results import IntervalResult, Result
 
     # PPI (lambda = 1) by hand on the small vectors: theta = 5/8 + (3/5 - 3/5) = 5/8
     res = quiet_ppi(Y, YHAT, YHAT_U)

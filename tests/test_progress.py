@@ -8,9 +8,9 @@ import warnings
 
 import pytest
 
-from judgecal import JudgeCalWarning
-from judgecal._dask import ProgressBar, is_enabled
-from judgecal.planning import required_calibration
+from judgestats import JudgeStatsWarning
+from judgestats._dask import ProgressBar, is_enabled
+from judgestats.planning import required_calibration
 
 
 class _Terminal(io.StringIO):
@@ -59,7 +59,7 @@ def test_counter_of_unknown_length_ends_its_line_on_close(capsys):
 
 def _plan(progress):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         return required_calibration(0.4, 0.4, 0.7, 0.9, n=100, method="bayes", progress=progress)
 
 
@@ -84,9 +84,9 @@ def test_frequentist_planning_draws_no_bar(capsys):
     assert capsys.readouterr().err == ""
 
 
-@pytest.mark.filterwarnings("ignore::judgecal.JudgeCalWarning")
+@pytest.mark.filterwarnings("ignore::judgestats.JudgeStatsWarning")
 def test_nuts_bar_counts_every_step_of_every_chain(capsys):
-    import judgecal as jc
+    import judgestats as jc
 
     data = jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
     jc.posterior(
@@ -99,7 +99,7 @@ def test_nuts_bar_counts_every_step_of_every_chain(capsys):
 
 
 def test_cli_no_progress_reaches_the_planner(monkeypatch, capsys):
-    from judgecal.cli import main
+    from judgestats.cli import main
 
     monkeypatch.setattr(sys, "stderr", _Terminal())
     monkeypatch.delenv("CI", raising=False)

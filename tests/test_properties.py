@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import judgecal as jc
+import judgestats as jc
 
 SETTINGS = settings(max_examples=200, deadline=None)
 
@@ -102,7 +102,7 @@ def test_array_interval_ordered_or_nan(case):
         low, high = jc.lang_reiczigel_ci(*arrays)
         assert (0.0 <= low).all() and (low <= high).all() and (high <= 1.0).all()
     else:
-        with pytest.warns(jc.JudgeCalWarning, match="2 of 2"):
+        with pytest.warns(jc.JudgeStatsWarning, match="2 of 2"):
             low, high = jc.lang_reiczigel_ci(*arrays)
         assert np.isnan(low).all() and np.isnan(high).all()
     del p, q0, q1, n, m0, m1

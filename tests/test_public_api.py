@@ -1,6 +1,6 @@
-"""The public API of ``import judgecal`` is pinned: a name is added or removed on purpose only."""
+"""The public API of ``import judgestats`` is pinned: a name is added or removed on purpose only."""
 
-import judgecal as jc
+import judgestats as jc
 
 PUBLIC = {
     # data and results
@@ -19,7 +19,7 @@ PUBLIC = {
     "CalibrationPlan",
     "Report",
     "GroupedReport",
-    "JudgeCalWarning",
+    "JudgeStatsWarning",
     # the closed form
     "rogan_gladen",
     "rogan_gladen_variance",

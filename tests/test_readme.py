@@ -1,9 +1,9 @@
 """The README's command-line examples print exactly what the README shows.
 
-Every ```console block of README.md: each ``$ judgecal ...`` line is run (as
-``python -m judgecal ...``) in a temporary folder holding a copy of the bundled example files at
+Every ```console block of README.md: each ``$ judgestats ...`` line is run (as
+``python -m judgestats ...``) in a temporary folder holding a copy of the bundled example files at
 the paths the README uses, and its stdout and stderr are compared line by line with the lines
-that follow it in the README. ``/…/`` in the README stands for where judgecal is installed.
+that follow it in the README. ``/…/`` in the README stands for where judgestats is installed.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-DATASETS = ROOT / "src" / "judgecal" / "datasets"
+DATASETS = ROOT / "src" / "judgestats" / "datasets"
 
 
 def _examples() -> list[tuple[str, str]]:
@@ -43,16 +43,16 @@ def test_the_readme_has_console_examples():
 @pytest.mark.parametrize(("command", "expected"), EXAMPLES, ids=[c[:60] for c, _ in EXAMPLES])
 def test_readme_console_example(command, expected, tmp_path):
     words = shlex.split(command)
-    assert words[0] == "judgecal", command
+    assert words[0] == "judgestats", command
     shutil.copytree(
         DATASETS,
-        tmp_path / "src" / "judgecal" / "datasets",
+        tmp_path / "src" / "judgestats" / "datasets",
         ignore=shutil.ignore_patterns("*.py", "__pycache__"),
     )
     env = {**os.environ, "COLUMNS": "100"}
     env.pop("CI", None)
     run = subprocess.run(
-        [sys.executable, "-m", "judgecal", *words[1:]],
+        [sys.executable, "-m", "judgestats", *words[1:]],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -60,6 +60,6 @@ def test_readme_console_example(command, expected, tmp_path):
         timeout=300,
     )
     got = (run.stdout + run.stderr).rstrip()
-    if "/…/" in expected:  # demo --show-data prints where judgecal is installed
-        got = re.sub(r"/\S*?/src/judgecal/", "/…/src/judgecal/", got)
+    if "/…/" in expected:  # demo --show-data prints where judgestats is installed
+        got = re.sub(r"/\S*?/src/judgestats/", "/…/src/judgestats/", got)
     assert got.splitlines() == expected.splitlines()

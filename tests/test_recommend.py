@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from scipy.stats import beta
 
-import judgecal as jc
-from judgecal import recommend as rec
+import judgestats as jc
+from judgestats import recommend as rec
 
 Q = np.array([0.55, 0.7, 0.85, 0.99])
 THETA = np.array([0.0, 0.1, 0.5, 0.9, 1.0])
@@ -172,7 +172,7 @@ def test_crosscheck_never_raises_without_a_closed_form():
     """J-hat <= 0: no Rogan-Gladen estimate, yet a recommendation with its reason."""
     data = jc.JudgeData(k=60, n=100, k0=4, m0=10, k1=5, m1=10)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         check = jc.crosscheck(data)
     rec_ = check.recommended
     assert rec_.method in ("guaranteed", "bayes_eti", "bayes_hdi")
@@ -182,7 +182,7 @@ def test_crosscheck_never_raises_without_a_closed_form():
 
 
 def test_command_line_prints_the_recommendation_first(capsys):
-    from judgecal.cli import main
+    from judgestats.cli import main
 
     assert (
         main(
@@ -231,7 +231,7 @@ def test_fallback_contains_lang_reiczigel(table):
     table()
     data = jc.JudgeData(k=25, n=200, k0=14, m0=20, k1=65, m1=100)  # q0 CP reaches 0.46
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         fit = jc.estimate(data)
     g_low, g_high = jc.guaranteed_ci(25, 200, 14, 20, 65, 100)
     assert fit.ci.high > g_high + 0.1  # the premise: LR reaches far beyond it
@@ -252,7 +252,7 @@ def test_crosscheck_reports_the_widened_fallback():
     both its own guaranteed interval and the Lang-Reiczigel row, and says so."""
     data = jc.JudgeData(k=25, n=200, k0=14, m0=20, k1=65, m1=100)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         check = jc.crosscheck(data)
     _, lr_low, lr_high = check.rows["rogan_gladen"]
     g_low, g_high = jc.guaranteed_ci(25, 200, 14, 20, 65, 100)
@@ -272,7 +272,7 @@ def test_recommendation_is_a_result(capsys):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from judgecal.results import IntervalResult, Result
+    from judgestats.results import IntervalResult, Result
 
     r = rec.Recommendation(0.2, 0.1, 0.35, "bayes_eti", 0.95, "because a < b & c", coverage=0.951)
     assert isinstance(r, Result) and r.flags == ()
@@ -293,7 +293,7 @@ def test_recommendation_is_a_result(capsys):
     markup = r._repr_html_()
     assert "a &lt; b &amp; c" in markup and "a < b" not in markup
     root = ET.fromstring(markup)
-    assert root.get("class") == "judgecal-result"
+    assert root.get("class") == "judgestats-result"
     ax = r.plot()
     assert [t.get_text() for t in ax.get_yticklabels()] == ["posterior median + equal-tailed"]
     plt.close("all")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import judgecal as jc
-from judgecal.cli import main
+import judgestats as jc
+from judgestats.cli import main
 
 PAPER = dict(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
 COUNTS = ["--k", "400", "--n", "1000", "--k0", "140", "--m0", "200", "--k1", "180", "--m1", "200"]
@@ -106,11 +106,11 @@ def test_html_shows_what_the_cli_prints(values, level, tmp_path, capsys):
     page = path.read_text(encoding="utf-8")
     found = tables(page)
 
-    # the cross-check table: every row, every number, as `judgecal crosscheck` prints it
+    # the cross-check table: every row, every number, as `judgestats crosscheck` prints it
     expected = cli_rows(crosscheck_out, CROSSCHECK_LABELS)
     assert len(expected) == 4
     assert {row[0]: row[1:] for row in found["intervals"][1:]} == expected
-    # judge quality: mean, median, ETI and HDI of theta, q0, q1, J as `judgecal posterior`
+    # judge quality: mean, median, ETI and HDI of theta, q0, q1, J as `judgestats posterior`
     expected = cli_rows(posterior_out, ("theta", "q0", "q1", "youden"))
     shown = {row[0].split()[0].replace("J", "youden"): row[2:] for row in found["posterior"][1:]}
     assert shown == expected
@@ -122,7 +122,7 @@ def test_html_shows_what_the_cli_prints(values, level, tmp_path, capsys):
     # every note of the cross-check, with its advice
     for note in re.findall(r"note: (.*)", crosscheck_out):
         assert html.escape(note) in page
-    assert f"judgecal cross-check ({100 * float(level):g}% intervals; posterior by exact)" in page
+    assert f"judgestats cross-check ({100 * float(level):g}% intervals; posterior by exact)" in page
 
 
 def test_numbers_match_the_hand_computed_estimate(paper_report):
@@ -180,10 +180,10 @@ def test_every_section_and_both_figures_are_present(paper_report):
 
 def test_text_is_escaped(tmp_path):
     nasty = '<script>alert("x")</script>|*_.csv'
-    rep = jc.report(jc.JudgeData(**NO_CORRECTION), source=nasty, command="judgecal & <b>")
+    rep = jc.report(jc.JudgeData(**NO_CORRECTION), source=nasty, command="judgestats & <b>")
     page = rep.to_html()
     assert "<script" not in page and "<b>" not in page
-    assert html.escape(nasty) in page and "judgecal &amp; &lt;b&gt;" in page
+    assert html.escape(nasty) in page and "judgestats &amp; &lt;b&gt;" in page
     # flag messages hold "q0 + q1 > 1": escaped too
     assert "q0 + q1 &gt; 1" in page
     # Markdown: every "<" is backslash-escaped (literal text in CommonMark), and so are the
@@ -276,10 +276,10 @@ def test_reproducibility_block_of_the_cli(tmp_path, capsys):
     argv = ["report", *COUNTS, "--output", str(path), "--seed", "7", "--prior-theta", "2", "3"]
     assert run(capsys, argv)[0] == 0
     rows = dict(tables(path.read_text(encoding="utf-8"))["reproducibility"])
-    assert rows["judgecal version"] == jc.__version__
+    assert rows["judgestats version"] == jc.__version__
     assert rows["random seed"] == "7"
     assert rows["command"] == (
-        "judgecal report " + " ".join(COUNTS) + f" --output {path} --seed 7 --prior-theta 2 3"
+        "judgestats report " + " ".join(COUNTS) + f" --output {path} --seed 7 --prior-theta 2 3"
     )
     assert rows["prior"].startswith("theta ~ Beta(2, 3), q0 ~ Beta(1, 1)")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", rows["created"])
@@ -287,7 +287,7 @@ def test_reproducibility_block_of_the_cli(tmp_path, capsys):
 
 def test_python_call_in_the_report_reproduces_it(paper_report):
     rows = dict(paper_report.reproducibility_rows())
-    again = eval(rows["command"], {"judgecal": jc})  # noqa: S307 - our own string
+    again = eval(rows["command"], {"judgestats": jc})  # noqa: S307 - our own string
     assert again.interval_rows() == paper_report.interval_rows()
     assert rows["random seed"] == "0"
 
@@ -379,7 +379,7 @@ def test_report_is_public():
 
 def test_matplotlib_loads_only_when_a_figure_is_drawn():
     code = (
-        "import sys, judgecal as jc\n"
+        "import sys, judgestats as jc\n"
         "rep = jc.report(jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200))\n"
         "before = 'matplotlib' in sys.modules\n"
         "rep.to_html()\n"
@@ -396,7 +396,7 @@ def test_matplotlib_loads_only_when_a_figure_is_drawn():
 
 
 def test_report_takes_the_inputs_of_the_other_commands(tmp_path, capsys):
-    """An item table (--items) gives the same report numbers as `judgecal crosscheck`."""
+    """An item table (--items) gives the same report numbers as `judgestats crosscheck`."""
     table = tmp_path / "items.csv"
     # 6 test items, 3 judged correct; calibration: 4 truly-incorrect (3 judged I), 4
     # truly-correct (3 judged C)
@@ -444,7 +444,7 @@ def test_saved_files_follow_the_umask(paper_report, tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# the random design: PPI and PPI++ as `judgecal estimate --design random` prints them
+# the random design: PPI and PPI++ as `judgestats estimate --design random` prints them
 # ---------------------------------------------------------------------------------------------
 RANDOM = {"k": 206, "n": 320, "k0": 20, "m0": 24, "k1": 46, "m1": 56}
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from judgecal.cli import main
+from judgestats.cli import main
 
 CHROMIUM = next(
     (
@@ -72,7 +72,7 @@ window.addEventListener("load", function () {
   var sections = Array.prototype.map.call(document.querySelectorAll("section"),
                                           function (s) { return s.id; });
   var out = document.createElement("pre");
-  out.id = "judgecal-probe";
+  out.id = "judgestats-probe";
   out.textContent = JSON.stringify({errors: window.__errors, images: images,
                                     sections: sections, title: document.title,
                                     text: document.body.innerText.length});
@@ -116,7 +116,7 @@ def test_report_renders_without_errors_and_with_figures(html_report, tmp_path):
     )
     run = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", instrumented.as_uri())
     assert run.returncode == 0, run.stderr[-2000:]
-    match = re.search(r'<pre id="judgecal-probe">(.*?)</pre>', run.stdout, re.S)
+    match = re.search(r'<pre id="judgestats-probe">(.*?)</pre>', run.stdout, re.S)
     assert match is not None, "the page's load event never ran: " + run.stdout[:500]
     probe = json.loads(
         match.group(1)
@@ -129,7 +129,7 @@ def test_report_renders_without_errors_and_with_figures(html_report, tmp_path):
     # Chromium's log: any console message at all (the report itself logs nothing)
     console = [line for line in run.stderr.splitlines() if ":CONSOLE" in line]
     assert console == []
-    assert probe["title"] == "judgecal report"
+    assert probe["title"] == "judgestats report"
     assert probe["sections"] == [
         "recommendation",
         "inputs",
@@ -154,7 +154,7 @@ def test_recorder_sees_a_broken_page(tmp_path):
         encoding="utf-8",
     )
     run = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", broken.as_uri())
-    match = re.search(r'<pre id="judgecal-probe">(.*?)</pre>', run.stdout, re.S)
+    match = re.search(r'<pre id="judgestats-probe">(.*?)</pre>', run.stdout, re.S)
     probe = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
     assert any("undefinedFunction" in error for error in probe["errors"])
     assert any(error.startswith("resource failed: IMG") for error in probe["errors"])
@@ -175,8 +175,8 @@ def test_screenshot(html_report, tmp_path):
 
 
 def test_grouped_report_renders_without_errors(tmp_path):
-    """`judgecal report --by`: the table across groups, one section and figure per group."""
-    from judgecal.datasets import data_files
+    """`judgestats report --by`: the table across groups, one section and figure per group."""
+    from judgestats.datasets import data_files
 
     path = tmp_path / "grouped.html"
     assert (
@@ -210,7 +210,7 @@ def test_grouped_report_renders_without_errors(tmp_path):
     )
     run = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", instrumented.as_uri())
     assert run.returncode == 0, run.stderr[-2000:]
-    match = re.search(r'<pre id="judgecal-probe">(.*?)</pre>', run.stdout, re.S)
+    match = re.search(r'<pre id="judgestats-probe">(.*?)</pre>', run.stdout, re.S)
     assert match is not None, "the page's load event never ran: " + run.stdout[:500]
     probe = json.loads(
         match.group(1)

@@ -1,4 +1,4 @@
-"""The grouped report: judgecal.report_items and `judgecal report --by`."""
+"""The grouped report: judgestats.report_items and `judgestats report --by`."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import re
 import pandas as pd
 import pytest
 
-import judgecal as jc
-from judgecal.cli import main
-from judgecal.datasets import data_files
+import judgestats as jc
+from judgestats.cli import main
+from judgestats.datasets import data_files
 
 GROUPED = data_files()["example_grouped_items.csv"]
 ITEMS = [
@@ -37,7 +37,7 @@ def run(capsys, argv):
 
 @pytest.fixture(scope="module")
 def cli_rows():
-    """The group rows of `judgecal crosscheck --by model`, split into cells, by model."""
+    """The group rows of `judgestats crosscheck --by model`, split into cells, by model."""
     import contextlib
     import io
 
@@ -101,7 +101,7 @@ def test_order_of_the_sections(written):
 def test_each_group_section_at_the_adjusted_level(written):
     page = (written / "report.html").read_text(encoding="utf-8")
     # 1 - 0.05 / 3 = 0.98333...: each group's interval table is at that level
-    assert page.count("judgecal cross-check (98.3333% intervals; posterior by exact)") == 3
+    assert page.count("judgestats cross-check (98.3333% intervals; posterior by exact)") == 3
     text = (written / "report.md").read_text(encoding="utf-8")
     for model in MODELS:
         assert f"## Group {MODELS.index(model) + 1}: model = {model}" in text
@@ -121,7 +121,7 @@ def test_group_section_numbers_equal_the_crosscheck_of_that_group(written):
         int(judge[one].sum()),
         int(one.sum()),
     )
-    with pytest.warns(jc.JudgeCalWarning, match="small_calibration"):
+    with pytest.warns(jc.JudgeStatsWarning, match="small_calibration"):
         checked = jc.crosscheck(data, confidence_level=1 - 0.05 / 3, random_seed=0)
     section = text.split("## Group 2: model = model-b")[1].split("## Group 3")[0]
     assert f"{data.k} of {data.n} judged correct (p-hat = {data.p:.4f})" in section
@@ -164,7 +164,7 @@ def test_errors_write_nothing(tmp_path, capsys):
         ),
         (
             ["report", *ITEMS, "--by", "model", "--null", "0.5", "--output", target],
-            "--null applies to `judgecal estimate --by` only",
+            "--null applies to `judgestats estimate --by` only",
         ),
         (
             ["report", *ITEMS, "--by", "model", "--output", tmp_path / "r.txt"],
@@ -203,8 +203,8 @@ def test_api_group_without_a_cross_check_and_escaping(tmp_path):
     assert [p.name for p in paths] == ["r.md", "r_group1_theta.png"]
     embedded = report.to_markdown()
     assert "](data:image/png;base64," in embedded
-    assert report.command == "judgecal.report_items(items, by=['model'], random_seed=0)"
-    assert "judgecal.report\\_items(items, by=\\['model'\\], random\\_seed=0)" in embedded
+    assert report.command == "judgestats.report_items(items, by=['model'], random_seed=0)"
+    assert "judgestats.report\\_items(items, by=\\['model'\\], random\\_seed=0)" in embedded
 
 
 def test_api_errors():

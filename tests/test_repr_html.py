@@ -5,8 +5,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import judgecal as jc
-from judgecal.exceptions import JudgeCalWarning
+import judgestats as jc
+from judgestats.exceptions import JudgeStatsWarning
 
 PAPER = jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
 # q0-hat + q1-hat - 1 = 0.1 + 0.15 - 1 < 0: the posterior flags calibration_contradicts_prior,
@@ -16,14 +16,14 @@ CONTRADICTION = jc.JudgeData(k=400, n=1000, k0=2, m0=20, k1=3, m1=20)
 
 def quiet(function, *args, **kwargs):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JudgeCalWarning)
+        warnings.simplefilter("ignore", JudgeStatsWarning)
         return function(*args, **kwargs)
 
 
 def parse(markup):
     """The fragment as an element tree: fails unless every tag is closed and text escaped."""
     root = ET.fromstring(markup)
-    assert root.tag == "div" and root.get("class") == "judgecal-result"
+    assert root.tag == "div" and root.get("class") == "judgestats-result"
     return root
 
 
@@ -129,7 +129,7 @@ def test_crosscheck_notes_are_escaped():
 
 
 def test_plan_and_human_only_tables():
-    from judgecal.planning import compare_human_only
+    from judgestats.planning import compare_human_only
 
     plan = jc.optimal_allocation(400, 0.4, 0.7, 0.9)
     table = rows(parse(plan._repr_html_()))

@@ -1,6 +1,6 @@
-"""Every public function that returns a result returns a ``judgecal.results.Result``.
+"""Every public function that returns a result returns a ``judgestats.results.Result``.
 
-The contract (``judgecal.results``): ``flags`` is a tuple of keys of the one catalogue
+The contract (``judgestats.results``): ``flags`` is a tuple of keys of the one catalogue
 ``FLAG_MESSAGES``; ``to_dict()`` is JSON-safe; ``summary()`` returns a DataFrame and prints
 nothing; ``plot(ax=None)`` returns the Axes; ``_repr_html_()`` returns markup; ``str()`` is the
 printed report.
@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import judgecal as jc
-from judgecal.kclass import KClassData, kclass_estimate
-from judgecal.planning import compare_human_only
-from judgecal.results import FLAG_MESSAGES, Result
-from judgecal.stratified import StratifiedData, stratified_estimate
+import judgestats as jc
+from judgestats.kclass import KClassData, kclass_estimate
+from judgestats.planning import compare_human_only
+from judgestats.results import FLAG_MESSAGES, Result
+from judgestats.stratified import StratifiedData, stratified_estimate
 
 matplotlib.use("Agg")
 
@@ -64,7 +64,7 @@ def items(*, repeat: bool = False) -> pd.DataFrame:
 
 def quiet(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         return function(*args, **kwargs)
 
 
@@ -127,7 +127,7 @@ def test_every_result_keeps_the_contract(name, capsys):
     assert result.plot(ax=own) is own  # draws on the Axes it is given
     plt.close("all")
     markup = result._repr_html_()
-    assert isinstance(markup, str) and markup.startswith('<div class="judgecal-result">')
+    assert isinstance(markup, str) and markup.startswith('<div class="judgestats-result">')
     assert str(result).strip()
 
 
@@ -142,9 +142,9 @@ def test_flags_that_fire_are_registered_keys():
 
 
 def test_the_catalogue_holds_every_module_catalogue():
-    from judgecal.bayes.diagnostics import FLAGS as POSTERIOR_FLAGS
-    from judgecal.crosscheck import FLAGS as CROSSCHECK_FLAGS
-    from judgecal.planning import PLAN_FLAGS
+    from judgestats.bayes.diagnostics import FLAGS as POSTERIOR_FLAGS
+    from judgestats.crosscheck import FLAGS as CROSSCHECK_FLAGS
+    from judgestats.planning import PLAN_FLAGS
 
     for catalogue in (POSTERIOR_FLAGS, CROSSCHECK_FLAGS, PLAN_FLAGS):
         assert set(catalogue) <= set(FLAG_MESSAGES)

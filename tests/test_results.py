@@ -13,8 +13,8 @@ import warnings
 import pytest
 from scipy.stats import norm
 
-import judgecal as jc
-from judgecal.results import FLAG_MESSAGES, ConfidenceInterval, IntervalResult, register_flags
+import judgestats as jc
+from judgestats.results import FLAG_MESSAGES, ConfidenceInterval, IntervalResult, register_flags
 
 PAPER = jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
 
@@ -108,7 +108,7 @@ class TestConfidenceInterval:
 
     def test_flags_follow_the_interval_and_no_warning_is_issued(self):
         small = jc.JudgeData(k=40, n=100, k0=14, m0=20, k1=18, m1=20)
-        with pytest.warns(jc.JudgeCalWarning):
+        with pytest.warns(jc.JudgeStatsWarning):
             est = jc.estimate(small)
         assert est.flags == ("small_calibration",)
         with warnings.catch_warnings():

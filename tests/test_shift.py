@@ -1,4 +1,4 @@
-"""The five estimators of Lee et al. (ICML 2026) Table 2 (judgecal.designs.shift); class balance.
+"""The five estimators of Lee et al. (ICML 2026) Table 2 (judgestats.designs.shift); class balance.
 
 Lee et al. (ICML 2026) is the later version of arXiv 2511.21140, "How to Correctly Report
 LLM-as-a-Judge Evaluations".
@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-import judgecal as jc
-from judgecal.designs.shift import (
+import judgestats as jc
+from judgestats.designs.shift import (
     ASSUMPTIONS,
     ESTIMATORS,
     class_balance_test,
     shift_point_estimates,
 )
-from judgecal.exceptions import JudgeCalWarning
+from judgestats.exceptions import JudgeStatsWarning
 
 Z95 = norm.ppf(0.975)
 
@@ -180,7 +180,7 @@ def test_bias_under_shift_icml_2026_fig7():
 
 class TestClassBalance:
     def test_shift_is_detected_and_warned(self):
-        with pytest.warns(JudgeCalWarning):
+        with pytest.warns(JudgeStatsWarning):
             result = jc.shift_estimators(SHIFTED)
         assert result.flags == ("class_balance_shift",)
         assert result.class_balance.flags == ("class_balance_shift",)
@@ -225,7 +225,7 @@ class TestClassBalance:
 class TestUndefinedRows:
     def test_judge_no_better_than_chance(self):
         data = jc.JudgeData(k=50, n=100, k0=5, m0=10, k1=4, m1=10, design="random")
-        with pytest.warns(JudgeCalWarning):
+        with pytest.warns(JudgeStatsWarning):
             result = jc.shift_estimators(data)
         assert result.flags == ("estimator_undefined",)
         assert result["misclassification_adjusted"].flags == ("estimator_undefined",)
@@ -238,7 +238,7 @@ class TestUndefinedRows:
     def test_labelled_items_all_judged_alike(self):
         # every labelled item judged correct: Pr_Q(Z | Z_hat = 0) has no data
         data = jc.JudgeData(k=50, n=100, k0=0, m0=10, k1=10, m1=10, design="random")
-        with pytest.warns(JudgeCalWarning):
+        with pytest.warns(JudgeStatsWarning):
             result = jc.shift_estimators(data)
         assert result.flags == ("estimator_undefined",)
         assert result["conditional_calibration"].flags == ("estimator_undefined",)
@@ -274,7 +274,7 @@ def test_class_balance_text_follows_the_test_result():
 
 
 class TestShiftEstimatesResult:
-    """The result object: rows, table, printout, JSON, plot (the contract of judgecal.results)."""
+    """The result object: rows, table, printout, JSON, plot (the contract of judgestats.results)."""
 
     def test_rows_are_interval_results_matching_the_table(self):
         result = jc.shift_estimators(CONSISTENT)
@@ -356,7 +356,7 @@ class TestShiftEstimatesContract:
 
         # q0 + q1 - 1 = 0.5 + 0.4 - 1 < 0: no misclassification-adjusted estimate
         data = jc.JudgeData(k=50, n=100, k0=5, m0=10, k1=4, m1=10, design="random")
-        with pytest.warns(JudgeCalWarning):
+        with pytest.warns(JudgeStatsWarning):
             result = jc.shift_estimators(data)
         payload = json.loads(json.dumps(result.to_dict(), allow_nan=False))
         row = payload["estimators"]["misclassification_adjusted"]
@@ -382,7 +382,7 @@ class TestShiftEstimatesContract:
         import matplotlib.pyplot as plt
         from matplotlib.axes import Axes
 
-        with pytest.warns(JudgeCalWarning):
+        with pytest.warns(JudgeStatsWarning):
             result = jc.shift_estimators(SHIFTED)
         _, own = plt.subplots()
         ax = result.plot(ax=own)
@@ -414,7 +414,7 @@ class TestOneClassLabelled:
 
     def test_shift_estimators_flags_the_undefined_rows(self):
         data = jc.JudgeData(k=5, n=10, k0=0, m0=0, k1=7, m1=10, design="random")
-        with pytest.warns(JudgeCalWarning):
+        with pytest.warns(JudgeStatsWarning):
             result = jc.shift_estimators(data)
         assert result.flags == ("estimator_undefined",)
         assert result["misclassification_adjusted"].flags == ("estimator_undefined",)

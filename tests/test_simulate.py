@@ -1,4 +1,4 @@
-"""Data-generating process and coverage studies (judgecal.simulate).
+"""Data-generating process and coverage studies (judgestats.simulate).
 
 Every expected number is derived here independently: a brute-force enumeration of the data space
 with scipy's binomial pmf, the papers' equations written out by hand, or a published statement.
@@ -12,9 +12,9 @@ import pytest
 import xarray as xr
 from scipy.stats import binom
 
-import judgecal as jc
-from judgecal.bayes.exact import ExactPosterior
-from judgecal.simulate import adaptive_allocation, coverage, simulate_counts
+import judgestats as jc
+from judgestats.bayes.exact import ExactPosterior
+from judgestats.simulate import adaptive_allocation, coverage, simulate_counts
 
 Z95 = 1.959963984540054
 
@@ -286,7 +286,7 @@ def test_progress_bar_reports_chunks(capsys):
 # bad input and flagged cells
 # ------------------------------------------------------------------------------------------------
 def test_cells_with_a_judge_no_better_than_chance_are_nan_and_flagged():
-    with pytest.warns(jc.JudgeCalWarning, match="1 of 2 grid cells"):
+    with pytest.warns(jc.JudgeStatsWarning, match="1 of 2 grid cells"):
         ds = coverage(
             "lang_reiczigel",
             theta=0.5,

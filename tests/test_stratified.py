@@ -1,6 +1,6 @@
-"""Stratified calibration, closed form: judgecal.stratified (issue 15, part 2).
+"""Stratified calibration, closed form: judgestats.stratified (issue 15, part 2).
 
-Independent facts only: the one-stratum reduction to ``judgecal.estimate``, the overall estimate
+Independent facts only: the one-stratum reduction to ``judgestats.estimate``, the overall estimate
 and interval recomputed here from Lee et al. v1 eqs. 4-7 written out by hand, an invariance, the
 pooled correction's bias derived by hand from noise-free counts, and the errors.
 """
@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import judgecal as jc
-from judgecal.results import FLAG_MESSAGES, Result
-from judgecal.stratified import (
+import judgestats as jc
+from judgestats.results import FLAG_MESSAGES, Result
+from judgestats.stratified import (
     PooledBias,
     StratifiedData,
     StratifiedEstimate,
@@ -29,12 +29,12 @@ from judgecal.stratified import (
 
 matplotlib.use("Agg")
 
-Z95 = NormalDist().inv_cdf(0.975)  # independent of judgecal's ndtri
+Z95 = NormalDist().inv_cdf(0.975)  # independent of judgestats's ndtri
 
 
 def quiet(function, *args, **kwargs):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jc.JudgeCalWarning)
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         return function(*args, **kwargs)
 
 
@@ -65,7 +65,7 @@ def easy_hard(m0: tuple[int, int], m1: tuple[int, int], q=(0.95, 0.7)) -> Strati
 
 
 # ---------------------------------------------------------------------------------------------
-# one stratum is judgecal.estimate
+# one stratum is judgestats.estimate
 # ---------------------------------------------------------------------------------------------
 ONE_STRATUM_GRID = [
     (400, 1000, 140, 200, 180, 200),  # the paper's example
@@ -544,7 +544,7 @@ def test_result_contract(capsys):
         _, own = plt.subplots()
         assert item.plot(ax=own) is own
         plt.close("all")
-        assert item._repr_html_().startswith('<div class="judgecal-result">')
+        assert item._repr_html_().startswith('<div class="judgestats-result">')
         assert str(item).strip()
     frame = result.summary()
     assert list(frame.index) == ["easy", "hard", "overall (stratified)", "pooled (unstratified)"]
@@ -559,17 +559,17 @@ def test_result_contract(capsys):
 
 def test_flags_warn_once():
     data = easy_hard(m0=(100, 100), m1=(100, 100))
-    with pytest.warns(jc.JudgeCalWarning) as record:
+    with pytest.warns(jc.JudgeStatsWarning) as record:
         stratified_estimate(data)
     assert len(record) == 1
 
 
-def test_import_judgecal_stratified_stays_light():
+def test_import_judgestats_stratified_stays_light():
     import subprocess
     import sys
 
     code = (
-        "import sys, judgecal.stratified; "
+        "import sys, judgestats.stratified; "
         "print(any(m in sys.modules for m in ('pandas', 'matplotlib', 'scipy.stats', 'pymc')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,4 +1,4 @@
-"""The hierarchical stratified posterior (judgecal.bayes.stratified_model).
+"""The hierarchical stratified posterior (judgestats.bayes.stratified_model).
 
 Kept fast: one compiled model of three strata (a module-wide NutsCache) serves every NUTS fit,
 with two chains and a few hundred draws. Expected values are derived by hand here: the
@@ -18,10 +18,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-import judgecal as jc
-from judgecal.bayes.nuts import NutsCache
-from judgecal.bayes.stratified_model import StratifiedPosterior
-from judgecal.stratified import StratifiedData, stratified_posterior
+import judgestats as jc
+from judgestats.bayes.nuts import NutsCache
+from judgestats.bayes.stratified_model import StratifiedPosterior
+from judgestats.stratified import StratifiedData, stratified_posterior
 
 matplotlib.use("Agg")
 
@@ -63,11 +63,11 @@ def cache() -> NutsCache:
 
 
 def _fit(data: StratifiedData, cache: NutsCache, **options):
-    """Fit and return (result, the JudgeCalWarnings it issued)."""
+    """Fit and return (result, the JudgeStatsWarnings it issued)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = stratified_posterior(data, compiled=cache, progressbar=False, **options)
-    return result, [w for w in caught if issubclass(w.category, jc.JudgeCalWarning)]
+    return result, [w for w in caught if issubclass(w.category, jc.JudgeStatsWarning)]
 
 
 @pytest.fixture(scope="module")
@@ -151,11 +151,11 @@ def test_tiny_calibration_borrows_strength_from_agreeing_strata(tiny):
 
 def test_reproducible_with_random_seed(cache):
     options = {"draws": 30, "tune": 30, "chains": 2, "compiled": cache, "progressbar": False}
-    with pytest.warns(jc.JudgeCalWarning):  # 60 draws: low_ess at least
+    with pytest.warns(jc.JudgeStatsWarning):  # 60 draws: low_ess at least
         first = stratified_posterior(RICH, random_seed=5, **options)
-    with pytest.warns(jc.JudgeCalWarning):
+    with pytest.warns(jc.JudgeStatsWarning):
         again = stratified_posterior(RICH, random_seed=5, **options)
-    with pytest.warns(jc.JudgeCalWarning):
+    with pytest.warns(jc.JudgeStatsWarning):
         other = stratified_posterior(RICH, random_seed=6, **options)
     assert "low_ess" in first.flags
     np.testing.assert_array_equal(first.draws("theta"), again.draws("theta"))

@@ -2,15 +2,15 @@
 
 A value of the wrong type is a TypeError, a value of the right type that is not allowed is a
 ValueError; the same mistake gets the same exception and message shape everywhere
-(``judgecal._validate.check_positive_int`` and ``check_choice``).
+(``judgestats._validate.check_positive_int`` and ``check_choice``).
 """
 
 from __future__ import annotations
 
 import pytest
 
-import judgecal as jc
-import judgecal.simulate
+import judgestats as jc
+import judgestats.simulate
 
 A = jc.JudgeData(60, 100, 40, 50, 45, 50)
 B = jc.JudgeData(55, 100, 40, 50, 45, 50)

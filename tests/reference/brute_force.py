@@ -1,6 +1,6 @@
 r"""Independent brute-force reference for the posterior of the judge model.
 
-Written from the model alone (it shares no code with ``judgecal.bayes``), to test the exact engine
+Written from the model alone (it shares no code with ``judgestats.bayes``), to test the exact engine
 in the regimes where quadrature engines fail: weak judges, tiny calibration arms, huge test sets,
 calibration counts at 0 or m, estimates at 0 or 1, unbounded theta priors.
 

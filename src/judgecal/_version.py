@@ -1,3 +1,0 @@
-"""The package version, in one place (read by ``judgecal.__version__`` and the report)."""
-
-__version__ = "0.1.0"

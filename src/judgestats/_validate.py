@@ -1,0 +1,398 @@
+"""Argument validators: each returns a normalised value or raises.
+
+The error policy of judgestats lives here (see DESIGN.md, "Error and warning policy"):
+
+* a bad *type* raises :class:`TypeError`, a bad *value* raises :class:`ValueError`;
+* every message names the argument in backticks, shows the value received and says what is
+  allowed, e.g. "`k` (1200) must not exceed `n` (1000).";
+* for arrays the message shows the first offending element and its index;
+* inputs are never modified: arrays are read, never written.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_classes",
+    "as_generator",
+    "as_real_array",
+    "check_choice",
+    "check_counts",
+    "check_level",
+    "check_not_exceeding",
+    "check_positive_int",
+    "check_proportions",
+    "first_bad",
+    "is_xarray",
+]
+
+
+def is_xarray(value: Any) -> bool:
+    """Return True for an ``xarray.DataArray`` without importing xarray."""
+    return type(value).__module__.startswith("xarray") and hasattr(value, "dims")
+
+
+def _format_number(value: Any) -> str:
+    """Format a number for an error message: integral values without a decimal point."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        if math.isfinite(value) and value == int(value) and abs(value) < 1e16:
+            return str(int(value))
+        return repr(value)
+    return repr(value)
+
+
+def first_bad(values: np.ndarray, bad: np.ndarray) -> str:
+    """Describe the first element of ``values`` flagged in ``bad`` for an error message.
+
+    Returns ``"(value)"`` for a 0-d array and ``"; got value at index i"`` otherwise.
+    """
+    if values.ndim == 0:
+        return f"({_format_number(values[()])})"
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    where = index[0] if len(index) == 1 else index
+    return f"; got {_format_number(values[index])} at index {where}"
+
+
+def _message(name: str, values: np.ndarray, bad: np.ndarray, rule: str) -> str:
+    detail = first_bad(values, bad)
+    if values.ndim == 0:
+        return f"`{name}` {detail} {rule}."
+    return f"`{name}` {rule}{detail}."
+
+
+def as_real_array(value: Any, name: str) -> np.ndarray:
+    """Convert ``value`` to a numeric numpy array without copying when possible.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is a string, a boolean, ``None`` or anything that is not a real number or an
+        array of real numbers.
+    """
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"`{name}` must be a real number or an array of them, got {value!r}.")
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"`{name}` must be a real number, not a boolean ({value!r}).")
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"`{name}` must be a real number or an array of them ({error}).") from None
+    if array.dtype.kind == "b":
+        raise TypeError(f"`{name}` must hold real numbers, not booleans.")
+    if array.dtype.kind not in "iuf":
+        raise TypeError(
+            f"`{name}` must be a real number or an array of them, got {type(value).__name__} "
+            f"with dtype {array.dtype}."
+        )
+    return array
+
+
+def check_level(value: Any, name: str = "confidence_level") -> float:
+    """Return a confidence or credibility level as a float strictly inside (0, 1)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a real number in (0, 1), got {value!r}.")
+    level = float(value)
+    if not 0.0 < level < 1.0:  # also rejects NaN
+        raise ValueError(
+            f"`{name}` ({_format_number(value)}) must lie strictly between 0 and 1, "
+            "e.g. 0.95 for a 95% interval."
+        )
+    return level
+
+
+def check_proportions(value: Any, name: str) -> np.ndarray:
+    """Validate proportions: finite reals in [0, 1]. Returns a float64 array (maybe 0-d)."""
+    array = as_real_array(value, name).astype(np.float64, copy=False)
+    if array.size and not (array.min() >= 0.0 and array.max() <= 1.0):  # NaN fails both
+        bad = ~((array >= 0.0) & (array <= 1.0))
+        first = array[tuple(np.argwhere(bad)[0])] if array.ndim else array[()]
+        rule = (
+            "must lie in [0, 1]" if np.isfinite(first) else "must be a finite proportion in [0, 1]"
+        )
+        raise ValueError(_message(name, array, bad, rule))
+    return array
+
+
+def check_counts(value: Any, name: str, *, minimum: int = 0, allow_inf: bool = False) -> np.ndarray:
+    """Validate counts: non-negative integers (integral floats accepted), at least ``minimum``.
+
+    ``numpy.inf`` is accepted when ``allow_inf`` is True (a test set of unlimited size).
+    Returns an int64 or float64 array (maybe 0-d); the input is not modified.
+    """
+    array = as_real_array(value, name)
+    if not array.size:
+        return array
+    if array.dtype.kind == "f":
+        finite = np.isfinite(array)
+        whole = np.where(finite, array == np.floor(np.where(finite, array, 0.0)), False)
+        allowed = (whole & (array >= minimum)) | (np.isposinf(array) if allow_inf else False)
+    elif array.min() >= minimum:
+        return array
+    else:
+        allowed = array >= minimum
+    if not allowed.all():
+        bad = ~allowed
+        first = float(array[tuple(np.argwhere(bad)[0])] if array.ndim else array[()])
+        if math.isnan(first) or (math.isinf(first) and not allow_inf):
+            rule = (
+                "must be a non-negative integer or inf"
+                if allow_inf
+                else "must be a finite non-negative integer"
+            )
+        elif first < minimum:
+            rule = "must not be negative" if minimum == 0 else f"must be at least {minimum}"
+        else:
+            rule = "must be a whole number (a count)"
+        raise ValueError(_message(name, array, bad, rule))
+    return array
+
+
+def check_open_probabilities(value: Any, name: str) -> np.ndarray:
+    """Validate probabilities strictly inside (0, 1) (a scalar or an array); returns floats."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise TypeError(f"`{name}` must be a probability or an array of them, got {value!r}.")
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"`{name}` must be a probability or an array of them, got {value!r}."
+        ) from None
+    if array.size and not (np.all(array > 0) and np.all(array < 1)):
+        bad = array[~((array > 0) & (array < 1))].ravel()[0]
+        raise ValueError(f"`{name}` ({bad!r}) must lie strictly between 0 and 1.")
+    return array
+
+
+def check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
+    """Validate a string option against its allowed values (``method``, ``design`` ...).
+
+    A value that is not a string is a TypeError; a string that is not allowed is a ValueError;
+    both messages list the allowed values.
+    """
+    options = ", ".join(repr(a) for a in allowed)
+    if not isinstance(value, str):
+        raise TypeError(f"`{name}` must be a string, one of {options}; got {value!r}.")
+    if value not in allowed:
+        raise ValueError(f"`{name}` ({value!r}) must be one of {options}.")
+    return value
+
+
+def check_positive_int(value: Any, name: str) -> int:
+    """Validate a single positive integer option (``draws``, ``chains``, ``cores`` ...).
+
+    A boolean or a non-number is a TypeError; a number that is not a whole number of at least
+    1 is a ValueError. Integral floats (``4.0``) are accepted.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(f"`{name}` must be a positive integer, got {value!r}.")
+    if not (math.isfinite(value) and value == math.floor(value) and value >= 1):
+        raise ValueError(f"`{name}` ({value!r}) must be a positive integer.")
+    return int(value)
+
+
+def check_positive_real(value: Any, name: str, what: str = "") -> float:
+    """Validate a single finite number greater than 0 (a prior scale, a Beta parameter ...).
+
+    The policy of :func:`check_positive_int`: TypeError for a non-number (booleans included),
+    ValueError for a value outside (0, inf); ``what`` adds what the number is to the message.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a positive number, got {value!r}.")
+    if not 0.0 < float(value) < math.inf:
+        extra = f" ({what})" if what else ""
+        raise ValueError(f"`{name}` ({value!r}) must be a finite number greater than 0{extra}.")
+    return float(value)
+
+
+def check_not_exceeding(
+    part: np.ndarray, whole: np.ndarray, part_name: str, whole_name: str
+) -> None:
+    """Raise ValueError unless ``part <= whole`` elementwise (message shows both values)."""
+    bad = np.asarray(part > whole)
+    if bad.any():
+        if bad.ndim == 0:
+            raise ValueError(
+                f"`{part_name}` ({_format_number(part[()])}) must not exceed "
+                f"`{whole_name}` ({_format_number(whole[()])})."
+            )
+        part_b, whole_b = np.broadcast_arrays(part, whole)
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"`{part_name}` must not exceed `{whole_name}`; at index "
+            f"{index[0] if len(index) == 1 else index} `{part_name}` is "
+            f"{_format_number(part_b[index])} and `{whole_name}` is "
+            f"{_format_number(whole_b[index])}."
+        )
+
+
+def as_generator(random_seed: Any) -> np.random.Generator:
+    """Turn ``random_seed`` (None, an int or a Generator) into a Generator; never the global RNG."""
+    if isinstance(random_seed, np.random.Generator):
+        return random_seed
+    if random_seed is None or (
+        isinstance(random_seed, numbers.Integral) and not isinstance(random_seed, (bool, np.bool_))
+    ):
+        return np.random.default_rng(None if random_seed is None else int(random_seed))
+    raise TypeError(
+        f"`random_seed` must be None, an int or a numpy Generator, got {random_seed!r}."
+    )
+
+
+def no_correction_message(q0: float, q1: float, smoothed: bool) -> str:
+    """The error for a judge no better than chance (J = q0 + q1 - 1 <= 0), raw or Laplace-adjusted.
+
+    ``smoothed`` selects the wording for the adjusted judge of Lee et al. v1 eq. (6), whose
+    q0~ + q1~ - 1 <= 0 leaves the interval of eq. (5) undefined.
+    """
+    j = q0 + q1 - 1.0
+    if smoothed:
+        return (
+            "the judge is no better than chance after the Laplace adjustment of eq. (6): "
+            f"q0~ + q1~ - 1 = {j:.6g} <= 0 (q0~ = {q0:.6g}, q1~ = {q1:.6g}), so the interval of "
+            "eq. (5) does not exist. Its verdicts carry no usable information about the true "
+            "accuracy: use a better judge, label more calibration items, or check that the "
+            "calibration labels are not swapped."
+        )
+    return (
+        f"the judge is no better than chance: q0 + q1 - 1 = {j:.6g} <= 0 (q0 = {q0:.6g}, "
+        f"q1 = {q1:.6g}), so its verdicts carry no information about the true accuracy and no "
+        "correction exists. Use a better judge or check that the calibration labels are not "
+        "swapped."
+    )
+
+
+def as_scalar(array: np.ndarray, name: str) -> float:
+    """The single number in a checked 0-d array; TypeError naming ``name`` for an array."""
+    if array.ndim:
+        raise TypeError(f"`{name}` must be a single number, got an array of shape {array.shape}.")
+    return float(array)
+
+
+def check_scalar_count(value: Any, name: str, minimum: int = 0) -> int:
+    """A single whole number >= ``minimum`` (see :func:`check_counts`), as an int."""
+    return int(as_scalar(check_counts(value, name, minimum=minimum), name))
+
+
+def check_pilot_size(m_pilot: Any, total: int | None) -> int:
+    """Algorithm 1's pilot size per arm: a whole number with ``2 * m_pilot <= total``."""
+    pilot = check_scalar_count(m_pilot, "m_pilot")
+    if total is not None and 2 * pilot > total:
+        raise ValueError(
+            f"`m_pilot` ({pilot}) is too large for `m` ({total}): the pilot labels m_pilot items "
+            f"of each kind, 2 * m_pilot = {2 * pilot} > m. Use m_pilot <= {total // 2}."
+        )
+    return pilot
+
+
+#: The six counts of a judge evaluation, and which count is part of which total.
+SIX_COUNTS = ("k", "n", "k0", "m0", "k1", "m1")
+_PARTS = (("k", "n"), ("k0", "m0"), ("k1", "m1"))
+
+
+def check_six_counts(
+    values: dict[str, Any],
+    *,
+    arm_minimum: int = 0,
+    labelled_minimum: int = 0,
+    scalar: bool = False,
+) -> dict[str, np.ndarray]:
+    """The one check of the counts (k, n, k0, m0, k1, m1), or of any of the three pairs.
+
+    ``values`` maps count names (a subset of :data:`SIX_COUNTS` made of whole pairs, e.g. only
+    ``k0, m0, k1, m1``) to counts. Every count is a whole non-negative number; ``n`` is at least
+    1, each arm ``m0``, ``m1`` at least ``arm_minimum``, their sum at least ``labelled_minimum``;
+    a part never exceeds its total. With ``scalar=True`` each count must be a single number.
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        The validated counts, in the order given (not broadcast; the caller decides the dtype).
+
+    Raises
+    ------
+    TypeError
+        For a non-numeric count, or an array where ``scalar=True``.
+    ValueError
+        For a negative, non-whole or too small count, or a part larger than its total; the
+        message names the argument and shows the value.
+    """
+    checked: dict[str, np.ndarray] = {}
+    for name, value in values.items():
+        minimum = 1 if name == "n" else arm_minimum if name in ("m0", "m1") else 0
+        array = check_counts(value, name, minimum=minimum)
+        if scalar:
+            as_scalar(array, name)
+        checked[name] = array
+    for part, whole in _PARTS:
+        if part in checked and whole in checked:
+            check_not_exceeding(checked[part], checked[whole], part, whole)
+    if labelled_minimum and "m0" in checked and "m1" in checked:
+        total = checked["m0"] + checked["m1"]
+        if np.any(total < labelled_minimum):
+            raise ValueError(
+                f"`m0` + `m1` ({_format_number(np.min(total))}) must be at least "
+                f"{labelled_minimum}: the calibration needs labelled items."
+            )
+    return checked
+
+
+def check_classes(classes: Any) -> tuple[Any, ...]:
+    """Class names of a K-class judge: at least two unique strings or integers (not booleans).
+
+    A list, a tuple or a one-dimensional numpy array (e.g. the output of ``numpy.unique``) is
+    accepted. Two names may not read the same once written as text (``1`` and ``"1"``): they
+    would collide in summaries, dictionary keys and model coordinates.
+
+    Returns them as a tuple, numpy integers and strings as ``int`` and ``str``; TypeError /
+    ValueError name ``classes``.
+    """
+    if isinstance(classes, np.ndarray):
+        if classes.ndim != 1:
+            raise ValueError(
+                f"`classes` must be one-dimensional, got an array of shape {classes.shape}."
+            )
+        classes = classes.tolist()
+    if isinstance(classes, (str, bytes)) or not isinstance(classes, (list, tuple)):
+        raise TypeError(
+            "`classes` must be a list or tuple (or a 1-D array) of class names (strings or "
+            f"integers), in the order wanted; got {type(classes).__name__}."
+        )
+    if len(classes) < 2:
+        raise ValueError(
+            f"`classes` ({list(classes)!r}) must name at least two classes: a judge with one "
+            "verdict measures nothing."
+        )
+    for index, name in enumerate(classes):
+        if isinstance(name, (bool, np.bool_)) or not isinstance(name, (str, numbers.Integral)):
+            raise TypeError(
+                f"`classes` must hold strings or integers; got {name!r} "
+                f"({type(name).__name__}) at index {index}."
+            )
+        if isinstance(name, str) and not name.strip():
+            raise ValueError(f"`classes` must hold non-empty names; got {name!r} at index {index}.")
+    plain = tuple(int(c) if isinstance(c, numbers.Integral) else str(c) for c in classes)
+    seen: dict[str, Any] = {}
+    for name in plain:
+        if str(name) not in seen:
+            seen[str(name)] = name
+            continue
+        earlier = seen[str(name)]
+        if earlier == name:
+            raise ValueError(f"`classes` names the class {name!r} twice; names must be unique.")
+        raise ValueError(
+            f"`classes` holds {earlier!r} and {name!r}, which both read {str(name)!r} in "
+            "summaries, dictionary keys and model coordinates; rename one."
+        )
+    return plain

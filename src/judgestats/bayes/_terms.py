@@ -1,0 +1,306 @@
+r"""Terms of the judge model's posterior shared by every exact marginal (private to ``bayes``).
+
+For R datasets at once: the calibration Betas ``g0 = Beta(a0 + k0, b0 + m0 - k0)`` and
+``g1 = Beta(a1 + k1, b1 + m1 - k1)`` (prior times calibration likelihood), the binomial kernel
+``p^k (1 - p)^(n - k)`` of the test set, the theta prior, their logarithms, and the boxes outside
+which each of these Betas holds less than ``BOX_TAIL`` of its mass. Windows of integration are
+intersections of these boxes, mapped through ``q0 = 1 - p + theta J``, ``q1 = p + (1 - theta) J``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special as sc
+
+from judgestats.bayes._panels import gauss_legendre
+from judgestats.bayes.priors import Prior
+
+__all__ = [
+    "BOX_TAIL",
+    "J_ORDER",
+    "P_ORDER",
+    "SUPPORT_DROP",
+    "THETA_ORDER",
+    "Rows",
+    "beta_box",
+    "j_window",
+    "log_calibration",
+    "log_kernel",
+    "log_prior",
+    "logsumexp",
+    "p_window",
+    "prior_rule",
+    "rows_for",
+]
+
+#: Mass of each Beta (calibration, test kernel, theta prior) left outside its integration box.
+BOX_TAIL = 1e-14
+#: Log-density drop below the maximum that bounds the support of every tabulated marginal.
+SUPPORT_DROP = 40.0
+#: Gauss nodes of the engine's nested rule: per theta panel, per p panel, on the J segment
+#: (the per-dataset engine and the vectorised path use the same rule).
+THETA_ORDER = 12
+P_ORDER = 16
+J_ORDER = 24
+
+
+# ------------------------------------------------------------------------------------------------
+@dataclass
+class Rows:
+    """Counts, Beta parameters and integration boxes of R datasets (arrays of shape (R,))."""
+
+    k: np.ndarray
+    n: np.ndarray
+    beta0: tuple[np.ndarray, np.ndarray]
+    beta1: tuple[np.ndarray, np.ndarray]
+    theta_prior: tuple[float, float]
+    truncate: bool
+
+    def __post_init__(self) -> None:
+        (a0, b0), (a1, b1) = self.beta0, self.beta1
+        self.box0 = beta_box(a0, b0)
+        self.box1 = beta_box(a1, b1)
+        self.box_p = beta_box(self.k + 1.0, self.n - self.k + 1.0)
+        self.p_hat = self.k / self.n
+        self.calibration_box = (self.box0, self.box1)
+        self._bridge()
+        if self.truncate:
+            for _ in range(2):
+                self._follow_the_constraint()
+
+    def _follow_the_constraint(self) -> None:
+        """Extend each box into the tail where the truncation pushes the posterior.
+
+        Under truncation ``1 - q0 < p < q1``. When the kernel puts p high in q1's range (or
+        the calibration puts q1 low in p's range), the posterior lives in a tail of one Beta
+        that the other factor lifts; each box is extended to hold all but ``BOX_TAIL`` of its
+        Beta *given* the constraint: for q1 given ``q1 > p_low``, for q0 given
+        ``q0 > 1 - p_high``, for p given ``p < u1`` and given ``p > 1 - u0``.
+        """
+        (l0, u0), (l1, u1), (pl, pu) = self.box0, self.box1, self.box_p
+        (a0, b0), (a1, b1) = self.beta0, self.beta1
+        a, b = self.k + 1.0, self.n - self.k + 1.0
+        self.box1 = (l1, np.maximum(u1, _upper_given_above(a1, b1, pl)))
+        self.box0 = (l0, np.maximum(u0, _upper_given_above(a0, b0, 1 - pu)))
+        self.box_p = (
+            np.minimum(pl, _lower_given_below(a, b, self.box1[1])),
+            np.maximum(pu, _upper_given_above(a, b, 1 - self.box0[1])),
+        )
+
+    def _bridge(self) -> None:
+        """Widen the boxes where test and calibration data conflict so that they meet.
+
+        p ranges over ``(1 - q0, q1)`` under truncation (over the hull of ``1 - q0`` and ``q1``
+        without it). When the kernel's window lies entirely outside that range, the posterior
+        sits in the gap between them, in the tails of both: the kernel's window is stretched
+        across the gap and the calibration box that limits the range is stretched to reach
+        the kernel.
+        """
+        (l0, u0), (l1, u1), (pl, pu) = self.box0, self.box1, self.box_p
+        reach_low = 1 - u0 if self.truncate else np.minimum(1 - u0, l1)
+        reach_high = u1 if self.truncate else np.maximum(1 - l0, u1)
+        below, above = pu < reach_low, pl > reach_high
+        self.box_p = (np.where(above, reach_high, pl), np.where(below, reach_low, pu))
+        self.box0 = (
+            np.where(above, np.minimum(l0, 1 - pu), l0),
+            np.where(below, np.maximum(u0, 1 - pl), u0),
+        )
+        self.box1 = (
+            np.where(below, np.minimum(l1, pl), l1),
+            np.where(above, np.maximum(u1, pu), u1),
+        )
+
+    def take(self, rows: np.ndarray) -> Rows:
+        """The sub-batch ``rows``."""
+        out = Rows.__new__(Rows)
+        for name in ("k", "n", "p_hat"):
+            setattr(out, name, getattr(self, name)[rows])
+        for name in ("beta0", "beta1", "box0", "box1", "box_p"):
+            setattr(out, name, tuple(v[rows] for v in getattr(self, name)))
+        (l0, u0), (l1, u1) = self.calibration_box
+        out.calibration_box = ((l0[rows], u0[rows]), (l1[rows], u1[rows]))
+        out.theta_prior, out.truncate = self.theta_prior, self.truncate
+        return out
+
+    def mirrored(self) -> Rows:
+        """The same datasets with correct and incorrect swapped (k -> n - k, q0 <-> q1).
+
+        theta -> 1 - theta, q0 <-> q1 and p -> 1 - p map the posterior onto this one's.
+        """
+        out = Rows.__new__(Rows)
+        out.k, out.n, out.p_hat = self.n - self.k, self.n, 1 - self.p_hat
+        out.beta0, out.beta1 = self.beta1, self.beta0
+        out.box0, out.box1 = self.box1, self.box0
+        out.calibration_box = self.calibration_box[::-1]
+        out.box_p = (1 - self.box_p[1], 1 - self.box_p[0])
+        out.theta_prior = self.theta_prior[::-1]
+        out.truncate = self.truncate
+        return out
+
+    @property
+    def size(self) -> int:
+        return self.k.size
+
+
+def beta_box(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Quantiles ``BOX_TAIL`` and ``1 - BOX_TAIL`` of Beta(a, b)."""
+    return sc.betaincinv(a, b, BOX_TAIL), sc.betainccinv(a, b, BOX_TAIL)
+
+
+def _upper_given_above(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The point above which Beta(a, b) given ``> x`` holds ``BOX_TAIL`` of its mass."""
+    with np.errstate(all="ignore"):
+        tail = sc.betaincc(a, b, np.clip(x, 0.0, 1.0))
+        out = sc.betainccinv(a, b, BOX_TAIL * tail)
+    return np.where(tail > 1e-290, out, 1.0)
+
+
+def _lower_given_below(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The point below which Beta(a, b) given ``< x`` holds ``BOX_TAIL`` of its mass."""
+    with np.errstate(all="ignore"):
+        tail = sc.betainc(a, b, np.clip(x, 0.0, 1.0))
+        out = sc.betaincinv(a, b, BOX_TAIL * tail)
+    return np.where(tail > 1e-290, out, 0.0)
+
+
+def log_kernel(k: float | np.ndarray, n: float | np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``log[p^k (1-p)^(n-k)]`` minus its maximum over p (accurate for n up to 1e9 and more)."""
+    p_hat = k / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = p - p_hat
+        left = np.where(k > 0, k * np.log1p(d / np.where(k > 0, p_hat, 1.0)), 0.0)
+        right = np.where(k < n, (n - k) * np.log1p(-d / np.where(k < n, 1 - p_hat, 1.0)), 0.0)
+    return left + right
+
+
+def log_prior(
+    at: float, bt: float, t: np.ndarray, low: bool = True, high: bool = True
+) -> np.ndarray:
+    """Log Beta(at, bt) density at t, without ``t^(at-1)`` (``low=False``) or ``(1-t)^(bt-1)``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = -sc.betaln(at, bt) + np.zeros_like(t)
+        if low:
+            out = out + sc.xlogy(at - 1, t)
+        if high:
+            out = out + sc.xlog1py(bt - 1, -t)
+    return out
+
+
+def logsumexp(v: np.ndarray, axis: int) -> np.ndarray:
+    top = np.max(v, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.squeeze(top, axis) + np.log(np.sum(np.exp(v - top), axis=axis))
+
+
+def p_window(rows: Rows, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Window of p at theta = t (R, T) and the split point between its two panels."""
+    (l0, u0), (l1, u1) = ((v[:, None] for v in box) for box in (rows.box0, rows.box1))
+    low = (1 - t) * (1 - u0) + t * l1
+    high = (1 - t) * (1 - l0) + t * u1
+    if rows.truncate:  # p = 1 - q0 + t J > 1 - q0 and p = q1 - (1 - t) J < q1
+        low, high = np.maximum(low, 1 - u0), np.minimum(high, u1)
+    low = np.maximum(low, rows.box_p[0][:, None])
+    high = np.minimum(high, rows.box_p[1][:, None])
+    kink = t if rows.truncate else np.where((t > low) & (t < high), t, 1 - t)
+    split = np.where((kink > low) & (kink < high), kink, 0.5 * (low + high))
+    return low, high, split
+
+
+def j_window(rows: Rows, t: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Window of J at (theta, p): both calibration Betas inside their boxes (and J > 0)."""
+    shape = (-1,) + (1,) * (p.ndim - 1)
+    (l0, u0), (l1, u1) = ((v.reshape(shape) for v in box) for box in (rows.box0, rows.box1))
+    tt = t.reshape(t.shape + (1,) * (p.ndim - t.ndim))
+    low = np.maximum((l0 - 1 + p) / tt, (l1 - p) / (1 - tt))
+    high = np.minimum((u0 - 1 + p) / tt, (u1 - p) / (1 - tt))
+    if rows.truncate:
+        low = np.maximum(low, 0.0)
+    return low, high
+
+
+def log_calibration(rows: Rows, t: np.ndarray, p: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Log of g0(1 - p + t J) g1(p + (1 - t) J) (unnormalised Beta densities)."""
+    shape = (-1,) + (1,) * (j.ndim - 1)
+    out = np.zeros(j.shape)
+    for (a, b), q in ((rows.beta0, 1 - p + t * j), (rows.beta1, p + (1 - t) * j)):
+        q = np.clip(q, 1e-300, 1 - 1e-16)
+        a, b = a.reshape(shape), b.reshape(shape)
+        if np.any(a != 1):
+            out += (a - 1) * np.log(q)
+        if np.any(b != 1):
+            out += (b - 1) * np.log1p(-q)
+    return out
+
+
+def rows_for(
+    k: np.ndarray,
+    n: np.ndarray,
+    k0: np.ndarray,
+    m0: np.ndarray,
+    k1: np.ndarray,
+    m1: np.ndarray,
+    prior: Prior,
+) -> Rows:
+    (a0, b0), (a1, b1) = prior.q0, prior.q1
+    return Rows(
+        k,
+        n,
+        (a0 + k0, b0 + m0 - k0),
+        (a1 + k1, b1 + m1 - k1),
+        prior.theta,
+        prior.better_than_chance,
+    )
+
+
+def prior_rule(
+    low: np.ndarray,
+    high: np.ndarray,
+    prior: tuple[float, float],
+    order: int,
+    split: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and log weights on [low, high] for ``int pi(t) g(t) dt`` with a smooth g.
+
+    The log weights include the log Beta prior density. Where the window reaches 0 (or 1) and
+    the prior parameter there is below 1, the density is unbounded; that half of the window is
+    mapped by ``t = w s^(1/a)`` (``s`` Gauss-Legendre on [0, 1]), which turns ``t^(a-1) dt`` into
+    ``(w^a / a) ds`` exactly. Otherwise both halves are Gauss-Legendre. The halves meet at
+    ``split`` where it lies inside (a kink of g), else at the midpoint. Shapes: ``low``, ``high``
+    and ``split`` (...), result (..., order) with ``order`` even.
+    """
+    at, bt = prior
+    x, w = gauss_legendre(order // 2)
+    s, ws = (x + 1) / 2, w / 2
+    low, high = np.asarray(low, float)[..., None], np.asarray(high, float)[..., None]
+    mid = 0.5 * (low + high)
+    if split is not None:
+        split = np.asarray(split, float)[..., None]
+        mid = np.where((split > low) & (split < high), split, mid)
+    halves = []
+    for start, end, power, lower, at_end in (
+        (low, mid, at, True, low <= 0.0),
+        (mid, high, bt, False, high >= 1.0),
+    ):
+        width = end - start
+        plain_t = start + width * s
+        with np.errstate(divide="ignore", invalid="ignore"):  # empty windows: weight -inf
+            plain_w = np.log(width * ws) + log_prior(at, bt, plain_t)
+        if power >= 1:
+            halves.append((plain_t, plain_w))
+            continue
+        u = width * s ** (1 / power)
+        sub_t = u if lower else 1.0 - u
+        with np.errstate(divide="ignore"):
+            sub_w = (
+                power * np.log(width)
+                - np.log(power)
+                + np.log(ws)
+                + log_prior(at, bt, sub_t, low=not lower, high=lower)
+            )
+        halves.append((np.where(at_end, sub_t, plain_t), np.where(at_end, sub_w, plain_w)))
+    t = np.concatenate([halves[0][0], halves[1][0]], axis=-1)
+    log_w = np.concatenate([halves[0][1], halves[1][1]], axis=-1)
+    return t, log_w

@@ -1,0 +1,165 @@
+r"""Diagnostics of a posterior: sampler convergence and conflicts between data and model.
+
+Every condition is a stable key in :data:`FLAGS` with a plain-language message that says what
+was found, which interval it concerns and what to do. Tests assert keys, never sentences.
+
+Convergence (NUTS only; Vehtari et al. 2021): R-hat above :data:`R_HAT_MAX`, an effective sample
+size below :data:`ESS_MIN`, divergent transitions.
+
+Conflicts (both engines):
+
+``calibration_contradicts_prior``
+    The calibration data alone (Beta posteriors of q0 and q1 without the truncation) give
+    ``P(q0 + q1 > 1) < CONTRADICTION_PROB``: the better-than-chance prior, not the data, decides
+    that the judge is better than chance.
+``test_calibration_conflict``
+    A two-sided posterior predictive p-value of k, k0 or k1 is below :data:`PREDICTIVE_ALPHA`:
+    the counts cannot all come from one (theta, q0, q1), typically a test rate p-hat outside what
+    the calibration allows, and the posterior is narrow because the data disagree.
+``weak_judge``
+    The posterior probability that Youden's J = q0 + q1 - 1 lies below :data:`WEAK_YOUDEN`
+    exceeds one half. With J that small the correction divides by a number near zero, so the
+    interval for theta is wide and depends on the prior. The probability comes from the
+    posterior of J itself, so it does not depend on n.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from judgestats.results import WEAK_YOUDEN, register_flags
+
+__all__ = [
+    "ADVICE",
+    "CONTRADICTION_PROB",
+    "ESS_MIN",
+    "FLAGS",
+    "PREDICTIVE_ALPHA",
+    "R_HAT_MAX",
+    "SHARED_FLAGS",
+    "WEAK_YOUDEN",
+    "convergence",
+    "convergence_flags",
+    "truncation_probability",
+]
+
+#: Thresholds of the convergence checks.
+R_HAT_MAX = 1.01
+ESS_MIN = 400
+#: Conflict thresholds (see the module docstring).
+CONTRADICTION_PROB = 0.05
+PREDICTIVE_ALPHA = 0.05
+
+#: Advice attached to the convergence flags.
+ADVICE = (
+    "increase `draws` and `tune`, try a more informative `prior`, or use "
+    "method='exact', which needs no sampling"
+)
+
+#: Plain-language explanation of every flag a posterior can carry.
+FLAGS = {
+    "r_hat": f"R-hat exceeds {R_HAT_MAX}: the chains disagree, so no NUTS summary (theta's "
+    f"interval included) can be trusted; {ADVICE}",
+    "low_ess": f"an effective sample size is below {ESS_MIN}: the NUTS quantiles, and so the "
+    f"credible interval of theta, carry Monte Carlo error; {ADVICE}",
+    "divergences": "NUTS reported divergent transitions: the sampler missed part of the "
+    f"posterior, so its credible interval of theta may be too narrow; {ADVICE}",
+    "calibration_contradicts_prior": (
+        "the calibration set says the judge is no better than chance (less than "
+        f"{CONTRADICTION_PROB:.0%} of its posterior has q0 + q1 > 1), so the better-than-chance "
+        "prior, not the data, decides the direction of the correction and the credible interval "
+        "of theta reflects that assumption; check that the labels are not swapped, or report "
+        "the uncorrected rate"
+    ),
+    "test_calibration_conflict": (
+        "the test count and the calibration counts disagree (a posterior predictive p-value is "
+        f"below {PREDICTIVE_ALPHA}): no single accuracy and judge explain them together, so the "
+        "credible interval of theta is narrow only because the data conflict; check that the "
+        "calibration items come from the same population and judge as the test items"
+    ),
+    "weak_judge": (
+        f"the judge is weak: Youden's J = q0 + q1 - 1 is more likely below {WEAK_YOUDEN} than "
+        "above, so the correction divides by a number near zero; the credible interval of "
+        "theta is wide and leans on the prior, and more calibration items narrow it fastest"
+    ),
+    "one_class_labelled": (
+        "the labelled sample holds items of one true class only, so the judge's error rate on "
+        "the other class comes from its prior alone; the credible interval of theta includes "
+        "that uncertainty"
+    ),
+}
+#: Keys the package-wide catalogue already holds with the same meaning
+#: (:data:`judgestats.results.FLAG_MESSAGES`); a posterior keeps its own sentence for them here.
+SHARED_FLAGS = ("one_class_labelled",)
+register_flags({key: message for key, message in FLAGS.items() if key not in SHARED_FLAGS})
+
+
+def convergence(idata: Any, var_names: tuple[str, ...]) -> dict[str, float]:
+    """Max R-hat, min bulk and tail ESS over ``var_names`` and the number of divergences."""
+    import arviz as az
+
+    post = idata.posterior[list(var_names)]
+    values = {
+        "r_hat": az.rhat(post),
+        "ess_bulk": az.ess(post, method="bulk"),
+        "ess_tail": az.ess(post, method="tail"),
+    }
+    divergences = 0
+    if "sample_stats" in idata.groups() and "diverging" in idata.sample_stats:
+        divergences = int(np.asarray(idata.sample_stats["diverging"]).sum())
+
+    def extreme(dataset: Any, reduce: Any) -> float:
+        finite = [
+            float(v)
+            for name in var_names
+            for v in np.asarray(dataset[name]).ravel()
+            if np.isfinite(float(v))
+        ]
+        return float(reduce(finite)) if finite else float("nan")
+
+    return {
+        "r_hat": extreme(values["r_hat"], max),
+        "ess_bulk": extreme(values["ess_bulk"], min),
+        "ess_tail": extreme(values["ess_tail"], min),
+        "divergences": divergences,
+    }
+
+
+def convergence_flags(diagnostics: dict[str, float]) -> tuple[str, ...]:
+    """Keys of the convergence flags that apply to ``diagnostics`` (see :func:`convergence`)."""
+    return tuple(
+        name
+        for name, bad in (
+            ("r_hat", not diagnostics["r_hat"] <= R_HAT_MAX),
+            ("low_ess", not min(diagnostics["ess_bulk"], diagnostics["ess_tail"]) >= ESS_MIN),
+            ("divergences", diagnostics["divergences"] > 0),
+        )
+        if bad
+    )
+
+
+def truncation_probability(beta0: tuple[float, float], beta1: tuple[float, float]) -> float:
+    r"""``P(q0 + q1 > 1)`` for independent ``q0 ~ Beta(*beta0)`` and ``q1 ~ Beta(*beta1)``.
+
+    .. math:: P = \int_0^1 g_0(q)\, S_1(1 - q)\, dq,
+
+    with ``S1`` the survival function of q1; Gauss-Legendre on the box that holds all but
+    1e-14 of q0's mass, split in four panels.
+    """
+    from scipy import special as sc
+
+    from judgestats.bayes._panels import gauss_legendre
+    from judgestats.bayes._terms import beta_box
+
+    (a0, b0), (a1, b1) = beta0, beta1
+    low, high = (float(v) for v in beta_box(np.array(a0), np.array(b0)))
+    x, w = gauss_legendre(32)
+    edges = np.linspace(low, high, 5)
+    half = np.diff(edges)[:, None] / 2
+    q = edges[:-1, None] + half * (x + 1)
+    with np.errstate(divide="ignore"):
+        log_g0 = sc.xlogy(a0 - 1, q) + sc.xlog1py(b0 - 1, -q) - sc.betaln(a0, b0)
+    total = np.sum(half * w * np.exp(log_g0) * sc.betaincc(a1, b1, 1 - q))
+    return float(np.clip(total, 0.0, 1.0))

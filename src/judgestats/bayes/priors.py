@@ -1,0 +1,158 @@
+r"""Priors of the Bayesian model: independent Betas for theta, q0 and q1.
+
+With ``better_than_chance=True`` (the default) the joint prior of (q0, q1) is the product of the two
+Betas truncated to the region q0 + q1 > 1 (a judge better than chance):
+
+.. math:: \pi(q_0, q_1) \propto \mathrm{Beta}(q_0; a_0, b_0)\,\mathrm{Beta}(q_1; a_1, b_1)\,
+          \mathbf 1\{q_0 + q_1 > 1\}
+
+so the posterior cannot flip the labels (q -> 1 - q, theta -> 1 - theta) when the calibration set is
+small. theta stays independent of (q0, q1) a priori.
+
+:func:`random_design_prior` folds the labelled class counts of the random calibration design into
+the theta prior: the stratified posterior under it is the random-design posterior.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+from judgestats._validate import check_six_counts
+from judgestats.data import JudgeData, require_design
+
+__all__ = ["Prior", "as_prior", "random_design_prior"]
+
+
+def _beta_parameters(value: Any, name: str) -> tuple[float, float]:
+    """Validate a pair (a, b) of Beta parameters: finite and strictly positive."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"`{name}` must be a pair (a, b) of Beta parameters, got {value!r}.")
+    pair = []
+    for part in value:
+        if isinstance(part, bool) or not isinstance(part, numbers.Real):
+            raise TypeError(f"`{name}` must hold two real numbers, got {value!r}.")
+        number = float(part)
+        if not (number > 0.0 and number < float("inf")):
+            raise ValueError(
+                f"`{name}` ({tuple(value)!r}) must hold two finite Beta parameters greater than "
+                "0, e.g. (1, 1) for a uniform prior."
+            )
+        pair.append(number)
+    return pair[0], pair[1]
+
+
+@dataclass(frozen=True)
+class Prior:
+    """Beta priors for the true accuracy theta, the specificity q0 and the sensitivity q1.
+
+    Parameters
+    ----------
+    theta, q0, q1 : tuple of float, default (1, 1)
+        Beta(a, b) parameters, each strictly positive. (1, 1) is uniform.
+    better_than_chance : bool, default True
+        Truncate the joint prior of (q0, q1) to q0 + q1 > 1.
+
+    Examples
+    --------
+    >>> Prior()  # uniform on theta, uniform on the better-than-chance triangle of (q0, q1)
+    Prior(theta=(1.0, 1.0), q0=(1.0, 1.0), q1=(1.0, 1.0), better_than_chance=True)
+    >>> Prior.from_counts(k0=45, m0=50, k1=48, m1=50).q0
+    (46.0, 6.0)
+    """
+
+    theta: tuple[float, float] = (1.0, 1.0)
+    q0: tuple[float, float] = (1.0, 1.0)
+    q1: tuple[float, float] = (1.0, 1.0)
+    better_than_chance: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("theta", "q0", "q1"):
+            object.__setattr__(self, name, _beta_parameters(getattr(self, name), name))
+        if not isinstance(self.better_than_chance, (bool,)):
+            raise TypeError(
+                f"`better_than_chance` must be True or False, got {self.better_than_chance!r}."
+            )
+
+    @classmethod
+    def from_counts(
+        cls,
+        *,
+        k0: int,
+        m0: int,
+        k1: int,
+        m1: int,
+        base: Prior | None = None,
+        theta: tuple[float, float] | None = None,
+        better_than_chance: bool = True,
+    ) -> Prior:
+        """Turn an earlier calibration study into Beta priors for q0 and q1 (conjugate update).
+
+        The earlier study found ``k0`` of ``m0`` truly-incorrect items judged incorrect and ``k1``
+        of ``m1`` truly-correct items judged correct. Starting from ``base`` (uniform by default),
+        q0 ~ Beta(a0 + k0, b0 + m0 - k0) and q1 ~ Beta(a1 + k1, b1 + m1 - k1). ``theta`` overrides
+        the base prior of theta (the earlier study says nothing about this test set's accuracy).
+        """
+        base = base or cls()
+        checked = check_six_counts({"k0": k0, "m0": m0, "k1": k1, "m1": m1}, scalar=True)
+        counts = {name: int(value) for name, value in checked.items()}
+        a0, b0 = base.q0
+        a1, b1 = base.q1
+        return cls(
+            theta=base.theta if theta is None else theta,
+            q0=(a0 + counts["k0"], b0 + counts["m0"] - counts["k0"]),
+            q1=(a1 + counts["k1"], b1 + counts["m1"] - counts["k1"]),
+            better_than_chance=better_than_chance,
+        )
+
+
+def random_design_prior(data: JudgeData, prior: Prior | None = None) -> Prior:
+    r"""The stratified-model prior whose posterior equals the random-design posterior.
+
+    Under the random design the labelled items' class count adds the likelihood factor
+    :math:`\theta^{m_1}(1 - \theta)^{m_0}` (``labelled_m1 ~ Bin(m0 + m1, theta)``, see
+    :mod:`judgestats.bayes.model`), which depends on theta alone. Multiplied into a
+    ``Beta(a, b)`` theta prior it gives ``Beta(a + m1, b + m0)``; the priors of q0 and q1 and the
+    truncation are unchanged.
+
+    Parameters
+    ----------
+    data : JudgeData
+        Counts with ``design="random"``.
+    prior : Prior, optional
+        The user's prior; ``Prior()`` by default.
+
+    Returns
+    -------
+    Prior
+        ``prior`` with theta ~ Beta(a + m1, b + m0).
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a JudgeData or ``prior`` not a Prior.
+    ValueError
+        If ``data.design`` is not ``"random"``.
+    """
+    require_design(data, "random", "random_design_prior")
+    if prior is None:
+        prior = Prior()
+    elif not isinstance(prior, Prior):
+        raise TypeError(
+            f"`prior` must be a judgestats.bayes.Prior or None, got {type(prior).__name__}."
+        )
+    a, b = prior.theta
+    return dataclasses.replace(prior, theta=(a + data.m1, b + data.m0))
+
+
+def as_prior(prior: Any) -> Prior:
+    """``Prior()`` for None, the prior itself for a Prior; a TypeError naming `prior` otherwise."""
+    if prior is None:
+        return Prior()
+    if not isinstance(prior, Prior):
+        raise TypeError(
+            f"`prior` must be a judgestats.bayes.Prior or None, got {type(prior).__name__}."
+        )
+    return prior

@@ -1,0 +1,544 @@
+"""The cross-check: the closed form and the posterior side by side, with plain-language flags.
+
+The two answers agree when the calibration set is large, the judge is good and the estimate is
+away from 0 and 1; they part where the normal approximation behind the Lang-Reiczigel interval
+(Lee et al., arXiv 2511.21140 v1, eqs. 5-7) is poor: small calibration arms, a weak judge
+(Youden's J near 0, where theta = (p + q0 - 1) / J is a ratio with an uncertain denominator),
+and estimates at the boundary, where the Rogan-Gladen estimate is clipped and the equal-tailed
+credible interval excludes the boundary by construction.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from judgestats._validate import check_level
+from judgestats.data import JudgeData
+from judgestats.exceptions import JudgeStatsWarning
+from judgestats.frequentist import SMALL_CALIBRATION, Estimate, estimate, naive_wald_ci
+from judgestats.recommend import Recommendation, recommend
+from judgestats.results import (
+    FLAG_MESSAGES,
+    ConfidenceInterval,
+    IntervalResult,
+    Result,
+    format_report,
+    register_flags,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Unpack
+
+    import pandas as pd
+    from matplotlib.axes import Axes
+
+    from judgestats._typing import PosteriorOptions, SeedLike
+    from judgestats.bayes.posterior import Posterior
+    from judgestats.bayes.priors import Prior
+
+__all__ = ["CrossCheck", "crosscheck"]
+
+#: Posterior flags that mean the data conflict with each other or with the prior: then the
+#: posterior interval is not recommended over the closed form either.
+CONFLICT_FLAGS = ("calibration_contradicts_prior", "test_calibration_conflict")
+
+ROWS = ("naive", "rogan_gladen", "posterior_eti", "posterior_hdi")
+#: Notes printed under the table (the rest stay in ``flags``).
+MAX_NOTES = 3
+#: Print order of the notes: data conflicts and sampler diagnostics first.
+NOTE_ORDER = {
+    "calibration_contradicts_prior": 0,
+    "test_calibration_conflict": 0,
+    "r_hat": 0,
+    "low_ess": 0,
+    "divergences": 0,
+    "no_closed_form": 1,
+    "closed_form_undercovers": 2,
+    "intervals_disagree": 2,
+    "boundary": 3,
+    "small_calibration": 3,
+    "weak_judge": 3,
+    "zero_width": 4,
+}
+ROW_LABELS = {
+    "naive": "naive p-hat + Wald",
+    "rogan_gladen": "Rogan-Gladen + Lang-Reiczigel",
+    "posterior_eti": "posterior median + equal-tailed",
+    "posterior_hdi": "posterior mode + HDI",
+}
+
+#: The cross-check's own flags (the others are the closed form's ``small_calibration`` and
+#: ``zero_width`` and the posterior's, :data:`judgestats.bayes.diagnostics.FLAGS`). A
+#: :class:`CrossCheck` keeps, in :attr:`CrossCheck.messages`, the sentence of each flag with the
+#: numbers of its data; these are the general sentences of the catalogue.
+FLAGS = register_flags(
+    {
+        "no_closed_form": "the closed form (Rogan-Gladen estimate, Lang-Reiczigel interval) has "
+        "no answer for these data (a judge no better than chance on the calibration set, or one "
+        "labelled class under the random design); only the posterior rows are reported",
+        "intervals_disagree": "the ends of the Lang-Reiczigel and equal-tailed intervals differ "
+        "by more than the cross-check's tolerance; the note says why and which to trust",
+        "boundary": "the Rogan-Gladen estimate is clipped to 0 or 1: p-hat lies outside the "
+        "range [1 - q0-hat, q1-hat] that the calibration allows; the equal-tailed credible "
+        "interval never contains that bound, the Lang-Reiczigel interval is truncated at it",
+        "closed_form_undercovers": "in simulations of the regime nearest these data (coverage "
+        "atlas) the 95% Lang-Reiczigel interval covered the true accuracy less than 93% of the "
+        "time",
+    }
+)
+
+
+@dataclass(frozen=True)
+class CrossCheck(Result):
+    """The fast default and the posterior of one dataset, side by side.
+
+    Attributes
+    ----------
+    data : JudgeData
+    confidence_level : float
+        Level of the confidence intervals and probability of the credible intervals.
+    tolerance : float
+        Largest difference between the ends of the Lang-Reiczigel and equal-tailed intervals that
+        still counts as agreement.
+    rows : dict of str to IntervalResult
+        Row key (see :data:`ROWS`; also each row's ``method``) -> the estimate with its interval;
+        each unpacks as ``estimate, low, high``. NaN where a row has no answer.
+    flags : tuple of str
+        Keys of :data:`judgestats.results.FLAG_MESSAGES` that apply (the cross-check's own,
+        :data:`FLAGS`, the closed form's and the posterior's).
+    prob_weak_judge : float
+        Posterior probability that J = q0 + q1 - 1 < 0.2 (from the posterior of J).
+    estimate : Estimate or None
+        The closed-form result (None where no correction exists: see the ``no_closed_form``
+        flag).
+    posterior : Posterior
+        The posterior result.
+    recommended : Recommendation
+        The one interval to report and why (:mod:`judgestats.recommend`): the narrowest interval
+        whose simulated coverage in this regime is at least the level, else the guaranteed
+        interval.
+    messages : dict of str to str
+        Flag key -> the sentence for these data (with their numbers, and which interval to
+        trust); :attr:`flag_messages` and the printed notes use it.
+    """
+
+    title: ClassVar[str] = "judgestats cross-check"
+
+    data: JudgeData
+    confidence_level: float
+    tolerance: float
+    rows: dict[str, IntervalResult]
+    flags: tuple[str, ...]
+    prob_weak_judge: float
+    estimate: Estimate | None
+    posterior: Posterior
+    recommended: Recommendation | None = None
+    messages: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def flag_messages(self) -> list[str]:
+        """The flags as sentences, with the numbers of these data (:attr:`messages`)."""
+        return [self.messages.get(flag, FLAG_MESSAGES[flag]) for flag in self.flags]
+
+    @property
+    def max_difference(self) -> float:
+        """Largest |difference| between Lang-Reiczigel and equal-tailed interval ends."""
+        lr, eti = self.rows["rogan_gladen"], self.rows["posterior_eti"]
+        return max(abs(lr.low - eti.low), abs(lr.high - eti.high))
+
+    def _heading(self) -> str:
+        return (
+            f"judgestats cross-check ({100 * self.confidence_level:g}% intervals; posterior "
+            f"by {self.posterior.method})"
+        )
+
+    def summary(self) -> pd.DataFrame:
+        """One row per method: estimate, low, high, width; the flags are in ``.attrs["flags"]``."""
+        import pandas as pd
+
+        frame = pd.DataFrame.from_dict(
+            {ROW_LABELS[key]: tuple(row) for key, row in self.rows.items()},
+            orient="index",
+            columns=["estimate", "low", "high"],
+        )
+        frame["width"] = frame["high"] - frame["low"]
+        frame.index.name = "method"
+        frame.attrs["flags"] = dict(zip(self.flags, self.flag_messages, strict=True))
+        return frame
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict: inputs, level, every row, the flags and the weak-judge probability."""
+        return {
+            "inputs": self.data.to_dict(),
+            "confidence_level": self.confidence_level,
+            "posterior_method": self.posterior.method,
+            "tolerance": self.tolerance,
+            "rows": {
+                key: {"estimate": e, "low": lo, "high": hi, "width": hi - lo}
+                for key, (e, lo, hi) in self.rows.items()
+            },
+            "max_difference": self.max_difference,
+            "prob_weak_judge": self.prob_weak_judge,
+            "flags": dict(zip(self.flags, self.flag_messages, strict=True)),
+            "recommended": None if self.recommended is None else self.recommended.to_dict(),
+        }
+
+    def notes(self, limit: int | None = MAX_NOTES) -> list[tuple[str, str]]:
+        """The flags as (key, sentence), most important first, at most ``limit`` of them.
+
+        Conflicts and sampler diagnostics come first, then the closed form's failures, then
+        the rest.
+        """
+        ranked = sorted(
+            zip(self.flags, self.flag_messages, strict=True),
+            key=lambda item: NOTE_ORDER.get(item[0], 5),
+        )
+        return ranked if limit is None else ranked[:limit]
+
+    def __str__(self) -> str:
+        rows = {
+            ROW_LABELS[key]: (value, low, high, high - low)
+            for key, (value, low, high) in self.rows.items()
+        }
+        if self.recommended is not None and self.recommended.method == "guaranteed":
+            rec = self.recommended
+            rows[rec.label] = (rec.estimate, rec.low, rec.high, rec.width)
+        notes = [f"note: {message}" for _, message in self.notes()]
+        hidden = len(self.flags) - len(notes)
+        if hidden > 0:
+            notes.append(f"({hidden} more note{'s' * (hidden > 1)}: see .flags or --json)")
+        if not self.flags:
+            notes = [
+                f"note: the closed form and the posterior agree (interval ends within "
+                f"{self.tolerance:g})."
+            ]
+        report = format_report(self._heading(), self.data, rows, notes)
+        if self.recommended is None:
+            return report
+        head, *rest = report.split("\n")
+        return "\n".join([head, f"  {self.recommended}".replace("\n", "\n  "), *rest])
+
+    def _repr_html_(self) -> str:
+        """Compact HTML table for notebooks: the four rows and the notes (escaped)."""
+        from judgestats._html import fmt4, result_block
+
+        rows = [
+            (ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))
+            for key, (value, low, high) in self.rows.items()
+        ]
+        notes = self.notes(limit=None) or [
+            (
+                "",
+                f"the closed form and the posterior agree (interval ends within "
+                f"{self.tolerance:g}).",
+            )
+        ]
+        if self.recommended is not None:
+            notes.insert(
+                0,
+                (
+                    "recommended",
+                    f"{self.recommended.label} "
+                    f"{fmt4(self.recommended.estimate)} ({fmt4(self.recommended.low)}, "
+                    f"{fmt4(self.recommended.high)}): {self.recommended.reason}",
+                ),
+            )
+        header = ("method", "estimate", "low", "high", "width")
+        return result_block(self._heading(), header, rows, notes)
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Posterior density of theta with every interval drawn beneath it; returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, 4))
+        grid = np.linspace(0.0, 1.0, 1001)
+        density = _density(self.posterior, grid)
+        ax.plot(grid, density, color="black", lw=1.5, label="posterior density of theta")
+        top = float(np.nanmax(density)) if np.isfinite(density).any() else 1.0
+        colours = ("tab:gray", "tab:blue", "tab:orange", "tab:green")
+        for i, (key, colour) in enumerate(zip(self.rows, colours, strict=True)):
+            value, low, high = self.rows[key]
+            y = -top * 0.08 * (i + 1)
+            ax.plot([low, high], [y, y], color=colour, lw=3, label=ROW_LABELS[key])
+            ax.plot([value], [y], "o", color=colour)
+        ax.axhline(0.0, color="0.8", lw=0.8)
+        ax.set_xlabel("true accuracy theta")
+        ax.set_ylabel("density")
+        ax.set_title(f"Cross-check, {100 * self.confidence_level:g}% intervals")
+        ax.legend(fontsize="small", loc="upper right")
+        return ax
+
+
+def _density(posterior: Posterior, grid: np.ndarray) -> np.ndarray:
+    """Posterior density of theta on ``grid`` (exact engine, or a kernel estimate for NUTS)."""
+    return np.asarray(posterior.pdf(grid), dtype=float)
+
+
+def _posterior_mode(posterior: Posterior) -> float:
+    """Mode of theta: exact for the exact engine, else the peak of the kernel estimate."""
+    if hasattr(posterior.engine, "mode"):
+        return float(posterior.engine.mode())
+    grid = np.linspace(0.0, 1.0, 2001)
+    return float(grid[np.argmax(_density(posterior, grid))])
+
+
+#: Simulated coverage below which the cross-check says the closed form under-covers.
+ATLAS_COVERAGE_FLOOR = 0.93
+
+
+def _grid_floor(grid: np.ndarray, value: float) -> int:
+    """Index of the largest grid value not above ``value``, else of the smallest.
+
+    The atlas lookup thereby errs towards the weaker judge.
+    """
+    below = np.flatnonzero(grid <= value + 1e-12)
+    return int(below[-1]) if below.size else 0
+
+
+def _atlas_coverage(data: JudgeData, est: Estimate | None) -> tuple[float, str] | None:
+    """Simulated 95% Lang-Reiczigel coverage at the atlas cell nearest to this evaluation.
+
+    The cell: theta nearest the Rogan-Gladen estimate, q0 and q1 the largest atlas values not
+    above the observed rates, n nearest on a log scale, and the largest atlas m0 = m1 not above
+    the smaller arm (so the lookup errs towards weak judges and small calibration). None
+    outside the atlas (a rate below 0.55, an arm of fewer than 5 items) and for levels other
+    than 95%.
+    """
+    if est is None or abs(est.confidence_level - 0.95) > 1e-12 or not min(data.q0, data.q1) >= 0.55:
+        return None
+    from judgestats.datasets import coverage_atlas
+
+    atlas = coverage_atlas()
+    arm = min(data.m0, data.m1)
+    if arm < atlas["m"][0]:
+        return None
+    index = (
+        int(np.argmin(np.abs(atlas["theta"] - est.theta))),
+        _grid_floor(atlas["q0"], data.q0),
+        _grid_floor(atlas["q1"], data.q1),
+        int(np.argmin(np.abs(np.log(atlas["n"]) - np.log(data.n)))),
+        int(np.flatnonzero(atlas["m"] <= arm)[-1]),
+    )
+    values = [
+        atlas[name][i] for name, i in zip(("theta", "q0", "q1", "n", "m"), index, strict=True)
+    ]
+    cell = (
+        f"theta {values[0]:g}, q0 {values[1]:g}, q1 {values[2]:g}, n {values[3]:g}, "
+        f"m0 = m1 = {values[4]:g}"
+    )
+    return float(atlas["coverage"][index]), cell
+
+
+def _flags(
+    data: JudgeData,
+    est: Estimate | None,
+    no_closed_form: str | None,
+    rows: dict[str, IntervalResult],
+    tolerance: float,
+    posterior: Posterior,
+) -> dict[str, str]:
+    """Flag key -> its sentence for these data; each names the interval it talks about."""
+    from judgestats.bayes.posterior import DIAGNOSTIC_FLAGS
+
+    flags: dict[str, str] = {}
+    conflict = [flag for flag in CONFLICT_FLAGS if flag in posterior.flags]
+    if no_closed_form is not None:
+        flags["no_closed_form"] = (
+            f"no Rogan-Gladen estimate or Lang-Reiczigel interval: {no_closed_form}; only the "
+            "posterior rows are reported."
+        )
+    lr, eti = rows["rogan_gladen"], rows["posterior_eti"]
+    difference = max(abs(lr.low - eti.low), abs(lr.high - eti.high)) if est is not None else 0.0
+    small = min(data.m0, data.m1) < SMALL_CALIBRATION
+    if difference > tolerance:
+        if conflict:
+            why = (
+                "the data conflict (see " + ", ".join(conflict) + "): no single accuracy and "
+                "judge explains all three counts, so check the calibration labels and that the "
+                "test and calibration items come from one population"
+            )
+        elif getattr(data, "design", "stratified") == "random":
+            why = (
+                "with a random labelled sample the posterior also learns theta from the "
+                "labelled class balance m1/m, which the closed form ignores (see "
+                "judgestats.class_balance_test)"
+            )
+        elif small:
+            why = (
+                "the calibration set is small, so the normal approximation behind the "
+                "Lang-Reiczigel interval is rough"
+            )
+        else:
+            why = "the equal-tailed interval makes no normal approximation"
+        flags["intervals_disagree"] = (
+            f"the Lang-Reiczigel and equal-tailed intervals differ by up to {difference:.3f} "
+            f"(tolerance {tolerance:g}); {why}."
+        )
+    if small and est is not None:
+        flags["small_calibration"] = (
+            f"a calibration arm has fewer than {SMALL_CALIBRATION} items (m0 = {data.m0}, m1 = "
+            f"{data.m1}); the Lang-Reiczigel interval relies on a normal approximation there; "
+            "label more items."
+        )
+    if est is not None and "clipped" in est.flags:
+        bound = 0 if est.theta <= 0.0 else 1
+        flags["boundary"] = (
+            f"the Rogan-Gladen estimate is clipped to {bound}: p-hat lies outside the range "
+            "[1 - q0-hat, q1-hat] that the calibration allows. The equal-tailed credible "
+            f"interval ({eti.low:.4f}, {eti.high:.4f}) never contains {bound} by construction; "
+            f"the Lang-Reiczigel interval ({lr.low:.4f}, {lr.high:.4f}) is truncated at it."
+        )
+    atlas = _atlas_coverage(data, est)
+    if atlas is not None and atlas[0] < ATLAS_COVERAGE_FLOOR:
+        coverage, cell = atlas
+        flags["closed_form_undercovers"] = (
+            f"in simulations of this regime ({cell}) the 95% Lang-Reiczigel interval covered the "
+            f"true accuracy only {coverage:.1%} of the time (coverage atlas, 10,000 "
+            "replications)."
+        )
+    if est is not None and "zero_width" in est.flags:
+        flags["zero_width"] = (
+            "the Lang-Reiczigel interval has zero width after truncation to [0, 1]; it does not "
+            "describe the uncertainty."
+        )
+    for flag in posterior.flags:
+        flags[flag] = DIAGNOSTIC_FLAGS[flag]
+    return flags
+
+
+def crosscheck(
+    data: JudgeData,
+    *,
+    confidence_level: float = 0.95,
+    prior: Prior | None = None,
+    method: str = "exact",
+    tolerance: float = 0.02,
+    random_seed: SeedLike = None,
+    **posterior_options: Unpack[PosteriorOptions],
+) -> CrossCheck:
+    """Compare the closed form with the posterior for one dataset.
+
+    Rows: naive p-hat with its Wald interval; Rogan-Gladen with the Lang-Reiczigel interval
+    (Lee et al. v1 eqs. 4-7); posterior median with the equal-tailed credible interval; posterior
+    mode with the highest-density interval. Flags (stable keys; :attr:`CrossCheck.messages`
+    holds each one's sentence for these data, which says which answer to trust): the
+    Lang-Reiczigel and equal-tailed interval ends differ by more than ``tolerance``
+    (and which to prefer, unless the data conflict); a calibration arm under 30 items; a clipped
+    Rogan-Gladen estimate; a zero-width closed-form interval; no closed form at all (a judge no
+    better than chance on the calibration set, or a one-class random sample); and every flag of
+    the posterior (convergence, conflicts, weak judge; :data:`judgestats.bayes.posterior.
+    DIAGNOSTIC_FLAGS`), with the posterior's own message.
+
+    Parameters
+    ----------
+    data : JudgeData
+    confidence_level : float, default 0.95
+        Level of the confidence intervals and probability of the credible intervals.
+    prior : Prior, optional
+        Prior of the posterior (uniform, better than chance, by default).
+    method : {"exact", "nuts"}, default "exact"
+        How the posterior is computed (see :func:`judgestats.posterior`).
+    tolerance : float, default 0.02
+        Agreement tolerance on the interval ends, in accuracy units (2 percentage points).
+    random_seed : int or numpy.random.Generator, optional
+        Seed of the posterior draws.
+    **posterior_options
+        Passed to :func:`judgestats.posterior` (e.g. ``draws``, ``chains``).
+
+    Returns
+    -------
+    CrossCheck
+        Flags are also issued as one :class:`~judgestats.JudgeStatsWarning`.
+    """
+    from judgestats.bayes.posterior import posterior as compute_posterior
+
+    if not isinstance(data, JudgeData):
+        raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
+    level = check_level(confidence_level)
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, (int, float))
+        or not (0.0 <= tolerance < 1.0)
+    ):
+        raise ValueError(f"`tolerance` ({tolerance!r}) must be a number in [0, 1), e.g. 0.02.")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeStatsWarning)  # reported below as flags, once
+        try:
+            est: Estimate | None = estimate(data, confidence_level=level)
+            no_closed_form = None
+        except ValueError as error:  # no correction: judge no better than chance, or
+            est, no_closed_form = None, str(error).rstrip(".")  # one class (the posterior is)
+        post = compute_posterior(
+            data, prior=prior, method=method, random_seed=random_seed, **posterior_options
+        )
+    eti = post.ci(prob=level, kind="eti")
+    hdi = post.ci(prob=level, kind="hdi")
+    nan3 = (float("nan"),) * 3
+    triples = {
+        "naive": (data.p, *naive_wald_ci(data.p, data.n, confidence_level=level)),
+        "rogan_gladen": (est.theta, *est.ci) if est is not None else nan3,
+        "posterior_eti": (float(post.quantile(0.5)), *eti),
+        "posterior_hdi": (_posterior_mode(post), *hdi),
+    }
+    rows = {
+        key: IntervalResult(
+            float(value[0]),
+            ConfidenceInterval(float(value[1]), float(value[2])),
+            level,
+            key,
+            est.flags if key == "rogan_gladen" and est is not None else (),
+        )
+        for key, value in triples.items()
+    }
+    prob_weak = float(post.diagnostics["prob_weak"])
+    flags = _flags(data, est, no_closed_form, rows, float(tolerance), post)
+    candidates = {
+        key: (rows[row].estimate, rows[row].low, rows[row].high)
+        for key, row in (
+            ("lang_reiczigel", "rogan_gladen"),
+            ("bayes_eti", "posterior_eti"),
+            ("bayes_hdi", "posterior_hdi"),
+        )
+    }
+    if getattr(data, "design", "stratified") == "random" and not data.one_class:
+        from judgestats.designs.ppi import ppi_from_data
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", JudgeStatsWarning)
+            tuned = ppi_from_data(data, lam=None, confidence_level=level)
+        candidates["ppi_pp"] = (float(tuned.estimate), float(tuned.ci.low), float(tuned.ci.high))
+    recommended = recommend(
+        data,
+        level,
+        candidates,
+        conflicts=tuple(f for f in CONFLICT_FLAGS if f in post.flags),
+        no_closed_form=no_closed_form,
+        fallback_estimate=rows["posterior_eti"].estimate,
+    )
+    if recommended.method == "lang_reiczigel":
+        # the older, coarser Lang-Reiczigel atlas must not contradict the coverage table's pick
+        flags.pop("closed_form_undercovers", None)
+    result = CrossCheck(
+        data=data,
+        confidence_level=level,
+        tolerance=float(tolerance),
+        rows=rows,
+        flags=tuple(flags),
+        prob_weak_judge=prob_weak,
+        estimate=est,
+        posterior=post,
+        recommended=recommended,
+        messages=flags,
+    )
+    if flags:
+        warnings.warn(
+            "; ".join(f"{key}: {message}" for key, message in flags.items()),
+            JudgeStatsWarning,
+            stacklevel=2,
+        )
+    return result

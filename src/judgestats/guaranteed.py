@@ -1,0 +1,579 @@
+r"""A confidence interval for the true accuracy whose coverage is guaranteed by construction.
+
+The Lang-Reiczigel interval and the posterior intervals are approximate: with small calibration
+arms or a weak judge they cover far less than their level (issue "One interval to report").
+:func:`guaranteed_ci` has coverage at least its level for every true accuracy theta and every
+judge (q0, q1) in [0, 1]^3, at every sample size, for the stratified design and, conditionally on
+the realised arm sizes, for the random design.
+
+Construction
+------------
+The data are :math:`k \sim \mathrm{Bin}(n, \pi)`, :math:`k_0 \sim \mathrm{Bin}(m_0, q_0)`,
+:math:`k_1 \sim \mathrm{Bin}(m_1, q_1)`, independent, with
+:math:`\pi = \theta q_1 + (1-\theta)(1-q_0)` (Lee et al., arXiv 2511.21140 v1, eq. 1; Lee et al.
+(ICML 2026) eq. 9). Write :math:`x = (k, k_0, k_1)` and :math:`\nu = (q_0, q_1)`.
+
+1. **Ordering (designating statistic).** With :math:`\tilde q_j = (k_j + 1/2)/(m_j + 1)`,
+   :math:`h(t) = \pi(t; \tilde q) + z\,s(t)`, :math:`s^2(t) = \pi(t;\tilde q)(1-\pi(t;\tilde q))/n
+   + t^2 \tilde q_1(1-\tilde q_1)/(m_1+1) + (1-t)^2 \tilde q_0(1-\tilde q_0)/(m_0+1)` and
+   :math:`z = \Phi^{-1}(1-\alpha/2)`, the approximate (score-type) lower bound is
+   :math:`D(x) = \inf\{t \in [0,1] : \hat p \le h(t)\}` (:math:`+\infty` if the set is empty).
+   It does not depend on the tested value, and for fixed :math:`(k_0, k_1)` it is
+   non-decreasing in :math:`k` (raising :math:`k` shrinks the set).
+2. **Exact test with the nuisance maximised over a confidence set** (Berger and Boos, "P values
+   maximised over a confidence set for the nuisance parameter", JASA 1994). :math:`C_\gamma` is
+   the product of two Clopper-Pearson intervals for :math:`q_0, q_1`, each of level
+   :math:`\sqrt{1-\gamma}`, so :math:`P(\nu \in C_\gamma) \ge 1 - \gamma`. The p-value of
+   :math:`H_0: \theta = t` against larger values is
+   :math:`P^+(t) = \sup_{\nu \in C_\gamma} P_{t,\nu}\{D(X) \ge D(x)\}`.
+3. **Buehler bound.** The lower end is :math:`L = \inf\{t : P^+(t) > \alpha/2 - \gamma/2\}`; the
+   upper end is the same construction applied to the mirrored data
+   :math:`(n-k, k_1, k_0)` with arms swapped (accuracy :math:`1-\theta`). Ordering outcomes by an
+   approximate bound and taking the smallest bound that is exact for that ordering is Buehler's
+   construction ("Confidence intervals for the product of two binomial parameters", JASA 1957;
+   Lloyd and Kabaila, "On the optimality and limitations of Buehler bounds", 2003): it keeps the
+   approximate interval's shape where that interval is right and widens it where it undercovers.
+
+Proof sketch of the guarantee. Fix the true :math:`(\theta, \nu)`. For every fixed :math:`\nu`,
+:math:`p_\nu(x) = P_{\theta,\nu}\{D(X) \ge D(x)\}` is a valid p-value:
+:math:`P(p_\nu(X) \le u) \le u` for all u (a tail probability of a fixed ordering). If
+:math:`\theta < L` then :math:`P^+(\theta) \le \alpha/2 - \gamma/2`, and when
+:math:`\nu \in C_\gamma` this implies :math:`p_\nu(x) \le \alpha/2 - \gamma/2`. So
+:math:`P(\theta < L) \le P(\nu \notin C_\gamma, \theta < L) + (\alpha/2 - \gamma/2)` and, with the
+mirrored statement for the upper end on the same :math:`C_\gamma`,
+:math:`P(\theta \notin [L, U]) \le \gamma + 2(\alpha/2 - \gamma/2) = \alpha`. Nothing is
+asymptotic. The random design: given the arm sizes :math:`(m_0, m_1)` the three counts have exactly
+the distribution above (the arm sizes depend on theta only, not on the judge), so coverage holds
+conditionally on every realised pair and hence unconditionally; the class count :math:`m_1` of
+the random sample carries information on theta that this interval does not use.
+
+Computation. For fixed :math:`(k_0, k_1)` the event :math:`\{D(X) \ge D(x)\}` is
+:math:`\{k \ge c(k_0, k_1)\}` with :math:`c = \lceil n \max_{[0, D(x)]} h \rceil`, and
+:math:`\max h` is exact because :math:`\sqrt{s^2}` is convex or concave on [0, 1] (a square root
+of a quadratic), so the tail probability is a binomial survival function weighted by the two
+calibration pmfs. On the judges better than chance (:math:`q_0 + q_1 \ge 1`), :math:`\pi` rises
+with :math:`t`, so :math:`P_{t,\nu}\{k \ge c\}` rises with :math:`t` for every :math:`\nu`, the
+supremum does too, and :math:`L` is found by bisection (reported on the conservative side).
+Judges worse than chance in :math:`C_\gamma` make the tail fall with :math:`t`: their supremum is
+largest at :math:`t = 0`, so if it exceeds the threshold there the lower end is 0. The supremum
+over :math:`\nu` is taken on a grid over :math:`C_\gamma` with two rounds of local refinement;
+calibration outcomes with probability below 1e-10 in each arm are left out of the sums, and so is
+the test count's distribution beyond 13 standard deviations; the mass left out is added to every
+p-value. The exact coverage is checked by enumeration in the tests
+(``tests/test_guaranteed.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from judgestats._validate import check_level, check_six_counts
+from judgestats.results import ConfidenceInterval
+
+__all__ = [
+    "NUISANCE_GAMMA",
+    "clopper_pearson",
+    "guaranteed_ci",
+    "guaranteed_covers",
+    "guaranteed_interval",
+]
+
+#: Miss probability of the confidence set for (q0, q1) in the Berger-Boos p-value.
+NUISANCE_GAMMA = 1e-3
+#: Calibration outcomes lighter than this in each arm are dropped; their mass (4 x this) is
+#: added to every p-value.
+_ARM_TAIL = 1e-10
+#: Half-width of the window, in standard deviations, where the test count's pmf is summed.
+_WINDOW_SD = 13.0
+#: Bisection stops when the bracket of the interval end is this narrow.
+_THETA_TOL = 1e-6
+#: Nuisance grid: points per side of the coarse grid, and of each refinement grid.
+_COARSE, _ARC, _FINE, _ROUNDS = 9, 25, 9, 3
+#: Test sizes up to which the log binomial coefficients are tabulated once per dataset.
+_LOG_CHOOSE_MAX = 2_000_000
+#: Slack in units of k when comparing n * max h with an integer count (ties are included).
+_TIE = 1e-7
+
+
+# ---------------------------------------------------------------------------------------------
+# binomial helpers
+# ---------------------------------------------------------------------------------------------
+def _log_pmf(k: np.ndarray, size: float, prob: float | np.ndarray) -> np.ndarray:
+    """Log Bin(k; size, prob), broadcasting; -inf where the pmf is 0 (prob 0 or 1 included)."""
+    from scipy.special import gammaln, xlog1py, xlogy
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (
+            gammaln(size + 1.0)
+            - gammaln(k + 1.0)
+            - gammaln(size - k + 1.0)
+            + xlogy(k, prob)
+            + xlog1py(size - k, -prob)
+        )
+
+
+def _arm_p_value(k: int, m: int, q: np.ndarray) -> np.ndarray:
+    """Two-sided exact p-value of q for k of m: min(1, 2 min(P(K <= k), P(K >= k)))."""
+    from scipy.special import bdtr, bdtrc
+
+    if m == 0:
+        return np.ones_like(q)
+    lower = bdtr(k, m, q)
+    upper = 1.0 if k == 0 else bdtrc(k - 1, m, q)
+    return np.minimum(1.0, 2.0 * np.minimum(lower, upper))
+
+
+def _p_value_ends(k: int, m: int, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ends of {q: two-sided p-value of q > target} (Clopper-Pearson inversion); NaN stays."""
+    from scipy.special import betaincinv
+
+    target = np.asarray(target, dtype=float)
+    if m == 0:
+        return np.zeros_like(target), np.ones_like(target)
+    half = np.minimum(target, 1.0) / 2.0
+    low = np.zeros_like(target) if k == 0 else betaincinv(k, m - k + 1, half)
+    high = np.ones_like(target) if k == m else betaincinv(k + 1, m - k, 1.0 - half)
+    nan = np.isnan(target)
+    return np.where(nan, np.nan, low), np.where(nan, np.nan, high)
+
+
+def clopper_pearson(k: Any, m: Any, level: float) -> tuple[Any, Any]:
+    """Clopper-Pearson interval of level ``level`` for k successes of m (arrays broadcast).
+
+    Ends from the Beta quantiles: low = B^-1(a/2; k, m - k + 1) (0 when k = 0), high =
+    B^-1(1 - a/2; k + 1, m - k) (1 when k = m), with a = 1 - level; [0, 1] when m = 0.
+    """
+    from scipy.special import betaincinv
+
+    k, m = np.asarray(k, dtype=float), np.asarray(m, dtype=float)
+    tail = (1.0 - level) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(k > 0, betaincinv(np.maximum(k, 1.0), m - k + 1.0, tail), 0.0)
+        high = np.where(k < m, betaincinv(k + 1.0, np.maximum(m - k, 1.0), 1.0 - tail), 1.0)
+    empty = m == 0
+    return np.where(empty, 0.0, low), np.where(empty, 1.0, high)
+
+
+def _arm_set(k: int, m: int, level: float) -> tuple[float, float]:
+    """Clopper-Pearson interval of one arm as floats; [0, 1] if m = 0."""
+    low, high = clopper_pearson(k, m, level)
+    return float(low), float(high)
+
+
+def _arm_support(m: int, low: float, high: float) -> np.ndarray:
+    """Counts k of Bin(m, q) with mass above ``_ARM_TAIL`` for some q in [low, high]."""
+    values = np.arange(m + 1, dtype=float)
+    # P(K <= k) is largest at the smallest q, P(K >= k) at the largest
+    cdf_at_low = np.cumsum(np.exp(_log_pmf(values, m, np.float64(low))))
+    sf_at_high = np.cumsum(np.exp(_log_pmf(values, m, np.float64(high)))[::-1])
+    first = int(np.searchsorted(cdf_at_low, _ARM_TAIL, side="right"))
+    last = m - int(np.searchsorted(sf_at_high, _ARM_TAIL, side="right"))
+    return values[min(first, last) : max(first, last) + 1]
+
+
+# ---------------------------------------------------------------------------------------------
+# the designating statistic: an approximate lower bound that is monotone in k
+# ---------------------------------------------------------------------------------------------
+class _Curves:
+    """h(t) = a + J t + z sqrt(A0 + A1 t + A2 t^2) for every calibration outcome (k0, k1)."""
+
+    def __init__(self, k0: np.ndarray, k1: np.ndarray, m0: int, m1: int, n: float, z: float):
+        q0 = (k0 + 0.5) / (m0 + 1.0)
+        q1 = (k1 + 0.5) / (m1 + 1.0)
+        v0, v1 = q0 * (1.0 - q0) / (m0 + 1.0), q1 * (1.0 - q1) / (m1 + 1.0)
+        self.a = 1.0 - q0
+        self.slope = q0 + q1 - 1.0
+        self.a0 = self.a * (1.0 - self.a) / n + v0
+        self.a1 = self.slope * (1.0 - 2.0 * self.a) / n - 2.0 * v0
+        self.a2 = v0 + v1 - self.slope**2 / n
+        self.z = z
+        # sqrt(quadratic) on [0, 1] is convex iff the quadratic opens upwards with no real root
+        self.convex = (self.a2 > 0.0) & (4.0 * self.a2 * self.a0 - self.a1**2 >= 0.0)
+
+    def value(self, t: Any) -> np.ndarray:
+        quad = np.maximum(self.a0 + self.a1 * t + self.a2 * t * t, 0.0)
+        return self.a + self.slope * t + self.z * np.sqrt(quad)
+
+    def derivative(self, t: Any) -> np.ndarray:
+        quad = np.maximum(self.a0 + self.a1 * t + self.a2 * t * t, 1e-300)
+        return self.slope + self.z * (self.a1 + 2.0 * self.a2 * t) / (2.0 * np.sqrt(quad))
+
+    def argmax(self, upper: Any) -> np.ndarray:
+        """Maximiser of h on [0, upper] (elementwise), exact for convex and concave h."""
+        upper = np.broadcast_to(np.asarray(upper, dtype=float), self.a.shape)
+        # concave: the root of the decreasing derivative, clipped to [0, upper]
+        low, high = np.zeros_like(upper), upper.copy()
+        for _ in range(60):
+            mid = 0.5 * (low + high)
+            rising = self.derivative(mid) > 0.0
+            low, high = np.where(rising, mid, low), np.where(rising, high, mid)
+        concave_best = np.where(
+            self.derivative(np.zeros_like(upper)) <= 0.0,
+            0.0,
+            np.where(self.derivative(upper) >= 0.0, upper, low),
+        )
+        convex_best = np.where(self.value(upper) >= self.value(0.0), upper, 0.0)
+        return np.where(self.convex, convex_best, concave_best)
+
+    def max_on(self, upper: Any) -> np.ndarray:
+        """Max of h on [0, upper]."""
+        return self.value(self.argmax(upper))
+
+
+def _designating_bound(curves: _Curves, p_hat: float) -> float:
+    """D(x) = inf{t in [0, 1]: p_hat <= h(t)} for one outcome (curves of length 1); inf if none."""
+    if curves.value(0.0)[0] >= p_hat:
+        return 0.0
+    top = float(curves.argmax(1.0)[0])
+    if curves.value(top)[0] < p_hat:
+        return math.inf
+    low, high = 0.0, top  # h < p_hat at low, >= at high; h rises on [0, top] when it crosses
+    for _ in range(80):
+        mid = 0.5 * (low + high)
+        if curves.value(mid)[0] >= p_hat:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+# ---------------------------------------------------------------------------------------------
+# tail probabilities and their supremum over the nuisance set
+# ---------------------------------------------------------------------------------------------
+class _LowerTest:
+    """The p-value P+(t) of one dataset: sup over the nuisance set of P{D(X) >= D(x)}."""
+
+    def __init__(self, k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float):
+        z, self.p_threshold, fisher = _settings(level)
+        box = (_arm_set(k0, m0, 1.0 - fisher), _arm_set(k1, m1, 1.0 - fisher))
+        self.n = n
+        self.box = box
+        self.fisher = fisher
+        self.calibration = (k0, m0, k1, m1)
+        self.k0 = _arm_support(m0, *box[0])
+        self.k1 = _arm_support(m1, *box[1])
+        self.m0, self.m1 = m0, m1
+        observed = _Curves(np.array([k0], float), np.array([k1], float), m0, m1, n, z)
+        bound = _designating_bound(observed, k / n)
+        self.everything = bound == 0.0  # D(x) = 0: every outcome is as extreme
+        grid0, grid1 = np.meshgrid(self.k0, self.k1, indexing="ij")
+        curves = _Curves(grid0, grid1, m0, m1, n, z)
+        top = curves.max_on(min(bound, 1.0))
+        threshold = np.ceil(n * top - _TIE)
+        if self.k0[0] <= k0 <= self.k0[-1] and self.k1[0] <= k1 <= self.k1[-1]:
+            i, j = int(k0 - self.k0[0]), int(k1 - self.k1[0])
+            threshold[i, j] = min(threshold[i, j], k)  # the observed outcome is in its tail
+        self.threshold = np.clip(threshold, 0, n + 1).astype(np.int64)
+        self.slack = 4.0 * _ARM_TAIL
+        self._log_choose: np.ndarray | None = None
+        if n <= _LOG_CHOOSE_MAX:
+            from scipy.special import gammaln
+
+            counts = np.arange(n + 1, dtype=float)
+            self._log_choose = gammaln(n + 1.0) - gammaln(counts + 1.0) - gammaln(n - counts + 1.0)
+
+    def _test_log_pmf(self, counts: np.ndarray, pi: np.ndarray) -> np.ndarray:
+        """Log Bin(counts; n, pi) (pi a column), from a table of log binomial coefficients."""
+        if self._log_choose is None:
+            return _log_pmf(counts, self.n, pi)
+        from scipy.special import xlog1py, xlogy
+
+        return (
+            self._log_choose[counts.astype(np.int64)]
+            + xlogy(counts, pi)
+            + xlog1py(self.n - counts, -pi)
+        )
+
+    def tail(self, t: float, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
+        """P_{t, q0, q1}{k >= c(k0, k1)} for every nuisance point (1-D arrays q0, q1)."""
+        n = self.n
+        pi = np.minimum(np.maximum(t * q1 + (1.0 - t) * (1.0 - q0), 0.0), 1.0)
+        half = int(math.ceil(_WINDOW_SD * math.sqrt(n * float(np.max(pi * (1.0 - pi)))) + 12.0))
+        width = min(2 * half + 1, n + 1)
+        start = np.minimum(np.maximum(np.floor(n * pi) - half, 0.0), n + 1 - width)
+        counts = start[:, None] + np.arange(width)[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pmf = np.exp(self._test_log_pmf(counts, pi[:, None]))
+        # columns: 1 (counts below the window), P(K >= start + j) in the window, 0 above it
+        table = np.ones((pi.size, width + 2))
+        table[:, 1:-1] = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
+        table[:, -1] = 0.0
+        offset = self.threshold[None, :, :] - start.astype(np.int64)[:, None, None]
+        index = np.minimum(np.maximum(offset + 1, 0), width + 1)
+        index += (np.arange(pi.size) * (width + 2))[:, None, None]
+        sf = np.take(table.ravel(), index)
+        w0 = np.exp(_log_pmf(self.k0[None, :], self.m0, q0[:, None]))
+        w1 = np.exp(_log_pmf(self.k1[None, :], self.m1, q1[:, None]))
+        # the test count's mass outside the window (set to 0 above it) is added back
+        outside = np.maximum(1.0 - pmf.sum(axis=1), 0.0)
+        return np.einsum("pi,pij,pj->p", w0, sf, w1) + self.slack + outside
+
+    def in_set(self, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
+        """Membership of the nuisance confidence set: the product of the arms' p-values > c."""
+        k0, m0, k1, m1 = self.calibration
+        return _arm_p_value(k0, m0, q0) * _arm_p_value(k1, m1, q1) > self.fisher
+
+    def _arc(self, arc: str, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Points of one boundary arc of the nuisance set, at parameters ``s``.
+
+        ``"q0-low"`` / ``"q0-high"``: q0 = s and q1 on the lower / upper edge of the set's
+        section at q0 (closed form by the Clopper-Pearson inversion); ``"q1-low"`` /
+        ``"q1-high"`` the same with the arms' roles swapped; ``"line"``: q0 = s, q1 = 1 - s.
+        Points that do not exist (the section is empty) are NaN.
+        """
+        k0, m0, k1, m1 = self.calibration
+        if arc == "line":
+            q0, q1 = s, 1.0 - s
+            return np.where(self.in_set(q0, q1), q0, np.nan), q1
+        (k_own, m_own), (k_other, m_other) = (
+            ((k0, m0), (k1, m1)) if arc.startswith("q0") else ((k1, m1), (k0, m0))
+        )
+        p_own = _arm_p_value(k_own, m_own, s)
+        with np.errstate(divide="ignore"):
+            target = np.where(p_own > self.fisher, self.fisher / p_own, np.nan)
+        edge = _p_value_ends(k_other, m_other, target)[0 if arc.endswith("low") else 1]
+        return (s, edge) if arc.startswith("q0") else (edge, s)
+
+    def sup(self, t: float, better_than_chance: bool) -> float:
+        """Sup of the tail over the nuisance set, on judges with J >= 0 (or J <= 0).
+
+        Evaluated on a grid over the set's bounding box, on its boundary arcs and on the line
+        q0 + q1 = 1, then refined around the best point (along its arc, or in 2-D).
+        """
+        (lo0, hi0), (lo1, hi1) = self.box
+
+        def usable(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            side = a + b >= 1.0 if better_than_chance else a + b <= 1.0
+            return np.isfinite(a) & np.isfinite(b) & side
+
+        ranges = {
+            "q0-low": (lo0, hi0),
+            "q0-high": (lo0, hi0),
+            "q1-low": (lo1, hi1),
+            "q1-high": (lo1, hi1),
+            "line": (max(lo0, 1.0 - hi1), min(hi0, 1.0 - lo1)),
+        }
+        g0, g1 = np.meshgrid(
+            np.linspace(lo0, hi0, _COARSE), np.linspace(lo1, hi1, _COARSE), indexing="ij"
+        )
+        inside = self.in_set(g0.ravel(), g1.ravel())
+        points = [(g0.ravel()[inside], g1.ravel()[inside])]
+        labels = [np.full(int(inside.sum()), -1)]
+        params = [np.full(int(inside.sum()), np.nan)]
+        for i, (arc, (low, high)) in enumerate(ranges.items()):
+            if low <= high:
+                s = np.linspace(low, high, _ARC)
+                points.append(self._arc(arc, s))
+                labels.append(np.full(_ARC, i))
+                params.append(s)
+        q0 = np.concatenate([p[0] for p in points])
+        q1 = np.concatenate([p[1] for p in points])
+        label, param = np.concatenate(labels), np.concatenate(params)
+        keep = usable(q0, q1)
+        if not keep.any():
+            return -math.inf
+        q0, q1, label, param = q0[keep], q1[keep], label[keep], param[keep]
+        values = self.tail(t, q0, q1)
+        best = int(np.argmax(values))
+        best_value = float(values[best])
+        if label[best] >= 0:  # refine along the arc
+            arc = list(ranges)[label[best]]
+            low, high = ranges[arc]
+            centre, step = float(param[best]), (high - low) / (_ARC - 1)
+            for _ in range(_ROUNDS):
+                s = np.clip(np.linspace(centre - step, centre + step, _FINE), low, high)
+                a, b = self._arc(arc, s)
+                ok = usable(a, b)
+                if ok.any():
+                    local = self.tail(t, a[ok], b[ok])
+                    i = int(np.argmax(local))
+                    if local[i] > best_value:
+                        best_value, centre = float(local[i]), float(s[ok][i])
+                step *= 2.0 / (_FINE - 1)
+            return best_value
+        c0, c1 = float(q0[best]), float(q1[best])
+        step0, step1 = (hi0 - lo0) / (_COARSE - 1), (hi1 - lo1) / (_COARSE - 1)
+        for _ in range(_ROUNDS):
+            f0, f1 = np.meshgrid(
+                np.clip(np.linspace(c0 - step0, c0 + step0, _FINE), lo0, hi0),
+                np.clip(np.linspace(c1 - step1, c1 + step1, _FINE), lo1, hi1),
+                indexing="ij",
+            )
+            r0, r1 = f0.ravel(), f1.ravel()
+            ok = usable(r0, r1) & self.in_set(r0, r1)
+            if ok.any():
+                local = self.tail(t, r0[ok], r1[ok])
+                i = int(np.argmax(local))
+                if local[i] > best_value:
+                    best_value, c0, c1 = float(local[i]), float(r0[ok][i]), float(r1[ok][i])
+            step0, step1 = step0 * 2.0 / (_FINE - 1), step1 * 2.0 / (_FINE - 1)
+        return best_value
+
+
+def _lower_end(k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float) -> float:
+    """inf{t: P+(t) > threshold}, reported on the conservative (lower) side of the root."""
+    test = _LowerTest(k, n, k0, m0, k1, m1, level)
+    threshold = test.p_threshold
+    if test.everything:
+        return 0.0
+    if test.sup(0.0, better_than_chance=False) > threshold:  # judges worse than chance
+        return 0.0
+    bottom = test.sup(0.0, better_than_chance=True)
+    if bottom > threshold:
+        return 0.0
+    top = test.sup(1.0, better_than_chance=True)
+    if top <= threshold:  # every t rejected
+        return 1.0
+    return _first_accepted(
+        lambda t: test.sup(t, better_than_chance=True) - threshold,
+        start=bottom - threshold,
+        end=top - threshold,
+    )
+
+
+def _first_accepted(excess: Any, start: float, end: float) -> float:
+    """Root of the increasing ``excess`` on [0, 1] (excess(0) = start <= 0 < end = excess(1)).
+
+    Brent's method locates the root to ``_THETA_TOL / 4``; the value returned is then moved to
+    the rejected side (excess <= 0), so the interval is never narrower than the exact one.
+    """
+    from scipy.optimize import brentq
+
+    known = {0.0: start, 1.0: end}
+
+    def cached(t: float) -> float:
+        return known[t] if t in known else excess(t)
+
+    root = brentq(cached, 0.0, 1.0, xtol=_THETA_TOL / 4.0, rtol=4 * np.finfo(float).eps)
+    step = _THETA_TOL / 4.0
+    candidate = max(0.0, root - step)
+    while candidate > 0.0 and excess(candidate) > 0.0:
+        step *= 2.0
+        candidate = max(0.0, root - step)
+    return candidate
+
+
+def _settings(level: float) -> tuple[float, float, float]:
+    """The constants of a level: (z, threshold, Fisher cut-off).
+
+    z of the designating bound, the one-sided p-value threshold alpha/2 - gamma/2, and c with
+    c (1 - log c) = gamma.
+    """
+    from scipy.special import ndtri
+
+    alpha = 1.0 - level
+    gamma = min(NUISANCE_GAMMA, alpha / 10.0)
+    return float(ndtri(1.0 - alpha / 2.0)), alpha / 2.0 - gamma / 2.0, _fisher_cutoff(gamma)
+
+
+def _accepted(t: float, k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float) -> bool:
+    """Whether t is at or above the lower end (the test for the lower end accepts t)."""
+    test = _LowerTest(k, n, k0, m0, k1, m1, level)
+    threshold = test.p_threshold
+    if test.everything or (t > 0.0 and test.sup(t, better_than_chance=True) > threshold):
+        return True  # accepted at t: t is at or above the lower end (monotone test)
+    if test.sup(0.0, better_than_chance=False) > threshold:
+        return True  # the lower end is 0
+    if test.sup(0.0, better_than_chance=True) > threshold:
+        return True
+    return t >= 1.0 and test.sup(1.0, better_than_chance=True) <= threshold  # lower end 1
+
+
+def guaranteed_covers(
+    theta: float, k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float
+) -> bool:
+    """Whether the guaranteed interval of these counts contains ``theta``, without computing it.
+
+    Two tests at ``theta`` instead of a root search at each end (a few p-value evaluations
+    instead of about thirty); for coverage studies. The interval's ends sit on the conservative
+    side of the exact ends by at most 1e-6, so the interval may contain theta where this says
+    no only within 1e-6 of an end.
+    """
+    return _accepted(theta, k, n, k0, m0, k1, m1, level) and _accepted(
+        1.0 - theta, n - k, n, k1, m1, k0, m0, level
+    )
+
+
+def _fisher_cutoff(gamma: float) -> float:
+    """C with c (1 - log c) = gamma: P(U0 U1 <= c) for independent uniforms (Fisher's product)."""
+    low, high = 1e-300, gamma
+    for _ in range(200):
+        mid = math.sqrt(low * high)
+        if mid * (1.0 - math.log(mid)) > gamma:
+            high = mid
+        else:
+            low = mid
+    return low
+
+
+def guaranteed_interval(
+    k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float
+) -> ConfidenceInterval:
+    """The guaranteed interval of validated integer counts (see the module docstring)."""
+    low = _lower_end(k, n, k0, m0, k1, m1, level)
+    # the upper end: the lower end of the mirrored data (accuracy 1 - theta, arms swapped)
+    high = 1.0 - _lower_end(n - k, n, k1, m1, k0, m0, level)
+    if high < low:  # both one-sided tests reject everything between: data of tiny probability
+        low, high = high, low
+    return ConfidenceInterval(low, high)
+
+
+def guaranteed_ci(
+    k: int, n: int, k0: int, m0: int, k1: int, m1: int, *, confidence_level: float = 0.95
+) -> ConfidenceInterval:
+    r"""Confidence interval for the true accuracy with coverage guaranteed by construction.
+
+    Inverts an exact test of theta whose p-value is maximised over a Clopper-Pearson confidence
+    set for the judge's specificity and sensitivity (Berger and Boos, JASA 1994), with outcomes
+    ordered by a score-type approximate bound (Buehler, JASA 1957). For every true accuracy
+    theta and every judge (q0, q1) the probability that the interval contains theta is at least
+    ``confidence_level``, exactly, not asymptotically; the proof sketch, the statistic and the
+    computation are in the docstring of :mod:`judgestats.guaranteed`.
+
+    Parameters
+    ----------
+    k, n : int
+        Items the judge marked correct, and test items (n >= 1, finite).
+    k0, m0 : int
+        Truly-incorrect calibration items the judge marked incorrect, and all of them.
+    k1, m1 : int
+        Truly-correct calibration items the judge marked correct, and all of them. An arm may be
+        empty (a random labelled sample of one class): then that rate is left entirely free.
+    confidence_level : float, default 0.95
+        Strictly inside (0, 1).
+
+    Returns
+    -------
+    ConfidenceInterval
+        ``(low, high)`` within [0, 1]. Where the calibration cannot rule out a judge no better
+        than chance the interval can be all of [0, 1]: that is what the data support.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For counts that are not whole non-negative numbers, a part above its total, an infinite
+        ``n``, ``m0 + m1 = 0`` or a level outside (0, 1).
+
+    Notes
+    -----
+    Computing time grows with the arm sizes (outcomes of the calibration sums) and is about
+    0.05-2 s per interval; :func:`judgestats.lang_reiczigel_ci` stays the fast default.
+
+    Examples
+    --------
+    >>> low, high = guaranteed_ci(400, 1000, 140, 200, 180, 200)
+    >>> round(low, 4), round(high, 4)
+    (0.0488, 0.2616)
+    """
+    level = check_level(confidence_level)
+    values = check_six_counts({"k": k, "n": n, "k0": k0, "m0": m0, "k1": k1, "m1": m1}, scalar=True)
+    if values["m0"] + values["m1"] == 0:
+        raise ValueError(
+            "`m0` + `m1` (0) must be at least 1: without calibration items the "
+            "judge's error rates, and so the accuracy, are not identified."
+        )
+    counts = {name: int(value) for name, value in values.items()}
+    return guaranteed_interval(**counts, level=level)

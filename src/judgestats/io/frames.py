@@ -1,0 +1,200 @@
+"""Items from a data frame or a table file (CSV / TSV, JSON lines, JSON records, Parquet)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pandas as pd
+
+from judgestats.io._items import (
+    ITEM_COLUMNS,
+    declared_classes,
+    items_frame,
+    map_classes,
+    map_verdicts,
+    read_class_table,
+    read_table,
+    set_options,
+)
+
+__all__ = ["read_frame"]
+
+
+def read_frame(
+    frame_or_path: pd.DataFrame | str | os.PathLike[str],
+    *,
+    judge: str,
+    human: str | None = None,
+    id: str | None = None,
+    positive: Any = None,
+    threshold: float | None = None,
+    human_positive: Any = None,
+    classes: list[Any] | tuple[Any, ...] | None = None,
+) -> pd.DataFrame:
+    """Read item-level verdicts from a DataFrame or a table file into an items frame.
+
+    Parameters
+    ----------
+    frame_or_path : pandas.DataFrame or path
+        One row per item (per epoch, with an ``epoch`` column). A path is read by its extension:
+        ``.csv``, ``.tsv``, ``.jsonl`` / ``.ndjson`` (JSON lines), ``.json`` (an array of
+        records), ``.parquet`` (needs ``pyarrow``). A DataFrame is not modified.
+    judge : str
+        The column of the judge's verdicts.
+    human : str, optional
+        The column of the human labels, empty where nobody labelled the item. Without it every
+        item is unlabelled (join labels later with :func:`judgestats.io.join_human`).
+    id : str, optional
+        The column of item ids. Default: a column named ``id`` if there is one, else the row
+        number (0, 1, ...).
+    positive : scalar or sequence, optional
+        The verdict value(s) meaning "correct", e.g. ``"C"``, ``"PASS"``, ``"yes"``, ``True``
+        (see :func:`judgestats.io.map_verdicts` for how the "incorrect" values are found). Without
+        ``positive`` and ``threshold`` the verdicts must be 0/1 or true/false.
+    threshold : float, optional
+        For a numeric judge score: a score ``>= threshold`` is "correct".
+    human_positive : scalar or sequence, optional
+        The human label value(s) meaning "correct". Default: ``positive``, falling back to 0/1
+        or true/false labels when the human column is written that way.
+    classes : list or tuple of str or int, optional
+        For a judge with K verdicts (A / B / tie, scores 1-5, ...): the declared classes. The
+        judge and human columns are then kept as class values (see
+        :func:`judgestats.io.map_classes`: strings match strings, whole numbers match integers,
+        so a score column read from CSV as ``2.0`` gives class ``2``), and
+        ``attrs["classes"]`` records them; :meth:`judgestats.kclass.KClassData.from_items`
+        counts the result. Not with ``positive``, ``threshold`` or ``human_positive``.
+
+        From a CSV / TSV file, with at least one string class, the judge and human columns are
+        read as text in which only empty cells are missing: ``"1"`` stays ``"1"``, and a class
+        named ``"NA"``, ``"None"``, ``"null"``, ``"N/A"`` or ``"nan"`` stays a class (any such
+        word that is not a class is then an error, not a missing value). A CSV cell cannot
+        tell the string ``"2"`` from the integer ``2``: with mixed classes such as
+        ``["yes", 2]`` a cell's text is matched to a string class first, else to the integer
+        class whose ``str()`` it is (``"2"`` gives ``2``, but ``"2.0"`` matches nothing, so
+        leave no gaps that turn such a column into floats). With integer classes only, a
+        CSV's columns are read as numbers (empty cells and NA words are missing). JSON,
+        Parquet and DataFrame values keep their types and are matched as they are.
+
+    Returns
+    -------
+    pandas.DataFrame
+        An items frame: ``id``, ``judge``, ``human`` (``Int64``; with ``classes``, ``object``
+        columns of class values) and the frame's other columns (metadata such as ``model`` or
+        ``epoch``); ``attrs["source"]`` is the path, or ``"data frame"``.
+
+    Raises
+    ------
+    ValueError
+        Naming the file: it cannot be read (missing, corrupt, truncated, Parquet without
+        pyarrow), a named column is missing, verdicts or labels outside the mapping (or outside
+        ``classes``), no rows; ``classes`` together with ``positive``, ``threshold`` or
+        ``human_positive``.
+    TypeError
+        If ``classes`` is not a list or tuple of strings and integers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"verdict": ["PASS", "FAIL", "PASS"], "human": [1, None, 0]})
+    >>> read_frame(frame, judge="verdict", human="human", positive="PASS")[["id", "judge", "human"]]
+      id  judge  human
+    0  0      1      1
+    1  1      0   <NA>
+    2  2      1      0
+
+    A pairwise judge's A / B / tie verdicts kept as classes, and counted:
+
+    >>> pairs = pd.DataFrame({"verdict": ["A", "tie", "B", "A", "B", "tie"],
+    ...                       "human": ["A", "B", "tie", None, None, None]})
+    >>> items = read_frame(pairs, judge="verdict", human="human", classes=["A", "B", "tie"])
+    >>> items[["id", "judge", "human"]]
+      id judge human
+    0  0     A     A
+    1  1   tie     B
+    2  2     B   tie
+    3  3     A  <NA>
+    4  4     B  <NA>
+    5  5   tie  <NA>
+    >>> from judgestats.kclass import KClassData
+    >>> data = KClassData.from_items(items)
+    >>> data.classes, data.test.tolist(), data.confusion.tolist()
+    (('A', 'B', 'tie'), [1, 1, 1], [[1, 0, 0], [0, 0, 1], [0, 1, 0]])
+    """
+    declared = declared_classes(
+        classes,
+        set_options(positive=positive, threshold=threshold, human_positive=human_positive),
+    )
+    if isinstance(frame_or_path, pd.DataFrame):
+        table, source = frame_or_path, "data frame"
+    elif isinstance(frame_or_path, (str, os.PathLike)):
+        source = os.fspath(frame_or_path)
+        text = [id or "id"]
+        if declared is None:
+            table = read_table(frame_or_path, string_columns=text)
+        else:
+            table = read_class_table(
+                frame_or_path,
+                columns=[c for c in (judge, human) if c is not None],
+                classes=declared,
+                string_columns=text,
+            )
+    else:
+        raise TypeError(
+            "`frame_or_path` must be a pandas DataFrame or a path, got "
+            f"{type(frame_or_path).__name__}."
+        )
+    for argument, column in (("judge", judge), ("human", human), ("id", id)):
+        if column is not None and column not in table.columns:
+            raise ValueError(
+                f"{source}: no column {column!r} (`{argument}`); the columns are "
+                f"{', '.join(map(repr, map(str, table.columns)))}."
+            )
+    if len(table) == 0:
+        raise ValueError(f"{source}: the table has no rows.")
+    id_column = id if id is not None else ("id" if "id" in table.columns else None)
+    ids = table[id_column] if id_column is not None else range(len(table))
+    if declared is not None:
+        verdicts = map_classes(table[judge], classes=declared, name=judge, source=source)
+        labels = (
+            None
+            if human is None
+            else map_classes(table[human], classes=declared, name=human, source=source)
+        )
+    else:
+        verdicts = map_verdicts(
+            table[judge], positive=positive, threshold=threshold, name=judge, source=source
+        )
+        labels = (
+            None
+            if human is None
+            else _human_labels(
+                table[human],
+                positive=positive if threshold is None else None,
+                human_positive=human_positive,
+                name=human,
+                source=source,
+            )
+        )
+    used = {judge, human, id_column}
+    extra = {
+        str(c): table[c] for c in table.columns if c not in used and str(c) not in ITEM_COLUMNS
+    }
+    return items_frame(ids, verdicts, labels, source=source, extra=extra, classes=declared)
+
+
+def _human_labels(
+    values: Any, *, positive: Any, human_positive: Any, name: str, source: str
+) -> Any:
+    """Human labels mapped by ``human_positive``, else ``positive``, else as 0/1."""
+    if human_positive is not None:
+        return map_verdicts(values, positive=human_positive, name=name, source=source)
+    if positive is None:
+        return map_verdicts(values, name=name, source=source)
+    try:
+        return map_verdicts(values, positive=positive, name=name, source=source)
+    except ValueError as error:
+        try:  # labels written 0/1 beside verdicts written "C"/"I"
+            return map_verdicts(values, name=name, source=source)
+        except ValueError:
+            raise error from None

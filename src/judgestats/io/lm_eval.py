@@ -1,0 +1,144 @@
+"""Items from an lm-evaluation-harness per-sample log (``samples_<task>_<date>.jsonl``).
+
+``lm_eval --log_samples --output_path DIR`` writes one such file per task. The layout follows
+the harness's own writer (github.com/EleutherAI/lm-evaluation-harness, ``main`` at version
+0.4.13.dev0, read in 2026: ``lm_eval/evaluator.py`` builds each record,
+``lm_eval/loggers/evaluation_tracker.py::save_results_samples`` writes it): one JSON object per
+line and per (document, filter) with the fields ``doc_id``, ``doc``, ``target`` (a string),
+``arguments``, ``resps``, ``filtered_resps``, ``filter`` (e.g. ``"none"``, ``"strict-match"``),
+``metrics`` (the list of metric names) and ``doc_hash`` / ``prompt_hash`` / ``target_hash``, and
+then one field per metric named in ``metrics`` (``acc``, ``exact_match``, ...) holding that
+document's value.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pandas as pd
+
+from judgestats.io._items import (
+    declared_classes,
+    items_frame,
+    load_json,
+    map_classes,
+    map_verdicts,
+    set_options,
+)
+
+__all__ = ["read_lm_eval"]
+
+
+def read_lm_eval(
+    path: str | os.PathLike[str],
+    *,
+    metric: str,
+    threshold: float | None = None,
+    positive: Any = None,
+    filter: str | None = None,
+    classes: list[Any] | tuple[Any, ...] | None = None,
+) -> pd.DataFrame:
+    """Read an lm-evaluation-harness ``samples_*.jsonl`` file into an items frame.
+
+    Parameters
+    ----------
+    path : path
+        A per-sample log (layout in the module docstring).
+    metric : str
+        The metric field that is the judge's verdict per document, e.g. ``"acc"``,
+        ``"exact_match"`` or a model-graded metric of a custom task. Its values must be 0/1 or
+        booleans, unless ``threshold`` or ``positive`` says how to map them.
+    threshold : float, optional
+        For a continuous metric: a value ``>= threshold`` is "correct".
+    positive : scalar or sequence, optional
+        For a metric written as labels: the value(s) that mean "correct".
+    filter : str, optional
+        Which filter's records to keep (the ``filter`` field, e.g. ``"strict-match"``). Needed
+        when the file holds several filters, since each document is logged once per filter.
+    classes : list or tuple of str or int, optional
+        For a metric with K values (e.g. a rubric score 1-5 of a model-graded task): the
+        declared classes, e.g. ``[1, 2, 3, 4, 5]``. The metric's values are then kept as class
+        values (see :func:`judgestats.io.map_classes`; a score written as ``3.0`` is the class
+        ``3``) instead of 0/1, and ``attrs["classes"]`` records them, for
+        :meth:`judgestats.kclass.KClassData.from_items` once labels are joined with
+        :func:`judgestats.io.join_human`. Not with ``threshold`` or ``positive``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        An items frame keyed by ``doc_id`` (as a string), with ``human`` all missing (join
+        labels with :func:`judgestats.io.join_human`) and the columns ``target`` and ``filter``.
+        With ``classes``, ``judge`` and ``human`` are ``object`` columns of class values.
+
+    Raises
+    ------
+    ValueError
+        Naming the file: not JSON lines, truncated, not an lm-eval samples file, an unknown
+        ``metric`` (listing those present), several filters without ``filter``, an unknown
+        ``filter``, metric values outside the mapping (or ``classes``); ``classes`` together
+        with ``threshold`` or ``positive``.
+    TypeError
+        If ``classes`` is not a list or tuple of strings and integers.
+    """
+    declared = declared_classes(
+        classes, set_options(threshold=threshold, positive=positive), kept="metric's values"
+    )
+    source = os.fspath(path)
+    records = load_json(source, lines=True)
+    if not isinstance(records, list) or not records or not all(map(is_lm_eval_sample, records)):
+        raise ValueError(
+            f"{source}: not an lm-evaluation-harness samples file (expected JSON "
+            "lines with `doc_id`, `doc` and `metrics`, as `lm_eval --log_samples` "
+            "writes to samples_<task>_<date>.jsonl)."
+        )
+    records = _one_filter(records, filter, source)
+    missing = [i for i, r in enumerate(records) if metric not in r]
+    if missing:
+        present = sorted({m for r in records for m in (r.get("metrics") or [])})
+        raise ValueError(
+            f"{source}: no metric {metric!r} in {len(missing)} of {len(records)} "
+            f"records (first: line {missing[0] + 1}); the metrics are "
+            f"{', '.join(map(repr, present)) or 'none'}."
+        )
+    values = [r[metric] for r in records]
+    verdicts = (
+        map_verdicts(values, positive=positive, threshold=threshold, name=metric, source=source)
+        if declared is None
+        else map_classes(values, classes=declared, name=metric, source=source)
+    )
+    return items_frame(
+        [r["doc_id"] for r in records],
+        verdicts,
+        source=source,
+        extra={
+            "target": [r.get("target") for r in records],
+            "filter": [r.get("filter") for r in records],
+        },
+        classes=declared,
+    )
+
+
+def is_lm_eval_sample(record: Any) -> bool:
+    """True if a parsed JSON line looks like a record of an lm-eval samples file."""
+    return isinstance(record, dict) and {"doc_id", "doc", "metrics"} <= set(record)
+
+
+def _one_filter(
+    records: list[dict[str, Any]], wanted: str | None, source: str
+) -> list[dict[str, Any]]:
+    filters = list(dict.fromkeys(str(r.get("filter")) for r in records))
+    if wanted is not None:
+        kept = [r for r in records if str(r.get("filter")) == wanted]
+        if not kept:
+            raise ValueError(
+                f"{source}: no records with filter {wanted!r}; the filters are "
+                f"{', '.join(map(repr, filters))}."
+            )
+        return kept
+    if len(filters) > 1:
+        raise ValueError(
+            f"{source}: the file logs each document once per filter "
+            f"({', '.join(map(repr, filters))}); choose one with `filter`."
+        )
+    return records

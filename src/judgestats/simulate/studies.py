@@ -1,0 +1,275 @@
+r"""Monte Carlo and exact coverage studies of the intervals over a parameter grid.
+
+Every grid cell draws its datasets from the data-generating process of
+:mod:`judgestats.simulate.process` (its own random stream), evaluates each interval on them and
+keeps summary statistics (:data:`judgestats.simulate._kernels.STATISTICS`); with ``exact=True`` the
+coverage is a sum over the joint pmf instead. Chunks of cells run locally or on Dask
+(:mod:`judgestats._dask`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from judgestats._validate import check_choice, check_counts, check_level, check_positive_int
+from judgestats.exceptions import JudgeStatsWarning
+from judgestats.simulate._grid import (
+    DESIGNS,
+    as_dataset,
+    check_design,
+    grid,
+    grid_parameters,
+    root_entropy,
+)
+from judgestats.simulate._kernels import STATISTICS, ChunkSpec, evaluate_chunk
+
+__all__ = ["coverage"]
+
+METHODS = ("naive", "lang_reiczigel", "guaranteed", "bayes_eti", "bayes_hdi")
+
+
+#: Rows (replications x cells) per chunk: bounds the memory of one chunk to ~100 MB.
+_CHUNK_ROWS = 2**19
+#: Rows per chunk for the Bayesian methods (each chunk is one call of the exact engine, whose
+#: work per calibration group is shared by the group's datasets: large chunks share more;
+#: about 250 MB of marginals at most).
+_CHUNK_ROWS_BAYES = 2**18
+
+
+# ------------------------------------------------------------------------------------------------
+# the coverage study
+# ------------------------------------------------------------------------------------------------
+def _check_methods(method: Any, exact: bool, design: str, allocation: str) -> tuple[str, ...]:
+    if isinstance(method, str):
+        names: tuple[str, ...] = (method,)
+    elif isinstance(method, (list, tuple)):
+        names = tuple(method)
+    else:
+        raise TypeError(
+            f"`method` must be a string, one of {', '.join(map(repr, METHODS))}, or a list of "
+            f"them; got {method!r}."
+        )
+    if not names:
+        raise ValueError(f"`method` must name at least one of {', '.join(METHODS)}.")
+    for name in names:
+        check_choice(name, "method", METHODS)
+        if exact and name.startswith("bayes"):
+            raise ValueError(
+                f"`exact=True` sums the joint pmf over the data space for the "
+                f'closed-form and guaranteed intervals only ("naive", '
+                f'"lang_reiczigel", "guaranteed"); '
+                f"got `method` {name!r}."
+            )
+    if exact and (design != "stratified" or allocation != "fixed"):
+        raise ValueError("`exact=True` needs the stratified design with fixed arm sizes.")
+    if "guaranteed" in names and allocation != "fixed":
+        raise ValueError(
+            "the guaranteed interval needs arm sizes fixed before the test set is "
+            "judged (its guarantee holds given the arm sizes); `allocation` "
+            '"adaptive" chooses them from the test data. Use allocation="fixed".'
+        )
+    if len(set(names)) != len(names):
+        raise ValueError(f"`method` lists a method twice: {list(names)}.")
+    return names
+
+
+def _chunks(
+    size: int, reps: int, methods: tuple[str, ...], exact: bool, chunk_cells: int | None
+) -> list[np.ndarray]:
+    if chunk_cells is None:
+        bayes = any(m.startswith("bayes") for m in methods)
+        rows = _CHUNK_ROWS_BAYES if bayes else _CHUNK_ROWS
+        chunk_cells = 1 if exact else max(1, rows // reps)
+    chunk_cells = int(check_counts(chunk_cells, "chunk_cells", minimum=1))
+    return [
+        np.arange(start, min(size, start + chunk_cells)) for start in range(0, size, chunk_cells)
+    ]
+
+
+def coverage(
+    method: str | Sequence[str],
+    *,
+    theta: Any,
+    q0: Any,
+    q1: Any,
+    n: Any,
+    m0: Any,
+    m1: Any,
+    reps: int = 10_000,
+    confidence_level: float = 0.95,
+    design: str = "stratified",
+    random_seed: Any = None,
+    exact: bool = False,
+    theta_cal: Any = None,
+    allocation: str = "fixed",
+    m_pilot: int = 10,
+    prior: Any = None,
+    client: Any = None,
+    n_workers: int | None = None,
+    chunk_cells: int | None = None,
+    progress: bool | None = None,
+) -> Any:
+    r"""Coverage, width, bias and RMSE of an interval method over a grid of settings.
+
+    For every grid cell, ``reps`` datasets are drawn from the data-generating process of
+    :func:`simulate_counts` (Lee et al. v1 Sec. 5, Lee et al. (ICML 2026) Sec. 7.1), the interval
+    and point estimate of ``method`` are computed for each, and the replications are reduced to
+    summary statistics chunk by chunk, so arbitrarily large grids run in bounded memory.
+
+    Parameters
+    ----------
+    method : {"naive", "lang_reiczigel", "guaranteed", "bayes_eti", "bayes_hdi"} or a list of them
+        A sequence evaluates every method on the same simulated datasets and adds a first
+        dimension ``interval`` to the result (not ``method``, which ``Dataset.sel`` reserves).
+        ``"naive"``: Wald interval of p-hat, estimate p-hat (Lee et al. v1 eq. 2).
+        ``"lang_reiczigel"``: eqs. (5)-(7), estimate the clipped Rogan-Gladen eq. (4).
+        ``"guaranteed"``: :func:`judgestats.guaranteed_ci` (0.01-2 s per distinct dataset, so
+        keep ``reps`` modest), estimate the clipped Rogan-Gladen eq. (4); with the random design
+        it is computed given the realised arm sizes; not with ``allocation="adaptive"``.
+        ``"bayes_eti"`` / ``"bayes_hdi"``: equal-tailed / highest-density credible interval of
+        the exact posterior (:func:`judgestats.bayes.exact.exact_interval`); the point estimate is
+        the posterior median (invariant to reparametrisation, and the centre of the ETI).
+    theta, q0, q1, n, m0, m1 : scalar, 1-D sequence or 1-D DataArray
+        The grid (see :func:`simulate_counts`); each 1-D input becomes a dimension.
+    reps : int, default 10_000
+        Replications per cell (ignored with ``exact=True``).
+    confidence_level : float, default 0.95
+        Level of the intervals, strictly inside (0, 1).
+    design, theta_cal, allocation, m_pilot
+        Calibration design, as in :func:`simulate_counts`.
+    random_seed : int or numpy.random.Generator, optional
+        Root of the per-cell random streams; same seed, same Dataset (locally or on Dask).
+    exact : bool, default False
+        For ``"naive"`` and ``"lang_reiczigel"`` with fixed stratified arms: sum the joint pmf
+        of (k, k0, k1) over the data space instead of simulating, so there is no Monte Carlo
+        error (``coverage_se`` = 0). Tails of each binomial below 1e-12 are left out, so the
+        neglected probability is below 3e-12 (recorded in ``attrs``).
+    prior : judgestats.Prior, optional
+        Prior of the Bayesian methods (default ``Prior()``).
+    client : None, "local", str or distributed.Client, optional
+        None computes in this process. ``"local"`` starts a ``dask.distributed.LocalCluster``
+        (``n_workers`` workers) for the call; an address string (``"tcp://host:8786"``)
+        connects to a running scheduler; a ``Client`` is used as is. Chunks and per-cell seeds
+        are the same either way, so the results are identical.
+    n_workers : int, optional
+        Workers of the LocalCluster started for ``client="local"``.
+    chunk_cells : int, optional
+        Grid cells per chunk (default: about 5e5 replications per chunk, 3e4 for the Bayesian
+        methods, one cell with ``exact=True``). Closed-form results do not depend on it.
+    progress : bool, optional
+        Show a progress bar on stderr; default on when stderr is a terminal and ``CI`` is unset.
+
+    Returns
+    -------
+    xarray.Dataset
+        One dimension per swept parameter; the parameters are coordinates. Variables:
+        ``coverage`` (fraction of replications whose interval contains theta; a replication
+        whose interval does not exist, e.g. an estimated judge no better than chance, counts as
+        a miss), ``coverage_se`` (its Monte Carlo standard error, sqrt(c(1 - c)/reps)),
+        ``width_mean``, ``width_median`` (over the replications where the interval exists),
+        ``bias`` and ``rmse`` of the point estimate (where it exists), ``undefined_fraction``
+        and the flag ``no_better_than_chance`` (cells with q0 + q1 <= 1: all statistics NaN,
+        one :class:`~judgestats.JudgeStatsWarning` counts them).
+
+    Raises
+    ------
+    ValueError
+        For an unknown method, design or allocation, ``reps`` < 1, a level outside (0, 1), a
+        grid value out of range (the message names the parameter and shows the value), or
+        ``exact=True`` where it does not apply.
+    """
+    level = check_level(confidence_level)
+    reps = check_positive_int(reps, "reps")
+    design = check_choice(design, "design", DESIGNS)
+    template, flat = grid(grid_parameters(theta, q0, q1, n, m0, m1, theta_cal, design))
+    design, allocation, m_pilot = check_design(design, allocation, m_pilot, flat)
+    methods = _check_methods(method, bool(exact), design, allocation)
+    from judgestats._dask import run_chunks
+
+    spec = ChunkSpec(
+        methods=methods,
+        reps=reps,
+        level=level,
+        design=design,
+        allocation=allocation,
+        m_pilot=m_pilot,
+        exact=bool(exact),
+        entropy=root_entropy(random_seed),
+        prior=prior,
+    )
+    chunks = _chunks(template.size, reps, methods, bool(exact), chunk_cells)
+    payloads = [(cells, {name: a[cells] for name, a in flat.items()}) for cells in chunks]
+    results = run_chunks(
+        evaluate_chunk, spec, payloads, client=client, n_workers=n_workers, progress=progress
+    )
+    stats = np.concatenate(results, axis=0)
+    chance = (flat["q0"] + flat["q1"] - 1.0) <= 0.0
+    if chance.any():
+        warnings.warn(
+            f"{int(chance.sum())} of {chance.size} grid cells have a judge no better "
+            "than chance (q0 + q1 - 1 <= 0); no correction exists there, so their "
+            "statistics are NaN (flag `no_better_than_chance`).",
+            JudgeStatsWarning,
+            stacklevel=2,
+        )
+    return _coverage_dataset(
+        template,
+        stats,
+        chance,
+        methods,
+        isinstance(method, str),
+        attrs={
+            "confidence_level": level,
+            "reps": 0 if exact else reps,
+            "design": design,
+            "allocation": allocation,
+            "exact": int(bool(exact)),
+            "random_seed": str(spec.entropy),
+            **({"exact_neglected_mass_bound": 6e-12} if exact else {}),
+        },
+    )
+
+
+_POINT_ESTIMATE = {
+    "naive": "p-hat",
+    "lang_reiczigel": "Rogan-Gladen, clipped",
+    "guaranteed": "Rogan-Gladen, clipped",
+    "bayes_eti": "posterior median",
+    "bayes_hdi": "posterior median",
+}
+
+
+def _coverage_dataset(
+    template: Any,
+    stats: np.ndarray,
+    chance: np.ndarray,
+    methods: tuple[str, ...],
+    single: bool,
+    attrs: dict[str, Any],
+) -> Any:
+    """Assemble the result: stats has shape (cells, methods, statistics)."""
+    import xarray as xr
+
+    shape = template.shape
+    variables = {
+        name: stats[:, :, i].T.reshape((len(methods),) + shape) for i, name in enumerate(STATISTICS)
+    }
+    variables["no_better_than_chance"] = np.broadcast_to(
+        chance.reshape(shape), (len(methods),) + shape
+    )
+    if single:
+        variables = {name: a[0] for name, a in variables.items()}
+        ds = as_dataset(template, variables, reps=None, attrs=attrs)
+        return ds.assign_attrs(method=methods[0], point_estimate=_POINT_ESTIMATE[methods[0]])
+    ds = xr.Dataset(
+        {name: (("interval",) + template.dims, a) for name, a in variables.items()},
+        coords=template.coords,
+        attrs=attrs,
+    )
+    return ds.assign_coords(
+        interval=list(methods), point_estimate=("interval", [_POINT_ESTIMATE[m] for m in methods])
+    )
