@@ -12,7 +12,7 @@ Intervals (all at ``--level``, default 0.95):
     Rogan-Gladen + Lang-Reiczigel (Lee et al. v1 eqs. 3-7) from p-hat = k/n, q0-hat, q1-hat.
 ``ppi``, ``ppi_pp``
     PPI (lambda = 1) and PPI++ (power-tuned lambda in [0, 1]) with their CLT intervals
-    (``judgestats.designs.ppi.ppi_counts``; not truncated to [0, 1]).
+    (``judgestats.designs.prediction_powered.ppi_counts``; not truncated to [0, 1]).
 ``posterior``
     Equal-tailed credible interval of the random-design posterior, exact engine: the stratified
     exact posterior under the theta prior Beta(1 + m1, 1 + m0)
@@ -171,7 +171,7 @@ def intervals(
     counts: dict[str, np.ndarray], level: float
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """(low, high) of the four methods for datasets with both labelled classes present."""
-    from judgestats.designs.ppi import ppi_counts
+    from judgestats.designs.prediction_powered import ppi_counts
     from judgestats.exceptions import JudgeStatsWarning
     from judgestats.frequentist import lang_reiczigel_ci
 

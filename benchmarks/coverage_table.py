@@ -219,7 +219,7 @@ def guaranteed_exact(grid: dict, designs: list[tuple[int, int]]) -> np.ndarray:
 
 def ppi_random(grid: dict, reps: int) -> np.ndarray:
     """PPI++ coverage and median width under the random design: (2, m, n, q0, q1, theta)."""
-    from judgestats.designs.ppi import ppi_counts
+    from judgestats.designs.prediction_powered import ppi_counts
 
     m_values, q, theta = grid["random_m"], grid["q"], grid["theta"]
     out = np.full((2, len(m_values), len(grid["n"]), len(q), len(q), len(theta)), np.nan)

@@ -5,7 +5,7 @@ cover the true accuracy at least 94.5% of the time in every cell. For every cell
 ``benchmarks/coverage_table.py`` (or the sub-grid chosen by ``--n`` / ``--arms``), ``--reps``
 datasets are drawn with a seed independent of the table's, and the rule of
 ``judgestats.recommend`` is applied to each dataset exactly as the cross-check applies it
-(``judgestats.recommend.choose``, on the Lang-Reiczigel interval and on the posterior intervals
+(``judgestats.recommendation.choose``, on the Lang-Reiczigel interval and on the posterior intervals
 where the table makes them eligible; the Lang-Reiczigel candidate, as in the cross-check, does
 not exist where the raw J-hat <= 0). A dataset that falls back gets the guaranteed interval
 widened to contain Lang-Reiczigel. Each cell ends in one of three states:
@@ -86,7 +86,7 @@ def _cheap_part(cell: dict, rng: np.random.Generator) -> dict:
     """
     from judgestats import JudgeStatsWarning
     from judgestats.frequentist import lang_reiczigel_ci
-    from judgestats.recommend import CANDIDATES, choose, eligible, regime_coverage
+    from judgestats.recommendation import CANDIDATES, choose, eligible, regime_coverage
     from judgestats.simulate._kernels import interval_and_estimate
 
     theta, q0, q1, n, m0, m1 = (cell[k] for k in ("theta", "q0", "q1", "n", "m0", "m1"))
@@ -147,7 +147,7 @@ def _adjusted_variance(hits: int, size: int) -> float:
 
 def _exact_lang_reiczigel(cell: dict) -> float:
     """The cell's exact Lang-Reiczigel coverage, from the shipped coverage table."""
-    from judgestats.recommend import coverage_table
+    from judgestats.recommendation import coverage_table
 
     table = coverage_table()
     arms = int(
@@ -248,7 +248,7 @@ def _upper_bound(count: int, total: int) -> float:
 def _widening(cell: dict, cheap: dict, rng: np.random.Generator) -> list[list[float]]:
     """Guaranteed and widened widths on ``widening`` random fallback datasets of the cell."""
     from judgestats.guaranteed import guaranteed_ci
-    from judgestats.recommend import widen
+    from judgestats.recommendation import widen
 
     rows = np.flatnonzero(cheap["choice"] == -1)
     if rows.size == 0 or cell["widening"] == 0:

@@ -1,4 +1,4 @@
-"""Tests of the PyMC model (bayes/model.py) and the Posterior result (bayes/posterior.py)."""
+"""Tests of the PyMC model (bayes/model.py) and the Posterior result (bayes/binary_posterior.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from scipy import integrate, special, stats
 
 from judgestats import JudgeData, JudgeStatsWarning
+from judgestats.bayes.binary_posterior import Posterior, posterior
 from judgestats.bayes.model import DATA_NAMES, build_model, set_counts
-from judgestats.bayes.posterior import Posterior, posterior
 from judgestats.bayes.priors import Prior
 from judgestats.results import ConfidenceInterval
 
@@ -311,7 +311,7 @@ def test_nutpie_missing_is_a_clear_error():
 
 def test_import_stays_light():
     code = (
-        "import sys, judgestats, judgestats.bayes.posterior, judgestats.bayes.model; "
+        "import sys, judgestats, judgestats.bayes.binary_posterior, judgestats.bayes.model; "
         "heavy = {'pymc', 'pytensor', 'arviz', 'matplotlib'} & set(sys.modules); "
         "assert not heavy, heavy"
     )

@@ -30,7 +30,7 @@ from scipy import special, stats  # noqa: E402
 import judgestats as jc  # noqa: E402
 from judgestats import JudgeData, JudgeStatsWarning, ModelLabels, compare  # noqa: E402
 from judgestats.cli import main  # noqa: E402
-from judgestats.compare import NOTE_FLAGS, WARNING_FLAGS, expected_shared_bias  # noqa: E402
+from judgestats.comparison import NOTE_FLAGS, WARNING_FLAGS, expected_shared_bias  # noqa: E402
 from judgestats.results import FLAG_MESSAGES, IntervalResult, Result  # noqa: E402
 
 Z95 = NormalDist().inv_cdf(0.975)
@@ -635,7 +635,7 @@ def test_flat_method_options_are_gone():
 # flag keys: every warning and note has one, registered in the package catalogue
 # ---------------------------------------------------------------------------------------------
 def test_every_comparison_key_is_in_the_catalogue():
-    from judgestats.compare.diagnostics import REUSED_FLAGS
+    from judgestats.comparison.diagnostics import REUSED_FLAGS
 
     for key in (*WARNING_FLAGS, *NOTE_FLAGS, *REUSED_FLAGS):
         assert key in FLAG_MESSAGES, key
@@ -722,7 +722,7 @@ def test_undefined_bca_falls_back_to_percentile(monkeypatch):
     from judgestats.results import ConfidenceInterval
 
     # judgestats.compare is also the name of the function, so import the module by its path
-    bootstrap_module = importlib.import_module("judgestats.compare.bootstrap")
+    bootstrap_module = importlib.import_module("judgestats.comparison.bootstrap")
     original = bootstrap_module.categorical_bootstrap
 
     def without_bca(*args, **kwargs):
@@ -741,7 +741,7 @@ def test_undefined_bca_falls_back_to_percentile(monkeypatch):
 
 
 def test_convergence_keys_share_one_sentence():
-    from judgestats.compare.diagnostics import convergence_finding
+    from judgestats.comparison.diagnostics import convergence_finding
 
     diagnostics = {"r_hat": 1.05, "ess_bulk": 120.0, "ess_tail": 300.0, "divergences": 3}
     (finding,) = convergence_finding(("r_hat", "low_ess", "divergences"), diagnostics)

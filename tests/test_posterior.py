@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 import judgestats as jc
+from judgestats.bayes.binary_posterior import DIAGNOSTIC_FLAGS, VARIABLES, DrawsEngine, posterior
 from judgestats.bayes.exact import ExactPosterior
-from judgestats.bayes.posterior import DIAGNOSTIC_FLAGS, VARIABLES, DrawsEngine, posterior
 from judgestats.bayes.priors import Prior
 
 README = jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)

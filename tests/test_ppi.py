@@ -1,4 +1,4 @@
-"""PPI and PPI++ (judgestats.designs.ppi): hand formulas, the reference implementation, errors."""
+"""PPI and PPI++ (judgestats.designs.prediction_powered): hand formulas, reference code, errors."""
 
 import json
 import math
@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import norm
 
 import judgestats as jc
-from judgestats.designs.ppi import PPI_ASSUMPTION, ppi_counts, ppi_from_data
+from judgestats.designs.prediction_powered import PPI_ASSUMPTION, ppi_counts, ppi_from_data
 
 # -- by hand: Angelopoulos, Duchi & Zrnic (PPI++) for the mean, on small label vectors ----------
 Y = [1, 1, 0, 1, 0]  # human labels of the labelled items

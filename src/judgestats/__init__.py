@@ -9,10 +9,10 @@ load when first used.
 """
 
 from judgestats._version import __version__ as __version__
-from judgestats.bayes.posterior import Posterior, posterior
+from judgestats.bayes.binary_posterior import Posterior, posterior
 from judgestats.bayes.priors import Prior
-from judgestats.compare import Comparison, ModelLabels, compare
-from judgestats.crosscheck import CrossCheck, crosscheck
+from judgestats.comparison import Comparison, ModelLabels, compare
+from judgestats.crosschecking import CrossCheck, crosscheck
 from judgestats.data import JudgeData
 from judgestats.designs import PPIResult, class_balance_test, ppi, shift_estimators
 from judgestats.exceptions import JudgeStatsWarning
@@ -39,7 +39,7 @@ from judgestats.planning import (
     optimal_allocation,
     required_calibration,
 )
-from judgestats.report import (  # matplotlib loads only when a figure is drawn
+from judgestats.reporting import (  # matplotlib loads only when a figure is drawn
     GroupedReport,
     Report,
     report,

@@ -1,4 +1,4 @@
-"""Small HTML building blocks shared by the results' ``_repr_html_`` and :mod:`judgestats.report`.
+"""Small HTML building blocks shared by the results' ``_repr_html_`` and the report.
 
 Standard library only (ground floor). Every piece of text goes through :func:`html.escape`;
 numbers are rounded here, with the CLI's rounding (four decimals), and only here.

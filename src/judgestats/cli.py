@@ -677,7 +677,7 @@ def _format_items_crosscheck(items: Any, by: list[str], args: argparse.Namespace
 def _write_items_report(
     items: Any, by: list[str], args: argparse.Namespace, output: Any, kind: str
 ) -> str:
-    from judgestats.report import report_items
+    from judgestats.reporting import report_items
 
     options = _posterior_options(args)
     options["random_seed"] = 0 if args.seed is None else args.seed
@@ -733,7 +733,7 @@ def _posterior_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run_posterior(data: JudgeData, args: argparse.Namespace) -> str:
-    from judgestats.bayes.posterior import posterior
+    from judgestats.bayes.binary_posterior import posterior
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeStatsWarning)  # flags are printed in the report
@@ -773,7 +773,7 @@ def _check_lines(diagnostics: dict[str, Any]) -> list[str]:
 
 
 def _run_crosscheck(data: JudgeData, args: argparse.Namespace) -> str:
-    from judgestats.crosscheck import crosscheck
+    from judgestats.crosschecking import crosscheck
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeStatsWarning)  # flags are printed in the report
@@ -886,7 +886,7 @@ def _dispatch(args: argparse.Namespace) -> str:
 
 # ---- --design random: PPI / PPI++ and the class-balance test (judgestats.designs) ----
 def _random_design_report(data: JudgeData, args: argparse.Namespace) -> dict[str, Any]:
-    from judgestats.designs.ppi import PPI_ASSUMPTION, ppi_from_data
+    from judgestats.designs.prediction_powered import PPI_ASSUMPTION, ppi_from_data
     from judgestats.designs.shift import class_balance_test
 
     report: dict[str, Any] = {"design": "random", "assumption": PPI_ASSUMPTION}
@@ -1305,7 +1305,7 @@ def _add_compare_item_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _compare_model(args: argparse.Namespace, model: str, shared: bool) -> Any:
-    from judgestats.compare import ModelLabels
+    from judgestats.comparison import ModelLabels
 
     counts, path = getattr(args, model), getattr(args, f"labels_{model}")
     name = f"--{model}"
@@ -1367,7 +1367,7 @@ def _compare_method_options(args: argparse.Namespace, prior: Any) -> dict[str, A
 
 
 def _run_compare(args: argparse.Namespace) -> str:
-    from judgestats.compare import compare
+    from judgestats.comparison import compare
 
     prior = _compare_prior(args)
     if any(getattr(args, name) is not None for name in _COMPARE_ITEM_INPUTS):
@@ -1574,7 +1574,7 @@ def _compare_models(
     items: dict[str, Any], sources: dict[str, str], calibration: str, unpaired: bool
 ) -> tuple[Any, Any, str]:
     """ModelLabels (paired by id) or JudgeData (independent) for A and B, and how they pair."""
-    from judgestats.compare import ModelLabels
+    from judgestats.comparison import ModelLabels
 
     arrays = {model: _labelled_arrays(items[model], sources[model]) for model in "ab"}
     for model, (_, _, human) in arrays.items():
@@ -1727,7 +1727,7 @@ def _report_target(args: argparse.Namespace) -> tuple[Any, str]:
     from pathlib import Path
 
     from judgestats._validate import check_level
-    from judgestats.report import FORMATS
+    from judgestats.reporting import FORMATS
 
     output = Path(args.output)
     kind = args.format or FORMATS.get(output.suffix.lower())
@@ -1760,7 +1760,7 @@ def _report_source(args: argparse.Namespace) -> str | None:
 
 
 def _run_report(args: argparse.Namespace) -> str:
-    from judgestats.report import report
+    from judgestats.reporting import report
 
     output, kind = _report_target(args)
     data = _data_from_arguments(args)

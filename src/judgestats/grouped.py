@@ -57,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from judgestats._typing import PosteriorOptions, SeedLike
     from judgestats.bayes.priors import Prior
-    from judgestats.crosscheck import CrossCheck
+    from judgestats.crosschecking import CrossCheck
 
 __all__ = [
     "CORRECTIONS",
@@ -972,7 +972,7 @@ class GroupCrossCheck:
     messages: dict[str, str] = field(default_factory=dict)
 
     def row(self, name: str) -> tuple[float, float, float]:
-        """(estimate, low, high) of one cross-check row (:data:`judgestats.crosscheck.ROWS`)."""
+        """(estimate, low, high) of one cross-check row (:data:`judgestats.crosschecking.ROWS`)."""
         if self.result is None:
             return _NAN3
         found = self.result.rows[name]
@@ -1076,7 +1076,7 @@ class GroupedCrossChecks(Result):
         """
         import pandas as pd
 
-        from judgestats.crosscheck import ROWS
+        from judgestats.crosschecking import ROWS
 
         records = []
         for row in self.rows:
@@ -1097,7 +1097,7 @@ class GroupedCrossChecks(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict: the correction, its statement, and one entry per group."""
-        from judgestats.crosscheck import ROWS
+        from judgestats.crosschecking import ROWS
 
         groups = []
         for row in self.rows:
@@ -1214,7 +1214,7 @@ class GroupedCrossChecks(Result):
         """
         import matplotlib.pyplot as plt
 
-        from judgestats.crosscheck import ROW_LABELS
+        from judgestats.crosschecking import ROW_LABELS
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 0.8 + 0.6 * max(len(self.rows), 1)))
@@ -1403,7 +1403,7 @@ def _crosscheck_row(
     options: dict[str, Any],
 ) -> GroupCrossCheck:
     """One group's cross-check, or NaN with a flag where its counts admit none."""
-    from judgestats.crosscheck import crosscheck
+    from judgestats.crosschecking import crosscheck
 
     reason = None
     if counts["n"] == 0:

@@ -45,7 +45,7 @@ class ConfidenceInterval(NamedTuple):
 
 
 #: Plain-language explanation of every flag an :class:`Estimate` (or a
-#: :class:`~judgestats.designs.ppi.PPIResult`) can carry.
+#: :class:`~judgestats.designs.prediction_powered.PPIResult`) can carry.
 #: Youden's J below which a judge counts as weak (the correction divides by J); used by the
 #: posterior's ``weak_judge`` flag and the comparison's judge diagnostics.
 WEAK_YOUDEN = 0.2

@@ -891,7 +891,7 @@ def _nuts(
 
 
 def _exact(draws: int, chains: int, rng: np.random.Generator, **common: Any) -> KClassPosterior:
-    from judgestats.bayes.posterior import posterior
+    from judgestats.bayes.binary_posterior import posterior
 
     data, prob = common["data"], common["prob"]
     with warnings.catch_warnings():

@@ -597,7 +597,7 @@ def _single_stratum(
     """One stratum: the exact binary posterior, its numbers wrapped row by row."""
     import arviz as az
 
-    from judgestats.bayes.posterior import posterior
+    from judgestats.bayes.binary_posterior import posterior
 
     post = posterior(data.stratum(counts.strata[0]), draws=draws, chains=chains, random_seed=rng)
     method = "exact_posterior_median+eti"

@@ -3,12 +3,19 @@
 In the random design the labelled items are a random subsample of the test items (Lee et al. (ICML
 2026) Sec. 8), so the labels also measure the true accuracy directly:
 
-* :mod:`judgestats.designs.ppi` -- prediction-powered inference (PPI) and PPI++ (power tuning);
+* :mod:`judgestats.designs.prediction_powered` -- prediction-powered inference (PPI) and PPI++
+  (power tuning);
 * :mod:`judgestats.designs.shift` -- the five estimators of Lee et al. (ICML 2026) Table 2 with
   their assumptions, and the class-balance test between the calibration and test sets.
 """
 
-from judgestats.designs.ppi import PPI_ASSUMPTION, PPIResult, ppi, ppi_counts, ppi_from_data
+from judgestats.designs.prediction_powered import (
+    PPI_ASSUMPTION,
+    PPIResult,
+    ppi,
+    ppi_counts,
+    ppi_from_data,
+)
 from judgestats.designs.shift import (
     ASSUMPTIONS,
     CLASS_BALANCE_ALPHA,

@@ -25,7 +25,7 @@ a = Pr_Q(Z = 1 | Z-hat = 1) = k1 / (k1 + m0 - k0) and b = Pr_Q(Z = 1 | Z-hat = 0
 the judge's behaviour Pr(Z-hat | Z) is shared (Lee et al. (ICML 2026) eq. 12, Fig. 7).
 
 Intervals (:func:`shift_estimators`): (i) Wald with n, (ii) Wald with m, (iii) the PPI CLT interval
-(:func:`judgestats.designs.ppi.ppi_counts`, lambda = 1), (iv) the delta method
+(:func:`judgestats.designs.prediction_powered.ppi_counts`, lambda = 1), (iv) the delta method
 
 .. math:: \mathrm{Var} = (a - b)^2 \frac{\hat p(1-\hat p)}{n} + \hat p^2 \frac{a(1-a)}{c_1}
           + (1-\hat p)^2 \frac{b(1-b)}{c_0}
@@ -45,7 +45,7 @@ import numpy as np
 
 from judgestats._validate import check_level, check_six_counts
 from judgestats.data import JudgeData, require_design
-from judgestats.designs.ppi import PPI_ASSUMPTION, ppi_counts
+from judgestats.designs.prediction_powered import PPI_ASSUMPTION, ppi_counts
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import (
     lang_reiczigel_ci,
@@ -354,8 +354,8 @@ def shift_estimators(data: JudgeData, *, confidence_level: float = 0.95) -> Shif
         ``estimate``, ``low``, ``high``, ``assumption``; ``attrs``: ``confidence_level``,
         ``class_balance``). The misclassification-adjusted row is :func:`judgestats.estimate`'s
         clipped Rogan-Gladen estimate with the Lang-Reiczigel interval; the difference row is
-        PPI (not truncated, as :mod:`judgestats.designs.ppi`); the other intervals are truncated
-        to [0, 1]. An undefined row is NaN.
+        PPI (not truncated, as :mod:`judgestats.designs.prediction_powered`); the other intervals
+        are truncated to [0, 1]. An undefined row is NaN.
 
     Raises
     ------

@@ -188,7 +188,7 @@ def normalise_inputs(
 ) -> tuple[CompareInputs, list[str]]:
     """Check the two models' data and return their counts and the note keys they raise.
 
-    Notes (keys of :data:`judgestats.compare.diagnostics.NOTE_FLAGS`):
+    Notes (keys of :data:`judgestats.comparison.diagnostics.NOTE_FLAGS`):
     ``identical_calibration_counts`` (shared design, B's counts equal A's: one set) and
     ``unpaired_test_sets`` (counts of equally large test sets: taken as independent).
     """

@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from judgestats.bayes.priors import Prior
-    from judgestats.crosscheck import CrossCheck
+    from judgestats.crosschecking import CrossCheck
     from judgestats.frequentist import Estimate
     from judgestats.grouped import GroupedCrossChecks
 
@@ -154,7 +154,7 @@ class Report:
 
     def interval_rows(self) -> list[tuple[str, ...]]:
         """The cross-check table: method, estimate, low, high, width (four decimals)."""
-        from judgestats.crosscheck import ROW_LABELS
+        from judgestats.crosschecking import ROW_LABELS
 
         return [
             (ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))
@@ -172,7 +172,7 @@ class Report:
             return None
         import warnings
 
-        from judgestats.designs.ppi import PPI_ASSUMPTION, ppi_from_data
+        from judgestats.designs.prediction_powered import PPI_ASSUMPTION, ppi_from_data
         from judgestats.designs.shift import CLASS_BALANCE_ALPHA, class_balance_test
 
         with warnings.catch_warnings():
@@ -786,7 +786,7 @@ def report(
     ('Rogan-Gladen + Lang-Reiczigel', '0.1667', '0.0564', '0.2627', '0.2064')
     """
     from judgestats._version import __version__
-    from judgestats.crosscheck import crosscheck
+    from judgestats.crosschecking import crosscheck
     from judgestats.frequentist import estimate
 
     if not isinstance(data, JudgeData):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from judgestats.compare.diagnostics import interval_text
+from judgestats.comparison.diagnostics import interval_text
 from judgestats.results import ConfidenceInterval, IntervalResult, Result
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from judgestats._validate import as_generator, check_choice, check_level, check_positive_int
-from judgestats.compare.diagnostics import (
+from judgestats.comparison.diagnostics import (
     Finding,
     bootstrap_findings,
     convergence_finding,
@@ -24,15 +24,15 @@ from judgestats.compare.diagnostics import (
     randomness_text,
     verdict,
 )
-from judgestats.compare.estimators import (
+from judgestats.comparison.estimators import (
     MethodOutput,
     point_estimates,
     run_bayes,
     run_bootstrap,
     run_delta,
 )
-from judgestats.compare.inputs import CompareInputs, ModelLabels, normalise_inputs
-from judgestats.compare.result import Comparison
+from judgestats.comparison.inputs import CompareInputs, ModelLabels, normalise_inputs
+from judgestats.comparison.result import Comparison
 from judgestats.exceptions import JudgeStatsWarning
 
 if TYPE_CHECKING:  # pragma: no cover

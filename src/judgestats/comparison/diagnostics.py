@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeGuard
 
 from judgestats.bayes.diagnostics import FLAGS as POSTERIOR_FLAGS
-from judgestats.compare.estimators import rogan_gladen_counts
-from judgestats.compare.inputs import CompareInputs, youden_of
+from judgestats.comparison.estimators import rogan_gladen_counts
+from judgestats.comparison.inputs import CompareInputs, youden_of
 from judgestats.frequentist import SMALL_CALIBRATION, z_quantile
 from judgestats.results import WEAK_YOUDEN, ConfidenceInterval, IntervalResult, register_flags
 

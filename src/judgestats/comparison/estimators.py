@@ -32,7 +32,7 @@ per-item differences w_i = y_Ai/J_A - y_Bi/J_B when the verdicts are paired (its
 variance over n), and from p_X(1 - p_X)/(n_X J_X^2) summed over the models when they are not.
 
 **Bootstrap**: the test items (jointly, so the pairing is kept) and every calibration arm are
-resampled separately (:func:`judgestats.compare.bootstrap.categorical_bootstrap`); percentile and
+resampled separately (:func:`judgestats.comparison.bootstrap.categorical_bootstrap`); percentile and
 BCa intervals. **Bayes**: the hierarchical model of :mod:`judgestats.bayes.compare_model`.
 """
 
@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgestats.compare.inputs import Calibration, CompareInputs, youden_of
+from judgestats.comparison.inputs import Calibration, CompareInputs, youden_of
 from judgestats.frequentist import delta_variance, lang_reiczigel_ci, rogan_gladen_raw, z_quantile
 from judgestats.results import ConfidenceInterval, IntervalResult
 
@@ -70,7 +70,7 @@ class MethodOutput:
 
     ``n_dropped`` (bootstrap replicates with J <= 0), ``bca_undefined`` (the BCa interval was
     replaced by the percentile one) and ``convergence_flags`` (NUTS) are turned into warnings
-    and notes by :mod:`judgestats.compare.diagnostics`.
+    and notes by :mod:`judgestats.comparison.diagnostics`.
     """
 
     estimate: float
@@ -221,7 +221,7 @@ def run_bootstrap(
     inputs: CompareInputs, level: float, n_resamples: int, interval: str, rng: np.random.Generator
 ) -> MethodOutput:
     """Percentile and BCa intervals from the categorical bootstrap; ``interval`` picks ``ci``."""
-    from judgestats.compare.bootstrap import categorical_bootstrap
+    from judgestats.comparison.bootstrap import categorical_bootstrap
 
     result = categorical_bootstrap(
         bootstrap_statistic(inputs),

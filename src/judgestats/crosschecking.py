@@ -20,7 +20,7 @@ from judgestats._validate import check_level
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import SMALL_CALIBRATION, Estimate, estimate, naive_wald_ci
-from judgestats.recommend import Recommendation, recommend
+from judgestats.recommendation import Recommendation, recommend
 from judgestats.results import (
     FLAG_MESSAGES,
     ConfidenceInterval,
@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
     from judgestats._typing import PosteriorOptions, SeedLike
-    from judgestats.bayes.posterior import Posterior
+    from judgestats.bayes.binary_posterior import Posterior
     from judgestats.bayes.priors import Prior
 
 __all__ = ["CrossCheck", "crosscheck"]
@@ -118,8 +118,8 @@ class CrossCheck(Result):
     posterior : Posterior
         The posterior result.
     recommended : Recommendation
-        The one interval to report and why (:mod:`judgestats.recommend`): the narrowest interval
-        whose simulated coverage in this regime is at least the level, else the guaranteed
+        The one interval to report and why (:mod:`judgestats.recommendation`): the narrowest
+        interval whose simulated coverage in this regime is at least the level, else the guaranteed
         interval.
     messages : dict of str to str
         Flag key -> the sentence for these data (with their numbers, and which interval to
@@ -343,7 +343,7 @@ def _flags(
     posterior: Posterior,
 ) -> dict[str, str]:
     """Flag key -> its sentence for these data; each names the interval it talks about."""
-    from judgestats.bayes.posterior import DIAGNOSTIC_FLAGS
+    from judgestats.bayes.binary_posterior import DIAGNOSTIC_FLAGS
 
     flags: dict[str, str] = {}
     conflict = [flag for flag in CONFLICT_FLAGS if flag in posterior.flags]
@@ -431,7 +431,7 @@ def crosscheck(
     (and which to prefer, unless the data conflict); a calibration arm under 30 items; a clipped
     Rogan-Gladen estimate; a zero-width closed-form interval; no closed form at all (a judge no
     better than chance on the calibration set, or a one-class random sample); and every flag of
-    the posterior (convergence, conflicts, weak judge; :data:`judgestats.bayes.posterior.
+    the posterior (convergence, conflicts, weak judge; :data:`judgestats.bayes.binary_posterior.
     DIAGNOSTIC_FLAGS`), with the posterior's own message.
 
     Parameters
@@ -455,7 +455,7 @@ def crosscheck(
     CrossCheck
         Flags are also issued as one :class:`~judgestats.JudgeStatsWarning`.
     """
-    from judgestats.bayes.posterior import posterior as compute_posterior
+    from judgestats.bayes.binary_posterior import posterior as compute_posterior
 
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
@@ -506,7 +506,7 @@ def crosscheck(
         )
     }
     if getattr(data, "design", "stratified") == "random" and not data.one_class:
-        from judgestats.designs.ppi import ppi_from_data
+        from judgestats.designs.prediction_powered import ppi_from_data
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", JudgeStatsWarning)
