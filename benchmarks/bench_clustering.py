@@ -15,8 +15,8 @@ interval (Lee et al., arXiv 2511.21140 v1, eqs. 4-7):
 
 ``clustered``
     ``judgestats.estimate_items`` on the items frame: all n E test and (m0 + m1) E calibration
-    judgments, cluster-robust effective sizes (``judgestats._cluster``), vectorised here through
-    the same functions.
+    judgments, cluster-robust effective sizes (``judgestats.grouped.clusters``), vectorised here
+    through the same functions.
 ``independent``
     every judgment as an independent item (what a user gets by dropping the ids): n E, m0 E,
     m1 E.
@@ -76,8 +76,8 @@ def simulate(
 
 def intervals(arms: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """(low, high) of the three analyses, one per replication."""
-    from judgestats._cluster import ratio_design
     from judgestats.frequentist import lang_reiczigel_at_z, lang_reiczigel_ci, z_quantile
+    from judgestats.grouped.clusters import ratio_design
 
     designs = [
         ratio_design(arms[k].sum(axis=-1), np.full(arms[k].shape[:2], float(EPOCHS)))

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import judgestats as jc
-from judgestats._cluster import cluster_totals, ratio_design
-from judgestats.grouped import _clustered_estimate
+from judgestats.grouped.clustered import _clustered_estimate
+from judgestats.grouped.clusters import cluster_totals, ratio_design
 from judgestats.io._items import items_frame
 
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import judgestats as jc
-from judgestats.grouped import adjust_p_values, lang_reiczigel_p_value
+from judgestats.frequentist import lang_reiczigel_p_value
+from judgestats.grouped import adjust_p_values
 from judgestats.io._items import items_frame
 
 # per model: (judge verdicts of the test items, (human, judge) of the calibration items)

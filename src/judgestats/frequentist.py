@@ -743,3 +743,72 @@ class Estimate(Result):
         title = f"judgestats estimate ({100 * self.confidence_level:g}% intervals)"
         notes = [f"warning: {message}" for message in self.flag_messages]
         return format_report(title, self.data, self._rows(), notes)
+
+
+# ---- the p-value of H0: theta = theta0 (the Lang-Reiczigel interval family inverted) ----------
+#: The p-value search scans z on this grid (step 0.05, up to z = 12, two-sided p ~ 3.6e-33)
+#: for the first interval that reaches theta0, then bisects within the step.
+_Z_GRID = np.linspace(0.0, 12.0, 241)
+
+
+def lang_reiczigel_p_value(
+    p: Any, q0: Any, q1: Any, n: Any, m0: Any, m1: Any, theta0: float
+) -> np.ndarray:
+    """P-value of H0: theta = theta0 by inverting the Lang-Reiczigel interval family.
+
+    The p-value is ``1 - L*`` for the level ``L*`` at which the interval (Lee et al. v1
+    eqs. 5-7, truncated to [0, 1]) first reaches ``theta0`` as the level grows; in z,
+    ``p = 2 Phi(-z*)`` for the smallest ``z*`` whose interval contains ``theta0``. It is found by
+    scanning z in steps of 0.05 up to 12 and then bisecting (50 halvings) inside the step where
+    containment starts, all elements at once. The scan matters: the interval's centre moves
+    with z^2 (eq. 7's d-theta~), so for very large z an interval can drift away from ``theta0``
+    again and containment is not monotone over all z; the first crossing is the one that
+    inverts the nested intervals of practical levels. The interval at level ``1 - p`` then has
+    ``theta0`` at one end. Sizes may be floats (the effective sizes of clustered data).
+
+    An interval that contains ``theta0`` already at z = 0 (its smoothed centre) gives
+    ``p = 1``; one that does not reach it by z = 12 gives ``p = 2 Phi(-12)``, an upper bound
+    (about 3.6e-33); elements whose Laplace-adjusted judge is no better than chance give NaN.
+
+    Parameters
+    ----------
+    p, q0, q1 : array_like
+        Judged-correct rate, specificity, sensitivity (validated by the caller).
+    n, m0, m1 : array_like
+        Sizes (positive; floats allowed).
+    theta0 : float
+        The hypothesised accuracy, in [0, 1].
+
+    Returns
+    -------
+    ndarray
+        Two-sided p-values, one per broadcast element.
+    """
+    from scipy.special import ndtr
+
+    inputs = [np.asarray(v, dtype=np.float64) for v in (p, q0, q1, n, m0, m1)]
+    shape = np.broadcast_shapes(*(v.shape for v in inputs))
+    args = [np.broadcast_to(v, shape).reshape(-1, 1) for v in inputs]
+    p_b, q0_b, q1_b, n_b, m0_b, m1_b = args
+
+    def contains(z: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            low, high, _ = lang_reiczigel_formula(p_b, q0_b, q1_b, n_b, m0_b, m1_b, z, np.sqrt)
+        return (np.clip(low, 0.0, 1.0) <= theta0) & (theta0 <= np.clip(high, 0.0, 1.0))
+
+    scan = contains(_Z_GRID[None, :])  # (elements, grid)
+    found = scan.any(axis=1)
+    first = np.argmax(scan, axis=1)
+    high_z = _Z_GRID[first][:, None]
+    low_z = _Z_GRID[np.maximum(first - 1, 0)][:, None]
+    for _ in range(50):
+        middle = (low_z + high_z) / 2.0
+        inside = contains(middle)
+        high_z = np.where(inside, middle, high_z)
+        low_z = np.where(inside, low_z, middle)
+    values = np.where(found, 2.0 * ndtr(-high_z[:, 0]), 2.0 * ndtr(-_Z_GRID[-1]))
+    values = np.where(scan[:, 0], 1.0, values)
+    q0_t = (args[4][:, 0] * args[1][:, 0] + 1) / (args[4][:, 0] + 2)
+    q1_t = (args[5][:, 0] * args[2][:, 0] + 1) / (args[5][:, 0] + 2)
+    values = np.where(q0_t + q1_t - 1.0 > 0.0, values, np.nan)
+    return values.reshape(shape)

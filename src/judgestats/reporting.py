@@ -904,7 +904,7 @@ class GroupedReport:
 
     def grouped_rows(self) -> tuple[list[str], list[list[str]]]:
         """Header and cells of the table across groups, as ``judgestats crosscheck --by`` prints."""
-        return self.table._table()
+        return self.table.table_cells()
 
     def flag_rows(self) -> list[tuple[str, str, str, str]]:
         """Every flag: (group, where it comes from, key, message with its advice)."""
