@@ -5,9 +5,10 @@ subpackage"):
 
 1. No import cycles between judgestats modules. Every import counts (module level, inside functions,
    relative, ``importlib.import_module("judgestats.x")``) except those under ``if TYPE_CHECKING:``,
-   which never run. ``judgestats/__init__.py``, ``cli.py`` and ``__main__.py`` sit on top and may
-   import anything; any other module that imports the top-level package (``from judgestats import
-   __version__``) closes a cycle through the top.
+   which never run. ``judgestats/__init__.py``, the ``cli`` package (every module in it) and
+   ``__main__.py`` sit on top and may import anything; any other module that imports the top-level
+   package (``from judgestats import __version__``) closes a cycle through the top. Cycles among
+   the ``cli`` package's own modules still count.
 2. A private name (``_x``, not a dunder) crosses no package boundary: it may be imported only from
    a module of the same subpackage. Top-level private modules (``judgestats._validate``, ...) are
    shared utilities whose public names anyone may import; a private module inside a subpackage
@@ -300,13 +301,18 @@ def _strongly_connected_components(graph: dict[str, dict[str, int]]) -> list[lis
 def _cycle_violations(pkg_dir: Path) -> list[str]:
     """Return one message per import cycle and per import of the top-level package.
 
-    The top package, ``cli`` and ``__main__`` are not sources. An import of the top package from
-    any other module is a violation on its own (it is a cycle through the top); the cycles are the
-    strongly connected components with more than one module, listed with their edges.
+    The top package and ``__main__`` are not sources. The modules of the ``cli`` package may
+    import the top package (nothing below imports them, so that closes no cycle), but a cycle
+    among them still counts. An import of the top package from any other module is a violation
+    on its own (it is a cycle through the top); the cycles are the strongly connected components
+    with more than one module, listed with their edges.
     """
     top = pkg_dir.name
-    exempt = {top, f"{top}.cli", f"{top}.__main__"}
+    exempt = {top, f"{top}.__main__"}
     graph = {src: dict(edges) for src, edges in _import_graph(pkg_dir).items() if src not in exempt}
+    for src in graph:
+        if _within(src, f"{top}.cli"):
+            graph[src].pop(top, None)
     messages = []
     for src in sorted(graph):
         if top in graph[src]:
@@ -623,6 +629,24 @@ def test_import_of_the_top_package_and_through_a_parent_init(tmp_path):
     assert violations[0] == "pkg.report -> pkg (line 2): imports the top-level package"
     assert violations[1].splitlines()[0] == "cycle: pkg.sub <-> pkg.sub.impl <-> pkg.sub.other"
     assert len(violations) == 2
+
+
+def test_the_cli_package_may_import_the_top_package_but_not_cycle(tmp_path):
+    pkg = _write_tree(
+        tmp_path,
+        {
+            "__init__.py": "from pkg.core import f\n",
+            "core.py": "def f(): ...\n",
+            "cli/__init__.py": "from pkg import f\nfrom pkg.cli.commands import run\n",
+            "cli/commands/__init__.py": "from pkg.cli.commands.one import run\n",
+            "cli/commands/one.py": "import pkg\nfrom pkg.cli.shared import x\ndef run(): ...\n",
+            "cli/shared.py": "from pkg.cli.helpers import y\nx = 1\n",
+            "cli/helpers.py": "from pkg.cli.shared import x\ny = 2\n",  # a cycle inside cli
+        },
+    )
+    violations = _cycle_violations(pkg)
+    assert len(violations) == 1
+    assert violations[0].splitlines()[0] == "cycle: pkg.cli.helpers <-> pkg.cli.shared"
 
 
 def test_private_imports_across_packages_are_found(tmp_path):

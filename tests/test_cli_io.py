@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from judgestats.cli import _log_format, main
+from judgestats.cli import main
+from judgestats.cli.inputs import log_format
 
 FIXTURES = Path(__file__).parent / "fixtures" / "io"
 PROMPTFOO = FIXTURES / "promptfoo_results.json"
@@ -108,8 +109,9 @@ def test_items_table(capsys, tmp_path):
     assert inputs(capsys, argv) == {"k": 1, "n": 2, "k0": 1, "m0": 2, "k1": 1, "m1": 1}
 
 
-# the CLI's random-design report lets PPI's JudgeStatsWarning escape (cli._random_design_report,
-# not part of this feature); ignore it so the counts can be checked
+# the CLI's random-design report lets PPI's JudgeStatsWarning escape
+# (cli.printing._random_design_report, not part of this feature); ignore it so the counts can be
+# checked
 @pytest.mark.filterwarnings("ignore::judgestats.JudgeStatsWarning")
 def test_items_with_separate_labels_and_random_design(capsys, tmp_path):
     items = tmp_path / "items.jsonl"
@@ -276,11 +278,11 @@ def test_log_format_detection(tmp_path):
     inspect_json.write_text(
         json.dumps({"version": 2, "status": "success", "eval": {}, "samples": []})
     )
-    assert _log_format(str(inspect_json)) == "inspect"
-    assert _log_format(str(tmp_path / "x.eval")) == "inspect"
-    assert _log_format(str(PROMPTFOO)) == "promptfoo"
-    assert _log_format(str(FIXTURES / "promptfoo_results.jsonl")) == "promptfoo"
-    assert _log_format(str(ARC)) == "lm-eval"
+    assert log_format(str(inspect_json)) == "inspect"
+    assert log_format(str(tmp_path / "x.eval")) == "inspect"
+    assert log_format(str(PROMPTFOO)) == "promptfoo"
+    assert log_format(str(FIXTURES / "promptfoo_results.jsonl")) == "promptfoo"
+    assert log_format(str(ARC)) == "lm-eval"
 
 
 # -- review fixes: options a CLI user needs where the Python API has arguments ------------------

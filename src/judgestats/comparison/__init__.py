@@ -8,7 +8,9 @@
 * :mod:`~judgestats.comparison.diagnostics` -- judge diagnostics, the expected shared-calibration
   bias, the flag keys of every warning and note, the verdict;
 * :mod:`~judgestats.comparison.result` -- :class:`Comparison`, the result and its report;
-* :mod:`~judgestats.comparison.comparison` -- :func:`compare`, the entry point.
+* :mod:`~judgestats.comparison.comparison` -- :func:`compare`, the entry point;
+* :mod:`~judgestats.comparison.from_logs` -- :func:`models_from_items`: models A and B from their
+  eval logs or item tables and one label file (labels joined per model, the design, the pairing).
 """
 
 from judgestats.comparison.comparison import (
@@ -20,6 +22,7 @@ from judgestats.comparison.comparison import (
     compare,
 )
 from judgestats.comparison.diagnostics import NOTE_FLAGS, WARNING_FLAGS, expected_shared_bias
+from judgestats.comparison.from_logs import ModelsFromItems, models_from_items
 from judgestats.comparison.inputs import ModelLabels
 from judgestats.comparison.result import Comparison
 
@@ -33,6 +36,8 @@ __all__ = [
     "WARNING_FLAGS",
     "Comparison",
     "ModelLabels",
+    "ModelsFromItems",
     "compare",
     "expected_shared_bias",
+    "models_from_items",
 ]

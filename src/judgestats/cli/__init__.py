@@ -1,0 +1,75 @@
+"""The ``judgestats`` command: a thin client of the public API.
+
+One module per command in :mod:`judgestats.cli.commands` (each adds its options and has
+``run(args) -> int``); the options several commands share, and the number parsers, in
+:mod:`judgestats.cli.arguments`. Every user error (bad counts, an unreadable or malformed label
+file, an invalid level) becomes exit code 2 and one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from judgestats.cli.arguments import Parser, UserError
+from judgestats.cli.commands import COMMANDS
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``judgestats`` command."""
+    parser = Parser(
+        prog="judgestats",
+        description="Bias-corrected accuracy with honest intervals for LLM-as-a-judge "
+        "evaluations (Rogan-Gladen estimate, Lang-Reiczigel interval).",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    commands.required = True
+    for command in COMMANDS.values():
+        command.add_command(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 success, 2 user error)."""
+    args = None
+    try:
+        args = build_parser().parse_args(argv)
+        return int(COMMANDS[args.command].run(args))
+    except (UserError, ValueError, TypeError, ImportError) as error:
+        # ImportError: an optional extra a reader needs is missing (its message says which)
+        print(f"judgestats: error: {_with_options(_one_line(error), args)}", file=sys.stderr)
+        return 2
+    except SystemExit as exit_:  # --help and --version exit through argparse
+        return int(exit_.code or 0)
+
+
+def _one_line(error: Any) -> str:
+    return " ".join(str(error).split())
+
+
+#: Reader arguments that error messages name as in Python, and this command's option for each.
+_READER_OPTIONS = {
+    "positive": "--positive",
+    "threshold": "--threshold",
+    "scorer": "--scorer",
+    "filter": "--filter",
+    "provider": "--provider",
+    "prompt_idx": "--prompt-idx",
+    "human_positive": "--human-positive",
+}
+
+
+def _with_options(message: str, args: argparse.Namespace | None) -> str:
+    """Name the command's option next to a Python argument name in a reader's message."""
+    for name, option in _READER_OPTIONS.items():
+        if args is not None and hasattr(args, name.replace("-", "_")):
+            message = message.replace(f"`{name}`", f"`{name}` ({option})")
+    return message
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""Text the commands share: the prior, the NUTS and posterior checks, the random design's report.
+
+:func:`emit` prints a command's output; a reader that left early (``judgestats ... | head``) is
+not an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from judgestats.cli.arguments import PRIOR_OPTIONS
+from judgestats.data import JudgeData
+
+__all__ = [
+    "check_lines",
+    "describe_prior",
+    "emit",
+    "nuts_diagnostic_lines",
+    "with_random_design",
+]
+
+
+def emit(output: str) -> int:
+    """Print a command's output; return the exit code 0."""
+    try:
+        print(output)
+    except BrokenPipeError:  # e.g. `judgestats ... | head`: the reader left; not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def describe_prior(prior: Any) -> str:
+    """The prior in words: ``priors theta ~ Beta(1, 1), ..., judge better than chance ...``."""
+    parts = [
+        f"{name} ~ Beta({a:g}, {b:g})" for name in PRIOR_OPTIONS for a, b in [getattr(prior, name)]
+    ]
+    truncation = (
+        "judge better than chance (q0 + q1 > 1)" if prior.better_than_chance else "no truncation"
+    )
+    return f"priors {', '.join(parts)}, {truncation}"
+
+
+def nuts_diagnostic_lines(diagnostics: dict[str, Any]) -> list[str]:
+    """The NUTS convergence numbers, printed for every NUTS result."""
+    return [
+        f"  NUTS diagnostics: max R-hat {diagnostics['r_hat']:.4f}, min ESS bulk "
+        f"{diagnostics['ess_bulk']:.0f}, min ESS tail {diagnostics['ess_tail']:.0f}, "
+        f"{int(diagnostics['divergences'])} divergences"
+    ]
+
+
+def check_lines(diagnostics: dict[str, Any]) -> list[str]:
+    """The conflict and regime checks behind the posterior's flags, printed for every result."""
+    d = diagnostics
+    return [
+        f"  checks: posterior predictive p-values k {d['p_value_k']:.3f}, k0 "
+        f"{d['p_value_k0']:.3f}, k1 {d['p_value_k1']:.3f}; P(J < 0.2) {d['prob_weak']:.3f}; "
+        f"P(q0 + q1 > 1 | calibration) {d['prob_better_than_chance']:.3f}"
+    ]
+
+
+# ---- --design random: PPI / PPI++ and the class-balance test (judgestats.designs) ----------------
+def _random_design_report(data: JudgeData, args: argparse.Namespace) -> dict[str, Any]:
+    from judgestats.designs.prediction_powered import PPI_ASSUMPTION, ppi_from_data
+    from judgestats.designs.shift import class_balance_test
+
+    report: dict[str, Any] = {"design": "random", "assumption": PPI_ASSUMPTION}
+    if args.command == "estimate":
+        for key, lam in (("ppi", 1.0), ("ppi_pp", None)):
+            report[key] = ppi_from_data(
+                data, lam=lam, confidence_level=args.confidence_level
+            ).to_dict()
+    try:
+        report["class_balance"] = class_balance_test(data).to_dict()
+    except ValueError:  # judge no better than chance: no Rogan-Gladen estimate to compare with
+        report["class_balance"] = None
+    return report
+
+
+def with_random_design(output: str, data: JudgeData, args: argparse.Namespace) -> str:
+    """Add PPI / PPI++ (estimate), the model's assumption and the class-balance test."""
+    report = _random_design_report(data, args)
+    if args.json:
+        return json.dumps({**json.loads(output), "random_design": report}, indent=2)
+    lines = [
+        output,
+        f"random design: {data.m} labelled items drawn from the test population, "
+        f"{data.n} unlabelled",
+    ]
+    for key in ("ppi", "ppi_pp"):
+        if key in report:
+            r = report[key]
+            label = f"{r['method']} (lambda = {r['lam']:.2f})"
+            lines.append(
+                f"  {label:<34}{r['estimate']:9.4f}{r['low']:9.4f}{r['high']:9.4f}"
+                f"{r['high'] - r['low']:9.4f}"
+            )
+    if args.command != "estimate":
+        lines.append(
+            "  the posterior also uses the labelled class count, m1 ~ Bin(m, theta); "
+            "Rogan-Gladen + Lang-Reiczigel does not"
+        )
+    lines.append(
+        f"  {'PPI and PPI++ assume' if 'ppi' in report else 'the posterior assumes'}"
+        f": {report['assumption']}"
+    )
+    lines.append(_class_balance_line(report["class_balance"], data))
+    return "\n".join(lines)
+
+
+def _class_balance_line(balance: dict[str, Any] | None, data: JudgeData) -> str:
+    """The class-balance test: a warning when the labelled share does not fit the test set."""
+    from judgestats.designs.shift import CLASS_BALANCE_ALPHA, class_balance_test
+
+    if balance is None:
+        return "  class balance not tested: the judge is no better than chance"
+    if balance["p_value"] < CLASS_BALANCE_ALPHA:
+        return f"  warning: {class_balance_test(data)}"
+    return (
+        f"  class balance: labelled m1/m = {balance['labelled_accuracy']:.4f}, test "
+        f"Rogan-Gladen {balance['test_accuracy']:.4f} (z = {balance['statistic']:.2f}, "
+        f"p = {balance['p_value']:.3g}): consistent with no shift"
+    )
