@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgestats._progress import progress_bar
 from judgestats._validate import (
     check_choice,
     check_level,
@@ -411,7 +412,7 @@ def _search_total(
     """Smallest total in [start, 2**26] with evaluate(total) <= target (doubling, then bisection).
 
     Returns the total and the (total, width) pairs tried. ``bar`` (a
-    :class:`judgestats._dask.ProgressBar`), if given, advances once per budget tried.
+    :func:`judgestats._progress.progress_bar`), if given, advances once per budget tried.
     """
     trace: dict[int, float] = {}
 
@@ -533,13 +534,11 @@ def required_calibration(
         f"`width` ({target:g}) was not reached with up to {_MAX_TOTAL} calibration "
         "items; ask for a wider interval."
     )
-    from judgestats._dask import ProgressBar
-
-    bar = ProgressBar(
+    bar = progress_bar(
         None,
         progress if method == "bayes" else False,
-        label="planning (method='bayes')",
-        unit="budgets tried",
+        desc="planning (method='bayes')",
+        unit=" budgets tried",
     )
     try:
         total, trace = _search_total(target, evaluate, start, unreachable, bar)
