@@ -440,6 +440,17 @@ def _is_monotone(trace: tuple[tuple[int, float], ...]) -> bool:
     return bool(np.all(np.diff(widths) <= 1e-12 * np.maximum(widths[:-1], 1e-300)))
 
 
+def _check_reachable(target: float, setting: PlanningSetting) -> None:
+    """Raise if the test set alone leaves an expected width of ``target`` or more."""
+    floor = width_floor(setting)
+    if target <= floor:
+        raise ValueError(
+            f"`width` ({target:g}) is unreachable with `n` = {int(setting.n)}: even unlimited "
+            f"calibration leaves an expected width of {floor:.4g} from the test set alone. Ask "
+            "for a wider interval or plan a larger test set."
+        )
+
+
 def required_calibration(
     width: float,
     p: float,
@@ -517,13 +528,7 @@ def required_calibration(
     pilot = None if m_pilot is None else check_pilot_size(m_pilot, None)
     model = width_model(setting, method, prior, kind)
     split_model = model if method != "bayes" else width_model(setting, "frequentist")
-    floor = width_floor(setting)
-    if target <= floor:
-        raise ValueError(
-            f"`width` ({target:g}) is unreachable with `n` = {int(setting.n)}: even unlimited "
-            f"calibration leaves an expected width of {floor:.4g} from the test set alone. Ask "
-            "for a wider interval or plan a larger test set."
-        )
+    _check_reachable(target, setting)
 
     def evaluate(total: int) -> float:
         m0, m1 = _rule_split(allocation, total, setting, split_model, pilot)
