@@ -16,286 +16,40 @@ subpackage"):
 3. Every literal ``__all__`` lists names that the module defines or imports at module level, and no
    private ones.
 
-The scanners take the package directory as an argument, so the self-tests at the end run them on
-small synthetic trees built in ``tmp_path``.
+The import scanner lives in scripts/import_graph.py (scripts/architecture_table.py draws
+ARCHITECTURE.md's floors table with it). The scanners take the package directory as an argument, so
+the self-tests at the end run them on small synthetic trees built in ``tmp_path``.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+from import_graph import (  # noqa: E402  (the scanner, shared with scripts/architecture_table.py)
+    collect_imports,
+    import_graph,
+    is_private,
+    is_type_checking,
+    is_within,
+    module_files,
+    package_names,
+    parent_module,
+    resolve_ref,
+    strongly_connected_components,
+)
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "src" / "judgestats"
 
 
 # --------------------------------------------------------------------------------------------
-# Scanning helpers
+# The three rules (the scanner: scripts/import_graph.py)
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _ImportRef:
-    """One reference from a module to another module of the package.
-
-    ``module`` is the absolute dotted module named in the source (relative imports resolved);
-    ``name`` is the name taken from it (``from module import name``, or the attribute in
-    ``alias.name`` for ``kind == "attr"``), None for ``import module``. ``kind`` is ``"import"``
-    for an import statement or ``importlib.import_module`` call, ``"attr"`` for an attribute read
-    through a name bound to an imported package module.
-    """
-
-    module: str
-    name: str | None
-    lineno: int
-    type_checking: bool
-    kind: str = "import"
-
-
-def _is_private(name: str) -> bool:
-    """Return whether ``name`` is private: a leading underscore, and not a ``__dunder__``."""
-    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
-
-
-def _within(module: str, package: str) -> bool:
-    """Return whether ``module`` is ``package`` itself or lies anywhere below it."""
-    return module == package or module.startswith(package + ".")
-
-
-def _parent(module: str) -> str:
-    """Return the dotted parent of ``module`` (``"a.b.c"`` -> ``"a.b"``)."""
-    return module.rpartition(".")[0]
-
-
-def _module_files(pkg_dir: Path) -> dict[str, Path]:
-    """Map every module's dotted name to its file; a package's name maps to its ``__init__.py``.
-
-    Only directories reachable through ``__init__.py`` files are packages (so stray folders such
-    as ``__pycache__`` or data directories are skipped).
-    """
-    top = pkg_dir.name
-    modules: dict[str, Path] = {}
-    for path in sorted(pkg_dir.rglob("*.py")):
-        rel = path.relative_to(pkg_dir)
-        folders = rel.parts[:-1]
-        if any(
-            not (pkg_dir.joinpath(*folders[: i + 1]) / "__init__.py").is_file()
-            for i in range(len(folders))
-        ):
-            continue
-        parts = [top, *folders]
-        if path.name != "__init__.py":
-            parts.append(path.stem)
-        modules[".".join(parts)] = path
-    return modules
-
-
-def _packages(modules: dict[str, Path]) -> set[str]:
-    """Return the names of the modules that are packages (defined by an ``__init__.py``)."""
-    return {name for name, path in modules.items() if path.name == "__init__.py"}
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    """Return whether an ``if`` test is ``TYPE_CHECKING`` or ``<module>.TYPE_CHECKING``."""
-    if isinstance(test, ast.Name):
-        return test.id == "TYPE_CHECKING"
-    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-
-
-def _dotted(node: ast.expr) -> list[str] | None:
-    """Return ``["a", "b", "c"]`` for the expression ``a.b.c``; None for anything else."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return [node.id, *reversed(parts)]
-
-
-class _ImportCollector(ast.NodeVisitor):
-    """Collect the :class:`_ImportRef` of one module, at any depth, marking TYPE_CHECKING ones.
-
-    ``if TYPE_CHECKING:`` marks its body (its ``else`` runs, so it is not marked) and
-    ``if not TYPE_CHECKING:`` marks its ``else``. Names bound to package modules by imports are
-    remembered (module-wide, ignoring scopes) so that ``alias._name`` reads can be reported;
-    names bound to functions or classes are not (``Point._make`` is a namedtuple's public API).
-    """
-
-    def __init__(self, top: str, modname: str, is_package: bool, modules: set[str]) -> None:
-        self.top = top
-        self.modules = modules
-        self.modname = modname
-        self.is_package = is_package
-        self.refs: list[_ImportRef] = []
-        self.bindings: dict[str, str] = {}
-        self._type_checking = False
-
-    def _add(self, module: str, name: str | None, lineno: int, kind: str = "import") -> None:
-        if _within(module, self.top):
-            self.refs.append(_ImportRef(module, name, lineno, self._type_checking, kind))
-
-    def _visit_marked(self, nodes: list[ast.stmt], marked: bool) -> None:
-        saved = self._type_checking
-        self._type_checking = saved or marked
-        for node in nodes:
-            self.visit(node)
-        self._type_checking = saved
-
-    def visit_If(self, node: ast.If) -> None:
-        self.visit(node.test)
-        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
-        if _is_type_checking(node.test):
-            self._visit_marked(node.body, True)
-            self._visit_marked(node.orelse, False)
-        elif negated and _is_type_checking(node.test.operand):  # type: ignore[attr-defined]
-            self._visit_marked(node.body, False)
-            self._visit_marked(node.orelse, True)
-        else:
-            self._visit_marked(node.body, False)
-            self._visit_marked(node.orelse, False)
-
-    def visit_Import(self, node: ast.Import) -> None:
-        for alias in node.names:
-            self._add(alias.name, None, node.lineno)
-            bound = alias.name if alias.asname else alias.name.split(".")[0]
-            if bound in self.modules:
-                self.bindings[alias.asname or bound] = bound
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if node.level:
-            parts = self.modname.split(".")
-            if not self.is_package:
-                parts = parts[:-1]
-            parts = parts[: len(parts) - (node.level - 1)]
-            base = ".".join([*parts, *([node.module] if node.module else [])])
-        else:
-            base = node.module or ""
-        for alias in node.names:
-            self._add(base, alias.name, node.lineno)
-            if f"{base}.{alias.name}" in self.modules:
-                self.bindings[alias.asname or alias.name] = f"{base}.{alias.name}"
-
-    def visit_Call(self, node: ast.Call) -> None:
-        func = _dotted(node.func)
-        if (
-            func is not None
-            and func[-1] == "import_module"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-            and not node.args[0].value.startswith(".")
-        ):
-            self._add(node.args[0].value, None, node.lineno)
-        self.generic_visit(node)
-
-    def visit_Attribute(self, node: ast.Attribute) -> None:
-        chain = _dotted(node)
-        if chain is None or chain[0] not in self.bindings:
-            self.generic_visit(node)
-            return
-        parts = [*self.bindings[chain[0]].split("."), *chain[1:]]
-        depth = max(i for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in self.modules)
-        name = parts[depth] if depth < len(parts) else None
-        self._add(".".join(parts[:depth]), name, node.lineno, kind="attr")
-
-
-def _collect_imports(pkg_dir: Path) -> dict[str, list[_ImportRef]]:
-    """Parse every module of the package and return its references to package modules."""
-    modules = _module_files(pkg_dir)
-    packages = _packages(modules)
-    refs: dict[str, list[_ImportRef]] = {}
-    for name, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        collector = _ImportCollector(pkg_dir.name, name, name in packages, set(modules))
-        collector.visit(tree)
-        refs[name] = collector.refs
-    return refs
-
-
-def _resolve(ref: _ImportRef, modules: dict[str, Path]) -> tuple[str | None, bool]:
-    """Return the module a reference lands on, and whether the imported name is that module.
-
-    ``from a.b import c`` lands on ``a.b.c`` when that is a module (the name *is* the module),
-    else on ``a.b``; a module that does not exist falls back to its nearest existing ancestor
-    (importing it would run that ancestor). None if not even the top package is a module.
-    """
-    if ref.name and ref.name != "*" and f"{ref.module}.{ref.name}" in modules:
-        return f"{ref.module}.{ref.name}", True
-    module = ref.module
-    while module and module not in modules:
-        module = _parent(module)
-    return (module or None), False
-
-
-def _import_graph(pkg_dir: Path) -> dict[str, dict[str, int]]:
-    """Return ``{importer: {imported module: first line}}`` over the imports that run.
-
-    Counts import statements and ``importlib.import_module`` calls at any depth; drops imports
-    under ``TYPE_CHECKING``, attribute reads and a module's imports of itself.
-    """
-    modules = _module_files(pkg_dir)
-    graph: dict[str, dict[str, int]] = {name: {} for name in modules}
-    for importer, refs in _collect_imports(pkg_dir).items():
-        for ref in refs:
-            if ref.type_checking or ref.kind != "import":
-                continue
-            target, _ = _resolve(ref, modules)
-            if target is None or target == importer:
-                continue
-            edges = graph[importer]
-            edges[target] = min(edges.get(target, ref.lineno), ref.lineno)
-    return graph
-
-
-def _strongly_connected_components(graph: dict[str, dict[str, int]]) -> list[list[str]]:
-    """Return the strongly connected components of ``graph`` (Tarjan's algorithm, iterative).
-
-    Each component is a sorted list; components come in the order Tarjan's algorithm closes them.
-    Nodes that appear only as targets are included as singletons.
-    """
-    nodes = sorted(set(graph) | {t for edges in graph.values() for t in edges})
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    components: list[list[str]] = []
-    for root in nodes:
-        if root in index:
-            continue
-        work: list[tuple[str, list[str]]] = []
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        work.append((root, sorted(graph.get(root, {}))))
-        while work:
-            node, successors = work[-1]
-            if successors:
-                succ = successors.pop()
-                if succ not in index:
-                    index[succ] = low[succ] = len(index)
-                    stack.append(succ)
-                    on_stack.add(succ)
-                    work.append((succ, sorted(graph.get(succ, {}))))
-                elif succ in on_stack:
-                    low[node] = min(low[node], index[succ])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                components.append(sorted(component))
-    return components
 
 
 def _cycle_violations(pkg_dir: Path) -> list[str]:
@@ -309,16 +63,16 @@ def _cycle_violations(pkg_dir: Path) -> list[str]:
     """
     top = pkg_dir.name
     exempt = {top, f"{top}.__main__"}
-    graph = {src: dict(edges) for src, edges in _import_graph(pkg_dir).items() if src not in exempt}
+    graph = {src: dict(edges) for src, edges in import_graph(pkg_dir).items() if src not in exempt}
     for src in graph:
-        if _within(src, f"{top}.cli"):
+        if is_within(src, f"{top}.cli"):
             graph[src].pop(top, None)
     messages = []
     for src in sorted(graph):
         if top in graph[src]:
             line = graph[src].pop(top)
             messages.append(f"{src} -> {top} (line {line}): imports the top-level package")
-    for component in _strongly_connected_components(graph):
+    for component in strongly_connected_components(graph):
         if len(component) < 2:
             continue
         members = set(component)
@@ -342,23 +96,23 @@ def _private_import_violations(pkg_dir: Path) -> list[str]:
     (``alias._name``) count too.
     """
     top = pkg_dir.name
-    modules = _module_files(pkg_dir)
-    packages = _packages(modules)
+    modules = module_files(pkg_dir)
+    packages = package_names(modules)
     found: set[tuple[str, int, str]] = set()
-    for importer, refs in _collect_imports(pkg_dir).items():
+    for importer, refs in collect_imports(pkg_dir).items():
         for ref in refs:
-            target, is_module = _resolve(ref, modules)
+            target, is_module = resolve_ref(ref, modules)
             module_path = target if is_module and target else ref.module
             item = None if is_module or ref.name == "*" else ref.name
             shown = f"{module_path}.{item}" if item else module_path
             parts = module_path.split(".")
             for i in range(1, len(parts)):
                 container = ".".join(parts[:i])
-                if _is_private(parts[i]) and container != top and not _within(importer, container):
+                if is_private(parts[i]) and container != top and not is_within(importer, container):
                     found.add((importer, ref.lineno, shown))
-            if item and _is_private(item) and module_path != importer:
-                owner = module_path if module_path in packages else _parent(module_path)
-                if owner == top or not _within(importer, owner):
+            if item and is_private(item) and module_path != importer:
+                owner = module_path if module_path in packages else parent_module(module_path)
+                if owner == top or not is_within(importer, owner):
                     found.add((importer, ref.lineno, shown))
     return [f"{imp} -> {shown} (line {line})" for imp, line, shown in sorted(found)]
 
@@ -388,7 +142,7 @@ def _module_level_names(body: list[ast.stmt]) -> set[str]:
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
                 )
         if isinstance(node, ast.If):
-            if not _is_type_checking(node.test):
+            if not is_type_checking(node.test):
                 names |= _module_level_names(node.body)
             names |= _module_level_names(node.orelse)
         elif isinstance(node, ast.Try | ast.TryStar):
@@ -467,7 +221,7 @@ def _all_violations(pkg_dir: Path) -> list[str]:
     An entry must be bound at module level, provided by a lazy ``__getattr__`` or (in a package)
     be a submodule, must not be private, and must appear once; ``__all__`` must be a literal.
     """
-    modules = _module_files(pkg_dir)
+    modules = module_files(pkg_dir)
     messages = []
     for name, path in modules.items():
         body = ast.parse(path.read_text(encoding="utf-8"), filename=str(path)).body
@@ -478,9 +232,9 @@ def _all_violations(pkg_dir: Path) -> list[str]:
             messages.append(f"{name}: __all__ (line {line}) is not a literal list of strings")
         defined = _module_level_names(body) | _lazy_names(body)
         if path.name == "__init__.py":
-            defined |= {m.rpartition(".")[2] for m in modules if _parent(m) == name}
+            defined |= {m.rpartition(".")[2] for m in modules if parent_module(m) == name}
         for entry in sorted(set(declared)):
-            if _is_private(entry):
+            if is_private(entry):
                 messages.append(f"{name}: __all__ (line {line}) lists private {entry!r}")
             if entry not in defined:
                 messages.append(f"{name}: __all__ (line {line}) lists undefined {entry!r}")
@@ -496,14 +250,14 @@ def _all_violations(pkg_dir: Path) -> list[str]:
 
 def test_scanner_sees_the_package():
     """Guard against the real-tree tests passing on an empty or misread tree."""
-    modules = _module_files(PACKAGE_DIR)
+    modules = module_files(PACKAGE_DIR)
     assert {
         "judgestats",
         "judgestats.frequentist",
         "judgestats.cli",
         "judgestats.bayes.model",
     } <= set(modules)
-    graph = _import_graph(PACKAGE_DIR)
+    graph = import_graph(PACKAGE_DIR)
     assert "judgestats.data" in graph["judgestats"]  # `from judgestats.data import JudgeData`
     assert sum(len(edges) for edges in graph.values()) > 50
 
@@ -553,7 +307,7 @@ def test_tarjan_finds_components_of_a_hand_built_graph():
         "e": {"d": 1},
         "f": {"a": 1},
     }
-    components = sorted(_strongly_connected_components(graph))
+    components = sorted(strongly_connected_components(graph))
     assert components == [["a", "b", "c"], ["d", "e"], ["f"]]
 
 
@@ -584,7 +338,7 @@ def test_function_level_import_cycle_is_found(tmp_path):
             "y.py": "from pkg.sub.x import f\ndef g(): return 2\n",
         },
     )
-    assert _import_graph(pkg)["pkg.sub.x"] == {"pkg.y": 2}
+    assert import_graph(pkg)["pkg.sub.x"] == {"pkg.y": 2}
     violations = _cycle_violations(pkg)
     assert [v.splitlines()[0] for v in violations] == ["cycle: pkg.sub.x <-> pkg.y"]
 
@@ -609,7 +363,7 @@ def test_type_checking_import_is_not_a_cycle(tmp_path):
             "c.py": "",
         },
     )
-    assert _import_graph(pkg)["pkg.b"] == {"pkg.c": 8}
+    assert import_graph(pkg)["pkg.b"] == {"pkg.c": 8}
     assert _cycle_violations(pkg) == []
 
 
@@ -724,4 +478,4 @@ def test_all_entries_are_checked(tmp_path):
 @pytest.mark.parametrize("source", ["from . import b\n", "from .b import x\n", "import pkg.b\n"])
 def test_import_forms_resolve_to_the_module(tmp_path, source):
     pkg = _write_tree(tmp_path, {"__init__.py": "", "a.py": source, "b.py": "x = 1\n"})
-    assert _import_graph(pkg)["pkg.a"] == {"pkg.b": 1}
+    assert import_graph(pkg)["pkg.a"] == {"pkg.b": 1}

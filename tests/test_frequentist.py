@@ -813,7 +813,7 @@ class TestEstimate:
 def test_import_loads_no_heavy_modules():
     code = (
         "import sys, judgestats\n"
-        "heavy = ['pymc', 'pytensor', 'arviz', 'matplotlib', 'dask', 'scipy.stats']\n"
+        "heavy = ['pymc', 'pytensor', 'arviz', 'matplotlib', 'dask', 'scipy.stats', 'tqdm']\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -826,7 +826,7 @@ def test_closed_form_path_loads_no_heavy_modules():
         "d = jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)\n"
         "jc.estimate(d); jc.lang_reiczigel_ci([0.4], 0.7, 0.9, 1000, 200, 200)\n"
         "from judgestats import paper; paper.confidence_interval(0.4, 0.7, 0.9, 1000, 200, 200)\n"
-        "heavy = ['pymc', 'pytensor', 'arviz', 'matplotlib', 'dask', 'scipy.stats']\n"
+        "heavy = ['pymc', 'pytensor', 'arviz', 'matplotlib', 'dask', 'scipy.stats', 'tqdm']\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

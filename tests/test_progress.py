@@ -1,15 +1,16 @@
-"""Progress bars on stderr: drawn when forced on, silent when off or when stderr is no terminal."""
+"""Progress bars (tqdm) on stderr: forced on, silenced, off by default under CI or without a tty."""
 
 from __future__ import annotations
 
 import io
+import subprocess
 import sys
 import warnings
 
 import pytest
 
 from judgestats import JudgeStatsWarning
-from judgestats._dask import ProgressBar, is_enabled
+from judgestats._progress import SilentBar, is_enabled, progress_bar
 from judgestats.planning import required_calibration
 
 
@@ -20,41 +21,97 @@ class _Terminal(io.StringIO):
         return True
 
 
+def _terminal(monkeypatch) -> _Terminal:
+    """Make stderr a terminal and unset ``CI``: the conditions under which bars are on.
+
+    Called in the test body (pytest's capture resets sys.stderr after fixtures run).
+    """
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.delenv("CI", raising=False)
+    return terminal
+
+
 def test_bar_forced_on_draws_counts_on_stderr(capsys):
-    bar = ProgressBar(4, True, label="work", unit="steps")
+    bar = progress_bar(4, True, desc="work", unit="steps")
     for _ in range(4):
         bar.update()
+    bar.close()
     err = capsys.readouterr().err
-    assert "work: [" in err and "4/4 steps" in err
+    assert "work: 100%" in err and "4/4" in err and "steps" in err
     assert err.endswith("\n") and err.count("\n") == 1  # one line, ended once
     bar.close()
-    assert capsys.readouterr().err == ""  # a complete bar is not ended twice
+    assert capsys.readouterr().err == ""  # closing twice ends the line once
 
 
-def test_bar_off_and_auto_without_terminal_write_nothing(capsys):
-    for enabled in (False, None):  # pytest's captured stderr is not a terminal
-        bar = ProgressBar(3, enabled)
-        bar.update(3)
-        bar.close()
+def test_bar_on_a_terminal_by_default(monkeypatch):
+    terminal = _terminal(monkeypatch)
+    bar = progress_bar(3, None, desc="work", unit="steps")
+    bar.update(3)
+    bar.close()
+    assert "3/3" in terminal.getvalue()
+
+
+def test_bar_off_under_ci_even_on_a_terminal(monkeypatch):
+    terminal = _terminal(monkeypatch)
+    monkeypatch.setenv("CI", "true")
+    assert is_enabled(None) is False
+    bar = progress_bar(3, None, desc="work", unit="steps")
+    assert isinstance(bar, SilentBar)
+    bar.update(3)
+    bar.close()
+    assert terminal.getvalue() == ""
+
+
+def test_bar_off_without_a_terminal(capsys):
+    bar = progress_bar(3, None, desc="work", unit="steps")  # captured stderr: no terminal
+    assert isinstance(bar, SilentBar)
+    bar.update(3)
+    bar.close()
     assert capsys.readouterr().err == ""
 
 
-def test_auto_is_on_for_a_terminal_unless_ci(monkeypatch):
-    monkeypatch.setattr(sys, "stderr", _Terminal())
-    monkeypatch.delenv("CI", raising=False)
-    assert is_enabled(None) is True
-    monkeypatch.setenv("CI", "true")
-    assert is_enabled(None) is False
-    assert is_enabled(True) is True and is_enabled(False) is False
+def test_progress_false_silences_a_terminal(monkeypatch):
+    terminal = _terminal(monkeypatch)
+    assert is_enabled(False) is False and is_enabled(True) is True
+    bar = progress_bar(3, False, desc="work", unit="steps")
+    bar.update(3)
+    bar.close()
+    assert terminal.getvalue() == ""
 
 
 def test_counter_of_unknown_length_ends_its_line_on_close(capsys):
-    bar = ProgressBar(None, True, label="search", unit="budgets tried")
+    bar = progress_bar(None, True, desc="search", unit=" budgets tried")
     bar.update()
     bar.update()
     bar.close()
     err = capsys.readouterr().err
     assert "search: 2 budgets tried" in err and err.endswith("\n")
+
+
+def test_tqdm_is_imported_only_when_a_bar_is_drawn():
+    code = (
+        "import sys, judgestats as jc\n"
+        "from judgestats._progress import progress_bar\n"
+        "progress_bar(3, False, desc='x', unit='y').close()\n"
+        "print('tqdm' in sys.modules)\n"
+        "progress_bar(3, True, desc='x', unit='y').close()\n"
+        "print('tqdm' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
+
+
+def test_coverage_study_bar(capsys):
+    from judgestats.simulate import coverage
+
+    args = dict(theta=0.5, q0=0.8, q1=0.9, n=100, m0=[20, 30], m1=30, reps=50, random_seed=1)
+    on = coverage("lang_reiczigel", **args, chunk_cells=1, progress=True)
+    err = capsys.readouterr().err
+    assert "coverage: 100%" in err and "2/2" in err and "chunks" in err
+    off = coverage("lang_reiczigel", **args, chunk_cells=1, progress=False)
+    assert capsys.readouterr().err == ""
+    assert on.identical(off)
 
 
 def _plan(progress):
@@ -93,7 +150,7 @@ def test_nuts_bar_counts_every_step_of_every_chain(capsys):
         data, method="nuts", draws=120, tune=130, chains=2, random_seed=1, progressbar=True
     )
     err = capsys.readouterr().err
-    assert "NUTS: [" in err and "500/500 steps" in err  # 2 chains x (130 + 120) steps
+    assert "NUTS: 100%" in err and "500/500" in err  # 2 chains x (130 + 120) steps
     jc.posterior(data, method="nuts", draws=120, tune=130, chains=2, random_seed=1)
     assert capsys.readouterr().err == ""  # default: stderr is not a terminal here
 
@@ -101,8 +158,7 @@ def test_nuts_bar_counts_every_step_of_every_chain(capsys):
 def test_cli_no_progress_reaches_the_planner(monkeypatch, capsys):
     from judgestats.cli import main
 
-    monkeypatch.setattr(sys, "stderr", _Terminal())
-    monkeypatch.delenv("CI", raising=False)
+    _terminal(monkeypatch)
     argv = [
         "plan",
         "--p",

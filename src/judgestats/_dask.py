@@ -1,4 +1,4 @@
-"""Run the chunks of a study in this process or on a Dask cluster, with a progress bar.
+"""Run the chunks of a study in this process or on a Dask cluster, with a progress bar (tqdm).
 
 The chunks and the per-cell random streams are fixed before this module sees them, so where they
 run (one process, a LocalCluster, a remote cluster; any number of workers) does not change the
@@ -7,62 +7,12 @@ results. ``dask.distributed`` is imported only when a cluster is asked for.
 
 from __future__ import annotations
 
-import os
-import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["ProgressBar", "is_enabled", "run_chunks"]
+from judgestats._progress import Bar, progress_bar
 
-
-class ProgressBar:
-    """A minimal text progress bar on stderr (no dependency); silent when disabled.
-
-    ``enabled=None`` turns it on only when stderr is a terminal and the ``CI`` environment
-    variable is unset. ``total=None`` draws a counter without a bar (a search of unknown
-    length); :meth:`close` ends its line.
-    """
-
-    def __init__(
-        self, total: int | None, enabled: bool | None, label: str = "coverage", unit: str = "chunks"
-    ) -> None:
-        self.total, self.enabled, self.label, self.unit = total, is_enabled(enabled), label, unit
-        self.done, self.start, self.closed = 0, time.perf_counter(), False
-
-    def update(self, count: int = 1) -> None:
-        """Advance by ``count`` units and redraw."""
-        self.done += count
-        if not self.enabled or self.closed:
-            return
-        elapsed = time.perf_counter() - self.start
-        if self.total is None:
-            sys.stderr.write(f"\r{self.label}: {self.done} {self.unit} {elapsed:6.1f} s")
-        else:
-            fraction = min(self.done / self.total, 1.0) if self.total else 1.0
-            bar = "#" * int(30 * fraction)
-            sys.stderr.write(
-                f"\r{self.label}: [{bar:<30}] {self.done}/{self.total} {self.unit} {elapsed:6.1f} s"
-            )
-            if self.done >= self.total:
-                sys.stderr.write("\n")
-                self.closed = True
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        """End the bar's line (once; nothing when disabled or already complete)."""
-        if self.enabled and not self.closed and self.done:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-        self.closed = True
-
-
-def is_enabled(enabled: bool | None) -> bool:
-    """Resolve a ``progress`` argument: None means "stderr is a terminal and ``CI`` is unset"."""
-    if enabled is None:
-        isatty = getattr(sys.stderr, "isatty", None)
-        return bool(callable(isatty) and isatty()) and not os.environ.get("CI")
-    return bool(enabled)
+__all__ = ["run_chunks"]
 
 
 def _client(client: Any, n_workers: int | None) -> tuple[Any, list[Any]]:
@@ -98,13 +48,28 @@ def run_chunks(
     ``client=None`` runs here; otherwise each payload is one Dask task (see
     :func:`judgestats.simulate.coverage` for the accepted values).
     """
-    bar = ProgressBar(len(payloads), progress)
-    if client is None:
-        results = []
-        for payload in payloads:
-            results.append(func(spec, *payload))
-            bar.update()
-        return results
+    bar = progress_bar(len(payloads), progress, desc="coverage", unit="chunks")
+    try:
+        if client is None:
+            results = []
+            for payload in payloads:
+                results.append(func(spec, *payload))
+                bar.update()
+            return results
+        return _run_on_dask(func, spec, payloads, client, n_workers, bar)
+    finally:
+        bar.close()
+
+
+def _run_on_dask(
+    func: Callable[..., Any],
+    spec: Any,
+    payloads: Sequence[tuple[Any, ...]],
+    client: Any,
+    n_workers: int | None,
+    bar: Bar,
+) -> list[Any]:
+    """Each payload as one Dask task; the bar advances as tasks complete."""
     from dask.distributed import as_completed
 
     dask_client, to_close = _client(client, n_workers)

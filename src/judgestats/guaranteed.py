@@ -70,6 +70,7 @@ from typing import Any
 
 import numpy as np
 
+from judgestats._designating import Curves, designating_bound
 from judgestats._validate import check_level, check_six_counts
 from judgestats.results import ConfidenceInterval
 
@@ -175,72 +176,6 @@ def _arm_support(m: int, low: float, high: float) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# the designating statistic: an approximate lower bound that is monotone in k
-# ---------------------------------------------------------------------------------------------
-class _Curves:
-    """h(t) = a + J t + z sqrt(A0 + A1 t + A2 t^2) for every calibration outcome (k0, k1)."""
-
-    def __init__(self, k0: np.ndarray, k1: np.ndarray, m0: int, m1: int, n: float, z: float):
-        q0 = (k0 + 0.5) / (m0 + 1.0)
-        q1 = (k1 + 0.5) / (m1 + 1.0)
-        v0, v1 = q0 * (1.0 - q0) / (m0 + 1.0), q1 * (1.0 - q1) / (m1 + 1.0)
-        self.a = 1.0 - q0
-        self.slope = q0 + q1 - 1.0
-        self.a0 = self.a * (1.0 - self.a) / n + v0
-        self.a1 = self.slope * (1.0 - 2.0 * self.a) / n - 2.0 * v0
-        self.a2 = v0 + v1 - self.slope**2 / n
-        self.z = z
-        # sqrt(quadratic) on [0, 1] is convex iff the quadratic opens upwards with no real root
-        self.convex = (self.a2 > 0.0) & (4.0 * self.a2 * self.a0 - self.a1**2 >= 0.0)
-
-    def value(self, t: Any) -> np.ndarray:
-        quad = np.maximum(self.a0 + self.a1 * t + self.a2 * t * t, 0.0)
-        return self.a + self.slope * t + self.z * np.sqrt(quad)
-
-    def derivative(self, t: Any) -> np.ndarray:
-        quad = np.maximum(self.a0 + self.a1 * t + self.a2 * t * t, 1e-300)
-        return self.slope + self.z * (self.a1 + 2.0 * self.a2 * t) / (2.0 * np.sqrt(quad))
-
-    def argmax(self, upper: Any) -> np.ndarray:
-        """Maximiser of h on [0, upper] (elementwise), exact for convex and concave h."""
-        upper = np.broadcast_to(np.asarray(upper, dtype=float), self.a.shape)
-        # concave: the root of the decreasing derivative, clipped to [0, upper]
-        low, high = np.zeros_like(upper), upper.copy()
-        for _ in range(60):
-            mid = 0.5 * (low + high)
-            rising = self.derivative(mid) > 0.0
-            low, high = np.where(rising, mid, low), np.where(rising, high, mid)
-        concave_best = np.where(
-            self.derivative(np.zeros_like(upper)) <= 0.0,
-            0.0,
-            np.where(self.derivative(upper) >= 0.0, upper, low),
-        )
-        convex_best = np.where(self.value(upper) >= self.value(0.0), upper, 0.0)
-        return np.where(self.convex, convex_best, concave_best)
-
-    def max_on(self, upper: Any) -> np.ndarray:
-        """Max of h on [0, upper]."""
-        return self.value(self.argmax(upper))
-
-
-def _designating_bound(curves: _Curves, p_hat: float) -> float:
-    """D(x) = inf{t in [0, 1]: p_hat <= h(t)} for one outcome (curves of length 1); inf if none."""
-    if curves.value(0.0)[0] >= p_hat:
-        return 0.0
-    top = float(curves.argmax(1.0)[0])
-    if curves.value(top)[0] < p_hat:
-        return math.inf
-    low, high = 0.0, top  # h < p_hat at low, >= at high; h rises on [0, top] when it crosses
-    for _ in range(80):
-        mid = 0.5 * (low + high)
-        if curves.value(mid)[0] >= p_hat:
-            high = mid
-        else:
-            low = mid
-    return high
-
-
-# ---------------------------------------------------------------------------------------------
 # tail probabilities and their supremum over the nuisance set
 # ---------------------------------------------------------------------------------------------
 class _LowerTest:
@@ -256,11 +191,11 @@ class _LowerTest:
         self.k0 = _arm_support(m0, *box[0])
         self.k1 = _arm_support(m1, *box[1])
         self.m0, self.m1 = m0, m1
-        observed = _Curves(np.array([k0], float), np.array([k1], float), m0, m1, n, z)
-        bound = _designating_bound(observed, k / n)
+        observed = Curves(np.array([k0], float), np.array([k1], float), m0, m1, n, z)
+        bound = designating_bound(observed, k / n)
         self.everything = bound == 0.0  # D(x) = 0: every outcome is as extreme
         grid0, grid1 = np.meshgrid(self.k0, self.k1, indexing="ij")
-        curves = _Curves(grid0, grid1, m0, m1, n, z)
+        curves = Curves(grid0, grid1, m0, m1, n, z)
         top = curves.max_on(min(bound, 1.0))
         threshold = np.ceil(n * top - _TIE)
         if self.k0[0] <= k0 <= self.k0[-1] and self.k1[0] <= k1 <= self.k1[-1]:
@@ -343,19 +278,42 @@ class _LowerTest:
         Evaluated on a grid over the set's bounding box, on its boundary arcs and on the line
         q0 + q1 = 1, then refined around the best point (along its arc, or in 2-D).
         """
+        ranges = self._arc_ranges()
+        q0, q1, label, param = self._candidates(ranges)
+        keep = _usable(q0, q1, better_than_chance)
+        if not keep.any():
+            return -math.inf
+        q0, q1, label, param = q0[keep], q1[keep], label[keep], param[keep]
+        values = self.tail(t, q0, q1)
+        best = int(np.argmax(values))
+        if label[best] >= 0:  # refine along the arc
+            arc = list(ranges)[label[best]]
+            return self._refine_on_arc(
+                t, arc, ranges[arc], float(param[best]), float(values[best]), better_than_chance
+            )
+        return self._refine_in_box(
+            t, (float(q0[best]), float(q1[best])), float(values[best]), better_than_chance
+        )
+
+    def _arc_ranges(self) -> dict[str, tuple[float, float]]:
+        """Parameter range of each boundary arc of the set, and of the line q0 + q1 = 1."""
         (lo0, hi0), (lo1, hi1) = self.box
-
-        def usable(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-            side = a + b >= 1.0 if better_than_chance else a + b <= 1.0
-            return np.isfinite(a) & np.isfinite(b) & side
-
-        ranges = {
+        return {
             "q0-low": (lo0, hi0),
             "q0-high": (lo0, hi0),
             "q1-low": (lo1, hi1),
             "q1-high": (lo1, hi1),
             "line": (max(lo0, 1.0 - hi1), min(hi0, 1.0 - lo1)),
         }
+
+    def _candidates(
+        self, ranges: dict[str, tuple[float, float]]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Grid points inside the set and points on each arc: (q0, q1, arc index, arc parameter).
+
+        Grid points have arc index -1 and parameter NaN.
+        """
+        (lo0, hi0), (lo1, hi1) = self.box
         g0, g1 = np.meshgrid(
             np.linspace(lo0, hi0, _COARSE), np.linspace(lo1, hi1, _COARSE), indexing="ij"
         )
@@ -371,30 +329,38 @@ class _LowerTest:
                 params.append(s)
         q0 = np.concatenate([p[0] for p in points])
         q1 = np.concatenate([p[1] for p in points])
-        label, param = np.concatenate(labels), np.concatenate(params)
-        keep = usable(q0, q1)
-        if not keep.any():
-            return -math.inf
-        q0, q1, label, param = q0[keep], q1[keep], label[keep], param[keep]
-        values = self.tail(t, q0, q1)
-        best = int(np.argmax(values))
-        best_value = float(values[best])
-        if label[best] >= 0:  # refine along the arc
-            arc = list(ranges)[label[best]]
-            low, high = ranges[arc]
-            centre, step = float(param[best]), (high - low) / (_ARC - 1)
-            for _ in range(_ROUNDS):
-                s = np.clip(np.linspace(centre - step, centre + step, _FINE), low, high)
-                a, b = self._arc(arc, s)
-                ok = usable(a, b)
-                if ok.any():
-                    local = self.tail(t, a[ok], b[ok])
-                    i = int(np.argmax(local))
-                    if local[i] > best_value:
-                        best_value, centre = float(local[i]), float(s[ok][i])
-                step *= 2.0 / (_FINE - 1)
-            return best_value
-        c0, c1 = float(q0[best]), float(q1[best])
+        return q0, q1, np.concatenate(labels), np.concatenate(params)
+
+    def _refine_on_arc(
+        self,
+        t: float,
+        arc: str,
+        bounds: tuple[float, float],
+        centre: float,
+        best_value: float,
+        better_than_chance: bool,
+    ) -> float:
+        """Zoom in around ``centre`` along ``arc``, keeping the largest tail seen."""
+        low, high = bounds
+        step = (high - low) / (_ARC - 1)
+        for _ in range(_ROUNDS):
+            s = np.clip(np.linspace(centre - step, centre + step, _FINE), low, high)
+            a, b = self._arc(arc, s)
+            ok = _usable(a, b, better_than_chance)
+            if ok.any():
+                local = self.tail(t, a[ok], b[ok])
+                i = int(np.argmax(local))
+                if local[i] > best_value:
+                    best_value, centre = float(local[i]), float(s[ok][i])
+            step *= 2.0 / (_FINE - 1)
+        return best_value
+
+    def _refine_in_box(
+        self, t: float, centre: tuple[float, float], best_value: float, better_than_chance: bool
+    ) -> float:
+        """Zoom in around ``centre`` in 2-D (inside the set), keeping the largest tail seen."""
+        (lo0, hi0), (lo1, hi1) = self.box
+        c0, c1 = centre
         step0, step1 = (hi0 - lo0) / (_COARSE - 1), (hi1 - lo1) / (_COARSE - 1)
         for _ in range(_ROUNDS):
             f0, f1 = np.meshgrid(
@@ -403,7 +369,7 @@ class _LowerTest:
                 indexing="ij",
             )
             r0, r1 = f0.ravel(), f1.ravel()
-            ok = usable(r0, r1) & self.in_set(r0, r1)
+            ok = _usable(r0, r1, better_than_chance) & self.in_set(r0, r1)
             if ok.any():
                 local = self.tail(t, r0[ok], r1[ok])
                 i = int(np.argmax(local))
@@ -411,6 +377,12 @@ class _LowerTest:
                     best_value, c0, c1 = float(local[i]), float(r0[ok][i]), float(r1[ok][i])
             step0, step1 = step0 * 2.0 / (_FINE - 1), step1 * 2.0 / (_FINE - 1)
         return best_value
+
+
+def _usable(a: np.ndarray, b: np.ndarray, better_than_chance: bool) -> np.ndarray:
+    """Finite (q0, q1) pairs on the requested side of q0 + q1 = 1 (the side included)."""
+    side = a + b >= 1.0 if better_than_chance else a + b <= 1.0
+    return np.isfinite(a) & np.isfinite(b) & side
 
 
 def _lower_end(k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float) -> float:

@@ -119,11 +119,11 @@ class CompiledNUTS:
         stderr (None: only when stderr is a terminal and ``CI`` is unset); chains run by forked
         workers count when they finish.
         """
-        from judgestats._dask import ProgressBar
+        from judgestats._progress import progress_bar
 
         chain_rngs = rng.spawn(chains)
         args = (draws, tune, jitter_retries)
-        bar = ProgressBar(chains * (tune + draws), progressbar, label="NUTS", unit="steps")
+        bar = progress_bar(chains * (tune + draws), progressbar, desc="NUTS", unit="steps")
         with self.lock:
             self.set_data(self.model, data)
             slots = min(cores, chains) if _can_fork() else 1
@@ -134,7 +134,7 @@ class CompiledNUTS:
             try:
                 results = {
                     c: self.sample_chain(
-                        data, chain_rngs[c], *args, c, bar=bar if bar.enabled else None
+                        data, chain_rngs[c], *args, c, bar=None if bar.disable else bar
                     )
                     for c in range(0, chains, slots)
                 }
@@ -165,7 +165,7 @@ class CompiledNUTS:
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """One chain on the data already set: unconstrained draws and sample stats.
 
-        ``bar`` (a :class:`judgestats._dask.ProgressBar`), if given, advances every 100 steps.
+        ``bar`` (a :func:`judgestats._progress.progress_bar`), if given, advances every 100 steps.
         """
         from pymc.exceptions import SamplingError
 
@@ -559,7 +559,7 @@ def sample_nuts(
         )
     target_accept = float(target_accept)
     if sampler == "nutpie":
-        from judgestats._dask import is_enabled
+        from judgestats._progress import is_enabled
 
         idata = _nutpie_idata(
             data, prior, draws, tune, chains, rng, is_enabled(progressbar), target_accept, compiled

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgestats._progress import progress_bar
 from judgestats._validate import (
     check_choice,
     check_level,
@@ -411,7 +412,7 @@ def _search_total(
     """Smallest total in [start, 2**26] with evaluate(total) <= target (doubling, then bisection).
 
     Returns the total and the (total, width) pairs tried. ``bar`` (a
-    :class:`judgestats._dask.ProgressBar`), if given, advances once per budget tried.
+    :func:`judgestats._progress.progress_bar`), if given, advances once per budget tried.
     """
     trace: dict[int, float] = {}
 
@@ -437,6 +438,17 @@ def _search_total(
 def _is_monotone(trace: tuple[tuple[int, float], ...]) -> bool:
     widths = np.array([width for _, width in trace])
     return bool(np.all(np.diff(widths) <= 1e-12 * np.maximum(widths[:-1], 1e-300)))
+
+
+def _check_reachable(target: float, setting: PlanningSetting) -> None:
+    """Raise if the test set alone leaves an expected width of ``target`` or more."""
+    floor = width_floor(setting)
+    if target <= floor:
+        raise ValueError(
+            f"`width` ({target:g}) is unreachable with `n` = {int(setting.n)}: even unlimited "
+            f"calibration leaves an expected width of {floor:.4g} from the test set alone. Ask "
+            "for a wider interval or plan a larger test set."
+        )
 
 
 def required_calibration(
@@ -516,13 +528,7 @@ def required_calibration(
     pilot = None if m_pilot is None else check_pilot_size(m_pilot, None)
     model = width_model(setting, method, prior, kind)
     split_model = model if method != "bayes" else width_model(setting, "frequentist")
-    floor = width_floor(setting)
-    if target <= floor:
-        raise ValueError(
-            f"`width` ({target:g}) is unreachable with `n` = {int(setting.n)}: even unlimited "
-            f"calibration leaves an expected width of {floor:.4g} from the test set alone. Ask "
-            "for a wider interval or plan a larger test set."
-        )
+    _check_reachable(target, setting)
 
     def evaluate(total: int) -> float:
         m0, m1 = _rule_split(allocation, total, setting, split_model, pilot)
@@ -533,13 +539,11 @@ def required_calibration(
         f"`width` ({target:g}) was not reached with up to {_MAX_TOTAL} calibration "
         "items; ask for a wider interval."
     )
-    from judgestats._dask import ProgressBar
-
-    bar = ProgressBar(
+    bar = progress_bar(
         None,
         progress if method == "bayes" else False,
-        label="planning (method='bayes')",
-        unit="budgets tried",
+        desc="planning (method='bayes')",
+        unit=" budgets tried",
     )
     try:
         total, trace = _search_total(target, evaluate, start, unreachable, bar)

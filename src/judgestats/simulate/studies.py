@@ -208,30 +208,35 @@ def coverage(
     )
     stats = np.concatenate(results, axis=0)
     chance = (flat["q0"] + flat["q1"] - 1.0) <= 0.0
+    _warn_chance(chance)
+    return _coverage_dataset(
+        template, stats, chance, methods, isinstance(method, str), attrs=_attrs(spec)
+    )
+
+
+def _warn_chance(chance: np.ndarray) -> None:
+    """One warning that counts the grid cells whose judge is no better than chance, if any."""
     if chance.any():
         warnings.warn(
             f"{int(chance.sum())} of {chance.size} grid cells have a judge no better "
             "than chance (q0 + q1 - 1 <= 0); no correction exists there, so their "
             "statistics are NaN (flag `no_better_than_chance`).",
             JudgeStatsWarning,
-            stacklevel=2,
+            stacklevel=3,  # the caller of coverage()
         )
-    return _coverage_dataset(
-        template,
-        stats,
-        chance,
-        methods,
-        isinstance(method, str),
-        attrs={
-            "confidence_level": level,
-            "reps": 0 if exact else reps,
-            "design": design,
-            "allocation": allocation,
-            "exact": int(bool(exact)),
-            "random_seed": str(spec.entropy),
-            **({"exact_neglected_mass_bound": 6e-12} if exact else {}),
-        },
-    )
+
+
+def _attrs(spec: ChunkSpec) -> dict[str, Any]:
+    """The study's settings, recorded in the Dataset's ``attrs``."""
+    return {
+        "confidence_level": spec.level,
+        "reps": 0 if spec.exact else spec.reps,
+        "design": spec.design,
+        "allocation": spec.allocation,
+        "exact": int(spec.exact),
+        "random_seed": str(spec.entropy),
+        **({"exact_neglected_mass_bound": 6e-12} if spec.exact else {}),
+    }
 
 
 _POINT_ESTIMATE = {
