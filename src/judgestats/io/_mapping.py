@@ -148,7 +148,8 @@ def map_verdicts(
         described += ", `threshold` for scores)" if not option else ")"
     else:
         mapping = _positive_mapping(items, positive, negative, name, source, option)
-        missing = [is_missing(v) and _key(v) not in mapping for v in items]
+        named = {k for k in mapping if k}  # a word such as 'none' given as a value counts
+        missing = [is_missing(v) and not (isinstance(v, str) and _key(v) in named) for v in items]
         ones = sorted(k for k, v in mapping.items() if v == 1)
         zeros = sorted(k for k, v in mapping.items() if v == 0)
         described = (
