@@ -41,11 +41,6 @@ KNOWN_OVER_LIMIT: dict[str, int] = {
     "bayes/stratified_model.py": 699,
     "crosschecking.py:_flags": 73,
     "crosschecking.py:crosscheck": 94,
-    "data.py": 841,
-    "data.py:JudgeData.from_frame": 63,
-    "io/_items.py": 839,
-    "io/frames.py:read_frame": 71,
-    "io/inspect_ai.py:read_inspect": 73,
     "recommendation.py": 617,
     "recommendation.py:recommend": 62,
 }

@@ -1,7 +1,8 @@
 """Small HTML building blocks shared by the results' ``_repr_html_`` and the report.
 
 Standard library only (ground floor). Every piece of text goes through :func:`html.escape`;
-numbers are rounded here, with the CLI's rounding (four decimals), and only here.
+numbers are rounded here, with the CLI's rounding (four decimals, :func:`fmt4`; levels as
+percentages, :func:`fmt_percent`), and only here.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["escape", "fmt4", "notes_list", "result_block", "table"]
+__all__ = ["escape", "fmt4", "fmt_percent", "notes_list", "result_block", "table"]
 
 #: Class of the outer element of every rich display (a notebook's stylesheet can target it).
 RESULT_CLASS = "judgestats-result"
@@ -30,6 +31,15 @@ def fmt4(value: Any) -> str:
     """
     value = float(value)
     return "n/a" if math.isnan(value) else f"{value:.4f}"
+
+
+def fmt_percent(level: Any) -> str:
+    """A level (a probability) as a percentage, as every printed title writes it: ``"95%"``.
+
+    ``f"{100 * level:g}%"``: up to six significant digits, no trailing zeros
+    (0.95 -> ``"95%"``, 0.999 -> ``"99.9%"``).
+    """
+    return f"{100 * float(level):g}%"
 
 
 def table(

@@ -18,7 +18,12 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "CORRECTIONS",
+    "DESIGNS",
+    "INTERVAL_KINDS",
     "check_classes",
+    "check_design",
+    "frozen_copy",
     "as_generator",
     "as_real_array",
     "check_choice",
@@ -185,6 +190,39 @@ def check_choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
         raise ValueError(f"`{name}` ({value!r}) must be one of {options}.")
     return value
+
+
+#: The calibration designs a :class:`~judgestats.JudgeData` records (see :mod:`judgestats.data`).
+DESIGNS = ("stratified", "random")
+
+#: Multiplicity corrections across groups (:func:`judgestats.estimate_items` ``correction``).
+CORRECTIONS = ("holm", "bonferroni", "none")
+
+#: Credible-interval kinds: equal-tailed and highest-density (``Posterior.ci(kind=...)``).
+INTERVAL_KINDS = ("eti", "hdi")
+
+
+def check_design(design: Any) -> str:
+    """Return ``design`` if it is one of :data:`DESIGNS`; raise otherwise."""
+    if not isinstance(design, str):
+        raise TypeError(f"`design` must be 'stratified' or 'random', got {design!r}.")
+    if design not in DESIGNS:
+        raise ValueError(
+            f"`design` ({design!r}) must be 'stratified' (m0 and m1 chosen by design) or "
+            "'random' (a random labelled subsample of the test items)."
+        )
+    return design
+
+
+def frozen_copy(values: Any, dtype: Any = None) -> np.ndarray:
+    """A read-only copy of ``values`` (never a view of the caller's array), as ``dtype``.
+
+    ``dtype=None`` keeps the input's dtype. Result objects hold their arrays this way, so a
+    frozen dataclass stays frozen all the way down.
+    """
+    out = np.array(values, dtype=dtype, copy=True)
+    out.flags.writeable = False
+    return out
 
 
 def check_positive_int(value: Any, name: str) -> int:

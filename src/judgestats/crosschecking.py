@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from judgestats._html import fmt_percent
+from judgestats._json import to_json
 from judgestats._validate import check_level
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
@@ -152,7 +154,7 @@ class CrossCheck(Result):
 
     def _heading(self) -> str:
         return (
-            f"judgestats cross-check ({100 * self.confidence_level:g}% intervals; posterior "
+            f"judgestats cross-check ({fmt_percent(self.confidence_level)} intervals; posterior "
             f"by {self.posterior.method})"
         )
 
@@ -172,20 +174,22 @@ class CrossCheck(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict: inputs, level, every row, the flags and the weak-judge probability."""
-        return {
-            "inputs": self.data.to_dict(),
-            "confidence_level": self.confidence_level,
-            "posterior_method": self.posterior.method,
-            "tolerance": self.tolerance,
-            "rows": {
-                key: {"estimate": e, "low": lo, "high": hi, "width": hi - lo}
-                for key, (e, lo, hi) in self.rows.items()
-            },
-            "max_difference": self.max_difference,
-            "prob_weak_judge": self.prob_weak_judge,
-            "flags": dict(zip(self.flags, self.flag_messages, strict=True)),
-            "recommended": None if self.recommended is None else self.recommended.to_dict(),
-        }
+        return to_json(
+            {
+                "inputs": self.data.to_dict(),
+                "confidence_level": self.confidence_level,
+                "posterior_method": self.posterior.method,
+                "tolerance": self.tolerance,
+                "rows": {
+                    key: {"estimate": e, "low": lo, "high": hi, "width": hi - lo}
+                    for key, (e, lo, hi) in self.rows.items()
+                },
+                "max_difference": self.max_difference,
+                "prob_weak_judge": self.prob_weak_judge,
+                "flags": dict(zip(self.flags, self.flag_messages, strict=True)),
+                "recommended": None if self.recommended is None else self.recommended.to_dict(),
+            }
+        )
 
     def notes(self, limit: int | None = MAX_NOTES) -> list[tuple[str, str]]:
         """The flags as (key, sentence), most important first, at most ``limit`` of them.
@@ -269,7 +273,7 @@ class CrossCheck(Result):
         ax.axhline(0.0, color="0.8", lw=0.8)
         ax.set_xlabel("true accuracy theta")
         ax.set_ylabel("density")
-        ax.set_title(f"Cross-check, {100 * self.confidence_level:g}% intervals")
+        ax.set_title(f"Cross-check, {fmt_percent(self.confidence_level)} intervals")
         ax.legend(fontsize="small", loc="upper right")
         return ax
 

@@ -18,20 +18,31 @@ Two calibration designs (``JudgeData.design``):
     counts the judge's "correct" verdicts on the *unlabelled* test items only, so no item is
     counted twice. The class count ``m1`` of the labelled items is then informative,
     ``m1 ~ Bin(m, theta)``, provided the labelled items come from the test population.
+
+Label values are read as :mod:`judgestats._labels` says (how 0/1 may be written, which values are
+missing); label files and items frames as :mod:`judgestats._label_rows` says.
 """
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from judgestats._validate import SIX_COUNTS, check_six_counts
+from judgestats._label_rows import (
+    LABEL_COLUMNS,
+    LabelRows,
+    items_labels,
+    items_source,
+    parse_label_rows,
+    read_label_csv,
+)
+from judgestats._labels import binary_labels, calibration_counts, calibration_labels
+from judgestats._validate import DESIGNS, SIX_COUNTS, check_design, check_six_counts
 
 __all__ = [
     "DESIGNS",
@@ -41,32 +52,12 @@ __all__ = [
     "binary_labels",
     "calibration_labels",
     "calibration_counts",
+    "check_design",
+    "items_labels",
+    "items_source",
     "read_label_csv",
     "require_design",
 ]
-
-#: The calibration designs :class:`JudgeData` records (see the module docstring).
-DESIGNS = ("stratified", "random")
-
-#: Columns of the item-level label file read by :meth:`JudgeData.from_csv`.
-LABEL_COLUMNS = ("set", "judge", "human")
-
-_TRUE_WORDS = {"1", "1.0", "true"}
-_FALSE_WORDS = {"0", "0.0", "false"}
-_MISSING_WORDS = {"", "na", "nan", "none", "null"}
-
-
-class LabelRows(NamedTuple):
-    """Item-level labels parsed from rows, in row order (int8 arrays of 0/1).
-
-    ``test``: the judge's verdict on every test row. ``human`` and ``judge``: the human label and
-    the judge's verdict on every calibration row; with ``design="random"`` ``human`` instead
-    holds one entry per test row (-1 where the item is unlabelled) and ``judge`` is empty.
-    """
-
-    test: np.ndarray
-    human: np.ndarray
-    judge: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -338,8 +329,10 @@ class JudgeData:
         human: str | None = None,
         id: str | None = None,
         positive: Any = None,
+        negative: Any = None,
         threshold: float | None = None,
         human_positive: Any = None,
+        human_negative: Any = None,
         set_column: str = "set",
         judge_column: str = "judge",
         human_column: str = "human",
@@ -350,14 +343,25 @@ class JudgeData:
         Two layouts, chosen by the keywords:
 
         **Named verdict columns** (any of ``judge``, ``human``, ``id``, ``positive``,
-        ``threshold``, ``human_positive`` given; ``judge`` is then required): one row per item,
-        the judge's verdict in column ``judge`` mapped to 0/1 by ``positive`` (e.g. ``"C"``,
-        ``"PASS"``, ``"yes"``, ``True``) or ``threshold`` (score >= threshold is 1), the human
-        label in column ``human`` (empty where nobody labelled the item). Rows with a human
+        ``negative``, ``threshold``, ``human_positive``, ``human_negative`` given; ``judge`` is
+        then required): one row per item, the judge's verdict in column ``judge`` mapped to 0/1
+        by ``positive`` / ``negative`` (e.g. ``"C"``, ``"PASS"``, ``"model_a"`` / ``"model_b"``,
+        ``2`` / ``1``) or ``threshold`` (score >= threshold is 1), the human label in column
+        ``human`` (empty where nobody labelled the item), mapped by ``human_positive`` /
+        ``human_negative``, else like the verdicts. Rows with a human
         label form the calibration set, the others the test set (``design="stratified"``); with
         ``design="random"`` every row is a test item and the labelled rows are the random
         labelled subsample. This is :func:`judgestats.io.read_frame` followed by
-        :meth:`from_items`; see there for ``id`` and ``human_positive``.
+        :meth:`from_items`; see there for ``id``, the options and their errors.
+
+        How values map (:func:`judgestats.io.map_verdicts`): ``positive`` values are 1
+        ("correct"), ``negative`` values 0 ("incorrect"); numbers compare by value, so
+        ``positive=2, negative=1`` maps a gold-label column read as floats (1.0, 2.0, NaN), and
+        the text ``"2"`` is the number 2 too; text compares case-insensitively. Missing values
+        (None, NaN, pandas NA, blank, "na", "nan", "none", "null") stay unlabelled. Errors name
+        the argument: ``positive`` equal to ``negative``, a value that is neither, a column of
+        three or more values without ``positive`` / ``negative``, a ``positive`` list holding a
+        value and its opposite (``["C", "I"]``).
 
         **The set/judge/human layout of** :meth:`from_csv` (none of those keywords): rows whose
         ``set_column`` is ``"test"`` contribute their judge label to the test set; rows whose
@@ -372,6 +376,14 @@ class JudgeData:
         ...                       "human_label": ["C", "I", None, None, None]})
         >>> JudgeData.from_frame(frame, judge="verdict", human="human_label", positive="C")
         JudgeData(k=2, n=3, k0=1, m0=1, k1=1, m1=1)
+
+        A pairwise judge's winner, and gold labels 1/2 with gaps (floats):
+
+        >>> pairs = pd.DataFrame({"winner": ["model_a", "model_b", "model_a", "model_b"],
+        ...                       "gold": [2.0, 1.0, None, None]})
+        >>> JudgeData.from_frame(pairs, judge="winner", positive="model_a", negative="model_b",
+        ...                      human="gold", human_positive=2, human_negative=1)
+        JudgeData(k=1, n=2, k0=1, m0=1, k1=1, m1=1)
         """
         design = check_design(design)
         named = {
@@ -379,47 +391,36 @@ class JudgeData:
             "human": human,
             "id": id,
             "positive": positive,
+            "negative": negative,
             "threshold": threshold,
             "human_positive": human_positive,
+            "human_negative": human_negative,
         }
-        if any(value is not None for value in named.values()):
-            if judge is None:
-                given = ", ".join(f"`{k}`" for k, v in named.items() if v is not None)
-                raise TypeError(
-                    f"`judge` (the column of the judge's verdicts) is required "
-                    f"when {given} is given."
-                )
-            from judgestats.io.frames import read_frame
-
-            items = read_frame(
-                frame,
-                judge=judge,
-                human=human,
-                id=id,
-                positive=positive,
-                threshold=threshold,
-                human_positive=human_positive,
+        if all(value is None for value in named.values()):
+            columns = (set_column, judge_column, human_column)
+            return cls._from_set_layout(frame, columns, design=design)
+        if judge is None:
+            given = ", ".join(f"`{k}`" for k, v in named.items() if v is not None)
+            raise TypeError(
+                f"`judge` (the column of the judge's verdicts) is required when {given} is given."
             )
-            return cls.from_items(items, design=design)
-        missing = [c for c in (set_column, judge_column, human_column) if c not in frame.columns]
+        from judgestats.io.frames import read_frame
+
+        items = read_frame(frame, **{k: v for k, v in named.items() if k != "judge"}, judge=judge)
+        return cls.from_items(items, design=design)
+
+    @classmethod
+    def _from_set_layout(cls, frame: Any, columns: tuple[str, str, str], design: str) -> JudgeData:
+        """Count the set / judge / human layout of :meth:`from_csv` held in a DataFrame."""
+        missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise ValueError(
                 f"`frame` lacks the column(s) {', '.join(map(repr, missing))}; "
                 f"it has {', '.join(map(repr, map(str, frame.columns)))}."
             )
-        rows = zip(
-            frame[set_column].tolist(),
-            frame[judge_column].tolist(),
-            frame[human_column].tolist(),
-            strict=True,
-        )
+        rows = zip(*(frame[c].tolist() for c in columns), strict=True)
         return cls._from_rows(
-            rows,
-            source="`frame`",
-            first_row=0,
-            row_word="row",
-            columns=(set_column, judge_column, human_column),
-            design=design,
+            rows, source="`frame`", first_row=0, row_word="row", columns=columns, design=design
         )
 
     @classmethod
@@ -516,7 +517,7 @@ class JudgeData:
         columns: Sequence[str],
         design: str = "stratified",
     ) -> JudgeData:
-        labels = _parse_rows(
+        labels = parse_label_rows(
             rows,
             source=source,
             first_row=first_row,
@@ -533,186 +534,6 @@ class JudgeData:
                 labels.test, labels.human, labels.test, source=f"{source}: ", design="random"
             )
         return cls._from_binary(labels.test, labels.human, labels.judge, source=f"{source}: ")
-
-
-def items_source(items: Any) -> str:
-    """The source named in an items frame's errors; raise unless ``items`` is an items frame."""
-    columns = getattr(items, "columns", None)
-    if columns is None or not hasattr(items, "attrs"):
-        raise TypeError(
-            "`items` must be an items frame (a pandas DataFrame from a judgestats.io "
-            f"reader), got {type(items).__name__}."
-        )
-    source = str(items.attrs.get("source", "`items`"))
-    missing = [c for c in ("id", "judge", "human") if c not in columns]
-    if missing:
-        raise ValueError(
-            f"{source}: the items frame lacks the column(s) "
-            f"{', '.join(map(repr, missing))}; it has "
-            f"{', '.join(map(repr, map(str, columns)))}."
-        )
-    if len(items) == 0:
-        raise ValueError(f"{source}: the items frame holds no items.")
-    return source
-
-
-def items_labels(items: Any, source: str) -> tuple[np.ndarray, np.ndarray]:
-    """(judge 0/1, human 0/1 or -1) of an items frame; raise for repeated ids, missing verdicts."""
-    ids = items["id"].astype(str)
-    repeated = ids[ids.duplicated(keep=False)]
-    if len(repeated):
-        shown = ", ".join(map(repr, list(dict.fromkeys(repeated))[:3]))
-        epochs = (
-            " (an `epoch` column: the items were judged several times)"
-            if "epoch" in items.columns
-            else ""
-        )
-        raise ValueError(
-            f"{source}: {repeated.nunique()} item id(s) occur more than once, e.g. {shown}"
-            f"{epochs}. Counting each repetition as an item would overstate the evidence: "
-            "judgestats.estimate_items(items) (and `judgestats estimate`) clusters the rows by "
-            "item "
-            "id; the posterior does not cluster, so for it select one row per item, e.g. "
-            "items[items['epoch'] == 1] or items.drop_duplicates('id')."
-        )
-    no_verdict = items["judge"].isna()
-    if no_verdict.any():
-        shown = ", ".join(map(repr, list(ids[no_verdict])[:3]))
-        raise ValueError(
-            f"{source}: {int(no_verdict.sum())} item(s) have no judge verdict "
-            f"(ids {shown}); drop them first, e.g. "
-            "items.dropna(subset=['judge'])."
-        )
-    judge = binary_labels(items["judge"], "judge")
-    human = binary_labels(items["human"], "human", allow_missing=True)
-    return judge, human
-
-
-def read_label_csv(path: str | os.PathLike[str], *, design: str = "stratified") -> LabelRows:
-    """Parse the item-level label file of :meth:`JudgeData.from_csv`, keeping the row order.
-
-    The file layout, the accepted label values and the errors are those of
-    :meth:`JudgeData.from_csv`, which counts what this returns; readers that need the items
-    themselves (e.g. paired test items of two models) use it directly.
-
-    Returns
-    -------
-    LabelRows
-        The test verdicts and the calibration labels, in file order.
-    """
-    design = check_design(design)
-    name = os.fspath(path)
-    try:
-        handle = open(name, newline="", encoding="utf-8-sig")  # noqa: SIM115
-    except OSError as error:
-        raise ValueError(f"cannot read `{name}`: {error.strerror}.") from None
-    with handle:
-        reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
-        stripped = [h.strip() for h in header]
-        missing = [c for c in LABEL_COLUMNS if c not in stripped]
-        if missing:
-            raise ValueError(
-                f"{name}: missing column(s) {', '.join(map(repr, missing))}; expected a "
-                f"header with {', '.join(LABEL_COLUMNS)}, got "
-                f"{', '.join(map(repr, stripped)) or 'none'}."
-            )
-        position = {c: header[stripped.index(c)] for c in LABEL_COLUMNS}
-        rows = ((r[position["set"]], r[position["judge"]], r[position["human"]]) for r in reader)
-        return _parse_rows(
-            rows, source=name, first_row=2, row_word="row", columns=LABEL_COLUMNS, design=design
-        )
-
-
-def _parse_rows(
-    rows: Iterable[tuple[Any, Any, Any]],
-    *,
-    source: str,
-    first_row: int,
-    row_word: str,
-    columns: Sequence[str],
-    design: str = "stratified",
-) -> LabelRows:
-    """Validate (set, judge, human) rows; raise naming the source, row and column of a problem."""
-    set_col, judge_col, human_col = columns
-    test: list[int] = []
-    human: list[int] = []
-    judge: list[int] = []
-    for number, (which, judge_value, human_value) in enumerate(rows, start=first_row):
-        where = f"{source}, {row_word} {number}"
-        kind = "" if which is None else str(which).strip().lower()
-        verdict = _parse_label(judge_value)
-        if verdict is None:
-            raise ValueError(
-                f"{where}: column `{judge_col}` must be 0 or 1, got {_show(judge_value)}."
-            )
-        if kind == "test":
-            test.append(verdict)
-            if design == "random":  # a human label marks a labelled item; -1: unlabelled
-                truth = -1 if _is_missing(human_value) else _parse_label(human_value)
-                if truth is None:
-                    raise ValueError(
-                        f"{where}: column `{human_col}` must be 0, 1 or empty on "
-                        f"a test row, got {_show(human_value)}."
-                    )
-                human.append(truth)
-        elif kind == "calibration" and design == "random":
-            raise ValueError(
-                f"{where}: column `{set_col}` is 'calibration', but with design='random' the "
-                "labelled items are a subset of the test items: give them as 'test' rows "
-                f"with a `{human_col}` label."
-            )
-        elif kind == "calibration":
-            truth = _parse_label(human_value)
-            if truth is None:
-                raise ValueError(
-                    f"{where}: column `{human_col}` must be 0 or 1 on a "
-                    f"calibration row, got {_show(human_value)}."
-                )
-            human.append(truth)
-            judge.append(verdict)
-        else:
-            raise ValueError(
-                f"{where}: column `{set_col}` must be 'test' or 'calibration', got {_show(which)}."
-            )
-    return LabelRows(
-        np.array(test, dtype=np.int8),
-        np.array(human, dtype=np.int8),
-        np.array(judge, dtype=np.int8),
-    )
-
-
-def calibration_labels(calib_human: Any, calib_judge: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The calibration labels as checked 0/1 arrays (:func:`binary_labels`) of the same length.
-
-    One human label and one judge verdict per calibration item; the one reader of calibration
-    label pairs (:meth:`JudgeData.from_labels`, :func:`judgestats.ppi`, ``ModelLabels``).
-
-    Raises
-    ------
-    ValueError
-        If a label is not 0/1 (naming the argument) or the two arrays differ in length.
-    """
-    human = binary_labels(calib_human, "calib_human")
-    judge = binary_labels(calib_judge, "calib_judge")
-    if human.size != judge.size:
-        raise ValueError(
-            f"`calib_human` ({human.size} items) and `calib_judge` ({judge.size} items) must "
-            "have the same length: one human label and one judge verdict per calibration item."
-        )
-    return human, judge
-
-
-def calibration_counts(human: np.ndarray, judge: np.ndarray) -> tuple[int, int, int, int]:
-    """The calibration counts ``(k0, m0, k1, m1)`` of paired 0/1 label arrays (checked, same size).
-
-    ``m1`` items have human label 1 and ``m0`` label 0; ``k0`` of the truly-incorrect and ``k1``
-    of the truly-correct items got the same verdict from the judge. No class is required.
-    """
-    m1 = int(np.count_nonzero(human == 1))
-    k0 = int(np.count_nonzero((human == 0) & (judge == 0)))
-    k1 = int(np.count_nonzero((human == 1) & (judge == 1)))
-    return k0, int(human.size) - m1, k1, m1
 
 
 def require_design(data: Any, design: str, user: str) -> JudgeData:
@@ -736,18 +557,6 @@ def require_design(data: Any, design: str, user: str) -> JudgeData:
     raise ValueError(f"{user} needs design={design!r}, but `data.design` is {data.design!r}.")
 
 
-def check_design(design: Any) -> str:
-    """Return ``design`` if it is one of :data:`DESIGNS`; raise otherwise."""
-    if not isinstance(design, str):
-        raise TypeError(f"`design` must be 'stratified' or 'random', got {design!r}.")
-    if design not in DESIGNS:
-        raise ValueError(
-            f"`design` ({design!r}) must be 'stratified' (m0 and m1 chosen by design) or "
-            "'random' (a random labelled subsample of the test items)."
-        )
-    return design
-
-
 def _split_marked(test: np.ndarray, human: np.ndarray, source: str) -> tuple[np.ndarray, Any]:
     """Random design: return (unlabelled test verdicts, mask of labelled items)."""
     labelled = human >= 0
@@ -762,80 +571,3 @@ def _split_marked(test: np.ndarray, human: np.ndarray, source: str) -> tuple[np.
             "the judge (`n` would be 0); the human labels alone give the accuracy (m1 / m)."
         )
     return test[~labelled], labelled
-
-
-def _is_missing(value: Any) -> bool:
-    """True for None, NaN, pandas NA/NaT and an empty or 'na'-like string."""
-    if value is None or type(value).__name__ in ("NAType", "NaTType"):
-        return True
-    if isinstance(value, (float, np.floating)):
-        return math.isnan(value)
-    return isinstance(value, str) and value.strip().lower() in _MISSING_WORDS
-
-
-def _show(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "an empty value"
-    return repr(value if not isinstance(value, str) else value.strip())
-
-
-def _parse_label(value: Any) -> int | None:
-    """Return 0/1 for a label written as a number, a bool or a word; None if it is not one."""
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return int(value) if value in (0, 1) else None
-    if isinstance(value, str):
-        word = value.strip().lower()
-        if word in _TRUE_WORDS:
-            return 1
-        if word in _FALSE_WORDS:
-            return 0
-    return None
-
-
-def binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.ndarray:
-    """Validate a 1-D sequence of 0/1 labels; return an int8 copy (the input is not modified).
-
-    Lists, tuples, numpy arrays and pandas Series are accepted; booleans count as 0/1. With
-    ``allow_missing`` a missing value (NaN, None, pandas NA) becomes -1. Errors name the argument
-    ``name`` and the first bad item.
-    """
-    if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
-        raise TypeError(f"`{name}` must be a sequence of 0/1 labels, got {type(values).__name__}.")
-    if hasattr(values, "to_numpy"):  # pandas Series / Index; nullable dtypes become objects
-        values = values.to_numpy(dtype=object)
-    array = np.asarray(values)
-    if array.ndim != 1:
-        raise ValueError(f"`{name}` must be one-dimensional, got shape {array.shape}.")
-    if array.dtype.kind == "b":
-        return array.astype(np.int8)
-    if array.dtype.kind in "iu":
-        bad = (array != 0) & (array != 1)
-    elif array.dtype.kind == "f":
-        bad = ~((array == 0.0) | (array == 1.0))  # NaN is bad ...
-        if allow_missing:  # ... unless it marks an unlabelled item
-            bad &= ~np.isnan(array)
-            if not bad.any():
-                return np.where(np.isnan(array), -1, array).astype(np.int8)
-    else:
-        items = array.tolist()
-        parsed = [
-            -1
-            if allow_missing and not isinstance(v, str) and _is_missing(v)
-            else (_parse_label(v) if not isinstance(v, str) else None)
-            for v in items
-        ]
-        bad = np.array([v is None for v in parsed], dtype=bool)
-        if not bad.any():
-            return np.array(parsed, dtype=np.int8)
-    if bad.any():
-        index = int(np.flatnonzero(bad)[0])
-        value = array[index]
-        value = value.item() if isinstance(value, np.generic) else value
-        missing = value is None or (isinstance(value, float) and math.isnan(value))
-        what = "a missing value (NaN/None)" if missing else repr(value)
-        raise ValueError(
-            f"`{name}` must hold only 0/1 labels (booleans accepted); item {index} is {what}."
-        )
-    return array.astype(np.int8)

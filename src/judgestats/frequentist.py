@@ -21,7 +21,7 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np  # noqa: F401 (for the p-value function being appended to this module)
+import numpy as np
 
 from judgestats._closed_form import check_interval_inputs as check_interval_inputs
 from judgestats._closed_form import delta_variance as delta_variance
@@ -35,6 +35,8 @@ from judgestats._closed_form import rogan_gladen as rogan_gladen
 from judgestats._closed_form import rogan_gladen_raw as rogan_gladen_raw
 from judgestats._closed_form import rogan_gladen_variance as rogan_gladen_variance
 from judgestats._closed_form import z_quantile as z_quantile
+from judgestats._html import fmt_percent
+from judgestats._json import to_json
 from judgestats._validate import (
     check_choice,
     check_level,
@@ -297,23 +299,29 @@ class Estimate(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict of every number, the inputs and the flags."""
-        return {
-            "method": self.method,
-            "confidence_level": self.confidence_level,
-            "inputs": self.data.to_dict(),
-            "p": self.data.p,
-            "q0": self.data.q0,
-            "q1": self.data.q1,
-            "youden": self.youden,
-            "naive": {"estimate": self.naive, "low": self.naive_ci.low, "high": self.naive_ci.high},
-            "adjusted": {
-                "estimate": self.theta,
-                "estimate_unclipped": self.theta_raw,
-                "low": self.ci.low,
-                "high": self.ci.high,
-            },
-            "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
-        }
+        return to_json(
+            {
+                "method": self.method,
+                "confidence_level": self.confidence_level,
+                "inputs": self.data.to_dict(),
+                "p": self.data.p,
+                "q0": self.data.q0,
+                "q1": self.data.q1,
+                "youden": self.youden,
+                "naive": {
+                    "estimate": self.naive,
+                    "low": self.naive_ci.low,
+                    "high": self.naive_ci.high,
+                },
+                "adjusted": {
+                    "estimate": self.theta,
+                    "estimate_unclipped": self.theta_raw,
+                    "low": self.ci.low,
+                    "high": self.ci.high,
+                },
+                "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
+            }
+        )
 
     def _rows(self) -> dict[str, tuple[float, float, float, float]]:
         """Method name -> (estimate, low, high, width)."""
@@ -342,7 +350,7 @@ class Estimate(Result):
 
         d = self.data
         title = (
-            f"judgestats estimate ({100 * self.confidence_level:g}% intervals): k = {d.k} of "
+            f"judgestats estimate ({fmt_percent(self.confidence_level)} intervals): k = {d.k} of "
             f"n = {d.n}, q0 = {d.k0}/{d.m0}, q1 = {d.k1}/{d.m1}, J = {fmt4(d.youden)}"
         )
         rows = [(name, *(fmt4(v) for v in row)) for name, row in self._rows().items()]
@@ -350,7 +358,7 @@ class Estimate(Result):
         return result_block(title, ("method", "estimate", "low", "high", "width"), rows, notes)
 
     def __str__(self) -> str:
-        title = f"judgestats estimate ({100 * self.confidence_level:g}% intervals)"
+        title = f"judgestats estimate ({fmt_percent(self.confidence_level)} intervals)"
         notes = [f"warning: {message}" for message in self.flag_messages]
         return format_report(title, self.data, self._rows(), notes)
 

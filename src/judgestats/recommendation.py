@@ -61,6 +61,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from judgestats._html import fmt_percent
+from judgestats._json import to_json
 from judgestats.data import JudgeData
 from judgestats.results import ConfidenceInterval, IntervalResult, Result
 
@@ -149,18 +151,20 @@ class Recommendation(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of every field."""
-        return {
-            "method": self.method,
-            "label": self.label,
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "width": self.width,
-            "level": self.level,
-            "coverage": self.coverage,
-            "widened": self.widened,
-            "reason": self.reason,
-        }
+        return to_json(
+            {
+                "method": self.method,
+                "label": self.label,
+                "estimate": self.estimate,
+                "low": self.low,
+                "high": self.high,
+                "width": self.width,
+                "level": self.level,
+                "coverage": self.coverage,
+                "widened": self.widened,
+                "reason": self.reason,
+            }
+        )
 
     def summary(self) -> pd.DataFrame:
         """One row, indexed by the method's label: estimate, low, high, width, level, coverage.
@@ -184,13 +188,13 @@ class Recommendation(Result):
         notes = [("why", self.reason)]
         if self.coverage is not None:
             notes.insert(0, ("coverage", f"at least {self.coverage:.1%} in simulations"))
-        title = f"judgestats recommended interval ({100 * self.level:g}%)"
+        title = f"judgestats recommended interval ({fmt_percent(self.level)})"
         return result_block(title, ("method", "estimate", "low", "high", "width"), [row], notes)
 
     def __str__(self) -> str:
         return (
             f"recommended: {self.label} {self.estimate:.4f} ({self.low:.4f}, "
-            f"{self.high:.4f}), {100 * self.level:g}% interval\n  why: {self.reason}"
+            f"{self.high:.4f}), {fmt_percent(self.level)} interval\n  why: {self.reason}"
         )
 
 
@@ -519,7 +523,7 @@ def recommend(
         )
     mask = accuracy_mask(*plausible_accuracy_range(counts), coverage_table()["theta"])[0]
     if abs(level - 0.95) > 1e-12:
-        where: Regime | str = f"the coverage table is for 95% intervals, not {100 * level:g}%"
+        where: Regime | str = f"the coverage table is for 95% intervals, not {fmt_percent(level)}"
     else:
         where = regime(counts, mask, random_design=random_design)
     if choice[0] >= 0:
@@ -596,13 +600,13 @@ def _guaranteed(
     estimate = min(max(estimate, low), high)
     if isinstance(where, Regime):
         why = (
-            f"no approximate interval covered the true accuracy at least {100 * level:g}% of "
+            f"no approximate interval covered the true accuracy at least {fmt_percent(level)} of "
             f"the time in every simulated cell of this regime ({where.text})"
         )
     else:
         why = f"these data lie outside the coverage table ({where})"
     reason = (
-        f"{why}; the guaranteed interval's coverage is at least {100 * level:g}% for "
+        f"{why}; the guaranteed interval's coverage is at least {fmt_percent(level)} for "
         "every accuracy and judge, by construction"
     )
     if widened:

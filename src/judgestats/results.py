@@ -18,6 +18,9 @@ import abc
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
+from judgestats._html import fmt_percent
+from judgestats._json import to_json
+
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterator, Mapping
 
@@ -216,14 +219,16 @@ class IntervalResult(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict: method, level, estimate, low, high and the flags."""
-        return {
-            "method": self.method,
-            "confidence_level": self.confidence_level,
-            "estimate": self.estimate,
-            "low": self.ci.low,
-            "high": self.ci.high,
-            "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
-        }
+        return to_json(
+            {
+                "method": self.method,
+                "confidence_level": self.confidence_level,
+                "estimate": self.estimate,
+                "low": self.ci.low,
+                "high": self.ci.high,
+                "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
+            }
+        )
 
     def summary(self) -> pd.DataFrame:
         """Return a one-row table indexed by ``method``: estimate, low, high, width."""
@@ -238,7 +243,7 @@ class IntervalResult(Result):
 
     def __str__(self) -> str:
         text = (
-            f"{self.method}: {self.estimate:.4f} ({100 * self.confidence_level:g}% interval "
+            f"{self.method}: {self.estimate:.4f} ({fmt_percent(self.confidence_level)} interval "
             f"{self.ci.low:.4f} to {self.ci.high:.4f})"
         )
         return "\n".join([text, *(f"  warning: {m}" for m in self.flag_messages)])

@@ -107,6 +107,27 @@ class Prior:
             better_than_chance=better_than_chance,
         )
 
+    def describe(self) -> str:
+        """The prior in words, as ``judgestats posterior`` and the report print it.
+
+        Examples
+        --------
+        >>> text = Prior(q0=(46, 6)).describe()
+        >>> text.startswith("theta ~ Beta(1, 1), q0 ~ Beta(46, 6), q1 ~ Beta(1, 1), judge")
+        True
+        >>> Prior(better_than_chance=False).describe()
+        'theta ~ Beta(1, 1), q0 ~ Beta(1, 1), q1 ~ Beta(1, 1), no truncation'
+        """
+        parts = [
+            f"{name} ~ Beta({a:g}, {b:g})"
+            for name in ("theta", "q0", "q1")
+            for a, b in [getattr(self, name)]
+        ]
+        truncation = (
+            "judge better than chance (q0 + q1 > 1)" if self.better_than_chance else "no truncation"
+        )
+        return f"{', '.join(parts)}, {truncation}"
+
 
 def random_design_prior(data: JudgeData, prior: Prior | None = None) -> Prior:
     r"""The stratified-model prior whose posterior equals the random-design posterior.

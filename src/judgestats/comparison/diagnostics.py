@@ -27,6 +27,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeGuard
 
+from judgestats._html import fmt_percent
 from judgestats.bayes.diagnostics import FLAGS as POSTERIOR_FLAGS
 from judgestats.comparison.estimators import rogan_gladen_counts
 from judgestats.comparison.inputs import CompareInputs, youden_of
@@ -261,7 +262,7 @@ def judge_findings(
 ) -> tuple[list[Finding], list[Finding]]:
     """Warnings and notes about the judge: weak J, instability, the shared-calibration bias."""
     found: list[Finding] = []
-    pct = f"{100 * level:g}%"
+    pct = fmt_percent(level)
     for model, j in diag.youden.items():
         if j is not None and j.low < LOW_J:
             found.append(
@@ -365,7 +366,7 @@ def verdict(
     prob_a_better: float | None,
 ) -> str:
     """The conclusion about theta_A - theta_B, weakened when the diagnostics warn."""
-    pct = f"{100 * level:g}%"
+    pct = fmt_percent(level)
     probability = "" if prob_a_better is None else f"; P(theta_A > theta_B) = {prob_a_better:.3f}"
     if ci.low <= 0.0 <= ci.high:
         text = (

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from judgestats._html import fmt_percent
+from judgestats._json import to_json
 from judgestats.comparison.diagnostics import interval_text
 from judgestats.results import ConfidenceInterval, IntervalResult, Result
 
@@ -30,30 +32,10 @@ __all__ = ["Comparison"]
 # -------------------------------------------------------------------------------------------
 # JSON helpers
 # -------------------------------------------------------------------------------------------
-def _json_number(value: Any) -> Any:
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def _json_safe(value: Any) -> Any:
-    """Nested dicts/lists of numbers with NaN and inf replaced by None."""
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, (bool, str)) or value is None:
-        return value
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    return _json_number(value)
-
-
 def _json_interval(value: IntervalResult | None) -> dict[str, Any] | None:
     if value is None:
         return None
-    return {key: _json_number(v) for key, v in zip(("estimate", "low", "high"), value, strict=True)}
+    return dict(zip(("estimate", "low", "high"), value, strict=True))
 
 
 def _sentences(keys: tuple[str, ...], messages: Mapping[str, tuple[str, ...]]) -> tuple[str, ...]:
@@ -210,37 +192,39 @@ class Comparison(Result):
 
         ``flags`` and ``notes`` map each key to its specific sentence.
         """
-        return {
-            "estimand": "theta_A - theta_B",
-            "method": self.method,
-            "calibration": self.calibration,
-            "paired": self.paired,
-            "confidence_level": self.confidence_level,
-            "inputs": self.inputs,
-            "estimate": _json_number(self.estimate),
-            "ci": [_json_number(v) for v in self.ci],
-            "se": _json_number(self.se),
-            "intervals": {k: [_json_number(v) for v in ci] for k, ci in self.intervals.items()},
-            "theta_a": _json_interval(self.theta_a),
-            "theta_b": _json_interval(self.theta_b),
-            "youden": {k: _json_interval(v) for k, v in self.youden.items()},
-            "instability": _json_interval(self.instability),
-            "delta_q0": _json_interval(self.delta_q0),
-            "delta_q1": _json_interval(self.delta_q1),
-            "expected_shared_bias": _json_number(self.expected_bias),
-            "prob_a_better": _json_number(self.prob_a_better),
-            "intervals_cover": self.randomness,
-            "details": _json_safe(self.details),
-            "flags": {key: " ".join(self.messages[key]) for key in self.flags},
-            "notes": {key: " ".join(self.messages[key]) for key in self.note_keys},
-            "verdict": self.verdict,
-        }
+        return to_json(
+            {
+                "estimand": "theta_A - theta_B",
+                "method": self.method,
+                "calibration": self.calibration,
+                "paired": self.paired,
+                "confidence_level": self.confidence_level,
+                "inputs": self.inputs,
+                "estimate": self.estimate,
+                "ci": list(self.ci),
+                "se": self.se,
+                "intervals": {k: list(ci) for k, ci in self.intervals.items()},
+                "theta_a": _json_interval(self.theta_a),
+                "theta_b": _json_interval(self.theta_b),
+                "youden": {k: _json_interval(v) for k, v in self.youden.items()},
+                "instability": _json_interval(self.instability),
+                "delta_q0": _json_interval(self.delta_q0),
+                "delta_q1": _json_interval(self.delta_q1),
+                "expected_shared_bias": self.expected_bias,
+                "prob_a_better": self.prob_a_better,
+                "intervals_cover": self.randomness,
+                "details": self.details,
+                "flags": {key: " ".join(self.messages[key]) for key in self.flags},
+                "notes": {key: " ".join(self.messages[key]) for key in self.note_keys},
+                "verdict": self.verdict,
+            }
+        )
 
     # -- the printed report: Sec. 7 checklist of the follow-up on bias and uncertainty ---------
     def report(self) -> str:
         """The Sec. 7 checklist as a printed report, warnings first (``str(result)``)."""
         inputs = self.inputs
-        pct = f"{100 * self.confidence_level:g}%"
+        pct = fmt_percent(self.confidence_level)
         lines = [f"judgestats comparison of two models judged by the same judge ({pct} intervals)"]
         lines += [f"  WARNING: {text}" for text in self.warnings]
 
@@ -295,7 +279,7 @@ class Comparison(Result):
         from judgestats._html import fmt4, result_block
 
         title = (
-            f"{self.title} ({100 * self.confidence_level:g}% intervals; {self.method}, "
+            f"{self.title} ({fmt_percent(self.confidence_level)} intervals; {self.method}, "
             f"{self.calibration} calibration)"
         )
         rows = [

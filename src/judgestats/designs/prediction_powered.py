@@ -76,6 +76,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from judgestats._html import fmt_percent
+from judgestats._json import to_json
 from judgestats._validate import check_level, check_six_counts
 from judgestats.data import (
     JudgeData,
@@ -142,20 +144,22 @@ class PPIResult(IntervalResult):
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict of every number, the flags and the assumption."""
-        return {
-            "method": self.method,
-            "estimate": self.estimate,
-            "estimate_unclipped": self.estimate_raw,
-            "low": self.ci.low,
-            "high": self.ci.high,
-            "lam": self.lam,
-            "se": self.se,
-            "confidence_level": self.confidence_level,
-            "n_labelled": self.n_labelled,
-            "n_unlabelled": self.n_unlabelled,
-            "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
-            "assumption": self.assumption,
-        }
+        return to_json(
+            {
+                "method": self.method,
+                "estimate": self.estimate,
+                "estimate_unclipped": self.estimate_raw,
+                "low": self.ci.low,
+                "high": self.ci.high,
+                "lam": self.lam,
+                "se": self.se,
+                "confidence_level": self.confidence_level,
+                "n_labelled": self.n_labelled,
+                "n_unlabelled": self.n_unlabelled,
+                "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
+                "assumption": self.assumption,
+            }
+        )
 
     def summary(self) -> pd.DataFrame:
         """Return a one-row table: estimate, low, high, width, lam, assumption."""
@@ -176,7 +180,7 @@ class PPIResult(IntervalResult):
 
     def __str__(self) -> str:
         return (
-            f"{self.method}: theta = {self.estimate:.4f}, {100 * self.confidence_level:g}% CI "
+            f"{self.method}: theta = {self.estimate:.4f}, {fmt_percent(self.confidence_level)} CI "
             f"[{self.ci.low:.4f}, {self.ci.high:.4f}] (lambda = {self.lam:.4f}; "
             f"{self.n_labelled} labelled, {self.n_unlabelled} unlabelled items)\n"
             + "".join(f"warning: {message}\n" for message in self.flag_messages)

@@ -43,6 +43,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from judgestats._html import fmt_percent
+from judgestats._json import to_json
 from judgestats._validate import check_level, check_six_counts
 from judgestats.data import JudgeData, require_design
 from judgestats.designs.prediction_powered import PPI_ASSUMPTION, ppi_counts
@@ -271,43 +273,43 @@ class ShiftEstimates(Result):
 
         An undefined estimator's numbers are None (JSON has no NaN).
         """
-        return {
-            "confidence_level": self.confidence_level,
-            "data": self.data.to_dict(),
-            "estimators": {
-                name: {
-                    "estimate": _json_number(row.estimate),
-                    "low": _json_number(row.low),
-                    "high": _json_number(row.high),
-                    "assumption": ASSUMPTIONS[name],
-                    "flags": list(row.flags),
-                }
-                for name, row in self.rows.items()
-            },
-            "class_balance": None if self.class_balance is None else self.class_balance.to_dict(),
-            "flags": dict(zip(self.flags, self.flag_messages, strict=True)),
-        }
+        return to_json(
+            {
+                "confidence_level": self.confidence_level,
+                "data": self.data.to_dict(),
+                "estimators": {
+                    name: {
+                        "estimate": row.estimate,
+                        "low": row.low,
+                        "high": row.high,
+                        "assumption": ASSUMPTIONS[name],
+                        "flags": list(row.flags),
+                    }
+                    for name, row in self.rows.items()
+                },
+                "class_balance": None
+                if self.class_balance is None
+                else self.class_balance.to_dict(),
+                "flags": dict(zip(self.flags, self.flag_messages, strict=True)),
+            }
+        )
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Forest plot of the five estimates and intervals (undefined rows: label only)."""
         ax = forest_plot(self.summary(), ax=ax, title=self.title)
-        ax.set_xlabel(f"accuracy theta ({100 * self.confidence_level:g}% intervals)")
+        ax.set_xlabel(f"accuracy theta ({fmt_percent(self.confidence_level)} intervals)")
         return ax
 
     def __str__(self) -> str:
         lines = [
             f"judgestats shift estimators (Lee et al. (ICML 2026) Table 2; "
-            f"{100 * self.confidence_level:g}% intervals)",
+            f"{fmt_percent(self.confidence_level)} intervals)",
             f"  {'estimator':<28}{'estimate':>9}{'low':>9}{'high':>9}",
         ]
         for name, row in self.rows.items():
             lines.append(f"  {name:<28}" + "".join(f"{v:9.4f}" for v in row))
         lines += [f"  warning: {message}" for message in self.flag_messages]
         return "\n".join(lines)
-
-
-def _json_number(value: float) -> float | None:
-    return None if math.isnan(value) else value
 
 
 def _misclassification_adjusted(
@@ -464,13 +466,15 @@ class ClassBalanceTest(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """Return the four numbers and the flags as a JSON-safe dict."""
-        return {
-            "labelled_accuracy": self.labelled_accuracy,
-            "test_accuracy": self.test_accuracy,
-            "statistic": self.statistic,
-            "p_value": self.p_value,
-            "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
-        }
+        return to_json(
+            {
+                "labelled_accuracy": self.labelled_accuracy,
+                "test_accuracy": self.test_accuracy,
+                "statistic": self.statistic,
+                "p_value": self.p_value,
+                "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
+            }
+        )
 
     def summary(self) -> pd.DataFrame:
         """Return a one-row table: labelled_accuracy, test_accuracy, statistic, p_value."""

@@ -28,8 +28,10 @@ def read_frame(
     human: str | None = None,
     id: str | None = None,
     positive: Any = None,
+    negative: Any = None,
     threshold: float | None = None,
     human_positive: Any = None,
+    human_negative: Any = None,
     classes: list[Any] | tuple[Any, ...] | None = None,
 ) -> pd.DataFrame:
     """Read item-level verdicts from a DataFrame or a table file into an items frame.
@@ -49,21 +51,30 @@ def read_frame(
         The column of item ids. Default: a column named ``id`` if there is one, else the row
         number (0, 1, ...).
     positive : scalar or sequence, optional
-        The verdict value(s) meaning "correct", e.g. ``"C"``, ``"PASS"``, ``"yes"``, ``True``
-        (see :func:`judgestats.io.map_verdicts` for how the "incorrect" values are found). Without
-        ``positive`` and ``threshold`` the verdicts must be 0/1 or true/false.
+        The verdict value(s) meaning "correct" (mapped to 1), e.g. ``"C"``, ``"PASS"``,
+        ``"model_a"``, ``2``, ``True``; a list gives several spellings of "correct"
+        (``["yes", "y"]``). See :func:`judgestats.io.map_verdicts` for how values are compared
+        (numbers by value: ``2`` matches ``2.0`` and ``"2"``) and how the "incorrect" values are
+        found when ``negative`` is not given. Without ``positive`` and ``threshold`` the
+        verdicts must be 0/1 or true/false.
+    negative : scalar or sequence, optional
+        The verdict value(s) meaning "incorrect" (mapped to 0), e.g. ``"model_b"`` or ``1``;
+        needs ``positive``. Required where they cannot be inferred (no known partner of
+        ``positive`` and more than one other value in the column).
     threshold : float, optional
         For a numeric judge score: a score ``>= threshold`` is "correct".
-    human_positive : scalar or sequence, optional
-        The human label value(s) meaning "correct". Default: ``positive``, falling back to 0/1
-        or true/false labels when the human column is written that way.
+    human_positive, human_negative : scalar or sequence, optional
+        The human label value(s) meaning "correct" and "incorrect". Default: ``positive`` and
+        ``negative``, falling back to 0/1 or true/false labels when the human column is written
+        that way.
     classes : list or tuple of str or int, optional
         For a judge with K verdicts (A / B / tie, scores 1-5, ...): the declared classes. The
         judge and human columns are then kept as class values (see
         :func:`judgestats.io.map_classes`: strings match strings, whole numbers match integers,
         so a score column read from CSV as ``2.0`` gives class ``2``), and
         ``attrs["classes"]`` records them; :meth:`judgestats.kclass.KClassData.from_items`
-        counts the result. Not with ``positive``, ``threshold`` or ``human_positive``.
+        counts the result. Not with ``positive``, ``negative``, ``threshold``,
+        ``human_positive`` or ``human_negative``.
 
         From a CSV / TSV file, with at least one string class, the judge and human columns are
         read as text in which only empty cells are missing: ``"1"`` stays ``"1"``, and a class
@@ -88,10 +99,12 @@ def read_frame(
     ValueError
         Naming the file: it cannot be read (missing, corrupt, truncated, Parquet without
         pyarrow), a named column is missing, verdicts or labels outside the mapping (or outside
-        ``classes``), no rows; ``classes`` together with ``positive``, ``threshold`` or
-        ``human_positive``.
+        ``classes``), no rows; ``positive`` equal to ``negative``; a value that is neither (and
+        not missing); a column with three or more values and no ``positive`` / ``negative``;
+        ``classes`` together with a 0/1 option.
     TypeError
-        If ``classes`` is not a list or tuple of strings and integers.
+        If ``classes`` is not a list or tuple of strings and integers; ``positive`` or
+        ``negative`` a mapping or a nested list.
 
     Examples
     --------
@@ -121,22 +134,57 @@ def read_frame(
     >>> data.classes, data.test.tolist(), data.confusion.tolist()
     (('A', 'B', 'tie'), [1, 1, 1], [[1, 0, 0], [0, 0, 1], [0, 1, 0]])
     """
-    declared = declared_classes(
-        classes,
-        set_options(positive=positive, threshold=threshold, human_positive=human_positive),
-    )
+    options = {
+        "positive": positive,
+        "negative": negative,
+        "threshold": threshold,
+        "human_positive": human_positive,
+        "human_negative": human_negative,
+    }
+    declared = declared_classes(classes, set_options(**options))
+    table, source = _load_table(frame_or_path, judge=judge, human=human, id=id, classes=declared)
+    id_column = id if id is not None else ("id" if "id" in table.columns else None)
+    ids = table[id_column] if id_column is not None else range(len(table))
+    if declared is not None:
+        verdicts = map_classes(table[judge], classes=declared, name=judge, source=source)
+        labels = (
+            None
+            if human is None
+            else map_classes(table[human], classes=declared, name=human, source=source)
+        )
+    else:
+        verdicts = map_verdicts(
+            table[judge],
+            positive=positive,
+            negative=negative,
+            threshold=threshold,
+            name=judge,
+            source=source,
+        )
+        labels = None if human is None else _human_labels(table[human], options, human, source)
+    used = {judge, human, id_column}
+    extra = {
+        str(c): table[c] for c in table.columns if c not in used and str(c) not in ITEM_COLUMNS
+    }
+    return items_frame(ids, verdicts, labels, source=source, extra=extra, classes=declared)
+
+
+def _load_table(
+    frame_or_path: Any, *, judge: str, human: str | None, id: str | None, classes: Any
+) -> tuple[pd.DataFrame, str]:
+    """The table and its source name; check that the named columns exist and rows are given."""
     if isinstance(frame_or_path, pd.DataFrame):
         table, source = frame_or_path, "data frame"
     elif isinstance(frame_or_path, (str, os.PathLike)):
         source = os.fspath(frame_or_path)
         text = [id or "id"]
-        if declared is None:
+        if classes is None:
             table = read_table(frame_or_path, string_columns=text)
         else:
             table = read_class_table(
                 frame_or_path,
                 columns=[c for c in (judge, human) if c is not None],
-                classes=declared,
+                classes=classes,
                 string_columns=text,
             )
     else:
@@ -152,47 +200,35 @@ def read_frame(
             )
     if len(table) == 0:
         raise ValueError(f"{source}: the table has no rows.")
-    id_column = id if id is not None else ("id" if "id" in table.columns else None)
-    ids = table[id_column] if id_column is not None else range(len(table))
-    if declared is not None:
-        verdicts = map_classes(table[judge], classes=declared, name=judge, source=source)
-        labels = (
-            None
-            if human is None
-            else map_classes(table[human], classes=declared, name=human, source=source)
-        )
-    else:
-        verdicts = map_verdicts(
-            table[judge], positive=positive, threshold=threshold, name=judge, source=source
-        )
-        labels = (
-            None
-            if human is None
-            else _human_labels(
-                table[human],
-                positive=positive if threshold is None else None,
-                human_positive=human_positive,
-                name=human,
-                source=source,
-            )
-        )
-    used = {judge, human, id_column}
-    extra = {
-        str(c): table[c] for c in table.columns if c not in used and str(c) not in ITEM_COLUMNS
-    }
-    return items_frame(ids, verdicts, labels, source=source, extra=extra, classes=declared)
+    return table, source
 
 
-def _human_labels(
-    values: Any, *, positive: Any, human_positive: Any, name: str, source: str
-) -> Any:
-    """Human labels mapped by ``human_positive``, else ``positive``, else as 0/1."""
-    if human_positive is not None:
-        return map_verdicts(values, positive=human_positive, name=name, source=source)
-    if positive is None:
+def _human_labels(values: Any, options: dict[str, Any], name: str, source: str) -> Any:
+    """Human labels mapped by ``human_positive`` / ``human_negative``, else by the verdicts'.
+
+    With neither ``human_positive`` nor ``positive`` (or with ``threshold``: scores are not
+    labels) the labels must be 0/1; mapped by the verdicts' ``positive`` / ``negative``, labels
+    written 0/1 beside verdicts written "C"/"I" are accepted too.
+    """
+    if options["human_positive"] is not None or options["human_negative"] is not None:
+        return map_verdicts(
+            values,
+            positive=options["human_positive"],
+            negative=options["human_negative"],
+            name=name,
+            source=source,
+            option="human_",
+        )
+    if options["positive"] is None or options["threshold"] is not None:
         return map_verdicts(values, name=name, source=source)
     try:
-        return map_verdicts(values, positive=positive, name=name, source=source)
+        return map_verdicts(
+            values,
+            positive=options["positive"],
+            negative=options["negative"],
+            name=name,
+            source=source,
+        )
     except ValueError as error:
         try:  # labels written 0/1 beside verdicts written "C"/"I"
             return map_verdicts(values, name=name, source=source)

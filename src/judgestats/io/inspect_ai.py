@@ -124,31 +124,18 @@ def read_inspect(
     """
     _check_choice(partial, "partial")
     _check_choice(noanswer, "noanswer")
-    declared = declared_classes(
+    declared = _declared_classes(
         classes,
-        {
-            argument: value
-            for argument, value, default in (
-                ("positive", positive, _as_tuple(positive) == (CORRECT,)),
-                ("negative", negative, negative is None),
-                ("partial", partial, partial == 0),
-                ("noanswer", noanswer, noanswer == 0),
-                ("threshold", threshold, threshold is None),
-            )
-            if not default
-        },
-        kept="scores",
+        positive=positive,
+        negative=negative,
+        partial=partial,
+        noanswer=noanswer,
+        threshold=threshold,
     )
     allowed = _authors(authors)
     name = os.fspath(path)
     log = _read_log(name)
-    samples = list(log.samples or [])
-    if not samples:
-        raise ValueError(
-            f"{name}: the Inspect AI log holds no samples (status "
-            f"{getattr(log, 'status', '?')!r}); was it written with samples, or "
-            "did the run fail before any sample finished?"
-        )
+    samples = _samples(log, name)
     scorer = _pick_scorer(samples, scorer, name)
     judge_raw, human_raw, human_by = [], [], []
     for sample in samples:
@@ -163,14 +150,8 @@ def read_inspect(
         partial=partial,
         noanswer=noanswer,
         threshold=threshold,
-        source=name,
     )
-    if declared is None:
-        judge = _map(judge_raw, name=field, **options)
-        human = _map(human_raw, name=f"{field} (human edit)", **options)
-    else:
-        judge = map_classes(judge_raw, classes=declared, name=field, source=name)
-        human = map_classes(human_raw, classes=declared, name=f"{field} (human edit)", source=name)
+    judge, human = _verdicts_and_labels(judge_raw, human_raw, field, name, declared, options)
     extra = {
         "epoch": [int(s.epoch) for s in samples],
         "human_author": human_by,
@@ -184,7 +165,49 @@ def read_inspect(
     return frame
 
 
+def _verdicts_and_labels(
+    judge_raw: list[Any],
+    human_raw: list[Any],
+    field: str,
+    source: str,
+    classes: tuple[Any, ...] | None,
+    options: dict[str, Any],
+) -> tuple[Any, Any]:
+    """The scorer's values and the human edits, mapped to 0/1 (``options``) or kept as classes."""
+    edits = f"{field} (human edit)"
+    if classes is None:
+        judge = _map(judge_raw, name=field, source=source, **options)
+        return judge, _map(human_raw, name=edits, source=source, **options)
+    judge = map_classes(judge_raw, classes=classes, name=field, source=source)
+    return judge, map_classes(human_raw, classes=classes, name=edits, source=source)
+
+
+def _declared_classes(classes: Any, **options: Any) -> tuple[Any, ...] | None:
+    """``classes`` checked against the 0/1 options set away from their defaults."""
+    defaults = {
+        "positive": _as_tuple(options["positive"]) == (CORRECT,),
+        "negative": options["negative"] is None,
+        "partial": options["partial"] == 0,
+        "noanswer": options["noanswer"] == 0,
+        "threshold": options["threshold"] is None,
+    }
+    changed = {argument: options[argument] for argument, default in defaults.items() if not default}
+    return declared_classes(classes, changed, kept="scores")
+
+
 # ---- reading the log ---------------------------------------------------------------------------
+def _samples(log: Any, name: str) -> list[Any]:
+    """The log's samples; raise naming the file when it holds none."""
+    samples = list(log.samples or [])
+    if not samples:
+        raise ValueError(
+            f"{name}: the Inspect AI log holds no samples (status "
+            f"{getattr(log, 'status', '?')!r}); was it written with samples, or "
+            "did the run fail before any sample finished?"
+        )
+    return samples
+
+
 def _read_log(name: str) -> Any:
     suffix = Path(name).suffix.lower()
     if suffix not in (".eval", ".json"):

@@ -22,13 +22,13 @@ from typing import Any
 import pandas as pd
 
 from judgestats.io._items import (
-    _class_key,
     declared_classes,
     items_frame,
     map_classes,
     map_verdicts,
     set_options,
 )
+from judgestats.io._mapping import _class_key
 
 __all__ = ["read_mlflow"]
 

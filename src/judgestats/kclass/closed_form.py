@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from judgestats._validate import check_choice, check_level
+from judgestats._html import fmt_percent
+from judgestats._json import to_json
+from judgestats._validate import check_choice, check_level, frozen_copy
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import SMALL_CALIBRATION, z_quantile
 from judgestats.kclass.data import KClassData
@@ -231,21 +233,15 @@ def kclass_estimate(
     result = KClassEstimate(
         data=data,
         confidence_level=level,
-        shares=_frozen(shares),
-        shares_raw=_frozen(raw),
-        covariance=_frozen(covariance),
+        shares=frozen_copy(shares, np.float64),
+        shares_raw=frozen_copy(raw, np.float64),
+        covariance=frozen_copy(covariance, np.float64),
         flags=tuple(flags),
         method=f"matrix_rogan_gladen+{interval}",
     )
     if flags:
         warnings.warn("; ".join(result.flag_messages) + ".", JudgeStatsWarning, stacklevel=2)
     return result
-
-
-def _frozen(array: np.ndarray) -> np.ndarray:
-    out = np.array(array, dtype=np.float64, copy=True)
-    out.flags.writeable = False
-    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -350,23 +346,25 @@ class KClassEstimate(Result):
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict of every number, the inputs and the flags."""
         rows = self.by_class
-        return {
-            "method": self.method,
-            "confidence_level": self.confidence_level,
-            "inputs": self.data.to_dict(),
-            "naive": self.data.p.tolist(),
-            "shares": {
-                str(name): {
-                    "estimate": row.estimate,
-                    "estimate_unprojected": float(raw),
-                    "low": row.low,
-                    "high": row.high,
-                }
-                for name, row, raw in zip(self.data.classes, rows, self.shares_raw, strict=True)
-            },
-            "covariance": self.covariance.tolist(),
-            "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
-        }
+        return to_json(
+            {
+                "method": self.method,
+                "confidence_level": self.confidence_level,
+                "inputs": self.data.to_dict(),
+                "naive": self.data.p.tolist(),
+                "shares": {
+                    str(name): {
+                        "estimate": row.estimate,
+                        "estimate_unprojected": float(raw),
+                        "low": row.low,
+                        "high": row.high,
+                    }
+                    for name, row, raw in zip(self.data.classes, rows, self.shares_raw, strict=True)
+                },
+                "covariance": self.covariance.tolist(),
+                "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
+            }
+        )
 
     def summary(self) -> pd.DataFrame:
         """One row per class: ``naive`` (p-hat), ``estimate``, ``low``, ``high``, ``width``, ``m``.
@@ -394,7 +392,7 @@ class KClassEstimate(Result):
 
     def _heading(self) -> str:
         return (
-            f"judgestats K-class estimate ({100 * self.confidence_level:g}% intervals, "
+            f"judgestats K-class estimate ({fmt_percent(self.confidence_level)} intervals, "
             f"{self.method}): n = {self.data.n} test items, m = {self.data.m.tolist()} "
             "calibration items per true class"
         )

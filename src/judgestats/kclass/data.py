@@ -14,9 +14,7 @@ totals then also carry information on the class shares, and a class may be absen
 
 from __future__ import annotations
 
-import math
 import numbers
-import sys
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -24,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from judgestats._validate import as_real_array, check_classes, check_counts
+from judgestats._labels import is_missing
+from judgestats._validate import as_real_array, check_classes, check_counts, frozen_copy
 from judgestats.data import JudgeData, check_design, items_source
 
 __all__ = ["BINARY_CLASSES", "KClassData", "class_position"]
@@ -41,9 +40,7 @@ def _frozen_counts(value: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
             f"`{name}` must have shape {shape} (one count per class"
             f"{' pair' if len(shape) == 2 else ''}), got shape {array.shape}."
         )
-    counts = check_counts(array, name).astype(np.int64)
-    counts.flags.writeable = False
-    return counts
+    return frozen_copy(check_counts(array, name), np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -385,7 +382,7 @@ def _label_list(values: Any, name: str) -> list[Any]:
 
 def _label(value: Any, name: str, index: int) -> Any:
     """One label as ``str``, ``int`` or ``bool`` (see :func:`_label_list`)."""
-    if _is_missing(value):
+    if is_missing(value, words=False):  # a class may be named 'NA': kept as written
         raise ValueError(f"`{name}` has a missing value at position {index}.")
     if isinstance(value, np.generic):
         value = value.item()
@@ -399,18 +396,6 @@ def _label(value: Any, name: str, index: int) -> Any:
         f"`{name}` labels must be strings or integers; got {value!r} "
         f"({type(value).__name__}) at position {index}."
     )
-
-
-def _is_missing(value: Any) -> bool:
-    """True for None, a float NaN, a numpy NaT and pandas' NA and NaT (pandas is not imported)."""
-    if value is None:
-        return True
-    if isinstance(value, (float, np.floating)):
-        return math.isnan(value)
-    if isinstance(value, (np.datetime64, np.timedelta64)):
-        return bool(np.isnat(value))
-    pandas = sys.modules.get("pandas")
-    return pandas is not None and (value is pandas.NA or value is pandas.NaT)
 
 
 def _inferred_classes(given: dict[str, list[Any]]) -> tuple[Any, ...]:

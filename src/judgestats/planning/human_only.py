@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from judgestats._json import to_json
 from judgestats._validate import as_scalar, check_counts, check_proportions, check_scalar_count
 from judgestats.frequentist import rogan_gladen
 from judgestats.planning._inputs import check_planning_values
@@ -143,20 +144,22 @@ class HumanOnlyComparison(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict (an unlimited test set is ``"n": null``)."""
-        return {
-            "m": self.m,
-            "p": self.p,
-            "q0": self.q0,
-            "q1": self.q1,
-            "n": None if math.isinf(self.n) else int(self.n),
-            "theta": self.theta,
-            "var_human": self.var_human,
-            "var_judge_natural": self.var_judge_natural,
-            "var_judge_optimal": self.var_judge_optimal,
-            "judge_better": self.judge_better,
-            "judge_better_optimal": self.judge_better_optimal,
-            "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
-        }
+        return to_json(
+            {
+                "m": self.m,
+                "p": self.p,
+                "q0": self.q0,
+                "q1": self.q1,
+                "n": None if math.isinf(self.n) else int(self.n),
+                "theta": self.theta,
+                "var_human": self.var_human,
+                "var_judge_natural": self.var_judge_natural,
+                "var_judge_optimal": self.var_judge_optimal,
+                "judge_better": self.judge_better,
+                "judge_better_optimal": self.judge_better_optimal,
+                "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
+            }
+        )
 
     @property
     def _variances(self) -> dict[str, float]:

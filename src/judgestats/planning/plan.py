@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from judgestats._html import fmt_percent
+from judgestats._json import to_json
 from judgestats.results import Result, register_flags
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -143,7 +145,7 @@ class CalibrationPlan(Result):
             "trace": {"total": [t for t, _ in self.trace], "width": [w for _, w in self.trace]},
             "flags": {flag: PLAN_FLAGS[flag] for flag in self.flags},
         }
-        return out
+        return to_json(out)
 
     def summary(self) -> pd.DataFrame:
         """One row per rule (this plan first): m0, m1, total, width, plugin_width."""
@@ -155,7 +157,7 @@ class CalibrationPlan(Result):
     def _heading(self) -> str:
         return (
             f"judgestats calibration plan ({self.rule} split, {self.method} expected width, "
-            f"{100 * self.confidence_level:g}% interval)"
+            f"{fmt_percent(self.confidence_level)} interval)"
         )
 
     def _planning_values(self) -> str:

@@ -13,6 +13,7 @@ from typing import Any, cast
 import numpy as np
 
 from judgestats._validate import (
+    DESIGNS,
     as_generator,
     as_real_array,
     check_choice,
@@ -21,7 +22,6 @@ from judgestats._validate import (
     is_xarray,
 )
 
-DESIGNS = ("stratified", "random")
 ALLOCATIONS = ("fixed", "adaptive")
 PARAMETERS = ("theta", "q0", "q1", "n", "m0", "m1", "theta_cal")
 

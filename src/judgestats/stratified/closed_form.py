@@ -43,6 +43,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from judgestats._html import fmt_percent
+from judgestats._json import to_json
 from judgestats._validate import check_choice, check_level
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import (
@@ -361,26 +363,28 @@ class StratifiedEstimate(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict of every number, the inputs and the flags."""
-        return {
-            "method": self.method,
-            "confidence_level": self.confidence_level,
-            "inputs": self.data.to_dict(),
-            "weights": self.data.weights.tolist(),
-            "overall": {
-                "estimate": self.theta,
-                "estimate_unclipped": self.theta_raw,
-                "low": self.ci.low,
-                "high": self.ci.high,
-                "se": self.se,
-            },
-            "strata": {
-                name: row.to_dict()
-                for name, row in zip(self.data.strata, self.by_stratum, strict=True)
-            },
-            "pooled": self.pooled.to_dict(),
-            "pooled_bias": self.diagnostic.to_dict(),
-            "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
-        }
+        return to_json(
+            {
+                "method": self.method,
+                "confidence_level": self.confidence_level,
+                "inputs": self.data.to_dict(),
+                "weights": self.data.weights.tolist(),
+                "overall": {
+                    "estimate": self.theta,
+                    "estimate_unclipped": self.theta_raw,
+                    "low": self.ci.low,
+                    "high": self.ci.high,
+                    "se": self.se,
+                },
+                "strata": {
+                    name: row.to_dict()
+                    for name, row in zip(self.data.strata, self.by_stratum, strict=True)
+                },
+                "pooled": self.pooled.to_dict(),
+                "pooled_bias": self.diagnostic.to_dict(),
+                "flags": {flag: FLAG_MESSAGES[flag] for flag in self.flags},
+            }
+        )
 
     def summary(self) -> pd.DataFrame:
         """One row per stratum, then the overall and the pooled rows.
@@ -431,7 +435,7 @@ class StratifiedEstimate(Result):
         notes = [(flag, FLAG_MESSAGES[flag]) for flag in self.flags]
         notes.append(("pooled bias", str(self.diagnostic)))
         title = (
-            f"judgestats stratified estimate ({100 * self.confidence_level:g}% intervals): "
+            f"judgestats stratified estimate ({fmt_percent(self.confidence_level)} intervals): "
             f"{self.data.size} strata, N = {self.data.total} test items"
         )
         return result_block(title, header, rows, notes)
@@ -442,7 +446,7 @@ class StratifiedEstimate(Result):
         head = f"  {'stratum':<{width}}{'n':>7}{'weight':>8}{'J':>8}"
         head += "".join(f"{c:>9}" for c in ("estimate", "low", "high", "width"))
         lines = [
-            f"judgestats stratified estimate ({100 * self.confidence_level:g}% intervals): "
+            f"judgestats stratified estimate ({fmt_percent(self.confidence_level)} intervals): "
             f"{d.size} strata, N = {d.total} test items",
             head,
         ]

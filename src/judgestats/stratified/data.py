@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from judgestats._validate import SIX_COUNTS, as_real_array, check_six_counts
+from judgestats._validate import SIX_COUNTS, as_real_array, check_six_counts, frozen_copy
 from judgestats.data import JudgeData, items_labels, items_source
 
 __all__ = ["StratifiedData"]
@@ -52,13 +52,6 @@ def _judge_data(values: list[Any]) -> JudgeData:
     """A JudgeData of the six counts in the order of ``SIX_COUNTS``."""
     k, n, k0, m0, k1, m1 = (int(value) for value in values)
     return JudgeData(k=k, n=n, k0=k0, m0=m0, k1=k1, m1=m1)
-
-
-def _frozen(array: np.ndarray) -> np.ndarray:
-    """A read-only copy (never a view of the caller's array)."""
-    out = np.array(array, copy=True)
-    out.flags.writeable = False
-    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,7 +135,7 @@ class StratifiedData:
                 text = str(error).rstrip(".")
                 raise ValueError(f"{text} (stratum {stratum!r}, index {index}).") from None
         for name, array in arrays.items():
-            object.__setattr__(self, name, _frozen(array.astype(np.int64)))
+            object.__setattr__(self, name, frozen_copy(array, np.int64))
 
     # -- identity --------------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:

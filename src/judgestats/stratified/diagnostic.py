@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from judgestats._json import to_json
 from judgestats._validate import check_level, no_correction_message
 from judgestats.frequentist import rogan_gladen_raw, z_quantile
 from judgestats.results import FLAG_MESSAGES, ConfidenceInterval, Result, register_flags
@@ -147,7 +148,7 @@ class PooledBias(Result):
         }
         out.update(low=self.ci.low, high=self.ci.high)
         out["flags"] = {flag: FLAG_MESSAGES[flag] for flag in self.flags}
-        return out
+        return to_json(out)
 
     def summary(self) -> pd.DataFrame:
         """One row, ``pooled - stratified``: estimate, low, high, width, se."""

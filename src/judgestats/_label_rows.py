@@ -1,0 +1,199 @@
+"""Item-level label rows: the set / judge / human layout of a label file, and items frames.
+
+:meth:`judgestats.JudgeData.from_csv` and the set/judge/human layout of ``from_frame`` read rows
+here (:func:`read_label_csv`, :func:`parse_label_rows`); :meth:`judgestats.JudgeData.from_items`
+and the stratified and K-class data read an items frame of :mod:`judgestats.io` here
+(:func:`items_source`, :func:`items_labels`). Missing values and 0/1 spellings follow
+:mod:`judgestats._labels`.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from judgestats._labels import binary_labels, is_missing, parse_binary
+from judgestats._validate import check_design
+
+__all__ = [
+    "LABEL_COLUMNS",
+    "LabelRows",
+    "items_labels",
+    "items_source",
+    "parse_label_rows",
+    "read_label_csv",
+]
+
+#: Columns of the item-level label file read by :meth:`judgestats.JudgeData.from_csv`.
+LABEL_COLUMNS = ("set", "judge", "human")
+
+
+class LabelRows(NamedTuple):
+    """Item-level labels parsed from rows, in row order (int8 arrays of 0/1).
+
+    ``test``: the judge's verdict on every test row. ``human`` and ``judge``: the human label and
+    the judge's verdict on every calibration row; with ``design="random"`` ``human`` instead
+    holds one entry per test row (-1 where the item is unlabelled) and ``judge`` is empty.
+    """
+
+    test: np.ndarray
+    human: np.ndarray
+    judge: np.ndarray
+
+
+def items_source(items: Any) -> str:
+    """The source named in an items frame's errors; raise unless ``items`` is an items frame."""
+    columns = getattr(items, "columns", None)
+    if columns is None or not hasattr(items, "attrs"):
+        raise TypeError(
+            "`items` must be an items frame (a pandas DataFrame from a judgestats.io "
+            f"reader), got {type(items).__name__}."
+        )
+    source = str(items.attrs.get("source", "`items`"))
+    missing = [c for c in ("id", "judge", "human") if c not in columns]
+    if missing:
+        raise ValueError(
+            f"{source}: the items frame lacks the column(s) "
+            f"{', '.join(map(repr, missing))}; it has "
+            f"{', '.join(map(repr, map(str, columns)))}."
+        )
+    if len(items) == 0:
+        raise ValueError(f"{source}: the items frame holds no items.")
+    return source
+
+
+def items_labels(items: Any, source: str) -> tuple[np.ndarray, np.ndarray]:
+    """(judge 0/1, human 0/1 or -1) of an items frame; raise for repeated ids, missing verdicts."""
+    ids = items["id"].astype(str)
+    repeated = ids[ids.duplicated(keep=False)]
+    if len(repeated):
+        shown = ", ".join(map(repr, list(dict.fromkeys(repeated))[:3]))
+        epochs = (
+            " (an `epoch` column: the items were judged several times)"
+            if "epoch" in items.columns
+            else ""
+        )
+        raise ValueError(
+            f"{source}: {repeated.nunique()} item id(s) occur more than once, e.g. {shown}"
+            f"{epochs}. Counting each repetition as an item would overstate the evidence: "
+            "judgestats.estimate_items(items) (and `judgestats estimate`) clusters the rows by "
+            "item "
+            "id; the posterior does not cluster, so for it select one row per item, e.g. "
+            "items[items['epoch'] == 1] or items.drop_duplicates('id')."
+        )
+    no_verdict = items["judge"].isna()
+    if no_verdict.any():
+        shown = ", ".join(map(repr, list(ids[no_verdict])[:3]))
+        raise ValueError(
+            f"{source}: {int(no_verdict.sum())} item(s) have no judge verdict "
+            f"(ids {shown}); drop them first, e.g. "
+            "items.dropna(subset=['judge'])."
+        )
+    judge = binary_labels(items["judge"], "judge")
+    human = binary_labels(items["human"], "human", allow_missing=True)
+    return judge, human
+
+
+def read_label_csv(path: str | os.PathLike[str], *, design: str = "stratified") -> LabelRows:
+    """Parse the item-level label file of ``JudgeData.from_csv``, keeping the row order.
+
+    The file layout, the accepted label values and the errors are those of
+    :meth:`judgestats.JudgeData.from_csv`, which counts what this returns; readers that need the
+    items themselves (e.g. paired test items of two models) use it directly.
+
+    Returns
+    -------
+    LabelRows
+        The test verdicts and the calibration labels, in file order.
+    """
+    design = check_design(design)
+    name = os.fspath(path)
+    try:
+        handle = open(name, newline="", encoding="utf-8-sig")  # noqa: SIM115
+    except OSError as error:
+        raise ValueError(f"cannot read `{name}`: {error.strerror}.") from None
+    with handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        stripped = [h.strip() for h in header]
+        missing = [c for c in LABEL_COLUMNS if c not in stripped]
+        if missing:
+            raise ValueError(
+                f"{name}: missing column(s) {', '.join(map(repr, missing))}; expected a "
+                f"header with {', '.join(LABEL_COLUMNS)}, got "
+                f"{', '.join(map(repr, stripped)) or 'none'}."
+            )
+        position = {c: header[stripped.index(c)] for c in LABEL_COLUMNS}
+        rows = ((r[position["set"]], r[position["judge"]], r[position["human"]]) for r in reader)
+        return parse_label_rows(
+            rows, source=name, first_row=2, row_word="row", columns=LABEL_COLUMNS, design=design
+        )
+
+
+def parse_label_rows(
+    rows: Iterable[tuple[Any, Any, Any]],
+    *,
+    source: str,
+    first_row: int,
+    row_word: str,
+    columns: Sequence[str],
+    design: str = "stratified",
+) -> LabelRows:
+    """Validate (set, judge, human) rows; raise naming the source, row and column of a problem."""
+    set_col, judge_col, human_col = columns
+    test: list[int] = []
+    human: list[int] = []
+    judge: list[int] = []
+    for number, (which, judge_value, human_value) in enumerate(rows, start=first_row):
+        where = f"{source}, {row_word} {number}"
+        kind = "" if which is None else str(which).strip().lower()
+        verdict = parse_binary(judge_value)
+        if verdict is None:
+            raise ValueError(
+                f"{where}: column `{judge_col}` must be 0 or 1, got {_show(judge_value)}."
+            )
+        if kind == "test":
+            test.append(verdict)
+            if design == "random":  # a human label marks a labelled item; -1: unlabelled
+                truth = -1 if is_missing(human_value) else parse_binary(human_value)
+                if truth is None:
+                    raise ValueError(
+                        f"{where}: column `{human_col}` must be 0, 1 or empty on "
+                        f"a test row, got {_show(human_value)}."
+                    )
+                human.append(truth)
+        elif kind == "calibration" and design == "random":
+            raise ValueError(
+                f"{where}: column `{set_col}` is 'calibration', but with design='random' the "
+                "labelled items are a subset of the test items: give them as 'test' rows "
+                f"with a `{human_col}` label."
+            )
+        elif kind == "calibration":
+            truth = parse_binary(human_value)
+            if truth is None:
+                raise ValueError(
+                    f"{where}: column `{human_col}` must be 0 or 1 on a "
+                    f"calibration row, got {_show(human_value)}."
+                )
+            human.append(truth)
+            judge.append(verdict)
+        else:
+            raise ValueError(
+                f"{where}: column `{set_col}` must be 'test' or 'calibration', got {_show(which)}."
+            )
+    return LabelRows(
+        np.array(test, dtype=np.int8),
+        np.array(human, dtype=np.int8),
+        np.array(judge, dtype=np.int8),
+    )
+
+
+def _show(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "an empty value"
+    return repr(value if not isinstance(value, str) else value.strip())

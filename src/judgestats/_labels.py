@@ -1,0 +1,178 @@
+"""What counts as a missing label, and how a 0/1 label may be written: the one home of both rules.
+
+Every reader of item-level labels (:meth:`judgestats.JudgeData.from_labels` and ``from_csv``, the
+readers of :mod:`judgestats.io`, :class:`judgestats.kclass.KClassData`) asks this module.
+
+**Missing values.** Always missing: ``None``, a float NaN (Python or numpy), pandas' ``NA`` and
+``NaT``, numpy's ``NaT``, and a blank string (empty or spaces only). A string that is one of
+:data:`MISSING_WORDS` (``"na"``, ``"nan"``, ``"none"``, ``"null"``, compared case-insensitively
+after stripping spaces; the words R, pandas and JSON write for "no value") is missing too where
+the values are 0/1 labels or verdicts, which such a word can never be. Where a value is a class
+of a K-class judge (or a verdict value named explicitly, e.g. ``positive="none"``), it is kept as
+written: a class may be called ``"NA"``, so only the blank string is missing there
+(``words=False``).
+
+**0/1 labels.** A label is 1 when written ``1``, ``1.0``, ``True`` or as one of the strings of
+:data:`TRUE_WORDS`, and 0 for ``0``, ``0.0``, ``False`` or one of :data:`FALSE_WORDS` (strings
+compared case-insensitively after stripping spaces).
+
+Ground floor: numpy only (pandas' missing markers are recognised without importing pandas).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "FALSE_WORDS",
+    "MISSING_WORDS",
+    "TRUE_WORDS",
+    "binary_labels",
+    "calibration_counts",
+    "calibration_labels",
+    "is_missing",
+    "parse_binary",
+]
+
+#: Strings that mean "no value" where the values are 0/1 labels (besides the blank string).
+MISSING_WORDS = frozenset({"", "na", "nan", "none", "null"})
+
+#: Strings that are the 0/1 label 1 ("correct").
+TRUE_WORDS = frozenset({"1", "1.0", "true"})
+
+#: Strings that are the 0/1 label 0 ("incorrect").
+FALSE_WORDS = frozenset({"0", "0.0", "false"})
+
+
+def is_missing(value: Any, *, words: bool = True) -> bool:
+    """Whether ``value`` is a missing label (see the module docstring for the rule).
+
+    Parameters
+    ----------
+    value : object
+        One label or verdict as given.
+    words : bool, default True
+        Whether the strings of :data:`MISSING_WORDS` count as missing (0/1 labels). With
+        ``False`` (class values, kept as written) only a blank string is missing.
+
+    Examples
+    --------
+    >>> is_missing(float("nan")), is_missing(" NA "), is_missing("NA", words=False)
+    (True, True, False)
+    >>> is_missing(""), is_missing(" ", words=False), is_missing(0)
+    (True, True, False)
+    """
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    if isinstance(value, (float, np.floating)):
+        return math.isnan(value)
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(value))
+    if isinstance(value, str):
+        word = value.strip().lower()
+        return not word or (words and word in MISSING_WORDS)
+    return False
+
+
+def parse_binary(value: Any) -> int | None:
+    """A 0/1 label written as a number, a bool or a word, as 0 or 1; None if it is not one.
+
+    Examples
+    --------
+    >>> parse_binary(" True "), parse_binary(0.0), parse_binary("1.0"), parse_binary(2)
+    (1, 0, 1, None)
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return int(value) if value in (0, 1) else None
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in TRUE_WORDS:
+            return 1
+        if word in FALSE_WORDS:
+            return 0
+    return None
+
+
+def binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.ndarray:
+    """Validate a 1-D sequence of 0/1 labels; return an int8 copy (the input is not modified).
+
+    Lists, tuples, numpy arrays and pandas Series are accepted; booleans count as 0/1. With
+    ``allow_missing`` a missing value (NaN, None, pandas NA) becomes -1. Errors name the argument
+    ``name`` and the first bad item.
+    """
+    if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
+        raise TypeError(f"`{name}` must be a sequence of 0/1 labels, got {type(values).__name__}.")
+    if hasattr(values, "to_numpy"):  # pandas Series / Index; nullable dtypes become objects
+        values = values.to_numpy(dtype=object)
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"`{name}` must be one-dimensional, got shape {array.shape}.")
+    if array.dtype.kind == "b":
+        return array.astype(np.int8)
+    if array.dtype.kind in "iu":
+        bad = (array != 0) & (array != 1)
+    elif array.dtype.kind == "f":
+        bad = ~((array == 0.0) | (array == 1.0))  # NaN is bad ...
+        if allow_missing:  # ... unless it marks an unlabelled item
+            bad &= ~np.isnan(array)
+            if not bad.any():
+                return np.where(np.isnan(array), -1, array).astype(np.int8)
+    else:
+        items = array.tolist()
+        parsed = [
+            -1
+            if allow_missing and not isinstance(v, str) and is_missing(v)
+            else (parse_binary(v) if not isinstance(v, str) else None)
+            for v in items
+        ]
+        bad = np.array([v is None for v in parsed], dtype=bool)
+        if not bad.any():
+            return np.array(parsed, dtype=np.int8)
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        value = array[index]
+        value = value.item() if isinstance(value, np.generic) else value
+        missing = value is None or (isinstance(value, float) and math.isnan(value))
+        what = "a missing value (NaN/None)" if missing else repr(value)
+        raise ValueError(
+            f"`{name}` must hold only 0/1 labels (booleans accepted); item {index} is {what}."
+        )
+    return array.astype(np.int8)
+
+
+def calibration_labels(calib_human: Any, calib_judge: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The calibration labels as checked 0/1 arrays (:func:`binary_labels`) of the same length.
+
+    One human label and one judge verdict per calibration item; the one reader of calibration
+    label pairs (:meth:`JudgeData.from_labels`, :func:`judgestats.ppi`, ``ModelLabels``).
+
+    Raises
+    ------
+    ValueError
+        If a label is not 0/1 (naming the argument) or the two arrays differ in length.
+    """
+    human = binary_labels(calib_human, "calib_human")
+    judge = binary_labels(calib_judge, "calib_judge")
+    if human.size != judge.size:
+        raise ValueError(
+            f"`calib_human` ({human.size} items) and `calib_judge` ({judge.size} items) must "
+            "have the same length: one human label and one judge verdict per calibration item."
+        )
+    return human, judge
+
+
+def calibration_counts(human: np.ndarray, judge: np.ndarray) -> tuple[int, int, int, int]:
+    """The calibration counts ``(k0, m0, k1, m1)`` of paired 0/1 label arrays (checked, same size).
+
+    ``m1`` items have human label 1 and ``m0`` label 0; ``k0`` of the truly-incorrect and ``k1``
+    of the truly-correct items got the same verdict from the judge. No class is required.
+    """
+    m1 = int(np.count_nonzero(human == 1))
+    k0 = int(np.count_nonzero((human == 0) & (judge == 0)))
+    k1 = int(np.count_nonzero((human == 1) & (judge == 1)))
+    return k0, int(human.size) - m1, k1, m1
