@@ -52,6 +52,7 @@ at 0.94 is not evidence of undercoverage by itself (the standard error is report
     python benchmarks/real_judgebench.py                 # 200 splits, M in 30 60 120 (minutes)
     python benchmarks/real_judgebench.py --quick         # 20 splits (a smoke run)
     python benchmarks/real_judgebench.py --splits 500 --sizes 30 60 --judges o1-mini --tag T
+    python benchmarks/real_judgebench.py --from-json benchmarks/results/real_judgebench.json
 
 Writes benchmarks/results/real_judgebench[_quick|_T].json and .md.
 """
@@ -284,7 +285,7 @@ def run_cell(
         widths.setdefault(name, [])
         errors.setdefault(name, Counter())
         if isinstance(value, Exception):
-            message = re.sub(r"-?\d+(\.\d+)?(e-?\d+)?", "#", str(value))[:120]
+            message = re.sub(r"(?<![A-Za-z_\d])-?\d+(\.\d+)?(e-?\d+)?", "#", str(value))[:120]
             errors[name][f"{type(value).__name__}: {message}"] += 1
             hits[name].append(0.0)
             return
@@ -475,7 +476,7 @@ def markdown(result: dict[str, object]) -> str:
             return "-"
         text = f"{method['coverage']:.3f} / {fmt(method['mean_width'])}"
         if method["errors"]:
-            text += f" [{method['error_share']:.0%}]"
+            text += f" [{method['error_share']:.1%}]"
         return text
 
     for c in cells:
@@ -530,6 +531,15 @@ def markdown(result: dict[str, object]) -> str:
             f"{len(rows)}; within {PPI_SLACK - 1:.0%} of PPI++ in "
             f"{sum(bool(r['near_ppi']) for r in judged)}/{len(judged)} cells where PPI++ covers."
         )
+    for name in [*names, *extra]:
+        under = [
+            f"{short_judge(c['judge'])} M={c['M']} ({c['methods'][name]['coverage']:.3f})"
+            for c in cells
+            if name in c["methods"] and c["methods"][name]["coverage"] < COVERAGE_TARGET
+        ]
+        if under:
+            label = SHORT.get(name, name)
+            lines.append(f"- {label} covers < {COVERAGE_TARGET} in: " + "; ".join(under) + ".")
     errors = [
         (short_judge(c["judge"]), c["M"], n, m["error_share"], m["error_messages"])
         for c in cells
@@ -556,7 +566,15 @@ def main() -> None:
     parser.add_argument("--judges", nargs="+", default=None, help="substrings of judge names")
     parser.add_argument("--fixture", type=Path, default=FIXTURE)
     parser.add_argument("--tag", default=None, help="results suffix (default: none, or 'quick')")
+    parser.add_argument(
+        "--from-json", type=Path, default=None, help="only rewrite the .md of this results JSON"
+    )
     args = parser.parse_args()
+    if args.from_json is not None:
+        md = args.from_json.with_suffix(".md")
+        md.write_text(markdown(json.loads(args.from_json.read_text())))
+        print(f"wrote {md}")
+        return
     splits = args.splits or (20 if args.quick else SPLITS)
     judges = load_fixture(args.fixture)
     if args.judges:

@@ -153,3 +153,39 @@ def test_harness_smoke(harness):
             }
         ).lower()
     )
+
+
+def test_items_target_intervals_and_errors_are_scored(harness):
+    # the items-target functions may not exist yet: a stand-in returns what they will return
+    z, z_hat = harness.load_fixture(FIXTURE)["arena_hard:o1-mini-2024-09-12"]
+    calls = []
+
+    def fake(data, caps, seed):
+        calls.append(data.n)
+        theta = 193 / 350
+        return {
+            "lang_reiczigel": ValueError("no closed form"),
+            "recommended": (theta, 0.0, 1.0),
+            "recommended:method": "guaranteed",
+            "recommended_items": (theta, theta - 0.05, theta + 0.05),
+            "recommended_items:method": "posterior_eti",
+            "items:posterior_hdi": (theta, float("nan"), float("nan")),
+        }
+
+    caps = {"crosscheck_target": True, "random_design_candidates": True}
+    cell = harness.run_cell(z, z_hat, size=30, splits=3, seed=2, caps=caps, compute=fake)
+    assert calls == [320, 320, 320]
+    methods = cell["methods"]
+    assert methods["lang_reiczigel"]["coverage"] == 0.0  # an error is a miss
+    assert methods["lang_reiczigel"]["error_share"] == 1.0
+    assert methods["lang_reiczigel"]["mean_width"] is None
+    assert methods["items:posterior_hdi"]["errors"] == 3  # NaN ends: no interval
+    assert methods["recommended_items"]["coverage"] == 1.0
+    assert methods["recommended_items"]["mean_width"] == pytest.approx(0.1)
+    assert cell["picks"] == {
+        "recommended": {"guaranteed": 3},
+        "recommended_items": {"posterior_eti": 3},
+    }
+    items = cell["done_when"]["recommended_items"]
+    assert items["exact"] == "labels_only_cp_fp" and items["narrower_than_exact"] is True
+    assert cell["done_when"]["recommended"]["narrower_than_exact"] is False
