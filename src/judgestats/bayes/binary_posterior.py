@@ -1,7 +1,8 @@
 """The full posterior of the true accuracy: :func:`posterior` and its result, :class:`Posterior`.
 
 A :class:`Posterior` delegates every number to an engine with one protocol (``quantile``,
-``mean``, ``sd``, ``interval``, ``cdf``, ``pdf``, ``sample``, ``predictive_p_values``,
+``mean``, ``sd``, ``interval``, ``cdf``, ``pdf``, ``sample``, ``expect`` (behind the
+posterior predictive p-values of :func:`judgestats.bayes.diagnostics.predictive_p_values`),
 ``prob_youden_below``):
 
 ``method="exact"`` (the default)
@@ -40,6 +41,7 @@ from judgestats.bayes.diagnostics import (
     WEAK_YOUDEN,
     convergence,
     convergence_flags,
+    predictive_p_values,
     truncation_probability,
 )
 from judgestats.bayes.priors import Prior, as_prior
@@ -132,24 +134,10 @@ class DrawsEngine:
         """The draws themselves (``size`` must equal their number)."""
         return {var: values.copy() for var, values in self._draws.items()}
 
-    def predictive_p_values(self, data: JudgeData) -> dict[str, float]:
-        """Two-sided posterior predictive p-values of k, k0, k1 (exact given the draws)."""
-        from scipy import special as sc
-
-        out = {}
-        for name, count, trials, var in (
-            ("k", data.k, data.n, "p"),
-            ("k0", data.k0, data.m0, "q0"),
-            ("k1", data.k1, data.m1, "q1"),
-        ):
-            if trials == 0:
-                out[name] = 1.0
-                continue
-            r = np.clip(self._draws[var], 0.0, 1.0)
-            low = float(np.mean(sc.bdtr(count, trials, r)))
-            high = float(np.mean(1.0 - sc.bdtr(count - 1, trials, r))) if count > 0 else 1.0
-            out[name] = min(1.0, 2 * min(low, high))
-        return out
+    def expect(self, funcs: list, var: str) -> list[float]:
+        """``[E[func(var)] for func in funcs]``: means over the draws (clipped to [0, 1])."""
+        r = np.clip(self._draws[var], 0.0, 1.0)
+        return [float(np.mean(func(r))) for func in funcs]
 
     def prob_youden_below(self, threshold: float) -> float:
         """Share of the draws of J below ``threshold``."""
@@ -459,10 +447,7 @@ def _conflicts(
     engine: Any, data: JudgeData, prior: Prior
 ) -> tuple[dict[str, float], tuple[str, ...]]:
     """Conflict and regime diagnostics (both engines) and the flags they raise."""
-    if isinstance(engine, DrawsEngine):
-        p_values = engine.predictive_p_values(data)
-    else:
-        p_values = engine.predictive_p_values()
+    p_values = predictive_p_values(data, engine.expect)
     prob_weak = engine.prob_youden_below(WEAK_YOUDEN)
     (a0, b0), (a1, b1) = prior.q0, prior.q1
     better = truncation_probability(

@@ -432,36 +432,12 @@ class ExactPosterior:
         low, high = density.shortest(prob)
         return float(low[0]), float(high[0])
 
-    def predictive_p_values(self) -> dict[str, float]:
-        """Two-sided posterior predictive p-values of the counts k, k0 and k1.
+    def expect(self, funcs: list, var: str) -> list[float]:
+        """``[E[func(var)] for func in funcs]`` on the nested rule (:class:`_NestedRule`).
 
-        For a count ``c ~ Bin(N, r)`` with r = p, q0 or q1, ``P(rep <= c) = E[F(c; N, r)]`` and
-        ``P(rep >= c) = E[1 - F(c - 1; N, r)]`` over the posterior (binomial CDF ``F``); the
-        p-value is ``min(1, 2 min(...))``. Small values mean that this count is hard to
-        reproduce from the posterior that all three counts imply together: the test set and the
-        calibration set disagree. Computed on the nested rule (see :class:`_NestedRule`).
+        ``funcs`` are smooth vectorised functions on [0, 1]; ``var`` is p, q0, q1 or youden.
         """
-        d = self.data
-        out = {}
-        for name, count, trials, var in (
-            ("k", d.k, d.n, "p"),
-            ("k0", d.k0, d.m0, "q0"),
-            ("k1", d.k1, d.m1, "q1"),
-        ):
-            if trials == 0:
-                out[name] = 1.0
-                continue
-            low, high = self._nested.expect(
-                [
-                    lambda r, c=count, m=trials: sc.bdtr(c, m, r),
-                    lambda r, c=count, m=trials: (
-                        1.0 - sc.bdtr(c - 1, m, r) if c > 0 else np.ones_like(r)
-                    ),
-                ],
-                var,
-            )
-            out[name] = float(min(1.0, 2 * min(low, high)))
-        return out
+        return self._nested.expect(funcs, var)
 
     def prob_youden_below(self, threshold: float) -> float:
         """Posterior probability that Youden's J lies below ``threshold`` (nested rule)."""
