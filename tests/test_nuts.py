@@ -134,7 +134,7 @@ def test_no_process_is_started_unless_asked(monkeypatch, cache):
 
 
 def test_a_user_held_compiled_sampler_is_reused_and_checked():
-    engine = compiled_nuts(Prior(), target_accept=0.8)
+    engine = compiled_nuts(Prior())
     assert isinstance(engine, CompiledNUTS)
     idata = sample_nuts(
         SMALL, Prior(), draws=20, tune=20, chains=1, rng=np.random.default_rng(0), compiled=engine

@@ -38,6 +38,7 @@ from judgestats.bayes.diagnostics import (
     FLAGS,
     PREDICTIVE_ALPHA,
     R_HAT_MAX,
+    TARGET_ACCEPT,
     WEAK_YOUDEN,
     convergence,
     convergence_flags,
@@ -488,7 +489,7 @@ def posterior(
     random_seed: SeedLike = None,
     progressbar: bool | None = None,
     sampler: str = "pymc",
-    target_accept: float = 0.8,
+    target_accept: float = TARGET_ACCEPT,
     cores: int = 1,
     compiled: NutsCache | None = None,
 ) -> Posterior:
@@ -516,8 +517,9 @@ def posterior(
         environment variable is unset; ``"exact"`` takes milliseconds and draws none.
     sampler : {"pymc", "nutpie"}
         NUTS implementation; nutpie must be installed.
-    target_accept : float
-        NUTS target acceptance rate (raise it, e.g. to 0.95, if divergences are reported).
+    target_accept : float, default 0.9
+        NUTS target acceptance rate, as on every NUTS path (raise it, e.g. to 0.95, if
+        divergences are reported).
     cores : int, default 1
         Processes that run NUTS chains; 1 starts none.
     compiled : optional

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from judgestats._validate import check_choice, check_positive_int
+from judgestats.bayes.diagnostics import TARGET_ACCEPT
 from judgestats.bayes.model import (
     DATA_NAMES,
     LABELLED_CLASS_NAME,
@@ -405,7 +406,7 @@ def compiled_nuts(
     prior: Prior | None = None,
     *,
     design: str = "stratified",
-    target_accept: float = 0.8,
+    target_accept: float = TARGET_ACCEPT,
 ) -> CompiledNUTS:
     """Compile the model of :func:`~judgestats.bayes.model.build_model` and its NUTS step.
 
@@ -489,7 +490,7 @@ def sample_nuts(
     chains: int,
     rng: np.random.Generator,
     sampler: str = "pymc",
-    target_accept: float = 0.8,
+    target_accept: float = TARGET_ACCEPT,
     cores: int = 1,
     progressbar: bool | None = None,
     compiled: CompiledNUTS | NutsCache | None = None,
@@ -510,8 +511,8 @@ def sample_nuts(
         any ``cores``.
     sampler : {"pymc", "nutpie"}
         PyMC's NUTS step on the compiled model, or nutpie (optional dependency).
-    target_accept : float
-        NUTS target acceptance rate.
+    target_accept : float, default 0.9
+        NUTS target acceptance rate (:data:`judgestats.bayes.diagnostics.TARGET_ACCEPT`).
     cores : int, default 1
         Processes running the chains of ``sampler="pymc"``: 1 runs them here, one after
         another; ``cores > 1`` forks ``cores - 1`` workers for this call (Linux only).
