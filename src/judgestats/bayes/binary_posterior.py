@@ -9,8 +9,9 @@ posterior predictive p-values of :func:`judgestats.bayes.diagnostics.predictive_
     :class:`judgestats.bayes.exact.ExactPosterior`: deterministic integration, exact marginals of
     theta, q0, q1, Youden's J and p; milliseconds.
 ``method="nuts"``
-    :class:`DrawsEngine` over the draws of PyMC's NUTS (or nutpie) on the model of
-    :func:`judgestats.bayes.model.build_model`, with convergence diagnostics.
+    :class:`~judgestats.bayes.draws_engine.DrawsEngine` over the draws of PyMC's NUTS (or
+    nutpie) on the model of :func:`judgestats.bayes.model.build_model`, with convergence
+    diagnostics.
 
 The ArviZ ``InferenceData`` (:attr:`Posterior.idata`) is built on first access; for the exact
 engine it holds ``draws * chains`` i.i.d. joint draws from the same integration.
@@ -45,6 +46,7 @@ from judgestats.bayes.diagnostics import (
     predictive_p_values,
     truncation_probability,
 )
+from judgestats.bayes.draws_engine import VARIABLES, DrawsEngine
 from judgestats.bayes.priors import Prior, as_prior
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
@@ -72,77 +74,7 @@ __all__ = [
 #: Every flag a :class:`Posterior` can carry, with its message (see
 #: :mod:`judgestats.bayes.diagnostics`).
 DIAGNOSTIC_FLAGS = FLAGS
-#: Variables of the posterior, in the order of summaries.
-VARIABLES = ("theta", "q0", "q1", "youden", "p")
 _PARAMETERS = ("theta", "q0", "q1")
-
-
-# -------------------------------------------------------------------------------------------
-# the draws-based engine
-# -------------------------------------------------------------------------------------------
-class DrawsEngine:
-    """Posterior summaries from draws (MCMC): the same protocol as the exact engine.
-
-    Parameters
-    ----------
-    draws : dict of str to numpy.ndarray
-        Draws of theta, q0, q1, youden and p, any shape (flattened).
-    """
-
-    def __init__(self, draws: dict[str, np.ndarray]) -> None:
-        self._draws = {var: np.asarray(draws[var], float).reshape(-1) for var in VARIABLES}
-
-    def quantile(self, q: Any, var: str = "theta") -> np.ndarray | float:
-        """Empirical quantile of the draws."""
-        out = np.quantile(self._draws[var], q)
-        return float(out) if np.ndim(out) == 0 else out
-
-    def mean(self, var: str = "theta") -> float:
-        """Mean of the draws."""
-        return float(np.mean(self._draws[var]))
-
-    def sd(self, var: str = "theta") -> float:
-        """Standard deviation of the draws."""
-        return float(np.std(self._draws[var], ddof=1))
-
-    def interval(
-        self, prob: float = 0.95, kind: str = "eti", var: str = "theta"
-    ) -> tuple[float, float]:
-        """Equal-tailed interval, or the shortest interval holding ``prob`` of the draws."""
-        values = np.sort(self._draws[var])
-        if kind == "eti":
-            low, high = np.quantile(values, [(1 - prob) / 2, (1 + prob) / 2])
-            return float(low), float(high)
-        size = int(np.ceil(prob * values.size))
-        widths = values[size - 1 :] - values[: values.size - size + 1]
-        start = int(np.argmin(widths))
-        return float(values[start]), float(values[start + size - 1])
-
-    def cdf(self, x: Any, var: str = "theta") -> np.ndarray | float:
-        """Empirical CDF of the draws."""
-        values = np.sort(self._draws[var])
-        out = np.searchsorted(values, np.asarray(x, float), side="right") / values.size
-        return float(out) if np.ndim(out) == 0 else out
-
-    def pdf(self, x: Any, var: str = "theta") -> np.ndarray | float:
-        """Gaussian kernel density estimate of the draws (Scott's bandwidth)."""
-        from scipy.stats import gaussian_kde
-
-        out = gaussian_kde(self._draws[var])(np.atleast_1d(np.asarray(x, float)))
-        return float(out[0]) if np.ndim(x) == 0 else out.reshape(np.shape(x))
-
-    def sample(self, size: int, random_seed: Any = None) -> dict[str, np.ndarray]:
-        """The draws themselves (``size`` must equal their number)."""
-        return {var: values.copy() for var, values in self._draws.items()}
-
-    def expect(self, funcs: list, var: str) -> list[float]:
-        """``[E[func(var)] for func in funcs]``: means over the draws (clipped to [0, 1])."""
-        r = np.clip(self._draws[var], 0.0, 1.0)
-        return [float(np.mean(func(r))) for func in funcs]
-
-    def prob_youden_below(self, threshold: float) -> float:
-        """Share of the draws of J below ``threshold``."""
-        return float(np.mean(self._draws["youden"] < threshold))
 
 
 # -------------------------------------------------------------------------------------------
