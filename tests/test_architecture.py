@@ -3,11 +3,15 @@
 Three rules (DESIGN.md "Layers and layout", CONVENTIONS.md "private names stay private to their
 subpackage"):
 
-1. No import cycles between judgestats modules. Every import counts (module level, inside functions,
-   relative, ``importlib.import_module("judgestats.x")``) except those under ``if TYPE_CHECKING:``,
-   which never run. ``judgestats/__init__.py``, ``cli.py`` and ``__main__.py`` sit on top and may
-   import anything; any other module that imports the top-level package (``from judgestats import
-   __version__``) closes a cycle through the top.
+1. No import cycles between judgestats modules. Every import counts (module level, inside
+   functions, relative, ``importlib.import_module("judgestats.x")``) except those under ``if
+   TYPE_CHECKING:``, which never run. Importing ``a.b.c`` runs ``a/__init__.py`` and
+   ``a/b/__init__.py`` first, so an import of a module is also an edge to every package that
+   encloses it, except the packages that enclose the importer too (they have been imported before
+   the importer runs); a subpackage whose ``__init__`` re-exports a module that imports back into
+   the subpackage is a cycle. ``judgestats/__init__.py``, ``cli.py`` and ``__main__.py`` sit on top
+   and may import anything; any other module that imports the top-level package (``from judgestats
+   import __version__``) closes a cycle through the top.
 2. A private name (``_x``, not a dunder) crosses no package boundary: it may be imported only from
    a module of the same subpackage. Top-level private modules (``judgestats._validate``, ...) are
    shared utilities whose public names anyone may import; a private module inside a subpackage
@@ -230,13 +234,27 @@ def _resolve(ref: _ImportRef, modules: dict[str, Path]) -> tuple[str | None, boo
     return (module or None), False
 
 
+def _enclosing_packages(module: str, importer: str, packages: set[str]) -> list[str]:
+    """Return the packages whose ``__init__`` importing ``module`` runs from ``importer``.
+
+    Every package that encloses ``module`` (``a`` and ``a.b`` for ``a.b.c``), except those that
+    enclose ``importer`` as well: they were imported before ``importer`` started to run.
+    """
+    parts = module.split(".")
+    ancestors = [".".join(parts[:i]) for i in range(1, len(parts))]
+    return [p for p in ancestors if p in packages and not _within(importer, p)]
+
+
 def _import_graph(pkg_dir: Path) -> dict[str, dict[str, int]]:
     """Return ``{importer: {imported module: first line}}`` over the imports that run.
 
     Counts import statements and ``importlib.import_module`` calls at any depth; drops imports
-    under ``TYPE_CHECKING``, attribute reads and a module's imports of itself.
+    under ``TYPE_CHECKING``, attribute reads and a module's imports of itself. An import of a
+    module is also an edge to each enclosing package whose ``__init__`` it runs
+    (:func:`_enclosing_packages`).
     """
     modules = _module_files(pkg_dir)
+    packages = _packages(modules)
     graph: dict[str, dict[str, int]] = {name: {} for name in modules}
     for importer, refs in _collect_imports(pkg_dir).items():
         for ref in refs:
@@ -246,7 +264,8 @@ def _import_graph(pkg_dir: Path) -> dict[str, dict[str, int]]:
             if target is None or target == importer:
                 continue
             edges = graph[importer]
-            edges[target] = min(edges.get(target, ref.lineno), ref.lineno)
+            for module in [*_enclosing_packages(target, importer, packages), target]:
+                edges[module] = min(edges.get(module, ref.lineno), ref.lineno)
     return graph
 
 
@@ -694,6 +713,36 @@ def test_all_entries_are_checked(tmp_path):
         "pkg: __all__ (line 12) lists 'g' twice",
         "pkg: __all__ (line 12) lists undefined 'missing'",
         "pkg.b: __all__ (line 1) is not a literal list of strings",
+    ]
+
+
+def test_cycle_through_a_subpackage_init_is_found(tmp_path):
+    """A subpackage re-exports an engine that imports one of the subpackage's modules back.
+
+    ``caps/__init__.py`` imports ``engine.model``; ``engine.model`` imports ``caps.data``, which
+    runs ``caps/__init__.py``: a cycle although no module imports ``pkg.caps`` by name.
+    """
+    pkg = _write_tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "caps/__init__.py": "from pkg.engine.model import fit\n",
+            "caps/data.py": "from pkg.caps.util import x\nclass Data: ...\n",
+            "caps/util.py": "x = 1\n",
+            "engine/__init__.py": "",
+            "engine/model.py": "def fit():\n    from pkg.caps.data import Data\n    return Data\n",
+        },
+    )
+    graph = _import_graph(pkg)
+    assert graph["pkg.engine.model"] == {"pkg.caps": 2, "pkg.caps.data": 2}
+    assert graph["pkg.caps.data"] == {"pkg.caps.util": 1}  # its own package ran already
+    assert graph["pkg.caps"] == {"pkg.engine": 1, "pkg.engine.model": 1}
+    violations = _cycle_violations(pkg)
+    assert len(violations) == 1
+    assert violations[0].splitlines() == [
+        "cycle: pkg.caps <-> pkg.engine.model",
+        "    pkg.caps -> pkg.engine.model (line 1)",
+        "    pkg.engine.model -> pkg.caps (line 2)",
     ]
 
 

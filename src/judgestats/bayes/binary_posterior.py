@@ -498,7 +498,7 @@ def posterior(
         engine_prior = random_design_prior(data, prior) if data.design == "random" else prior
         engine = ExactPosterior(data, engine_prior)
     else:
-        from judgestats.bayes.nuts import sample_nuts
+        from judgestats.bayes.binary_nuts import sample_nuts
 
         sampled = sample_nuts(
             data,

@@ -383,7 +383,7 @@ def kclass_posterior(
     random_seed : int or numpy.random.Generator, optional
         The only source of randomness; the same seed gives the same numbers.
     tune, chains, target_accept, progressbar, compiled
-        NUTS options (:func:`judgestats.bayes.nuts.sample_nuts`; ``target_accept`` 0.9 as on
+        NUTS options (:func:`judgestats.bayes.binary_nuts.sample_nuts`; ``target_accept`` 0.9 as on
         every NUTS path); ``chains`` also shapes the exact engine's idata.
 
     Returns
