@@ -542,6 +542,60 @@ def test_submodule_all_lists_exist():
     assert not violations, f"bad __all__ entries ({len(violations)}):\n  " + "\n  ".join(violations)
 
 
+#: Subpackages held to DESIGN.md's size limits so far (the rest of the package follows as it is
+#: split): no module over MAX_MODULE_LINES lines, no function over MAX_FUNCTION_CODE lines of
+#: code (docstrings, comments and blank lines not counted).
+SIZED = ("bayes", "comparison", "kclass", "stratified")
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_CODE = 60
+
+
+def _code_lines(lines: list[str], node: ast.AST) -> int:
+    """Lines of ``node`` that hold code: not blank, not a comment, not in a docstring."""
+    docstrings: set[int] = set()
+    for sub in ast.walk(node):
+        body = getattr(sub, "body", None)
+        if (
+            isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            docstrings.update(range(body[0].lineno, body[0].end_lineno + 1))
+    return sum(
+        1
+        for i in range(node.lineno, node.end_lineno + 1)  # type: ignore[attr-defined]
+        if i not in docstrings and lines[i - 1].strip() and not lines[i - 1].strip().startswith("#")
+    )
+
+
+def _size_violations(pkg_dir: Path, subpackages: tuple[str, ...]) -> list[str]:
+    """One message per module over the line limit and per function over the code limit."""
+    messages = []
+    for name, path in sorted(_module_files(pkg_dir).items()):
+        if not any(_within(name, f"{pkg_dir.name}.{sub}") for sub in subpackages):
+            continue
+        source = path.read_text(encoding="utf-8")
+        lines = source.splitlines()
+        if len(lines) > MAX_MODULE_LINES:
+            messages.append(f"{name}: {len(lines)} lines (at most {MAX_MODULE_LINES})")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                count = _code_lines(lines, node)
+                if count > MAX_FUNCTION_CODE:
+                    messages.append(
+                        f"{name}.{node.name} (line {node.lineno}): {count} lines of code "
+                        f"(at most {MAX_FUNCTION_CODE})"
+                    )
+    return messages
+
+
+def test_modules_and_functions_are_short():
+    violations = _size_violations(PACKAGE_DIR, SIZED)
+    assert not violations, "split by concept (DESIGN.md):\n  " + "\n  ".join(violations)
+
+
 # --------------------------------------------------------------------------------------------
 # Self-tests of the checker on synthetic trees
 # --------------------------------------------------------------------------------------------
@@ -744,6 +798,23 @@ def test_cycle_through_a_subpackage_init_is_found(tmp_path):
         "    pkg.caps -> pkg.engine.model (line 1)",
         "    pkg.engine.model -> pkg.caps (line 2)",
     ]
+
+
+def test_size_limits_count_code_only(tmp_path):
+    body = "\n".join(f"    x{i} = {i}  # a comment" for i in range(MAX_FUNCTION_CODE - 1))
+    doc = '    """A docstring.\n\n    Over\n    several lines.\n    """\n'
+    short = f"def short():\n{doc}    # only a comment\n\n{body}\n"
+    long = f"def long():\n{body}\n    y = 1\n    z = 2\n"
+    pkg = _write_tree(
+        tmp_path, {"__init__.py": "", "sub/__init__.py": "", "sub/m.py": short + long}
+    )
+    assert _size_violations(pkg, ("sub",)) == [
+        f"pkg.sub.m.long (line {MAX_FUNCTION_CODE + 8}): {MAX_FUNCTION_CODE + 2} lines of code "
+        f"(at most {MAX_FUNCTION_CODE})"
+    ]
+    (pkg / "sub" / "big.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
+    assert f"pkg.sub.big: {MAX_MODULE_LINES + 1} lines" in _size_violations(pkg, ("sub",))[0]
+    assert _size_violations(pkg, ("other",)) == []
 
 
 @pytest.mark.parametrize("source", ["from . import b\n", "from .b import x\n", "import pkg.b\n"])
