@@ -99,13 +99,13 @@ def test_single_stratum_reduces_exactly_to_the_binary_posterior():
     assert result.idata.posterior["theta_s"].sizes["stratum"] == 1
 
 
-def test_one_stratum_on_request_samples_the_hierarchical_model(cache):
+def test_one_stratum_on_request_samples_the_hierarchical_model():
     counts = {"k": 400, "n": 1000, "k0": 140, "m0": 200, "k1": 180, "m1": 200}
     data = StratifiedData(strata=("only",), **{key: [value] for key, value in counts.items()})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", jc.JudgeStatsWarning)
         result = stratified_posterior(
-            data, method="nuts", draws=50, tune=50, chains=1, random_seed=0, compiled=cache
+            data, method="nuts", draws=50, tune=50, chains=1, random_seed=0, progressbar=False
         )
     assert result.method == "nuts"
     assert result.idata.posterior["tau"].sizes["arm"] == 2
