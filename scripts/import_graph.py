@@ -244,13 +244,28 @@ def resolve_ref(ref: ImportRef, modules: dict[str, Path]) -> tuple[str | None, b
     return (module or None), False
 
 
+def enclosing_packages(module: str, importer: str, packages: set[str]) -> list[str]:
+    """Return the packages whose ``__init__`` importing ``module`` runs from ``importer``.
+
+    Every package that encloses ``module`` (``a`` and ``a.b`` for ``a.b.c``), except those that
+    enclose ``importer`` as well: they were imported before ``importer`` started to run.
+    """
+    parts = module.split(".")
+    ancestors = [".".join(parts[:i]) for i in range(1, len(parts))]
+    return [p for p in ancestors if p in packages and not is_within(importer, p)]
+
+
 def import_graph(pkg_dir: Path) -> dict[str, dict[str, int]]:
     """Return ``{importer: {imported module: first line}}`` over the imports that run.
 
     Counts import statements and ``importlib.import_module`` calls at any depth; drops imports
-    under ``TYPE_CHECKING``, attribute reads and a module's imports of itself.
+    under ``TYPE_CHECKING``, attribute reads and a module's imports of itself. Importing
+    ``a.b.c`` runs ``a/__init__.py`` and ``a/b/__init__.py`` first, so an import of a module is
+    also an edge to each enclosing package whose ``__init__`` it runs
+    (:func:`enclosing_packages`).
     """
     modules = module_files(pkg_dir)
+    packages = package_names(modules)
     graph: dict[str, dict[str, int]] = {name: {} for name in modules}
     for importer, refs in collect_imports(pkg_dir).items():
         for ref in refs:
@@ -260,7 +275,8 @@ def import_graph(pkg_dir: Path) -> dict[str, dict[str, int]]:
             if target is None or target == importer:
                 continue
             edges = graph[importer]
-            edges[target] = min(edges.get(target, ref.lineno), ref.lineno)
+            for module in [*enclosing_packages(target, importer, packages), target]:
+                edges[module] = min(edges.get(module, ref.lineno), ref.lineno)
     return graph
 
 

@@ -8,7 +8,11 @@ subpackage"):
    which never run. ``judgestats/__init__.py``, the ``cli`` package (every module in it) and
    ``__main__.py`` sit on top and may import anything; any other module that imports the top-level
    package (``from judgestats import __version__``) closes a cycle through the top. Cycles among
-   the ``cli`` package's own modules still count.
+   the ``cli`` package's own modules still count. Importing ``a.b.c`` runs ``a/__init__.py`` and
+   ``a/b/__init__.py`` first, so an import of a module is also an edge to every package that
+   encloses it, except the packages that enclose the importer too (they have been imported before
+   the importer runs); a subpackage whose ``__init__`` re-exports a module that imports back into
+   the subpackage is a cycle.
 2. A private name (``_x``, not a dunder) crosses no package boundary: it may be imported only from
    a module of the same subpackage. Top-level private modules (``judgestats._validate``, ...) are
    shared utilities whose public names anyone may import; a private module inside a subpackage
@@ -472,6 +476,36 @@ def test_all_entries_are_checked(tmp_path):
         "pkg: __all__ (line 12) lists 'g' twice",
         "pkg: __all__ (line 12) lists undefined 'missing'",
         "pkg.b: __all__ (line 1) is not a literal list of strings",
+    ]
+
+
+def test_cycle_through_a_subpackage_init_is_found(tmp_path):
+    """A subpackage re-exports an engine that imports one of the subpackage's modules back.
+
+    ``caps/__init__.py`` imports ``engine.model``; ``engine.model`` imports ``caps.data``, which
+    runs ``caps/__init__.py``: a cycle although no module imports ``pkg.caps`` by name.
+    """
+    pkg = _write_tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "caps/__init__.py": "from pkg.engine.model import fit\n",
+            "caps/data.py": "from pkg.caps.util import x\nclass Data: ...\n",
+            "caps/util.py": "x = 1\n",
+            "engine/__init__.py": "",
+            "engine/model.py": "def fit():\n    from pkg.caps.data import Data\n    return Data\n",
+        },
+    )
+    graph = import_graph(pkg)
+    assert graph["pkg.engine.model"] == {"pkg.caps": 2, "pkg.caps.data": 2}
+    assert graph["pkg.caps.data"] == {"pkg.caps.util": 1}  # its own package ran already
+    assert graph["pkg.caps"] == {"pkg.engine": 1, "pkg.engine.model": 1}
+    violations = _cycle_violations(pkg)
+    assert len(violations) == 1
+    assert violations[0].splitlines() == [
+        "cycle: pkg.caps <-> pkg.engine.model",
+        "    pkg.caps -> pkg.engine.model (line 1)",
+        "    pkg.engine.model -> pkg.caps (line 2)",
     ]
 
 

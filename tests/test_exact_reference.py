@@ -191,7 +191,7 @@ def test_most_reference_cases_take_the_vectorised_path():
 def test_vectorised_path_matches_reference(cid):
     """The shared-calibration rule serves the dataset and agrees with the reference."""
     from judgestats.bayes._batch import group_marginals, stack
-    from judgestats.bayes.exact import _theta_range
+    from judgestats.bayes._quadrature import theta_range as _theta_range
 
     rows, target = _group_rows(cid)
     low, high = _theta_range(rows)

@@ -15,14 +15,11 @@ import numpy as np
 import pytest
 
 import judgestats as jc
-from judgestats.bayes.kclass_model import (
-    KClassPosterior,
-    build_kclass_model,
-    kclass_posterior,
-    weighted_quantile,
-)
+from judgestats.bayes import DirichletPrior
+from judgestats.bayes.kclass_importance import weighted_quantile
+from judgestats.bayes.kclass_model import build_kclass_model
 from judgestats.exceptions import JudgeStatsWarning
-from judgestats.kclass import KClassData
+from judgestats.kclass import KClassData, KClassPosterior, kclass_posterior
 
 LEVELS = (0.025, 0.5, 0.975)
 Z = 4.0  # standard errors allowed for one statistic
@@ -86,7 +83,7 @@ def _check_against_exact(data: jc.JudgeData, seed: int) -> float:
     """
     exact = _quiet(jc.posterior, data)
     result = _quiet(
-        kclass_posterior, KClassData.from_judge_data(data), engine="importance", random_seed=seed
+        kclass_posterior, KClassData.from_judge_data(data), method="importance", random_seed=seed
     )
     draws, w = _binary_draws(result)
     ess = result.ess
@@ -114,7 +111,7 @@ def test_auto_at_k2_is_the_exact_binary_posterior():
     data = HARD_CASES["tiny_rows"]
     exact = _quiet(jc.posterior, data)
     result = _quiet(kclass_posterior, KClassData.from_judge_data(data), random_seed=0)
-    assert result.engine == "exact"
+    assert result.method == "exact"
     theta = result.shares[1]
     assert abs(theta.estimate - exact.mean("theta")) < 1e-12
     low, high = exact.ci(0.95, "eti", "theta")
@@ -149,7 +146,7 @@ def test_k3_known_confusion_matches_grid():
     confusion = np.rint(1e7 * c).astype(np.int64)
     test = np.array([420, 700, 880])  # posterior means about (0.10, 0.29, 0.61)
     data = KClassData(("x", "y", "z"), test=test, confusion=confusion)
-    result = kclass_posterior(data, engine="importance", random_seed=2)
+    result = kclass_posterior(data, method="importance", random_seed=2)
     # grid over (pi0, pi1), pi2 = 1 - pi0 - pi1; density prod_j (C^T pi)_j^test_j
     h = 1.0 / 1500
     axis = (np.arange(1500) + 0.5) * h
@@ -184,15 +181,15 @@ def test_k3_importance_matches_nuts():
     nuts = _quiet(
         kclass_posterior,
         data,
-        engine="nuts",
+        method="nuts",
         draws=500,
         tune=500,
         chains=2,
         random_seed=4,
         progressbar=False,
     )
-    importance = kclass_posterior(data, engine="importance", random_seed=4)
-    assert nuts.engine == "nuts" and nuts.idata.posterior["C"].shape == (2, 500, 3, 3)
+    importance = kclass_posterior(data, method="importance", random_seed=4)
+    assert nuts.method == "nuts" and nuts.idata.posterior["C"].shape == (2, 500, 3, 3)
     ess_nuts = nuts.diagnostics["ess_bulk"]
     for k in range(3):
         se = math.hypot(
@@ -238,7 +235,7 @@ def test_k3_small_counts_match_a_sampler_without_jacobian(test, confusion, desig
     sd = np.sqrt(w @ (pi - mean) ** 2 / w.sum())
 
     result = kclass_posterior(data, random_seed=3, proposals=400_000)
-    assert result.beta == pytest.approx(beta)
+    assert result.prior.beta == pytest.approx(beta)
     got = np.array([row.estimate for row in result.shares])
     se = np.sqrt(sd**2 / ess + np.array(result.sd) ** 2 / result.ess)
     assert np.all(np.abs(got - mean) < Z * se), (got, mean, se)
@@ -259,17 +256,19 @@ def test_default_row_prior_is_two_pseudo_items_per_row():
         (1, 2, 3, 4, 5), test=[5, 10, 20, 30, 35], confusion=10 * np.eye(5, dtype=int) + 1
     )
     result = kclass_posterior(data, random_seed=0, proposals=5_000, min_ess=10)
-    assert result.beta == pytest.approx(2 / 5) and result.alpha == 1.0
+    assert result.prior.beta == pytest.approx(2 / 5) and result.prior.alpha == 1.0
     binary = KClassData.from_judge_data(jc.JudgeData(k=60, n=100, k0=8, m0=10, k1=9, m1=10))
-    assert kclass_posterior(binary, random_seed=0).engine == "exact"  # 2 / K = 1 at K = 2
-    explicit = kclass_posterior(data, beta=1.0, random_seed=0, proposals=5_000, min_ess=10)
-    assert explicit.beta == 1.0
+    assert kclass_posterior(binary, random_seed=0).method == "exact"  # 2 / K = 1 at K = 2
+    explicit = kclass_posterior(
+        data, prior=DirichletPrior(beta=1.0), random_seed=0, proposals=5_000, min_ess=10
+    )
+    assert explicit.prior.beta == 1.0
 
 
 def test_d_excludes_dominant_matrices_that_reverse_orientation():
     # column-dominant (each diagonal entry the largest in its column), rows summing to 1, but
     # det < 0: the closed form refuses such a judge and the posterior's D leaves it out
-    from judgestats.bayes.kclass_model import _in_d
+    from judgestats.bayes.kclass_importance import in_identifiable_set
 
     c = np.array(
         [
@@ -282,18 +281,18 @@ def test_d_excludes_dominant_matrices_that_reverse_orientation():
     assert np.allclose(c.sum(axis=1), 1)
     assert all(c[j, j] > np.delete(c[:, j], j).max() for j in range(4))
     assert np.linalg.det(c) < 0
-    assert not _in_d(c[None])[0]
-    assert _in_d(np.eye(4)[None] * 0.7 + 0.075)[0]
+    assert not in_identifiable_set(c[None])[0]
+    assert in_identifiable_set(np.eye(4)[None] * 0.7 + 0.075)[0]
 
 
 def test_pareto_k_separates_light_and_heavy_tails():
-    from judgestats.bayes.kclass_model import PARETO_K_LIMIT, _pareto_k
+    from judgestats.bayes.kclass_importance import PARETO_K_LIMIT, pareto_k
 
     rng = np.random.default_rng(1)
     light = rng.uniform(0.5, 1.5, 20_000)
     heavy = 1 + rng.pareto(1 / 0.9, 20_000)  # tail index 1/0.9: k = 0.9
-    assert _pareto_k(light) < 0.5
-    assert _pareto_k(heavy) > PARETO_K_LIMIT
+    assert pareto_k(light) < 0.5
+    assert pareto_k(heavy) > PARETO_K_LIMIT
 
 
 # -------------------------------------------------------------------------------------------
@@ -321,7 +320,7 @@ def test_reproducible_and_seeded():
     assert [r.estimate for r in one.shares] == [r.estimate for r in two.shares]
     assert one.ess == two.ess
     assert one.shares[0].estimate != three.shares[0].estimate
-    assert one.engine == "importance" and 0 < one.diagnostics["acceptance_d"] <= 1
+    assert one.method == "importance" and 0 < one.diagnostics["acceptance_d"] <= 1
     assert 0 < one.diagnostics["acceptance_simplex"] <= 1
     assert sum(r.estimate for r in one.shares) == pytest.approx(1.0)
 
@@ -369,9 +368,10 @@ def test_result_contract(rubric):
     assert {"estimate", "sd", "low", "high", "width", "judged_as_itself"} <= set(frame.columns)
     assert (frame["low"] <= frame["estimate"]).all() and (frame["estimate"] <= frame["high"]).all()
     out = json.loads(json.dumps(rubric.to_dict()))
-    assert out["engine"] == "importance" and len(out["shares"]) == 3
+    assert out["method"] == "importance" and len(out["shares"]) == 3
+    assert out["prior"] == {"alpha": 1.0, "beta": pytest.approx(2 / 3)}
     assert rubric.idata.posterior["pi"].shape == (1, 300, 3)
-    assert "engine importance" in str(rubric)
+    assert "method importance" in str(rubric)
     assert "judgestats K-class posterior" in rubric._repr_html_()
     import matplotlib
 
@@ -379,7 +379,7 @@ def test_result_contract(rubric):
     ax = rubric.plot()
     assert len(ax.get_yticks()) == 3
     with pytest.raises(AttributeError):
-        rubric.engine = "nuts"
+        rubric.method = "nuts"
     with pytest.raises(ValueError):
         rubric.confusion_mean[0, 0] = 1.0
 
@@ -408,22 +408,34 @@ SMALL = KClassData(("a", "b", "c"), test=[3, 5, 2], confusion=[[4, 1, 0], [0, 4,
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"alpha": 0.0}, ValueError, "`alpha`"),
-        ({"beta": -1.0}, ValueError, "`beta`"),
-        ({"alpha": "1"}, TypeError, "`alpha`"),
+        ({"prior": (1.0, 1.0)}, TypeError, "`prior` must be a judgestats.bayes.DirichletPrior"),
         ({"draws": 0}, ValueError, "`draws`"),
         ({"proposals": 2.5}, ValueError, "`proposals`"),
         ({"min_ess": 0}, ValueError, "`min_ess`"),
         ({"prob": 1.5}, ValueError, "`prob`"),
-        ({"engine": "gibbs"}, ValueError, "`engine`"),
-        ({"engine": 3}, TypeError, "`engine`"),
-        ({"engine": "exact"}, ValueError, "K = 2"),
+        ({"method": "gibbs"}, ValueError, "`method`"),
+        ({"method": 3}, TypeError, "`method`"),
+        ({"method": "exact"}, ValueError, "K = 2"),
         ({"random_seed": "x"}, TypeError, "`random_seed`"),
     ],
 )
 def test_bad_options(kwargs, error, match):
     with pytest.raises(error, match=match):
         kclass_posterior(SMALL, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"alpha": 0.0}, ValueError, "`alpha`"),
+        ({"beta": -1.0}, ValueError, "`beta`"),
+        ({"alpha": "1"}, TypeError, "`alpha`"),
+        ({"beta": float("inf")}, ValueError, "`beta`"),
+    ],
+)
+def test_bad_prior(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        DirichletPrior(**kwargs)
 
 
 def test_bad_data():
@@ -434,7 +446,7 @@ def test_bad_data():
 def test_importance_refused_above_five_classes():
     data = KClassData(tuple("abcdef"), test=[1] * 6, confusion=5 * np.eye(6, dtype=int) + 1)
     with pytest.raises(ValueError, match="K <= 5"):
-        kclass_posterior(data, engine="importance")
+        kclass_posterior(data, method="importance")
 
 
 def test_calibration_contradicting_dominance():
@@ -449,7 +461,7 @@ def test_test_counts_off_the_simplex():
         jc.JudgeData(k=10_000, n=1_000_000, k0=90_000, m0=100_000, k1=90_000, m1=100_000)
     )
     with pytest.raises(ValueError, match="simplex"):
-        kclass_posterior(data, engine="importance", proposals=1000)
+        kclass_posterior(data, method="importance", proposals=1000)
 
 
 def test_inputs_not_mutated():

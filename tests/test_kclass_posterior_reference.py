@@ -55,9 +55,10 @@ import numpy as np
 import pytest
 
 import judgestats as jc
-from judgestats.bayes.kclass_model import kclass_posterior, weighted_quantile
+from judgestats.bayes import DirichletPrior
+from judgestats.bayes.kclass_importance import weighted_quantile
 from judgestats.exceptions import JudgeStatsWarning
-from judgestats.kclass import KClassData
+from judgestats.kclass import KClassData, kclass_posterior
 
 LEVELS = (0.025, 0.5, 0.975)
 STATS = ("mean", "q2.5", "q50", "q97.5")
@@ -292,9 +293,8 @@ def compare(data: KClassData, *, seed: int, beta: float = 1.0, proposals: int = 
         warnings.simplefilter("ignore", JudgeStatsWarning)
         result = kclass_posterior(
             data,
-            engine="importance",
-            alpha=1.0,
-            beta=beta,
+            method="importance",
+            prior=DirichletPrior(alpha=1.0, beta=beta),
             proposals=proposals,
             random_seed=seed,
         )

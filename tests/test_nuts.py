@@ -1,4 +1,4 @@
-"""Tests of the NUTS machinery (bayes/nuts.py) and the random-design branch of build_model."""
+"""Tests of the NUTS machinery (bayes/nuts.py, bayes/binary_nuts.py) and the random design."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import pytest
 from scipy import special, stats
 
 from judgestats import JudgeData
-from judgestats.bayes import nuts
+from judgestats.bayes import binary_nuts
+from judgestats.bayes.binary_nuts import compiled_nuts, sample_nuts
 from judgestats.bayes.model import DATA_NAMES, LABELLED_CLASS_NAME, build_model
-from judgestats.bayes.nuts import CompiledNUTS, NutsCache, compiled_nuts, sample_nuts
+from judgestats.bayes.nuts import CompiledNUTS, NutsCache
 from judgestats.bayes.priors import Prior, random_design_prior
 
 SMALL = JudgeData(k=12, n=30, k0=16, m0=20, k1=17, m1=20)
@@ -134,7 +135,7 @@ def test_no_process_is_started_unless_asked(monkeypatch, cache):
 
 
 def test_a_user_held_compiled_sampler_is_reused_and_checked():
-    engine = compiled_nuts(Prior(), target_accept=0.8)
+    engine = compiled_nuts(Prior())
     assert isinstance(engine, CompiledNUTS)
     idata = sample_nuts(
         SMALL, Prior(), draws=20, tune=20, chains=1, rng=np.random.default_rng(0), compiled=engine
@@ -259,5 +260,5 @@ def test_nutpie_wiring(monkeypatch, data):
             chains=2,
             rng=np.random.default_rng(0),
             sampler="nutpie",
-            compiled=nuts.compiled_nuts(Prior(), design=data.design),
+            compiled=binary_nuts.compiled_nuts(Prior(), design=data.design),
         )

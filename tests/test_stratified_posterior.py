@@ -1,4 +1,4 @@
-"""The hierarchical stratified posterior (judgestats.bayes.stratified_model).
+"""The hierarchical stratified posterior (judgestats.stratified.bayesian, bayes.stratified_model).
 
 Kept fast: one compiled model of three strata (a module-wide NutsCache) serves every NUTS fit,
 with two chains and a few hundred draws. Expected values are derived by hand here: the
@@ -19,9 +19,9 @@ import pytest
 from scipy import stats
 
 import judgestats as jc
+from judgestats.bayes import StratifiedPrior
 from judgestats.bayes.nuts import NutsCache
-from judgestats.bayes.stratified_model import StratifiedPosterior
-from judgestats.stratified import StratifiedData, stratified_posterior
+from judgestats.stratified import StratifiedData, StratifiedPosterior, stratified_posterior
 
 matplotlib.use("Agg")
 
@@ -86,7 +86,7 @@ def tiny(cache):
 def test_single_stratum_reduces_exactly_to_the_binary_posterior():
     counts = {"k": 400, "n": 1000, "k0": 140, "m0": 200, "k1": 180, "m1": 200}
     data = StratifiedData(strata=("only",), **{key: [value] for key, value in counts.items()})
-    result = stratified_posterior(data, prior_scale=0.3, random_seed=1)
+    result = stratified_posterior(data, prior=StratifiedPrior(tau_scale=0.3), random_seed=1)
     binary = jc.posterior(jc.JudgeData(**counts))
     assert result.method == "exact"
     for var, row in (("theta", result.theta_strata[0]), ("q0", result.q0[0]), ("q1", result.q1[0])):
@@ -97,6 +97,19 @@ def test_single_stratum_reduces_exactly_to_the_binary_posterior():
     assert tuple(result.theta) == tuple(result.theta_strata[0])
     assert result.weights == (1.0,)
     assert result.idata.posterior["theta_s"].sizes["stratum"] == 1
+
+
+def test_one_stratum_on_request_samples_the_hierarchical_model():
+    counts = {"k": 400, "n": 1000, "k0": 140, "m0": 200, "k1": 180, "m1": 200}
+    data = StratifiedData(strata=("only",), **{key: [value] for key, value in counts.items()})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jc.JudgeStatsWarning)
+        result = stratified_posterior(
+            data, method="nuts", draws=50, tune=50, chains=1, random_seed=0, progressbar=False
+        )
+    assert result.method == "nuts"
+    assert result.idata.posterior["tau"].sizes["arm"] == 2
+    assert 0.0 <= result.theta.low <= result.theta.high <= 1.0
 
 
 # -------------------------------------------------------------------------------------------
@@ -174,12 +187,9 @@ def test_reproducible_with_random_seed(cache):
         ({"tune": -1}, ValueError, "`tune`"),
         ({"chains": 0}, ValueError, "`chains`"),
         ({"chains": "4"}, TypeError, "`chains`"),
-        ({"prior_scale": 0.0}, ValueError, "`prior_scale`"),
-        ({"prior_scale": -1.0}, ValueError, "`prior_scale`"),
-        ({"prior_scale": float("inf")}, ValueError, "`prior_scale`"),
-        ({"prior_scale": float("nan")}, ValueError, "`prior_scale`"),
-        ({"prior_scale": "1"}, TypeError, "`prior_scale`"),
-        ({"prior_scale": True}, TypeError, "`prior_scale`"),
+        ({"prior": 1.0}, TypeError, "`prior` must be a judgestats.bayes.StratifiedPrior"),
+        ({"method": "importance"}, ValueError, "`method`"),
+        ({"method": "exact"}, ValueError, "needs one stratum"),
         ({"target_accept": 1.0}, ValueError, "`target_accept`"),
         ({"prob": 0.0}, ValueError, "`prob`"),
         ({"random_seed": "x"}, TypeError, "`random_seed`"),
@@ -189,6 +199,22 @@ def test_reproducible_with_random_seed(cache):
 def test_bad_options_raise_naming_the_argument(options, error, pattern):
     with pytest.raises(error, match=pattern):
         stratified_posterior(RICH, **options)
+
+
+@pytest.mark.parametrize(
+    ("scale", "error"),
+    [
+        (0.0, ValueError),
+        (-1.0, ValueError),
+        (float("inf"), ValueError),
+        (float("nan"), ValueError),
+        ("1", TypeError),
+        (True, TypeError),
+    ],
+)
+def test_bad_prior_scale_raises_naming_it(scale, error):
+    with pytest.raises(error, match="`tau_scale`"):
+        StratifiedPrior(tau_scale=scale)
 
 
 def test_data_must_be_stratified_counts():

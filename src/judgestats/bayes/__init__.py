@@ -1,5 +1,5 @@
 """The Bayesian path: the only part of judgestats that imports pymc, pytensor and arviz (lazily)."""
 
-from judgestats.bayes.priors import Prior
+from judgestats.bayes.priors import DirichletPrior, Prior, StratifiedPrior
 
-__all__ = ["Prior"]
+__all__ = ["DirichletPrior", "Prior", "StratifiedPrior"]

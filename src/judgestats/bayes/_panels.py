@@ -18,6 +18,7 @@ Everything is vectorised over rows (independent densities); panels may have uneq
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 from scipy import special as sc
@@ -397,23 +398,7 @@ def shortest_interval(
     """
     span = 1.0 - prob
     a = np.linspace(0.0, span, grid + 1)
-    levels = np.broadcast_to(np.concatenate([a, a + prob]), (rows, 2 * grid + 2))
-    q = (approximate or quantile)(levels)
-    dens = density(q)
-    width = q[:, grid + 1 :] - q[:, : grid + 1]
-    g = dens[:, : grid + 1] - dens[:, grid + 1 :]
-    rises = (g[:, :-1] < 0) & (g[:, 1:] >= 0)  # interior minimum in cell i
-    cell_width = np.where(rises, np.minimum(width[:, :-1], width[:, 1:]), np.inf)
-    cell = np.argmin(cell_width, axis=1)
-    best = np.stack(
-        [
-            cell_width[np.arange(rows), cell],
-            np.where(g[:, 0] >= 0, width[:, 0], np.inf),  # minimum at a = 0
-            np.where(g[:, -1] <= 0, width[:, -1], np.inf),
-        ],  # minimum at a = span
-        axis=1,
-    )
-    pick = np.argmin(best, axis=1)
+    cell, best, pick = _grid_candidates(approximate or quantile, density, rows, prob, a)
 
     def gap(starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Relative density gap at starts (rows, S), < 0 left of a minimum; and the ends."""
@@ -440,35 +425,10 @@ def shortest_interval(
     g_hi = np.where(near_start, gap(hi[:, None])[0][:, 0], np.where(near_end, g4[:, 3], g_hi))
     interior = (np.isfinite(best[:, 0]) & (pick == 0)) | near_start | near_end
     interior |= ~(start_ok | end_ok)
-    x = 0.5 * (lo + hi)
     x_ends = np.full((rows, 2), np.nan)
     if interior.any():
-        for _ in range(BRACKET_STEPS):  # the approximate grid may put the root a cell off
-            left, right = interior & (g_lo > 0) & (lo > 0), interior & (g_hi < 0) & (hi < span)
-            if not (left.any() or right.any()):
-                break
-            lo = np.where(left, np.maximum(lo - step_size, 0.0), lo)
-            hi = np.where(right, np.minimum(hi + step_size, span), hi)
-            g_lo = np.where(left, gap(lo[:, None])[0][:, 0], g_lo)
-            g_hi = np.where(right, gap(hi[:, None])[0][:, 0], g_hi)
-        side = np.zeros(rows)
-        for step in range(REFINE_ITERATIONS):
-            with np.errstate(all="ignore"):
-                x = lo - g_lo * (hi - lo) / (g_hi - g_lo)
-            bad = ~np.isfinite(x) | (x <= lo) | (x >= hi) | (step % 8 == 7)
-            x = np.where(bad, 0.5 * (lo + hi), x)
-            g_x, x_ends = gap(x[:, None])
-            g_x = g_x[:, 0]
-            right = g_x > 0
-            hi, g_hi = np.where(right, x, hi), np.where(right, g_x, g_hi)
-            lo, g_lo = np.where(right, lo, x), np.where(right, g_lo, g_x)
-            side = np.where(right, np.minimum(side, 0) - 1, np.maximum(side, 0) + 1)
-            g_lo = np.where(side >= 2, g_lo / 2, g_lo)  # Illinois: halve the stale end's value
-            g_hi = np.where(side <= -2, g_hi / 2, g_hi)
-            if np.all(
-                ~interior | (hi - lo < REFINE_TOLERANCE) | (np.abs(g_x) < RELATIVE_GAP_TOLERANCE)
-            ):
-                break
+        bracket = _widen_bracket(gap, interior, (lo, hi, g_lo, g_hi), span, step_size)
+        x_ends = _false_position(gap, interior, bracket)
     # the refined interior candidate and the end candidates compete on exact widths
     lows = np.stack([x_ends[:, 0], ends4[:, 2], ends4[:, 3]], axis=1)
     highs = np.stack([x_ends[:, 1], ends4[:, 6], ends4[:, 7]], axis=1)
@@ -476,3 +436,82 @@ def shortest_interval(
     pick = np.argmin(np.where(valid, highs - lows, np.inf), axis=1)
     chosen = np.arange(rows)
     return lows[chosen, pick], highs[chosen, pick]
+
+
+def _grid_candidates(
+    quantile: Any, density: Any, rows: int, prob: float, a: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The grid's best interior cell, the three candidates' widths and the one it picks.
+
+    On the grid ``a`` of starts, an interior minimum lies in a cell where the density gap
+    ``f(Q(a)) - f(Q(a + prob))`` changes sign from - to +; the ends of ``[0, 1 - prob]`` are
+    candidates where the width grows away from them. Returns ``(cell, best, pick)``: the
+    interior cell of smallest width, the widths (rows, 3) of the interior, start and end
+    candidates (inf where none) and the index of the smallest.
+    """
+    grid = a.size - 1
+    levels = np.broadcast_to(np.concatenate([a, a + prob]), (rows, 2 * grid + 2))
+    q = quantile(levels)
+    dens = density(q)
+    width = q[:, grid + 1 :] - q[:, : grid + 1]
+    g = dens[:, : grid + 1] - dens[:, grid + 1 :]
+    rises = (g[:, :-1] < 0) & (g[:, 1:] >= 0)  # interior minimum in cell i
+    cell_width = np.where(rises, np.minimum(width[:, :-1], width[:, 1:]), np.inf)
+    cell = np.argmin(cell_width, axis=1)
+    best = np.stack(
+        [
+            cell_width[np.arange(rows), cell],
+            np.where(g[:, 0] >= 0, width[:, 0], np.inf),  # minimum at a = 0
+            np.where(g[:, -1] <= 0, width[:, -1], np.inf),
+        ],  # minimum at a = span
+        axis=1,
+    )
+    return cell, best, np.argmin(best, axis=1)
+
+
+def _widen_bracket(
+    gap: Any, interior: np.ndarray, bracket: tuple[np.ndarray, ...], span: float, step: float
+) -> tuple[np.ndarray, ...]:
+    """Move the ends of ``(lo, hi, g_lo, g_hi)`` outwards by a cell until they bracket the root.
+
+    The approximate grid may put the root a cell off; at most ``BRACKET_STEPS`` moves.
+    """
+    lo, hi, g_lo, g_hi = bracket
+    for _ in range(BRACKET_STEPS):
+        left, right = interior & (g_lo > 0) & (lo > 0), interior & (g_hi < 0) & (hi < span)
+        if not (left.any() or right.any()):
+            break
+        lo = np.where(left, np.maximum(lo - step, 0.0), lo)
+        hi = np.where(right, np.minimum(hi + step, span), hi)
+        g_lo = np.where(left, gap(lo[:, None])[0][:, 0], g_lo)
+        g_hi = np.where(right, gap(hi[:, None])[0][:, 0], g_hi)
+    return lo, hi, g_lo, g_hi
+
+
+def _false_position(gap: Any, interior: np.ndarray, bracket: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Refine the root of the density gap in ``(lo, hi)``; the interval's ends there (rows, 2).
+
+    False position (Illinois variant), with a bisection every eighth step.
+    """
+    lo, hi, g_lo, g_hi = bracket
+    rows = lo.shape[0]
+    side = np.zeros(rows)
+    x_ends = np.full((rows, 2), np.nan)
+    for step in range(REFINE_ITERATIONS):
+        with np.errstate(all="ignore"):
+            x = lo - g_lo * (hi - lo) / (g_hi - g_lo)
+        bad = ~np.isfinite(x) | (x <= lo) | (x >= hi) | (step % 8 == 7)
+        x = np.where(bad, 0.5 * (lo + hi), x)
+        g_x, x_ends = gap(x[:, None])
+        g_x = g_x[:, 0]
+        right = g_x > 0
+        hi, g_hi = np.where(right, x, hi), np.where(right, g_x, g_hi)
+        lo, g_lo = np.where(right, lo, x), np.where(right, g_lo, g_x)
+        side = np.where(right, np.minimum(side, 0) - 1, np.maximum(side, 0) + 1)
+        g_lo = np.where(side >= 2, g_lo / 2, g_lo)  # Illinois: halve the stale end's value
+        g_hi = np.where(side <= -2, g_hi / 2, g_hi)
+        if np.all(
+            ~interior | (hi - lo < REFINE_TOLERANCE) | (np.abs(g_x) < RELATIVE_GAP_TOLERANCE)
+        ):
+            break
+    return x_ends

@@ -1,15 +1,17 @@
 """The full posterior of the true accuracy: :func:`posterior` and its result, :class:`Posterior`.
 
 A :class:`Posterior` delegates every number to an engine with one protocol (``quantile``,
-``mean``, ``sd``, ``interval``, ``cdf``, ``pdf``, ``sample``, ``predictive_p_values``,
+``mean``, ``sd``, ``interval``, ``cdf``, ``pdf``, ``sample``, ``expect`` (behind the
+posterior predictive p-values of :func:`judgestats.bayes.diagnostics.predictive_p_values`),
 ``prob_youden_below``):
 
 ``method="exact"`` (the default)
     :class:`judgestats.bayes.exact.ExactPosterior`: deterministic integration, exact marginals of
     theta, q0, q1, Youden's J and p; milliseconds.
 ``method="nuts"``
-    :class:`DrawsEngine` over the draws of PyMC's NUTS (or nutpie) on the model of
-    :func:`judgestats.bayes.model.build_model`, with convergence diagnostics.
+    :class:`~judgestats.bayes.draws_engine.DrawsEngine` over the draws of PyMC's NUTS (or
+    nutpie) on the model of :func:`judgestats.bayes.model.build_model`, with convergence
+    diagnostics.
 
 The ArviZ ``InferenceData`` (:attr:`Posterior.idata`) is built on first access; for the exact
 engine it holds ``draws * chains`` i.i.d. joint draws from the same integration.
@@ -37,11 +39,14 @@ from judgestats.bayes.diagnostics import (
     FLAGS,
     PREDICTIVE_ALPHA,
     R_HAT_MAX,
+    TARGET_ACCEPT,
     WEAK_YOUDEN,
     convergence,
     convergence_flags,
+    predictive_p_values,
     truncation_probability,
 )
+from judgestats.bayes.draws_engine import VARIABLES, DrawsEngine
 from judgestats.bayes.priors import Prior, as_prior
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
@@ -69,91 +74,7 @@ __all__ = [
 #: Every flag a :class:`Posterior` can carry, with its message (see
 #: :mod:`judgestats.bayes.diagnostics`).
 DIAGNOSTIC_FLAGS = FLAGS
-#: Variables of the posterior, in the order of summaries.
-VARIABLES = ("theta", "q0", "q1", "youden", "p")
 _PARAMETERS = ("theta", "q0", "q1")
-
-
-# -------------------------------------------------------------------------------------------
-# the draws-based engine
-# -------------------------------------------------------------------------------------------
-class DrawsEngine:
-    """Posterior summaries from draws (MCMC): the same protocol as the exact engine.
-
-    Parameters
-    ----------
-    draws : dict of str to numpy.ndarray
-        Draws of theta, q0, q1, youden and p, any shape (flattened).
-    """
-
-    def __init__(self, draws: dict[str, np.ndarray]) -> None:
-        self._draws = {var: np.asarray(draws[var], float).reshape(-1) for var in VARIABLES}
-
-    def quantile(self, q: Any, var: str = "theta") -> np.ndarray | float:
-        """Empirical quantile of the draws."""
-        out = np.quantile(self._draws[var], q)
-        return float(out) if np.ndim(out) == 0 else out
-
-    def mean(self, var: str = "theta") -> float:
-        """Mean of the draws."""
-        return float(np.mean(self._draws[var]))
-
-    def sd(self, var: str = "theta") -> float:
-        """Standard deviation of the draws."""
-        return float(np.std(self._draws[var], ddof=1))
-
-    def interval(
-        self, prob: float = 0.95, kind: str = "eti", var: str = "theta"
-    ) -> tuple[float, float]:
-        """Equal-tailed interval, or the shortest interval holding ``prob`` of the draws."""
-        values = np.sort(self._draws[var])
-        if kind == "eti":
-            low, high = np.quantile(values, [(1 - prob) / 2, (1 + prob) / 2])
-            return float(low), float(high)
-        size = int(np.ceil(prob * values.size))
-        widths = values[size - 1 :] - values[: values.size - size + 1]
-        start = int(np.argmin(widths))
-        return float(values[start]), float(values[start + size - 1])
-
-    def cdf(self, x: Any, var: str = "theta") -> np.ndarray | float:
-        """Empirical CDF of the draws."""
-        values = np.sort(self._draws[var])
-        out = np.searchsorted(values, np.asarray(x, float), side="right") / values.size
-        return float(out) if np.ndim(out) == 0 else out
-
-    def pdf(self, x: Any, var: str = "theta") -> np.ndarray | float:
-        """Gaussian kernel density estimate of the draws (Scott's bandwidth)."""
-        from scipy.stats import gaussian_kde
-
-        out = gaussian_kde(self._draws[var])(np.atleast_1d(np.asarray(x, float)))
-        return float(out[0]) if np.ndim(x) == 0 else out.reshape(np.shape(x))
-
-    def sample(self, size: int, random_seed: Any = None) -> dict[str, np.ndarray]:
-        """The draws themselves (``size`` must equal their number)."""
-        return {var: values.copy() for var, values in self._draws.items()}
-
-    def predictive_p_values(self, data: JudgeData) -> dict[str, float]:
-        """Two-sided posterior predictive p-values of k, k0, k1 (exact given the draws)."""
-        from scipy import special as sc
-
-        out = {}
-        for name, count, trials, var in (
-            ("k", data.k, data.n, "p"),
-            ("k0", data.k0, data.m0, "q0"),
-            ("k1", data.k1, data.m1, "q1"),
-        ):
-            if trials == 0:
-                out[name] = 1.0
-                continue
-            r = np.clip(self._draws[var], 0.0, 1.0)
-            low = float(np.mean(sc.bdtr(count, trials, r)))
-            high = float(np.mean(1.0 - sc.bdtr(count - 1, trials, r))) if count > 0 else 1.0
-            out[name] = min(1.0, 2 * min(low, high))
-        return out
-
-    def prob_youden_below(self, threshold: float) -> float:
-        """Share of the draws of J below ``threshold``."""
-        return float(np.mean(self._draws["youden"] < threshold))
 
 
 # -------------------------------------------------------------------------------------------
@@ -459,10 +380,7 @@ def _conflicts(
     engine: Any, data: JudgeData, prior: Prior
 ) -> tuple[dict[str, float], tuple[str, ...]]:
     """Conflict and regime diagnostics (both engines) and the flags they raise."""
-    if isinstance(engine, DrawsEngine):
-        p_values = engine.predictive_p_values(data)
-    else:
-        p_values = engine.predictive_p_values()
+    p_values = predictive_p_values(data, engine.expect)
     prob_weak = engine.prob_youden_below(WEAK_YOUDEN)
     (a0, b0), (a1, b1) = prior.q0, prior.q1
     better = truncation_probability(
@@ -503,7 +421,7 @@ def posterior(
     random_seed: SeedLike = None,
     progressbar: bool | None = None,
     sampler: str = "pymc",
-    target_accept: float = 0.8,
+    target_accept: float = TARGET_ACCEPT,
     cores: int = 1,
     compiled: NutsCache | None = None,
 ) -> Posterior:
@@ -531,8 +449,9 @@ def posterior(
         environment variable is unset; ``"exact"`` takes milliseconds and draws none.
     sampler : {"pymc", "nutpie"}
         NUTS implementation; nutpie must be installed.
-    target_accept : float
-        NUTS target acceptance rate (raise it, e.g. to 0.95, if divergences are reported).
+    target_accept : float, default 0.9
+        NUTS target acceptance rate, as on every NUTS path (raise it, e.g. to 0.95, if
+        divergences are reported).
     cores : int, default 1
         Processes that run NUTS chains; 1 starts none.
     compiled : optional
@@ -579,7 +498,7 @@ def posterior(
         engine_prior = random_design_prior(data, prior) if data.design == "random" else prior
         engine = ExactPosterior(data, engine_prior)
     else:
-        from judgestats.bayes.nuts import sample_nuts
+        from judgestats.bayes.binary_nuts import sample_nuts
 
         sampled = sample_nuts(
             data,

@@ -1,4 +1,11 @@
-r"""Priors of the Bayesian model: independent Betas for theta, q0 and q1.
+r"""Priors of the Bayesian models, one object per model (the keyword is always ``prior=``).
+
+:class:`Prior` -- the binary model: independent Betas for theta, q0 and q1;
+:class:`DirichletPrior` -- the K-class model: Dirichlet concentrations of the class shares and of
+the rows of the confusion matrix; :class:`StratifiedPrior` -- the hierarchical stratified model:
+the scale of the half-normal prior of the between-strata spread.
+
+For the binary model:
 
 With ``better_than_chance=True`` (the default) the joint prior of (q0, q1) is the product of the two
 Betas truncated to the region q0 + q1 > 1 (a judge better than chance):
@@ -20,10 +27,17 @@ import numbers
 from dataclasses import dataclass
 from typing import Any
 
-from judgestats._validate import check_six_counts
+from judgestats._validate import check_positive_real, check_six_counts
 from judgestats.data import JudgeData, require_design
 
-__all__ = ["Prior", "as_prior", "random_design_prior"]
+__all__ = [
+    "DirichletPrior",
+    "Prior",
+    "StratifiedPrior",
+    "as_prior",
+    "checked_prior",
+    "random_design_prior",
+]
 
 
 def _beta_parameters(value: Any, name: str) -> tuple[float, float]:
@@ -170,10 +184,84 @@ def random_design_prior(data: JudgeData, prior: Prior | None = None) -> Prior:
 
 def as_prior(prior: Any) -> Prior:
     """``Prior()`` for None, the prior itself for a Prior; a TypeError naming `prior` otherwise."""
+    return checked_prior(prior, Prior)
+
+
+@dataclass(frozen=True)
+class DirichletPrior:
+    """Dirichlet priors of a K-class judge: the class shares pi and every row of its matrix C.
+
+    pi ~ Dirichlet(alpha 1_K) and each row C_i ~ Dirichlet(beta 1_K), restricted to the
+    identifiability set (see :mod:`judgestats.bayes.kclass_model`).
+
+    Parameters
+    ----------
+    alpha : float, default 1
+        Dirichlet concentration of pi (1: uniform on the simplex).
+    beta : float, optional
+        Dirichlet concentration of every row of C; None (the default) means 2 / K, two prior
+        pseudo-items per row spread over its K cells (1 at K = 2: the binary uniform prior).
+
+    Examples
+    --------
+    >>> DirichletPrior().for_classes(4)
+    DirichletPrior(alpha=1.0, beta=0.5)
+    """
+
+    alpha: float = 1.0
+    beta: float | None = None
+
+    def __post_init__(self) -> None:
+        alpha = check_positive_real(
+            self.alpha, "alpha", "Dirichlet concentration of the class shares"
+        )
+        object.__setattr__(self, "alpha", alpha)
+        if self.beta is not None:
+            beta = check_positive_real(
+                self.beta, "beta", "Dirichlet concentration of each confusion row"
+            )
+            object.__setattr__(self, "beta", beta)
+
+    def for_classes(self, size: int) -> DirichletPrior:
+        """Return this prior with ``beta`` resolved for ``size`` classes (None -> 2 / K)."""
+        return DirichletPrior(self.alpha, 2.0 / size if self.beta is None else self.beta)
+
+
+@dataclass(frozen=True)
+class StratifiedPrior:
+    """The prior scale of the hierarchical stratified model (:mod:`.stratified_model`).
+
+    Parameters
+    ----------
+    tau_scale : float, default 1
+        Scale of the half-normal prior of tau_0 and tau_1, the between-strata spread of logit q0
+        and logit q1: smaller pools the strata harder. theta_s is uniform and the population
+        means of logit q are Normal(logit 0.8, 1.5) (fixed; see the model's docstring).
+
+    Examples
+    --------
+    >>> StratifiedPrior(tau_scale=0.5)
+    StratifiedPrior(tau_scale=0.5)
+    """
+
+    tau_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        scale = check_positive_real(
+            self.tau_scale,
+            "tau_scale",
+            "the scale of the half-normal prior of the between-strata spread tau; 1 by default",
+        )
+        object.__setattr__(self, "tau_scale", scale)
+
+
+def checked_prior(prior: Any, kind: type) -> Any:
+    """``kind()`` for None, the prior itself for a ``kind``; else a TypeError naming `prior`."""
     if prior is None:
-        return Prior()
-    if not isinstance(prior, Prior):
+        return kind()
+    if not isinstance(prior, kind):
         raise TypeError(
-            f"`prior` must be a judgestats.bayes.Prior or None, got {type(prior).__name__}."
+            f"`prior` must be a judgestats.bayes.{kind.__name__} or None, got "
+            f"{type(prior).__name__}."
         )
     return prior

@@ -13,22 +13,23 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from judgestats.cli.arguments import Parser, UserError
-from judgestats.cli.commands import COMMANDS
+from judgestats.cli.arguments import Parser as _Parser
+from judgestats.cli.arguments import UserError as _UserError
+from judgestats.cli.commands import COMMANDS as _COMMANDS
 
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``judgestats`` command."""
-    parser = Parser(
+    parser = _Parser(
         prog="judgestats",
         description="Bias-corrected accuracy with honest intervals for LLM-as-a-judge "
         "evaluations (Rogan-Gladen estimate, Lang-Reiczigel interval).",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
-    for command in COMMANDS.values():
+    for command in _COMMANDS.values():
         command.add_command(commands)
     return parser
 
@@ -38,8 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = None
     try:
         args = build_parser().parse_args(argv)
-        return int(COMMANDS[args.command].run(args))
-    except (UserError, ValueError, TypeError, ImportError) as error:
+        return int(_COMMANDS[args.command].run(args))
+    except (_UserError, ValueError, TypeError, ImportError) as error:
         # ImportError: an optional extra a reader needs is missing (its message says which)
         print(f"judgestats: error: {_with_options(_one_line(error), args)}", file=sys.stderr)
         return 2

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from judgestats._validate import as_generator, check_choice, check_level, check_positive_int
+from judgestats.bayes.diagnostics import TARGET_ACCEPT
 from judgestats.comparison.diagnostics import (
     Finding,
     bootstrap_findings,
@@ -63,7 +64,7 @@ BAYES_OPTIONS: Mapping[str, Any] = {
     "draws": 1000,
     "tune": 1000,
     "chains": 4,
-    "target_accept": 0.9,
+    "target_accept": TARGET_ACCEPT,
     "compiled": None,
     "progressbar": None,
 }

@@ -36,7 +36,14 @@ from typing import Any
 
 from judgestats.data import JudgeData
 
-__all__ = ["coverage_atlas", "data_files", "example_path", "load_example"]
+__all__ = [
+    "DATA_SUFFIXES",
+    "EXAMPLE_TRUTH",
+    "coverage_atlas",
+    "data_files",
+    "example_path",
+    "load_example",
+]
 
 #: The true parameters the example was simulated from (for checking what the methods recover).
 EXAMPLE_TRUTH = {"theta": 0.62, "q0": 0.78, "q1": 0.91}

@@ -9,17 +9,21 @@ shares are ``p = C^T pi``; a calibration set with true and judged classes measur
   (:mod:`judgestats.kclass.data`);
 * :func:`kclass_estimate` -- the matrix Rogan-Gladen shares, projected onto the simplex, with the
   generalised Lang-Reiczigel interval for every share and any linear functional
-  (:mod:`judgestats.kclass.closed_form`, the formulas in :mod:`judgestats.kclass.matrix`).
+  (:mod:`judgestats.kclass.closed_form`, the formulas in :mod:`judgestats.kclass.matrix`);
+* :func:`kclass_posterior` -- the posterior of the shares and the confusion matrix
+  (:mod:`judgestats.kclass.bayesian`; the model and engines in :mod:`judgestats.bayes`).
 """
 
+from judgestats.kclass.bayesian import KClassPosterior, kclass_posterior
 from judgestats.kclass.closed_form import KCLASS_FLAGS, KClassEstimate, kclass_estimate
 from judgestats.kclass.data import BINARY_CLASSES, KClassData
 
-__all__ = ["BINARY_CLASSES", "KCLASS_FLAGS", "KClassData", "KClassEstimate", "kclass_estimate"]
-
-from judgestats.bayes.kclass_model import (  # noqa: E402
-    KClassPosterior as KClassPosterior,
-)
-from judgestats.bayes.kclass_model import (  # noqa: E402
-    kclass_posterior as kclass_posterior,
-)
+__all__ = [
+    "BINARY_CLASSES",
+    "KCLASS_FLAGS",
+    "KClassData",
+    "KClassEstimate",
+    "KClassPosterior",
+    "kclass_estimate",
+    "kclass_posterior",
+]

@@ -9,9 +9,12 @@ differ between strata and the calibration mixes the strata differently from the 
 * :func:`stratified_estimate` -- per-stratum Rogan-Gladen combined, Lang-Reiczigel variances
   summed (:mod:`judgestats.stratified.closed_form`);
 * :func:`pooled_bias` -- how far the pooled correction is from the stratified one, and why
-  (:mod:`judgestats.stratified.diagnostic`).
+  (:mod:`judgestats.stratified.diagnostic`);
+* :func:`stratified_posterior` -- the hierarchical posterior, strata partially pooled
+  (:mod:`judgestats.stratified.bayesian`; the model in :mod:`judgestats.bayes.stratified_model`).
 """
 
+from judgestats.stratified.bayesian import StratifiedPosterior, stratified_posterior
 from judgestats.stratified.closed_form import StratifiedEstimate, stratified_estimate
 from judgestats.stratified.data import StratifiedData
 from judgestats.stratified.diagnostic import (
@@ -29,10 +32,8 @@ __all__ = [
     "PooledBias",
     "StratifiedData",
     "StratifiedEstimate",
+    "StratifiedPosterior",
     "pooled_bias",
     "stratified_estimate",
+    "stratified_posterior",
 ]
-
-from judgestats.bayes.stratified_model import (  # noqa: E402
-    stratified_posterior as stratified_posterior,
-)
