@@ -13,7 +13,8 @@ import math
 from collections.abc import Callable
 from typing import Any, Literal, NoReturn
 
-from judgestats.data import DESIGNS, LABEL_COLUMNS
+from judgestats._validate import CORRECTIONS, DESIGNS
+from judgestats.data import LABEL_COLUMNS
 
 __all__ = [
     "ACCURACY",
@@ -195,7 +196,6 @@ _DESIGN_HELP = (
     "and all three test whether m1/m fits the test set (a shift biases PPI and that posterior)."
 )
 INPUT_FORMATS = ("inspect", "promptfoo", "lm-eval", "frame")
-CORRECTIONS = ("holm", "bonferroni", "none")  # judgestats.grouped.CORRECTIONS (imported lazily)
 
 
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
