@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from judgestats._html import fmt4
+from judgestats._json import to_json
 from judgestats._validate import check_level
 from judgestats.data import JudgeData, check_design, items_source
 from judgestats.exceptions import JudgeStatsWarning
-from judgestats.grouped._format import fmt, group_label, group_name, json_float, percent, plain
+from judgestats.grouped._format import group_label, group_name, percent
 from judgestats.grouped._frames import check_by, item_arrays, judge_data, six_counts
 from judgestats.grouped.multiplicity import check_correction, family_level
 from judgestats.grouped.table import GroupedTable
@@ -177,7 +179,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
 
     def _cells(self, row: GroupCrossCheck, header: list[str]) -> list[str]:
         agree = "n/a" if row.agree is None else ("yes" if row.agree else "no")
-        return [*(fmt(row.row(name)[i]) for _, name, i in _CROSSCHECK_COLUMNS), agree]
+        return [*(fmt4(row.row(name)[i]) for _, name, i in _CROSSCHECK_COLUMNS), agree]
 
     def _summary_record(self, row: GroupCrossCheck) -> dict[str, Any]:
         from judgestats.crosschecking import ROWS
@@ -196,17 +198,14 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
     def _group_dict(self, row: GroupCrossCheck) -> dict[str, Any]:
         from judgestats.crosschecking import ROWS
 
-        triples = {name: map(json_float, row.row(name)) for name in ROWS}
         return {
             "rows": {
-                name: dict(zip(("estimate", "low", "high"), values, strict=True))
-                for name, values in triples.items()
+                name: dict(zip(("estimate", "low", "high"), row.row(name), strict=True))
+                for name in ROWS
             },
-            "max_difference": json_float(_max_difference(row)),
+            "max_difference": _max_difference(row),
             "agree": row.agree,
-            "prob_weak_judge": (
-                None if row.result is None else json_float(row.result.prob_weak_judge)
-            ),
+            "prob_weak_judge": None if row.result is None else row.result.prob_weak_judge,
             "flags": dict(row.messages),
             "recommended": (
                 None
@@ -378,7 +377,7 @@ def crosscheck_items(
     }
     rows = []
     for key, positions in groups.items():
-        key = tuple(plain(k) for k in (key if isinstance(key, tuple) else (key,)))
+        key = tuple(to_json(k) for k in (key if isinstance(key, tuple) else (key,)))
         rows.append(
             _crosscheck_row(
                 key,
@@ -415,7 +414,7 @@ def _check_unique_ids(
         counts = np.unique(group_codes, return_counts=True)[1]
         if (counts > 1).any():
             key = key if isinstance(key, tuple) else (key,)
-            label = group_name(by, tuple(plain(k) for k in key))
+            label = group_name(by, tuple(to_json(k) for k in key))
             select = (
                 "one epoch, e.g. items[items['epoch'] == 1] (--epoch 1 on the command line)"
                 if has_epoch

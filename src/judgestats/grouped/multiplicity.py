@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from judgestats._validate import check_choice
+from judgestats._validate import CORRECTIONS, check_choice
 from judgestats.grouped._format import percent
 
 __all__ = [
@@ -23,9 +23,6 @@ __all__ = [
     "family_level",
     "interval_statement",
 ]
-
-#: Multiplicity corrections across groups.
-CORRECTIONS = ("holm", "bonferroni", "none")
 
 
 def check_correction(correction: Any) -> str:
