@@ -1,4 +1,4 @@
-"""Text of the grouped tables: group labels, aligned columns, p-values, levels.
+"""Text of the grouped tables: group labels, aligned columns, p-values.
 
 Shared by the modules of :mod:`judgestats.grouped` only.
 """
@@ -27,11 +27,6 @@ def group_label(key: tuple[Any, ...]) -> str:
 def group_name(by: tuple[str, ...], key: tuple[Any, ...]) -> str:
     """A group as named in errors and notes: ``"column = value, ..."``."""
     return ", ".join(f"{c} = {v}" for c, v in zip(by, key, strict=True))
-
-
-def percent(level: float) -> str:
-    """A level as a percentage, four significant digits (``98.33%``)."""
-    return f"{100 * level:.4g}%"
 
 
 def fmt_p(value: float) -> str:

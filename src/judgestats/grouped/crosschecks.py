@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from judgestats._html import fmt4
+from judgestats._html import fmt4, fmt_percent
 from judgestats._json import to_json
 from judgestats._validate import check_level
 from judgestats.data import JudgeData, check_design, items_source
 from judgestats.exceptions import JudgeStatsWarning
-from judgestats.grouped._format import group_label, group_name, percent
+from judgestats.grouped._format import group_label, group_name
 from judgestats.grouped._frames import check_by, item_arrays, judge_data, six_counts
 from judgestats.grouped.multiplicity import check_correction, family_level
 from judgestats.grouped.table import GroupedTable
@@ -142,7 +142,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
         g = len(self.rows)
         return (
             f"judgestats cross-check by {', '.join(self.by)} ({g} group{'s' * (g != 1)}, "
-            f"{percent(self.confidence_level)} family-wise; posterior by {self.method})"
+            f"{fmt_percent(self.confidence_level)} family-wise; posterior by {self.method})"
         )
 
     @property
@@ -169,7 +169,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
                     (
                         group_label(row.key),
                         f"{rec.label} {rec.estimate:.4f} ({rec.low:.4f}, {rec.high:.4f}), "
-                        f"{percent(rec.level)} interval",
+                        f"{fmt_percent(rec.level)} interval",
                     )
                 )
         return out
@@ -269,7 +269,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
                 ax.plot([estimate], [y + offset], "o", color=colour, ms=4)
         ax.set_yticks(positions, [group_label(row.key) for row in self.rows])
         ax.set_ylim(-0.7, len(self.rows) - 0.3)
-        ax.set_xlabel(f"accuracy, {percent(self.interval_level)} interval per group")
+        ax.set_xlabel(f"accuracy, {fmt_percent(self.interval_level)} interval per group")
         ax.set_title(f"{self.title} ({self.statement})")
         ax.legend(fontsize="small")
         return ax

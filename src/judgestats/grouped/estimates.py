@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from judgestats._html import fmt4
+from judgestats._html import fmt4, fmt_percent
 from judgestats._json import to_json
 from judgestats._validate import check_level
 from judgestats.data import JudgeData, check_design, items_source
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import Estimate, estimate, lang_reiczigel_p_value
-from judgestats.grouped._format import fmt_p, group_label, group_name, percent
+from judgestats.grouped._format import fmt_p, group_label, group_name
 from judgestats.grouped._frames import check_by, check_null, item_arrays, six_counts
 from judgestats.grouped.clustered import ClusteredEstimate, _clustered_estimate
 from judgestats.grouped.multiplicity import adjust_p_values, check_correction, family_level
@@ -289,7 +289,7 @@ class GroupedEstimates(GroupedTable[GroupRow]):
         g = len(self.rows)
         return (
             f"judgestats estimate by {', '.join(self.by)} ({g} group{'s' * (g != 1)}, "
-            f"{percent(self.confidence_level)} family-wise; {self.source})"
+            f"{fmt_percent(self.confidence_level)} family-wise; {self.source})"
         )
 
     def _html_title(self) -> str:
@@ -308,7 +308,7 @@ class GroupedEstimates(GroupedTable[GroupRow]):
             columns=["estimate", "low", "high"],
         )
         ax = forest_plot(frame, ax=ax, title=f"{self.title} ({self.statement})")
-        ax.set_xlabel(f"accuracy, {percent(self.interval_level)} interval per group")
+        ax.set_xlabel(f"accuracy, {fmt_percent(self.interval_level)} interval per group")
         if self.null is not None:
             ax.axvline(self.null, color="0.5", linestyle="--", lw=1)
         return ax

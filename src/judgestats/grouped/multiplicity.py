@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from judgestats._html import fmt_percent
 from judgestats._validate import CORRECTIONS, check_choice
-from judgestats.grouped._format import percent
 
 __all__ = [
     "CORRECTIONS",
@@ -79,12 +79,12 @@ def interval_statement(correction: str, interval_level: float, groups: int) -> s
     """What the intervals of a grouped table are, in words (simultaneous or marginal)."""
     if correction == "none":
         return (
-            f"intervals marginal at {100 * interval_level:g}% each, not corrected for the "
+            f"intervals marginal at {fmt_percent(interval_level)} each, not corrected for the "
             f"{groups} groups"
         )
     text = (
         f"intervals simultaneous over {groups} group{'s' * (groups != 1)} (Bonferroni, each "
-        f"at {percent(interval_level)}"
+        f"at {fmt_percent(interval_level)}"
     )
     return text + (
         "; Holm's step-down has no interval counterpart)" if correction == "holm" else ")"
