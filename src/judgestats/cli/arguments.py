@@ -281,6 +281,16 @@ def _add_verdict_options(group: Any) -> None:
         "several); without it verdicts must be 0/1 or true/false",
     )
     group.add_argument(
+        "--negative",
+        action="append",
+        default=None,
+        metavar="VALUE",
+        help="a verdict value meaning 'incorrect' (repeatable), where it is not the usual "
+        "partner of --positive (C/I, PASS/FAIL, yes/no, 1/0) or the column's one other value: "
+        "e.g. --positive 1 --negative 2 for pairwise winners coded 1/2 (--items tables, "
+        "Inspect logs)",
+    )
+    group.add_argument(
         "--threshold",
         type=FLOAT,
         default=None,
@@ -324,6 +334,14 @@ def _add_label_join_options(group: Any) -> None:
         help="a human-label value meaning 'correct' (repeatable), for labels "
         "written as words (C/I, PASS/FAIL, ...); default: --positive for --items "
         "tables, 0/1 or true/false otherwise",
+    )
+    group.add_argument(
+        "--human-negative",
+        action="append",
+        default=None,
+        metavar="VALUE",
+        help="a human-label value meaning 'incorrect' (repeatable), beside --human-positive "
+        "(e.g. --human-positive 1 --human-negative 2); default: --negative for --items tables",
     )
 
 
