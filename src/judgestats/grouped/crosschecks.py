@@ -18,8 +18,9 @@ import numpy as np
 
 from judgestats._html import fmt4, fmt_percent
 from judgestats._json import to_json
-from judgestats._validate import check_level
-from judgestats.data import JudgeData, check_design, items_source
+from judgestats._label_rows import items_source
+from judgestats._validate import check_design, check_level
+from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.grouped._format import group_label, group_name
 from judgestats.grouped._frames import check_by, item_arrays, judge_data, six_counts
