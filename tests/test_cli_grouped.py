@@ -42,7 +42,7 @@ def test_by_model_table(capsys):
     assert "judgestats estimate by model (3 groups" in out
     for model in ("model-a", "model-b", "model-c"):
         assert model in out
-    assert "intervals simultaneous over 3 groups (Bonferroni, each at 98.33%" in out
+    assert "intervals simultaneous over 3 groups (Bonferroni, each at 98.3333%" in out
     assert "Holm-adjusted" in out
 
 

@@ -408,3 +408,46 @@ def test_reader_errors_name_the_command_options(capsys, tmp_path):
         ],
     )
     assert code == 2 and "give --human-positive VALUE" in err
+
+
+def _pairwise_table(tmp_path):
+    # pairwise winners coded 1/2 (1: the model under test won), gold the same, blank = unlabelled
+    path = tmp_path / "pairs.csv"
+    path.write_text(
+        "id,winner,gold\na,1,\nb,2,\nc,1,\nd,2,\ne,1,\nf,1,1\ng,2,1\nh,1,1\ni,2,2\nj,2,2\nk,1,2\n"
+    )
+    return ["estimate", "--items", path, "--judge-column", "winner", "--human-column", "gold"]
+
+
+#: By hand: test rows a-e, judged 1 on a, c, e (k = 3, n = 5); gold 1 on f, g, h, judged 1 on f,
+#: h (k1 = 2, m1 = 3); gold 2 on i, j, k, judged 2 on i, j (k0 = 2, m0 = 3).
+PAIRWISE_COUNTS = {"k": 3, "n": 5, "k0": 2, "m0": 3, "k1": 2, "m1": 3}
+
+
+def test_negative_maps_pairwise_winners_coded_1_2(capsys, tmp_path):
+    argv = [*_pairwise_table(tmp_path), "--positive", "1"]
+    code, _, err = run(capsys, argv)  # 1's usual partner is 0: the 2s are not mapped
+    assert code == 2 and "`negative` (--negative)" in err and err.count("\n") == 1
+    assert inputs(capsys, [*argv, "--negative", "2"]) == PAIRWISE_COUNTS
+    explicit = ["--negative", "2", "--human-positive", "1", "--human-negative", "2"]
+    assert inputs(capsys, [*argv, *explicit]) == PAIRWISE_COUNTS
+
+
+def test_human_negative_is_named_where_the_gold_needs_it(capsys, tmp_path):
+    argv = [*_pairwise_table(tmp_path), "--positive", "1", "--negative", "2"]
+    code, _, err = run(capsys, [*argv, "--human-positive", "1"])
+    assert code == 2 and "`human_negative` (--human-negative)" in err and err.count("\n") == 1
+    assert inputs(capsys, [*argv, "--human-positive", "1", "--human-negative", "2"]) == (
+        PAIRWISE_COUNTS
+    )
+
+
+def test_positive_equal_to_negative_is_one_line_naming_the_option(capsys, tmp_path):
+    code, out, err = run(capsys, [*_pairwise_table(tmp_path), "--positive", "1", "--negative", "1"])
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("judgestats: error: ") and "(--negative)" in err
+
+
+def test_negative_with_a_reader_without_it_is_an_error(capsys):
+    code, _, err = run(capsys, ["estimate", "--log", ARC, "--scorer", "acc", "--negative", "0"])
+    assert code == 2 and "--negative applies to --items tables and Inspect logs" in err

@@ -52,7 +52,7 @@ def test_rows_equal_per_group_estimates_at_the_bonferroni_level():
         expected = quiet(jc.estimate, jc.JudgeData(*counts), confidence_level=level)
         assert row.result == expected
         assert row.counts == dict(zip(("k", "n", "k0", "m0", "k1", "m1"), counts, strict=True))
-    assert "intervals simultaneous over 3 groups (Bonferroni, each at 98.33%" in str(table)
+    assert "intervals simultaneous over 3 groups (Bonferroni, each at 98.3333%" in str(table)
 
 
 def test_no_correction_is_marginal():

@@ -106,7 +106,7 @@ def test_each_group_recommendation_comes_first(table):
         assert rec.method == "guaranteed" and "not 98.3333%" in rec.reason
         assert lines[1 + i] == (
             f"  recommended ({row.key[0]}): {rec.label} {rec.estimate:.4f} "
-            f"({rec.low:.4f}, {rec.high:.4f}), 98.33% interval"
+            f"({rec.low:.4f}, {rec.high:.4f}), 98.3333% interval"
         )
         assert groups[i]["recommended"] == rec.to_dict()
 
@@ -144,7 +144,7 @@ def test_adjusted_level_by_hand(correction, level, groups, expected):
 def test_statement_says_which_correction(items):
     holm = jc.crosscheck_items(items, by="model")
     assert holm.statement.startswith(
-        "intervals simultaneous over 3 groups (Bonferroni, each at 98.33%"
+        "intervals simultaneous over 3 groups (Bonferroni, each at 98.3333%"
     )
     assert holm.statement in str(holm)
     none = jc.crosscheck_items(items, by="model", correction="none")
@@ -274,7 +274,7 @@ def test_cli_table(capsys):
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert lines[0].startswith("judgestats cross-check by model (3 groups, 95% family-wise")
-    assert "intervals simultaneous over 3 groups (Bonferroni, each at 98.33%" in out
+    assert "intervals simultaneous over 3 groups (Bonferroni, each at 98.3333%" in out
     level = 1 - 0.05 / 3
     for model, counts in epoch_counts(1).items():
         with warnings.catch_warnings():

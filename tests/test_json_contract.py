@@ -120,18 +120,11 @@ def _poisoned(result: Any) -> Any:
     return out
 
 
-#: Results whose ``to_dict`` lives in grouped.py, being split into a package: it maps NaN, not
-#: +-inf, to null until it calls :func:`judgestats._json.to_json` (wired after the merge).
-POISON_PENDING = {"GroupedEstimates", "GroupedCrossChecks"}
-
-
 @pytest.mark.parametrize("name", list(ALL_CALLS))
 def test_non_finite_fields_become_null(results, name):
     result = results[name]
     if not dataclasses.is_dataclass(result):
         pytest.skip(f"{type(result).__name__} is not a dataclass")
-    if type(result).__name__ in POISON_PENDING:
-        pytest.xfail("to_dict not yet on judgestats._json.to_json")
     _strict_round_trip(_poisoned(result).to_dict())
 
 

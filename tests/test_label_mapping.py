@@ -188,10 +188,27 @@ def test_binary_spellings():
     ]
 
 
-def test_prior_describe_is_what_the_cli_and_the_report_print():
-    # cli.py and reporting.py still hold their own copies until they call Prior.describe()
-    from judgestats import cli, reporting
+COUNTS = ["--k", "400", "--n", "1000", "--k0", "140", "--m0", "200", "--k1", "180", "--m1", "200"]
 
-    for prior in (jc.Prior(), jc.Prior(q0=(46, 6), better_than_chance=False)):
-        assert cli._describe_prior(prior) == f"priors {prior.describe()}"
-        assert reporting._describe_prior(prior) == prior.describe()
+
+@pytest.mark.parametrize(
+    ("options", "prior"),
+    [
+        ([], jc.Prior()),
+        (
+            ["--prior-q0", "46", "6", "--no-truncation"],
+            jc.Prior(q0=(46, 6), better_than_chance=False),
+        ),
+    ],
+)
+def test_the_cli_and_the_report_print_prior_describe(options, prior, capsys, tmp_path):
+    # one home for the prior in words: Prior.describe(), printed by `posterior` and the report
+    from judgestats.cli import main
+    from judgestats.reporting.markdown import escape
+
+    assert main(["posterior", *COUNTS, *options]) == 0
+    first_line = capsys.readouterr().out.splitlines()[0]
+    assert first_line.endswith(f", priors {prior.describe()})")
+    path = tmp_path / "report.md"
+    assert main(["report", *COUNTS, *options, "--output", str(path), "--embed-figures"]) == 0
+    assert f"| prior | {escape(prior.describe())} |" in path.read_text(encoding="utf-8")

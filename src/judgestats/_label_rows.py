@@ -21,6 +21,7 @@ from judgestats._labels import binary_labels, is_missing, parse_binary
 from judgestats._validate import check_design
 
 __all__ = [
+    "ITEM_COLUMNS",
     "LABEL_COLUMNS",
     "LabelRows",
     "items_labels",
@@ -31,6 +32,9 @@ __all__ = [
 
 #: Columns of the item-level label file read by :meth:`judgestats.JudgeData.from_csv`.
 LABEL_COLUMNS = ("set", "judge", "human")
+
+#: The columns every items frame of :mod:`judgestats.io` has, in order.
+ITEM_COLUMNS = ("id", "judge", "human")
 
 
 class LabelRows(NamedTuple):

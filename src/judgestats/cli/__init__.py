@@ -55,12 +55,14 @@ def _one_line(error: Any) -> str:
 #: Reader arguments that error messages name as in Python, and this command's option for each.
 _READER_OPTIONS = {
     "positive": "--positive",
+    "negative": "--negative",
     "threshold": "--threshold",
     "scorer": "--scorer",
     "filter": "--filter",
     "provider": "--provider",
     "prompt_idx": "--prompt-idx",
     "human_positive": "--human-positive",
+    "human_negative": "--human-negative",
 }
 
 

@@ -13,7 +13,8 @@ import math
 from collections.abc import Callable
 from typing import Any, Literal, NoReturn
 
-from judgestats.data import DESIGNS, LABEL_COLUMNS
+from judgestats._validate import CORRECTIONS, DESIGNS
+from judgestats.data import LABEL_COLUMNS
 
 __all__ = [
     "ACCURACY",
@@ -195,7 +196,6 @@ _DESIGN_HELP = (
     "and all three test whether m1/m fits the test set (a shift biases PPI and that posterior)."
 )
 INPUT_FORMATS = ("inspect", "promptfoo", "lm-eval", "frame")
-CORRECTIONS = ("holm", "bonferroni", "none")  # judgestats.grouped.CORRECTIONS (imported lazily)
 
 
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
@@ -281,6 +281,16 @@ def _add_verdict_options(group: Any) -> None:
         "several); without it verdicts must be 0/1 or true/false",
     )
     group.add_argument(
+        "--negative",
+        action="append",
+        default=None,
+        metavar="VALUE",
+        help="a verdict value meaning 'incorrect' (repeatable), where it is not the usual "
+        "partner of --positive (C/I, PASS/FAIL, yes/no, 1/0) or the column's one other value: "
+        "e.g. --positive 1 --negative 2 for pairwise winners coded 1/2 (--items tables, "
+        "Inspect logs)",
+    )
+    group.add_argument(
         "--threshold",
         type=FLOAT,
         default=None,
@@ -324,6 +334,14 @@ def _add_label_join_options(group: Any) -> None:
         help="a human-label value meaning 'correct' (repeatable), for labels "
         "written as words (C/I, PASS/FAIL, ...); default: --positive for --items "
         "tables, 0/1 or true/false otherwise",
+    )
+    group.add_argument(
+        "--human-negative",
+        action="append",
+        default=None,
+        metavar="VALUE",
+        help="a human-label value meaning 'incorrect' (repeatable), beside --human-positive "
+        "(e.g. --human-positive 1 --human-negative 2); default: --negative for --items tables",
     )
 
 

@@ -81,6 +81,7 @@ def _read_items(path: str, kind: str, args: argparse.Namespace) -> Any:
     import judgestats.io as jio
 
     positive = positive_values(args.positive)
+    negative = positive_values(getattr(args, "negative", None))
     if kind == "frame":
         return jio.read_frame(
             path,
@@ -88,12 +89,21 @@ def _read_items(path: str, kind: str, args: argparse.Namespace) -> Any:
             human=args.human_column,
             id=args.id_column,
             positive=positive,
+            negative=negative,
             threshold=args.threshold,
             human_positive=positive_values(getattr(args, "human_positive", None)),
+            human_negative=positive_values(getattr(args, "human_negative", None)),
         )
     if kind == "inspect":
         options = {} if positive is None else {"positive": positive}
-        return jio.read_inspect(path, scorer=args.scorer, threshold=args.threshold, **options)
+        return jio.read_inspect(
+            path, scorer=args.scorer, threshold=args.threshold, negative=negative, **options
+        )
+    if negative is not None:
+        raise UserError(
+            f"--negative applies to --items tables and Inspect logs, not to {kind} logs; "
+            "give --positive or --threshold"
+        )
     if kind == "promptfoo":
         return jio.read_promptfoo(
             path,
@@ -117,11 +127,18 @@ def _join_human(items: Any, kind: str, args: argparse.Namespace) -> Any:
     import judgestats.io as jio
 
     human_positive = positive_values(getattr(args, "human_positive", None))
-    if human_positive is None and kind == "frame":
+    human_negative = positive_values(getattr(args, "human_negative", None))
+    if human_positive is None and human_negative is None and kind == "frame":
         human_positive = positive_values(args.positive)
+        human_negative = positive_values(getattr(args, "negative", None))
     try:
         return jio.join_human(
-            items, args.human, on=args.on, column=args.label_column, positive=human_positive
+            items,
+            args.human,
+            on=args.on,
+            column=args.label_column,
+            positive=human_positive,
+            negative=human_negative,
         )
     except ValueError as error:  # name this command's option for the label mapping
         raise UserError(
@@ -157,7 +174,7 @@ def _selected_items(items: Any, path: str, args: argparse.Namespace) -> Any:
 
 
 def positive_values(values: list[str] | None) -> Any:
-    """A repeated option's values for ``positive=``: None, one value, or a list."""
+    """A repeated option's values for ``positive=`` / ``negative=``: None, one value, or a list."""
     if not values:
         return None
     return values[0] if len(values) == 1 else list(values)

@@ -1,4 +1,4 @@
-"""Text the commands share: the prior, the NUTS and posterior checks, the random design's report.
+"""Text the commands share: the NUTS and posterior checks, the random design's report.
 
 :func:`emit` prints a command's output; a reader that left early (``judgestats ... | head``) is
 not an error.
@@ -11,13 +11,13 @@ import json
 import sys
 from typing import Any
 
-from judgestats.cli.arguments import PRIOR_OPTIONS
+from judgestats._json import to_json
 from judgestats.data import JudgeData
 
 __all__ = [
     "check_lines",
-    "describe_prior",
     "emit",
+    "json_text",
     "nuts_diagnostic_lines",
     "with_random_design",
 ]
@@ -34,15 +34,13 @@ def emit(output: str) -> int:
     return 0
 
 
-def describe_prior(prior: Any) -> str:
-    """The prior in words: ``priors theta ~ Beta(1, 1), ..., judge better than chance ...``."""
-    parts = [
-        f"{name} ~ Beta({a:g}, {b:g})" for name in PRIOR_OPTIONS for a, b in [getattr(prior, name)]
-    ]
-    truncation = (
-        "judge better than chance (q0 + q1 > 1)" if prior.better_than_chance else "no truncation"
-    )
-    return f"priors {', '.join(parts)}, {truncation}"
+def json_text(value: Any) -> str:
+    """``--json`` output: ``value`` as strict JSON (:func:`~judgestats._json.to_json`), indented.
+
+    Every number that does not exist (NaN) or is unbounded is ``null``, so a strict parser reads
+    it (``allow_nan=False`` would raise otherwise).
+    """
+    return json.dumps(to_json(value), indent=2, allow_nan=False)
 
 
 def nuts_diagnostic_lines(diagnostics: dict[str, Any]) -> list[str]:
@@ -86,7 +84,7 @@ def with_random_design(output: str, data: JudgeData, args: argparse.Namespace) -
     """Add PPI / PPI++ (estimate), the model's assumption and the class-balance test."""
     report = _random_design_report(data, args)
     if args.json:
-        return json.dumps({**json.loads(output), "random_design": report}, indent=2)
+        return json_text({**json.loads(output), "random_design": report})
     lines = [
         output,
         f"random design: {data.m} labelled items drawn from the test population, "

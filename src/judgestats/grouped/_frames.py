@@ -10,9 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from judgestats._label_rows import ITEM_COLUMNS
 from judgestats.data import JudgeData, binary_labels
-
-ITEM_COLUMNS = ("id", "judge", "human")
 
 
 def item_arrays(items: Any, source: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

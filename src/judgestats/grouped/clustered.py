@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from judgestats._json import to_json
 from judgestats.frequentist import (
     SMALL_CALIBRATION,
     Estimate,
@@ -105,7 +106,7 @@ class ClusteredEstimate(Estimate):
             "design_effects": dict(zip(("p", "q0", "q1"), self.design_effects, strict=True)),
             "effective_sizes": dict(zip(("n", "m0", "m1"), self.effective_sizes, strict=True)),
         }
-        return out
+        return to_json(out)
 
     def __str__(self) -> str:
         text = super().__str__().splitlines()

@@ -16,10 +16,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from judgestats._validate import check_level
-from judgestats.data import JudgeData, check_design, items_source
+from judgestats._html import fmt4, fmt_percent
+from judgestats._json import to_json
+from judgestats._label_rows import items_source
+from judgestats._validate import check_design, check_level
+from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
-from judgestats.grouped._format import fmt, group_label, group_name, json_float, percent, plain
+from judgestats.grouped._format import group_label, group_name
 from judgestats.grouped._frames import check_by, item_arrays, judge_data, six_counts
 from judgestats.grouped.multiplicity import check_correction, family_level
 from judgestats.grouped.table import GroupedTable
@@ -140,7 +143,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
         g = len(self.rows)
         return (
             f"judgestats cross-check by {', '.join(self.by)} ({g} group{'s' * (g != 1)}, "
-            f"{percent(self.confidence_level)} family-wise; posterior by {self.method})"
+            f"{fmt_percent(self.confidence_level)} family-wise; posterior by {self.method})"
         )
 
     @property
@@ -167,7 +170,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
                     (
                         group_label(row.key),
                         f"{rec.label} {rec.estimate:.4f} ({rec.low:.4f}, {rec.high:.4f}), "
-                        f"{percent(rec.level)} interval",
+                        f"{fmt_percent(rec.level)} interval",
                     )
                 )
         return out
@@ -177,7 +180,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
 
     def _cells(self, row: GroupCrossCheck, header: list[str]) -> list[str]:
         agree = "n/a" if row.agree is None else ("yes" if row.agree else "no")
-        return [*(fmt(row.row(name)[i]) for _, name, i in _CROSSCHECK_COLUMNS), agree]
+        return [*(fmt4(row.row(name)[i]) for _, name, i in _CROSSCHECK_COLUMNS), agree]
 
     def _summary_record(self, row: GroupCrossCheck) -> dict[str, Any]:
         from judgestats.crosschecking import ROWS
@@ -196,17 +199,14 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
     def _group_dict(self, row: GroupCrossCheck) -> dict[str, Any]:
         from judgestats.crosschecking import ROWS
 
-        triples = {name: map(json_float, row.row(name)) for name in ROWS}
         return {
             "rows": {
-                name: dict(zip(("estimate", "low", "high"), values, strict=True))
-                for name, values in triples.items()
+                name: dict(zip(("estimate", "low", "high"), row.row(name), strict=True))
+                for name in ROWS
             },
-            "max_difference": json_float(_max_difference(row)),
+            "max_difference": _max_difference(row),
             "agree": row.agree,
-            "prob_weak_judge": (
-                None if row.result is None else json_float(row.result.prob_weak_judge)
-            ),
+            "prob_weak_judge": None if row.result is None else row.result.prob_weak_judge,
             "flags": dict(row.messages),
             "recommended": (
                 None
@@ -270,7 +270,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
                 ax.plot([estimate], [y + offset], "o", color=colour, ms=4)
         ax.set_yticks(positions, [group_label(row.key) for row in self.rows])
         ax.set_ylim(-0.7, len(self.rows) - 0.3)
-        ax.set_xlabel(f"accuracy, {percent(self.interval_level)} interval per group")
+        ax.set_xlabel(f"accuracy, {fmt_percent(self.interval_level)} interval per group")
         ax.set_title(f"{self.title} ({self.statement})")
         ax.legend(fontsize="small")
         return ax
@@ -378,7 +378,7 @@ def crosscheck_items(
     }
     rows = []
     for key, positions in groups.items():
-        key = tuple(plain(k) for k in (key if isinstance(key, tuple) else (key,)))
+        key = tuple(to_json(k) for k in (key if isinstance(key, tuple) else (key,)))
         rows.append(
             _crosscheck_row(
                 key,
@@ -415,7 +415,7 @@ def _check_unique_ids(
         counts = np.unique(group_codes, return_counts=True)[1]
         if (counts > 1).any():
             key = key if isinstance(key, tuple) else (key,)
-            label = group_name(by, tuple(plain(k) for k in key))
+            label = group_name(by, tuple(to_json(k) for k in key))
             select = (
                 "one epoch, e.g. items[items['epoch'] == 1] (--epoch 1 on the command line)"
                 if has_epoch

@@ -18,19 +18,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from judgestats._validate import check_level
-from judgestats.data import JudgeData, check_design, items_source
+from judgestats._html import fmt4, fmt_percent
+from judgestats._json import to_json
+from judgestats._label_rows import items_source
+from judgestats._validate import check_design, check_level
+from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import Estimate, estimate, lang_reiczigel_p_value
-from judgestats.grouped._format import (
-    fmt,
-    fmt_p,
-    group_label,
-    group_name,
-    json_float,
-    percent,
-    plain,
-)
+from judgestats.grouped._format import fmt_p, group_label, group_name
 from judgestats.grouped._frames import check_by, check_null, item_arrays, six_counts
 from judgestats.grouped.clustered import ClusteredEstimate, _clustered_estimate
 from judgestats.grouped.multiplicity import adjust_p_values, check_correction, family_level
@@ -239,7 +234,7 @@ class GroupedEstimates(GroupedTable[GroupRow]):
         return columns
 
     def _cells(self, row: GroupRow, header: list[str]) -> list[str]:
-        cells = [fmt(v) for v in (row.theta, *row.ci)]
+        cells = [fmt4(v) for v in (row.theta, *row.ci)]
         if "items" in header:
             cells.append(str(row.items))
         if self.null is not None:
@@ -250,14 +245,10 @@ class GroupedEstimates(GroupedTable[GroupRow]):
             ]
         return cells
 
-    def _tests(self, row: GroupRow, to_float: Any) -> dict[str, Any]:
+    def _tests(self, row: GroupRow) -> dict[str, Any]:
         if self.null is None:
             return {}
-        return {
-            "p_value": to_float(row.p_value),
-            "p_adjusted": to_float(row.p_adjusted),
-            "reject": row.reject,
-        }
+        return {"p_value": row.p_value, "p_adjusted": row.p_adjusted, "reject": row.reject}
 
     def _summary_record(self, row: GroupRow) -> dict[str, Any]:
         record: dict[str, Any] = {
@@ -268,20 +259,18 @@ class GroupedEstimates(GroupedTable[GroupRow]):
             "level": self.interval_level,
         }
         record |= dict(zip(("deff_p", "deff_q0", "deff_q1"), row.design_effects, strict=True))
-        return record | self._tests(row, lambda v: v) | {"flags": ", ".join(row.flags)}
+        return record | self._tests(row) | {"flags": ", ".join(row.flags)}
 
     def _group_dict(self, row: GroupRow) -> dict[str, Any]:
         entry = {
             "items": row.items,
-            "estimate": json_float(row.theta),
-            "low": json_float(row.ci.low),
-            "high": json_float(row.ci.high),
-            "design_effects": dict(
-                zip(("p", "q0", "q1"), map(json_float, row.design_effects), strict=True)
-            ),
+            "estimate": row.theta,
+            "low": row.ci.low,
+            "high": row.ci.high,
+            "design_effects": dict(zip(("p", "q0", "q1"), row.design_effects, strict=True)),
             "flags": row.messages,
         }
-        return entry | self._tests(row, json_float)
+        return entry | self._tests(row)
 
     def _dict_head(self) -> dict[str, Any]:
         return {
@@ -301,7 +290,7 @@ class GroupedEstimates(GroupedTable[GroupRow]):
         g = len(self.rows)
         return (
             f"judgestats estimate by {', '.join(self.by)} ({g} group{'s' * (g != 1)}, "
-            f"{percent(self.confidence_level)} family-wise; {self.source})"
+            f"{fmt_percent(self.confidence_level)} family-wise; {self.source})"
         )
 
     def _html_title(self) -> str:
@@ -320,7 +309,7 @@ class GroupedEstimates(GroupedTable[GroupRow]):
             columns=["estimate", "low", "high"],
         )
         ax = forest_plot(frame, ax=ax, title=f"{self.title} ({self.statement})")
-        ax.set_xlabel(f"accuracy, {percent(self.interval_level)} interval per group")
+        ax.set_xlabel(f"accuracy, {fmt_percent(self.interval_level)} interval per group")
         if self.null is not None:
             ax.axvline(self.null, color="0.5", linestyle="--", lw=1)
         return ax
@@ -344,7 +333,7 @@ def _grouped(
         key = key if isinstance(key, tuple) else (key,)
         rows.append(
             _group_row(
-                tuple(plain(k) for k in key),
+                tuple(to_json(k) for k in key),
                 codes[positions],
                 judge[positions],
                 human[positions],

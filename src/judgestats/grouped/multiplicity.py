@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from judgestats._validate import check_choice
-from judgestats.grouped._format import percent
+from judgestats._html import fmt_percent
+from judgestats._validate import CORRECTIONS, check_choice
 
 __all__ = [
     "CORRECTIONS",
@@ -23,9 +23,6 @@ __all__ = [
     "family_level",
     "interval_statement",
 ]
-
-#: Multiplicity corrections across groups.
-CORRECTIONS = ("holm", "bonferroni", "none")
 
 
 def check_correction(correction: Any) -> str:
@@ -82,12 +79,12 @@ def interval_statement(correction: str, interval_level: float, groups: int) -> s
     """What the intervals of a grouped table are, in words (simultaneous or marginal)."""
     if correction == "none":
         return (
-            f"intervals marginal at {100 * interval_level:g}% each, not corrected for the "
+            f"intervals marginal at {fmt_percent(interval_level)} each, not corrected for the "
             f"{groups} groups"
         )
     text = (
         f"intervals simultaneous over {groups} group{'s' * (groups != 1)} (Bonferroni, each "
-        f"at {percent(interval_level)}"
+        f"at {fmt_percent(interval_level)}"
     )
     return text + (
         "; Holm's step-down has no interval counterpart)" if correction == "holm" else ")"

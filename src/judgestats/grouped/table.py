@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
-from judgestats.grouped._format import aligned, group_label, json_value
+from judgestats._json import to_json
+from judgestats.grouped._format import aligned, group_label
 from judgestats.grouped.multiplicity import interval_statement
 from judgestats.results import Result
 
@@ -123,16 +124,20 @@ class GroupedTable(Result, Generic[RowT]):
         return pd.DataFrame.from_records(records).set_index(list(self.by))
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: the correction, its statement, and one entry per group."""
+        """Strict-JSON dict: the correction, its statement, and one entry per group.
+
+        Through :func:`~judgestats._json.to_json`: a number that does not exist (NaN) or is
+        unbounded is None, a group key that is not a plain value is its string.
+        """
         groups = [
             {
-                "group": {c: json_value(v) for c, v in zip(self.by, row.key, strict=True)},
+                "group": dict(zip(self.by, row.key, strict=True)),
                 **row.counts,
                 **self._group_dict(row),
             }
             for row in self.rows
         ]
-        return {**self._dict_head(), "groups": groups}
+        return to_json({**self._dict_head(), "groups": groups})
 
     def __str__(self) -> str:
         lines = [self._heading(), *self._before_table(), *aligned(*self.table_cells())]

@@ -32,6 +32,7 @@ from typing import Any, cast
 
 import pandas as pd
 
+from judgestats._label_rows import ITEM_COLUMNS
 from judgestats._labels import is_missing
 from judgestats._validate import check_classes
 from judgestats.io._mapping import (
@@ -60,9 +61,6 @@ __all__ = [
     "read_table",
     "set_options",
 ]
-
-#: The columns every items frame has, in order.
-ITEM_COLUMNS = ("id", "judge", "human")
 
 
 # ---- the frame --------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judgestats._html import fmt4
+from judgestats._html import fmt4, fmt_percent
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.reporting import html, markdown
@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from judgestats.frequentist import Estimate
     from judgestats.grouped import GroupedCrossChecks
 
-__all__ = ["GroupedReport", "Report", "ReportDocument", "describe_prior"]
+__all__ = ["GroupedReport", "Report", "ReportDocument"]
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -185,9 +185,6 @@ class Report(ReportDocument):
         return getattr(self.crosscheck, "recommended", None)
 
     # -- the content, as strings ----------------------------------------------------------------
-    def _pct(self) -> str:
-        return f"{100 * self.prob:g}%"
-
     def input_rows(self) -> list[tuple[str, str]]:
         """(label, value) rows of the inputs, with the CLI's wording and rounding."""
         d = self.data
@@ -308,7 +305,7 @@ class Report(ReportDocument):
             level = getattr(rec, "level", self.prob)
             head = (
                 f"Report {fmt4(rec.estimate)} ({fmt4(rec.low)}, {fmt4(rec.high)}): "
-                f"{method}, {100 * float(level):g}% interval."
+                f"{method}, {fmt_percent(level)} interval."
             )
             reason = getattr(rec, "reason", "")
             return head, ([("reason", reason)] if reason else []) + notes
@@ -342,7 +339,7 @@ class Report(ReportDocument):
         return [
             *self._provenance_rows(),
             ("posterior", f"method {post.method}, {post.n_chains} x {post.n_draws} draws"),
-            ("prior", describe_prior(post.prior)),
+            ("prior", post.prior.describe()),
             *self._closing_rows(),
         ]
 
@@ -365,19 +362,6 @@ class Report(ReportDocument):
             f"Report(data={self.data!r}, prob={self.prob!r}, "
             f"flags={tuple(self.crosscheck.flags)!r})"
         )
-
-
-def describe_prior(prior: Any) -> str:
-    """The prior in words, as ``judgestats posterior`` prints it."""
-    parts = [
-        f"{name} ~ Beta({a:g}, {b:g})"
-        for name in ("theta", "q0", "q1")
-        for a, b in [getattr(prior, name)]
-    ]
-    truncation = (
-        "judge better than chance (q0 + q1 > 1)" if prior.better_than_chance else "no truncation"
-    )
-    return f"{', '.join(parts)}, {truncation}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -450,7 +434,7 @@ class GroupedReport(ReportDocument):
                     "posterior",
                     f"method {post.method}, {post.n_chains} x {post.n_draws} draws per group",
                 ),
-                ("prior", describe_prior(post.prior)),
+                ("prior", post.prior.describe()),
             ]
         return rows + self._closing_rows()
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from judgestats._html import fmt_percent
 from judgestats.reporting.layout import VARIABLE_LABELS
 
 __all__ = ["data_uri", "draw_judge", "draw_theta", "png"]
@@ -61,7 +62,7 @@ def draw_judge(report: Any, ax: Any) -> None:
             grid,
             density,
             color=colour,
-            label=f"{VARIABLE_LABELS[var]}, {report._pct()} ETI ({low:.4f}, {high:.4f})",
+            label=f"{VARIABLE_LABELS[var]}, {fmt_percent(report.prob)} ETI ({low:.4f}, {high:.4f})",
         )
         inside = (grid >= low) & (grid <= high)
         ax.fill_between(grid[inside], density[inside], color=colour, alpha=0.2)

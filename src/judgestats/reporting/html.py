@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from judgestats._html import escape, table
+from judgestats._html import escape, fmt_percent, table
 from judgestats.reporting.figures import data_uri
 from judgestats.reporting.layout import (
     FIGURES,
@@ -85,7 +85,7 @@ def intervals_table(report: Report) -> str:
         INTERVAL_HEADER,
         report.interval_rows(),
         css_class="intervals",
-        caption=f"judgestats cross-check ({report._pct()} intervals; posterior by "
+        caption=f"judgestats cross-check ({fmt_percent(report.prob)} intervals; posterior by "
         f"{report.posterior.method})",
     )
 
@@ -127,7 +127,7 @@ def document(
 # -- a single report ---------------------------------------------------------------------------
 def report_body(report: Report) -> str:
     """The body of a :class:`~judgestats.Report` (without the page's head)."""
-    pct = report._pct()
+    pct = fmt_percent(report.prob)
     head, notes = report.recommendation()
     note_items = "".join(
         f"<li><code>{escape(k)}</code>: {escape(v)}</li>" if k else f"<li>{escape(v)}</li>"
@@ -169,8 +169,8 @@ def _random_design(report: Report) -> str:
     d = report.data
     return "".join(
         [
-            f'<section id="random-design"><h2>Random design: PPI and PPI++ ({report._pct()} '
-            "intervals)</h2>",
+            '<section id="random-design"><h2>Random design: PPI and PPI++ '
+            f"({fmt_percent(report.prob)} intervals)</h2>",
             f"<p>{d.m} labelled items drawn from the test population, {d.n} unlabelled.</p>",
             table(INTERVAL_HEADER, block["rows"], css_class="ppi"),
             f"<p>{escape(block['assumption'])}</p>",

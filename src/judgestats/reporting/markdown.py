@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from judgestats._html import fmt_percent
 from judgestats.reporting.figures import data_uri
 from judgestats.reporting.layout import (
     FIGURES,
@@ -60,7 +61,7 @@ def figure(name: str, png: bytes, caption: str, figure_stem: str | None) -> list
 def intervals(report: Report) -> list[str]:
     """One dataset's cross-check table, with its caption line."""
     caption = (
-        f"judgestats cross-check ({escape(report._pct())} intervals; posterior by "
+        f"judgestats cross-check ({escape(fmt_percent(report.prob))} intervals; posterior by "
         f"{report.posterior.method})"
     )
     return [caption, "", *table(INTERVAL_HEADER, report.interval_rows())]
@@ -85,7 +86,7 @@ def document(
 # -- a single report ---------------------------------------------------------------------------
 def report_text(report: Report, figure_stem: str | None) -> str:
     """The Markdown of a :class:`~judgestats.Report`."""
-    pct = report._pct()
+    pct = fmt_percent(report.prob)
     post = report.posterior
     head, notes = report.recommendation()
     lines = [

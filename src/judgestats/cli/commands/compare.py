@@ -9,7 +9,6 @@ pairs the test items. The command prints :func:`judgestats.compare`'s result.
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
 from typing import Any
 
@@ -26,7 +25,7 @@ from judgestats.cli.arguments import (
     count_list,
 )
 from judgestats.cli.inputs import items_from_arguments, positive_values, progress
-from judgestats.cli.printing import emit, nuts_diagnostic_lines
+from judgestats.cli.printing import emit, json_text, nuts_diagnostic_lines
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 
@@ -317,9 +316,7 @@ def run(args: argparse.Namespace) -> int:
             **_method_options(args, prior),
         )
     if args.json:
-        return emit(
-            json.dumps(result.to_dict() | ({"sources": sources} if sources else {}), indent=2)
-        )
+        return emit(json_text(result.to_dict() | ({"sources": sources} if sources else {})))
     lines = [*header, str(result)]
     if args.method == "bayes":
         lines += nuts_diagnostic_lines(result.details["convergence"])

@@ -6,14 +6,13 @@ With item-level input and --by, one cross-check per group (:func:`judgestats.cro
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
 from typing import Any
 
 from judgestats.cli.commands.posterior import add_posterior_command_arguments
 from judgestats.cli.grouping import grouping
 from judgestats.cli.inputs import data_from_arguments, items_from_arguments, posterior_options
-from judgestats.cli.printing import emit, nuts_diagnostic_lines, with_random_design
+from judgestats.cli.printing import emit, json_text, nuts_diagnostic_lines, with_random_design
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 
@@ -48,7 +47,7 @@ def crosscheck_text(data: JudgeData, args: argparse.Namespace) -> str:
         warnings.simplefilter("ignore", JudgeStatsWarning)  # flags are printed in the report
         result = crosscheck(data, confidence_level=args.confidence_level, **posterior_options(args))
     if args.json:
-        return json.dumps(result.to_dict(), indent=2)
+        return json_text(result.to_dict())
     if result.posterior.method != "nuts":
         return str(result)
     return "\n".join([str(result), *nuts_diagnostic_lines(result.posterior.diagnostics)])
@@ -68,4 +67,4 @@ def _items_text(items: Any, by: list[str], args: argparse.Namespace) -> str:
             correction=args.correction or "holm",
             **posterior_options(args),
         )
-    return json.dumps(result.to_dict(), indent=2) if args.json else str(result)
+    return json_text(result.to_dict()) if args.json else str(result)

@@ -9,7 +9,7 @@ from typing import Any
 from judgestats.cli.arguments import add_output_arguments, add_posterior_arguments
 from judgestats.cli.commands.crosscheck import crosscheck_text
 from judgestats.cli.commands.estimate import estimate_text
-from judgestats.cli.printing import emit
+from judgestats.cli.printing import emit, json_text
 from judgestats.data import JudgeData
 
 __all__ = ["add_command", "run"]
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             "estimate": json.loads(estimate_text(data, args)),
             "crosscheck": json.loads(crosscheck_text(data, args)),
         }
-        return emit(json.dumps(both, indent=2))
+        return emit(json_text(both))
     return emit(
         f"Example data: {example_path()} (bundled with judgestats; "
         "`judgestats demo --show-data` lists every example file)\n"

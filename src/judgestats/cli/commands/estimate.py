@@ -7,14 +7,13 @@ With item-level input grouped by --by, or whose item ids repeat, the estimate is
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
 from typing import Any
 
 from judgestats.cli.arguments import UserError, add_data_arguments, add_output_arguments
 from judgestats.cli.grouping import grouping
 from judgestats.cli.inputs import data_from_arguments, items_from_arguments
-from judgestats.cli.printing import emit, with_random_design
+from judgestats.cli.printing import emit, json_text, with_random_design
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 
@@ -64,7 +63,7 @@ def estimate_text(data: JudgeData, args: argparse.Namespace) -> str:
             confidence_level=args.confidence_level,
             interval=getattr(args, "interval", "lang_reiczigel"),
         )
-    return json.dumps(result.to_dict(), indent=2) if args.json else str(result)
+    return json_text(result.to_dict()) if args.json else str(result)
 
 
 def _grouped_text(args: argparse.Namespace) -> str | None:
@@ -104,7 +103,7 @@ def _items_text(items: Any, by: list[str], args: argparse.Namespace) -> str:
             null=args.null,
         )
     if args.json:
-        return json.dumps(result.to_dict(), indent=2)
+        return json_text(result.to_dict())
     text = str(result)
     if args.design == "random" and not by:
         text += (

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import warnings
 from typing import Any
 
+from judgestats._html import fmt_percent
 from judgestats.cli.arguments import COUNT, LEVEL, add_output_arguments, add_progress_argument
 from judgestats.cli.inputs import progress
-from judgestats.cli.printing import emit
+from judgestats.cli.printing import emit, json_text
 from judgestats.exceptions import JudgeStatsWarning
 
 __all__ = ["RULES", "add_command", "run"]
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
             },
             "human_only": human.to_dict(),
         }
-        return emit(json.dumps(output, indent=2))
+        return emit(json_text(output))
     return emit(_plan_text(args, plans, bayes, human))
 
 
@@ -126,7 +126,7 @@ def _plan_text(
     )
     lines = [
         f"judgestats plan: p = {first.p:.4f}, q0 = {first.q0:.4f}, q1 = {first.q1:.4f}, "
-        f"test set n = {n}, {100 * first.confidence_level:g}% interval",
+        f"test set n = {n}, {fmt_percent(first.confidence_level)} interval",
         f"  {head}",
         f"  {'rule':<16}{'m0':>8}{'m1':>8}{'total':>8}{'width':>9}{'plug-in':>9}"
         + (f"{'bayes':>9}" if bayes else ""),

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
 from typing import Any
 
+from judgestats._html import fmt_percent
 from judgestats.cli.arguments import (
     add_data_arguments,
     add_output_arguments,
@@ -18,8 +18,8 @@ from judgestats.cli.grouping import grouping
 from judgestats.cli.inputs import data_from_arguments, posterior_options
 from judgestats.cli.printing import (
     check_lines,
-    describe_prior,
     emit,
+    json_text,
     nuts_diagnostic_lines,
     with_random_design,
 )
@@ -64,11 +64,11 @@ def _posterior_text(data: JudgeData, args: argparse.Namespace) -> str:
         result = posterior(data, **posterior_options(args))
     level = args.confidence_level
     if args.json:
-        return json.dumps(result.to_dict(prob=level), indent=2)
-    pct = f"{100 * level:g}%"
+        return json_text(result.to_dict(prob=level))
+    pct = fmt_percent(level)
     lines = [
         f"judgestats posterior (method {result.method}, {pct} credible intervals, "
-        f"{describe_prior(result.prior)})",
+        f"priors {result.prior.describe()})",
         f"  {'':<8}{'mean':>9}{'median':>9}{'ETI low':>9}{'ETI high':>9}{'HDI low':>9}"
         f"{'HDI high':>9}",
     ]
