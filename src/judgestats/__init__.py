@@ -15,6 +15,7 @@ from judgestats.comparison import Comparison, ModelLabels, compare
 from judgestats.crosschecking import CrossCheck, crosscheck
 from judgestats.data import JudgeData
 from judgestats.designs import PPIResult, class_balance_test, ppi, shift_estimators
+from judgestats.designs.random_candidates import RandomDesignCandidates, random_design_candidates
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import (
     Estimate,
@@ -63,6 +64,7 @@ __all__ = [
     "PPIResult",
     "Posterior",
     "Prior",
+    "RandomDesignCandidates",
     "Report",
     "allocate_calibration",
     "class_balance_test",
@@ -78,6 +80,7 @@ __all__ = [
     "optimal_allocation",
     "posterior",
     "ppi",
+    "random_design_candidates",
     "report",
     "report_items",
     "required_calibration",
