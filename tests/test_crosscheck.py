@@ -214,7 +214,7 @@ def test_random_design_disagreement_is_explained_by_the_class_balance():
 
 # ---- the result contract ----------------------------------------------------------------------
 def test_crosscheck_is_a_result_with_keyed_flags(capsys):
-    from judgestats.crosschecking import FLAGS
+    from judgestats.recommendation import FLAGS
     from judgestats.results import FLAG_MESSAGES, Result
 
     data = jc.JudgeData(k=40, n=100, k0=7, m0=10, k1=9, m1=10)  # arms of 10 items

@@ -12,7 +12,7 @@ import pytest
 
 import judgestats as jc
 from judgestats.cli import main
-from judgestats.crosschecking import ROWS
+from judgestats.recommendation import ROWS
 from judgestats.datasets import data_files
 
 GROUPED = data_files()["example_grouped_items.csv"]

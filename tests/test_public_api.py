@@ -20,6 +20,7 @@ PUBLIC = {
     "Posterior",
     "Prior",
     "PPIResult",
+    "RandomDesignCandidates",
     "Comparison",
     "ModelLabels",
     "CalibrationPlan",
@@ -41,6 +42,7 @@ PUBLIC = {
     # designs, comparison, planning, report
     "ppi",
     "shift_estimators",
+    "random_design_candidates",
     "class_balance_test",
     "compare",
     "allocate_calibration",

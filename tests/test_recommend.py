@@ -15,7 +15,7 @@ import pytest
 from scipy.stats import beta
 
 import judgestats as jc
-from judgestats import recommendation as rec
+from judgestats.recommendation import stratified_rule as rec
 
 Q = np.array([0.55, 0.7, 0.85, 0.99])
 THETA = np.array([0.0, 0.1, 0.5, 0.9, 1.0])

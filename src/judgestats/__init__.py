@@ -12,9 +12,9 @@ from judgestats._version import __version__ as __version__
 from judgestats.bayes.binary_posterior import Posterior, posterior
 from judgestats.bayes.priors import Prior
 from judgestats.comparison import Comparison, ModelLabels, compare
-from judgestats.crosschecking import CrossCheck, crosscheck
 from judgestats.data import JudgeData
 from judgestats.designs import PPIResult, class_balance_test, ppi, shift_estimators
+from judgestats.designs.random_candidates import RandomDesignCandidates, random_design_candidates
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import (
     Estimate,
@@ -39,6 +39,7 @@ from judgestats.planning import (
     optimal_allocation,
     required_calibration,
 )
+from judgestats.recommendation import CrossCheck, crosscheck
 from judgestats.reporting import (  # matplotlib loads only when a figure is drawn
     GroupedReport,
     Report,
@@ -63,6 +64,7 @@ __all__ = [
     "PPIResult",
     "Posterior",
     "Prior",
+    "RandomDesignCandidates",
     "Report",
     "allocate_calibration",
     "class_balance_test",
@@ -78,6 +80,7 @@ __all__ = [
     "optimal_allocation",
     "posterior",
     "ppi",
+    "random_design_candidates",
     "report",
     "report_items",
     "required_calibration",

@@ -125,7 +125,9 @@ def estimate(
         If ``data`` is not a :class:`~judgestats.JudgeData`.
     ValueError
         If ``interval`` is unknown, the level is invalid or the judge is no better than chance
-        (J <= 0, or its Laplace-adjusted version <= 0), in which case no correction exists; or
+        (J <= 0, or its Laplace-adjusted version <= 0), in which case no correction exists
+        (with ``design="random"`` the result is instead the labelled share with Blaker's exact
+        interval from the labelled items alone, flagged ``labels_only``); or
         if the labelled sample of a random design holds one true class only (``m0 = 0`` or
         ``m1 = 0``, :attr:`JudgeData.one_class`), in which case q0-hat or q1-hat is undefined.
 
@@ -144,6 +146,8 @@ def estimate(
     check_choice(interval, "interval", INTERVALS)
     _require_both_classes(data)
     level = check_level(confidence_level)
+    if data.design == "random" and _no_better_than_chance(data):
+        return _labels_only_estimate(data, level)
     theta_raw = rogan_gladen(data.p, data.q0, data.q1, clip=False)
     theta = min(1.0, max(0.0, theta_raw))
     ci = _corrected_interval(data, level, interval)
@@ -162,6 +166,35 @@ def estimate(
     )
     if flags:
         warnings.warn("; ".join(result.flag_messages) + ".", JudgeStatsWarning, stacklevel=2)
+    return result
+
+
+def _no_better_than_chance(data: JudgeData) -> bool:
+    """J-hat <= 0, or its Laplace-adjusted version (k + 1) / (m + 2) per arm <= 0."""
+    adjusted = (data.k0 + 1) / (data.m0 + 2) + (data.k1 + 1) / (data.m1 + 2) - 1.0
+    return data.youden <= 0.0 or adjusted <= 0.0
+
+
+def _labels_only_estimate(data: JudgeData, level: float) -> Estimate:
+    """Random design, judge no better than chance: the labelled share, Blaker's exact interval."""
+    from judgestats.designs.labels_only import labels_only_triple
+
+    share, low, high = labels_only_triple(
+        data.m1, data.m, data.n, method="blaker", target="population", level=level
+    )
+    result = Estimate(
+        data=data,
+        confidence_level=level,
+        naive=data.p,
+        naive_ci=naive_wald_ci(data.p, data.n, confidence_level=level),
+        theta_raw=share,
+        theta=share,
+        ci=ConfidenceInterval(low, high),
+        youden=data.youden,
+        flags=("labels_only",),
+        method="labels_only_blaker",
+    )
+    warnings.warn(result.flag_messages[0] + ".", JudgeStatsWarning, stacklevel=3)
     return result
 
 

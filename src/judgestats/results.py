@@ -75,6 +75,9 @@ FLAG_MESSAGES = {
     "the judge's error rate on that class is not measured there and the group has no estimate",
     "no_test_items": "every item of the group has a human label, so no test items are left and "
     "the group has no estimate",
+    "labels_only": "the judge is no better than chance on the labelled random sample (J-hat <= 0, "
+    "or its Laplace-adjusted version), so no correction exists; the estimate is the labelled "
+    "share m1 / m with Blaker's exact interval from the labelled items alone",
     "no_better_than_chance": "the judge is no better than chance in this group (q0 + q1 - 1 <= 0, "
     "or its Laplace-adjusted version), so no correction exists and the group has no estimate",
 }

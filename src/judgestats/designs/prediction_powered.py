@@ -94,7 +94,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from numpy.typing import ArrayLike
 
-__all__ = ["PPI_ASSUMPTION", "PPIResult", "ppi", "ppi_counts", "ppi_from_data"]
+__all__ = ["PPI_ASSUMPTION", "PPIResult", "ppi", "ppi_counts", "ppi_from_data", "ppi_pp_counts"]
 
 #: What PPI and PPI++ assume (Lee et al. (ICML 2026) Table 2, row iii).
 PPI_ASSUMPTION = (
@@ -437,4 +437,81 @@ def ppi_from_data(
         data.m1,
         _check_lam(lam),
         check_level(confidence_level),
+    )
+
+
+def ppi_pp_counts(
+    k: Any,
+    n: Any,
+    k0: Any,
+    m0: Any,
+    k1: Any,
+    m1: Any,
+    *,
+    target: str = "population",
+    confidence_level: float = 0.95,
+    small_sample: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    r"""PPI++ for either estimand, with a small-sample correction (arrays broadcast).
+
+    ``target="population"``: PPI++ of the module docstring (power-tuned lambda). With
+    ``small_sample=True`` the label-side variance Var(Y - lambda Yhat) uses divisor m - 1 and the
+    quantile is Student's t with m - 1 degrees of freedom (the labelled mean is the noisy part;
+    with m = 10 the t quantile is 2.26 instead of 1.96).
+
+    ``target="items"``: the share of truly correct items among all N = n + m items, labelled ones
+    counted with their known label. With T_u the correct unlabelled items and
+    r = Y - lambda Yhat, T_u / n = lambda p-hat + mean_u(r) and mean_u(r) is estimated by the
+    labelled mean of r, so
+
+    .. math:: \hat\theta_{items} = \frac{m_1 + n(\lambda\hat p + \bar r_l)}{N}, \qquad
+              \widehat{\mathrm{Var}} = \Big(\frac{n}{N}\Big)^2 \widehat{\mathrm{Var}}(r)
+              \Big(\frac{1}{m} + \frac{1}{n}\Big):
+
+    the labelled part is known, the unlabelled part contributes its own scatter (1/n) and the
+    estimation error of its rectifier (1/m); p-hat of the unlabelled items is observed, not
+    estimated. lambda minimises Var(r): Cov(Y, Yhat) / Var(Yhat), clipped to [0, 1].
+
+    Returns
+    -------
+    estimate, low, high, lam : ndarray
+        Estimate clipped and interval truncated to [0, 1].
+    """
+    from judgestats.designs.labels_only import check_target
+
+    target = check_target(target)
+    level = check_level(confidence_level)
+    k, n, k0, m0, k1, m1 = _check_ppi_counts(k, n, k0, m0, k1, m1)
+    m = m0 + m1
+    phi, c, r = m1 / m, (k1 + m0 - k0) / m, k1 / m
+    p, cov = k / n, r - phi * c
+    total, size = k + c * m, n + m
+    var_all = total * (size - total) / (size * (size - 1.0))
+    inflation = (1.0 + m / n) if target == "population" else 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.clip(np.where(var_all > 0, cov / (inflation * var_all), 0.0), 0.0, 1.0)
+    z = z_quantile(level)
+    phi_ac = (m1 + z**2 / 2) / (m + z**2)
+    var_y = np.where((m0 == 0) | (m1 == 0), phi_ac * (1 - phi_ac), phi * (1 - phi))
+    var_r = np.maximum(var_y + lam**2 * c * (1 - c) - 2 * lam * cov, 0.0)
+    if small_sample:
+        from scipy.special import stdtrit
+
+        var_r = var_r * m / np.maximum(m - 1.0, 1.0)
+        quantile = stdtrit(np.maximum(m - 1.0, 1.0), 0.5 + level / 2.0)
+    else:
+        quantile = z
+    rectified = lam * p + phi - lam * c
+    if target == "population":
+        estimate = rectified
+        se = np.sqrt(lam**2 * p * (1 - p) / n + var_r / m)
+    else:
+        estimate = (m1 + n * rectified) / size
+        se = (n / size) * np.sqrt(var_r * (1.0 / m + 1.0 / n))
+    low, high = estimate - quantile * se, estimate + quantile * se
+    return (
+        np.clip(estimate, 0.0, 1.0),
+        np.clip(low, 0.0, 1.0),
+        np.clip(high, 0.0, 1.0),
+        lam,
     )

@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from judgestats._typing import PosteriorOptions, SeedLike
     from judgestats.bayes.priors import Prior
-    from judgestats.crosschecking import CrossCheck
+    from judgestats.recommendation import CrossCheck
 
 __all__ = ["GroupCrossCheck", "GroupedCrossChecks", "crosscheck_items"]
 
@@ -74,7 +74,7 @@ class GroupCrossCheck:
     messages: dict[str, str] = field(default_factory=dict)
 
     def row(self, name: str) -> tuple[float, float, float]:
-        """(estimate, low, high) of one cross-check row (:data:`judgestats.crosschecking.ROWS`)."""
+        """(estimate, low, high) of one cross-check row (:data:`judgestats.recommendation.ROWS`)."""
         if self.result is None:
             return _NAN3
         found = self.result.rows[name]
@@ -183,7 +183,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
         return [*(fmt4(row.row(name)[i]) for _, name, i in _CROSSCHECK_COLUMNS), agree]
 
     def _summary_record(self, row: GroupCrossCheck) -> dict[str, Any]:
-        from judgestats.crosschecking import ROWS
+        from judgestats.recommendation import ROWS
 
         record: dict[str, Any] = {}
         for name in ROWS:
@@ -197,7 +197,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
         }
 
     def _group_dict(self, row: GroupCrossCheck) -> dict[str, Any]:
-        from judgestats.crosschecking import ROWS
+        from judgestats.recommendation import ROWS
 
         return {
             "rows": {
@@ -254,7 +254,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
         """
         import matplotlib.pyplot as plt
 
-        from judgestats.crosschecking import ROW_LABELS
+        from judgestats.recommendation import ROW_LABELS
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 0.8 + 0.6 * max(len(self.rows), 1)))
@@ -439,7 +439,7 @@ def _crosscheck_row(
     options: dict[str, Any],
 ) -> GroupCrossCheck:
     """One group's cross-check, or NaN with a flag where its counts admit none."""
-    from judgestats.crosschecking import crosscheck
+    from judgestats.recommendation import crosscheck
 
     reason = None
     if counts["n"] == 0:

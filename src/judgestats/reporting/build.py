@@ -111,7 +111,7 @@ def report(
     >>> rep.interval_rows()[1]
     ('Rogan-Gladen + Lang-Reiczigel', '0.1667', '0.0564', '0.2627', '0.2064')
     """
-    from judgestats.crosschecking import crosscheck
+    from judgestats.recommendation import crosscheck
     from judgestats.frequentist import estimate
 
     if not isinstance(data, JudgeData):

@@ -30,7 +30,7 @@ from judgestats.reporting.saving import save_document
 from judgestats.results import FLAG_MESSAGES
 
 if TYPE_CHECKING:  # pragma: no cover
-    from judgestats.crosschecking import CrossCheck
+    from judgestats.recommendation import CrossCheck
     from judgestats.frequentist import Estimate
     from judgestats.grouped import GroupedCrossChecks
 
@@ -201,7 +201,7 @@ class Report(ReportDocument):
 
     def interval_rows(self) -> list[tuple[str, ...]]:
         """The cross-check table: method, estimate, low, high, width (four decimals)."""
-        from judgestats.crosschecking import ROW_LABELS
+        from judgestats.recommendation import ROW_LABELS
 
         return [
             (ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))

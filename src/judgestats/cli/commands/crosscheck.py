@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
 def crosscheck_text(data: JudgeData, args: argparse.Namespace) -> str:
     """The cross-check of ``data`` as text (or JSON with --json)."""
-    from judgestats.crosschecking import crosscheck
+    from judgestats.recommendation import crosscheck
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeStatsWarning)  # flags are printed in the report

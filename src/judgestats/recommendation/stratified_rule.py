@@ -1,4 +1,4 @@
-"""One interval to report: the narrowest interval that measurably covers at the data's regime.
+"""The stratified rule: the narrowest interval that measurably covers at the data's regime.
 
 The cross-check computes several intervals; which one covers depends on the regime (arm sizes,
 test size, the judge, the accuracy). The coverage table (``datasets/coverage_table.npz``, made by
@@ -56,18 +56,13 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from judgestats._html import fmt_percent
-from judgestats._json import to_json
 from judgestats.data import JudgeData
-from judgestats.results import ConfidenceInterval, IntervalResult, Result
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
+from judgestats.recommendation.result import METHOD_LABELS, Recommendation
 
 __all__ = [
     "CANDIDATES",
@@ -81,121 +76,8 @@ __all__ = [
     "widen",
 ]
 
-#: Display names of the intervals the recommendation can pick.
-METHOD_LABELS = {
-    "lang_reiczigel": "Rogan-Gladen + Lang-Reiczigel",
-    "bayes_eti": "posterior median + equal-tailed",
-    "bayes_hdi": "posterior mode + HDI",
-    "ppi_pp": "PPI++",
-    "guaranteed": "Rogan-Gladen + guaranteed",
-}
 #: The smallest q the atlas covers: a Clopper-Pearson interval below it leaves the atlas.
 _Q_FLOOR_TOL = 1e-9
-
-
-@dataclass(frozen=True)
-class Recommendation(Result):
-    """The interval to report, and why.
-
-    Attributes
-    ----------
-    estimate, low, high : float
-        Point estimate and interval.
-    method : str
-        Key of :data:`METHOD_LABELS`.
-    level : float
-        Confidence (or credibility) level.
-    reason : str
-        One plain sentence.
-    coverage : float or None
-        Smallest simulated (exact for Lang-Reiczigel) coverage of ``method`` over the regime's
-        cells of the coverage table; None for the guaranteed interval (covers by construction).
-    widened : bool
-        True when the guaranteed interval was widened to contain the Lang-Reiczigel interval
-        (see the module docstring); the interval still covers by construction.
-    flags : tuple of str
-        Empty: the reason says everything (the cross-check carries the flags).
-    """
-
-    title: ClassVar[str] = "judgestats recommended interval"
-
-    estimate: float
-    low: float
-    high: float
-    method: str
-    level: float
-    reason: str
-    coverage: float | None = None
-    widened: bool = False
-    flags: tuple[str, ...] = ()
-
-    @property
-    def ci(self) -> ConfidenceInterval:
-        """``(low, high)``."""
-        return ConfidenceInterval(self.low, self.high)
-
-    @property
-    def interval(self) -> IntervalResult:
-        """The recommended estimate and interval as an :class:`IntervalResult`."""
-        return IntervalResult(self.estimate, self.ci, self.level, self.method, self.flags)
-
-    @property
-    def width(self) -> float:
-        """``high - low``."""
-        return self.high - self.low
-
-    @property
-    def label(self) -> str:
-        """Display name of the method."""
-        return METHOD_LABELS[self.method] + (", widened" if self.widened else "")
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict of every field."""
-        return to_json(
-            {
-                "method": self.method,
-                "label": self.label,
-                "estimate": self.estimate,
-                "low": self.low,
-                "high": self.high,
-                "width": self.width,
-                "level": self.level,
-                "coverage": self.coverage,
-                "widened": self.widened,
-                "reason": self.reason,
-            }
-        )
-
-    def summary(self) -> pd.DataFrame:
-        """One row, indexed by the method's label: estimate, low, high, width, level, coverage.
-
-        ``coverage`` is NaN for the guaranteed interval (it covers by construction).
-        """
-        import pandas as pd
-
-        coverage = math.nan if self.coverage is None else self.coverage
-        return pd.DataFrame(
-            [[self.estimate, self.low, self.high, self.width, self.level, coverage, self.method]],
-            index=pd.Index([self.label], name="recommended"),
-            columns=["estimate", "low", "high", "width", "level", "coverage", "method"],
-        )
-
-    def _repr_html_(self) -> str:
-        """Rich display: the interval and its reason (escaped)."""
-        from judgestats._html import fmt4, result_block
-
-        row = (self.label, *(fmt4(v) for v in (self.estimate, self.low, self.high, self.width)))
-        notes = [("why", self.reason)]
-        if self.coverage is not None:
-            notes.insert(0, ("coverage", f"at least {self.coverage:.1%} in simulations"))
-        title = f"judgestats recommended interval ({fmt_percent(self.level)})"
-        return result_block(title, ("method", "estimate", "low", "high", "width"), [row], notes)
-
-    def __str__(self) -> str:
-        return (
-            f"recommended: {self.label} {self.estimate:.4f} ({self.low:.4f}, "
-            f"{self.high:.4f}), {fmt_percent(self.level)} interval\n  why: {self.reason}"
-        )
 
 
 @functools.lru_cache(maxsize=1)
@@ -476,6 +358,24 @@ def choose(
     return choice, worst
 
 
+def _notes(no_closed_form: str | None, conflicts: tuple[str, ...]) -> list[str]:
+    """Clauses the reason adds after the pick: no closed form, conflicting data."""
+    notes = []
+    if no_closed_form:
+        notes.append(
+            "the Rogan-Gladen estimate and Lang-Reiczigel interval have no answer here "
+            "(see the no_closed_form note)"
+        )
+    if conflicts:
+        notes.append(
+            "the posterior flags a conflict in the data ("
+            + ", ".join(conflicts)
+            + "): check the calibration labels and that both sets come from one "
+            "population"
+        )
+    return notes
+
+
 def recommend(
     data: JudgeData,
     level: float,
@@ -508,19 +408,7 @@ def recommend(
     intervals = {key: (value[1], value[2]) for key, value in candidates.items()}
     coverage = regime_coverage(counts, level, random_design=random_design)
     choice, worst = choose(counts, intervals, level, random_design=random_design, coverage=coverage)
-    notes = []
-    if no_closed_form:
-        notes.append(
-            "the Rogan-Gladen estimate and Lang-Reiczigel interval have no answer here "
-            "(see the no_closed_form note)"
-        )
-    if conflicts:
-        notes.append(
-            "the posterior flags a conflict in the data ("
-            + ", ".join(conflicts)
-            + "): check the calibration labels and that both sets come from one "
-            "population"
-        )
+    notes = _notes(no_closed_form, conflicts)
     mask = accuracy_mask(*plausible_accuracy_range(counts), coverage_table()["theta"])[0]
     if abs(level - 0.95) > 1e-12:
         where: Regime | str = f"the coverage table is for 95% intervals, not {fmt_percent(level)}"

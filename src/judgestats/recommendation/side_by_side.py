@@ -10,6 +10,7 @@ credible interval excludes the boundary by construction.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -21,8 +22,9 @@ from judgestats._json import to_json
 from judgestats._validate import check_level
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
-from judgestats.frequentist import SMALL_CALIBRATION, Estimate, estimate, naive_wald_ci
-from judgestats.recommendation import Recommendation, recommend
+from judgestats.frequentist import Estimate, estimate, naive_wald_ci
+from judgestats.recommendation.cross_flags import CONFLICT_FLAGS, _density, _flags
+from judgestats.recommendation.result import Recommendation
 from judgestats.results import (
     FLAG_MESSAGES,
     ConfidenceInterval,
@@ -44,9 +46,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["CrossCheck", "crosscheck"]
 
-#: Posterior flags that mean the data conflict with each other or with the prior: then the
-#: posterior interval is not recommended over the closed form either.
-CONFLICT_FLAGS = ("calibration_contradicts_prior", "test_calibration_conflict")
 
 ROWS = ("naive", "rogan_gladen", "posterior_eti", "posterior_hdi")
 #: Notes printed under the table (the rest stay in ``flags``).
@@ -123,6 +122,8 @@ class CrossCheck(Result):
         The one interval to report and why (:mod:`judgestats.recommendation`): the narrowest
         interval whose simulated coverage in this regime is at least the level, else the guaranteed
         interval.
+    target : {"population", "items"}
+        What the recommended interval estimates (the rows estimate the accuracy of the process).
     messages : dict of str to str
         Flag key -> the sentence for these data (with their numbers, and which interval to
         trust); :attr:`flag_messages` and the printed notes use it.
@@ -140,6 +141,7 @@ class CrossCheck(Result):
     posterior: Posterior
     recommended: Recommendation | None = None
     messages: dict[str, str] = field(default_factory=dict)
+    target: str = "population"
 
     @property
     def flag_messages(self) -> list[str]:
@@ -188,6 +190,7 @@ class CrossCheck(Result):
                 "prob_weak_judge": self.prob_weak_judge,
                 "flags": dict(zip(self.flags, self.flag_messages, strict=True)),
                 "recommended": None if self.recommended is None else self.recommended.to_dict(),
+                "target": self.target,
             }
         )
 
@@ -278,141 +281,104 @@ class CrossCheck(Result):
         return ax
 
 
-def _density(posterior: Posterior, grid: np.ndarray) -> np.ndarray:
-    """Posterior density of theta on ``grid`` (exact engine, or a kernel estimate for NUTS)."""
-    return np.asarray(posterior.pdf(grid), dtype=float)
+def _rows(
+    data: JudgeData, est: Estimate | None, post: Posterior, level: float
+) -> dict[str, IntervalResult]:
+    """The four rows of the table (NaN where a row has no answer)."""
+    from judgestats.recommendation.cross_flags import _posterior_mode
+
+    eti = post.ci(prob=level, kind="eti")
+    hdi = post.ci(prob=level, kind="hdi")
+    nan3 = (float("nan"),) * 3
+    triples = {
+        "naive": (data.p, *naive_wald_ci(data.p, data.n, confidence_level=level)),
+        "rogan_gladen": (est.theta, *est.ci) if est is not None else nan3,
+        "posterior_eti": (float(post.quantile(0.5)), *eti),
+        "posterior_hdi": (_posterior_mode(post), *hdi),
+    }
+    return {
+        key: IntervalResult(
+            float(value[0]),
+            ConfidenceInterval(float(value[1]), float(value[2])),
+            level,
+            key,
+            est.flags if key == "rogan_gladen" and est is not None else (),
+        )
+        for key, value in triples.items()
+    }
 
 
-def _posterior_mode(posterior: Posterior) -> float:
-    """Mode of theta: exact for the exact engine, else the peak of the kernel estimate."""
-    if hasattr(posterior.engine, "mode"):
-        return float(posterior.engine.mode())
-    grid = np.linspace(0.0, 1.0, 2001)
-    return float(grid[np.argmax(_density(posterior, grid))])
+def _sampling_fails(data: JudgeData) -> str | None:
+    """The class-balance clause when a random sample's labelled share contradicts the test set."""
+    from judgestats.designs.shift import class_balance_test
+    from judgestats.recommendation.random_rule import SAMPLING_ALPHA
 
-
-#: Simulated coverage below which the cross-check says the closed form under-covers.
-ATLAS_COVERAGE_FLOOR = 0.93
-
-
-def _grid_floor(grid: np.ndarray, value: float) -> int:
-    """Index of the largest grid value not above ``value``, else of the smallest.
-
-    The atlas lookup thereby errs towards the weaker judge.
-    """
-    below = np.flatnonzero(grid <= value + 1e-12)
-    return int(below[-1]) if below.size else 0
-
-
-def _atlas_coverage(data: JudgeData, est: Estimate | None) -> tuple[float, str] | None:
-    """Simulated 95% Lang-Reiczigel coverage at the atlas cell nearest to this evaluation.
-
-    The cell: theta nearest the Rogan-Gladen estimate, q0 and q1 the largest atlas values not
-    above the observed rates, n nearest on a log scale, and the largest atlas m0 = m1 not above
-    the smaller arm (so the lookup errs towards weak judges and small calibration). None
-    outside the atlas (a rate below 0.55, an arm of fewer than 5 items) and for levels other
-    than 95%.
-    """
-    if est is None or abs(est.confidence_level - 0.95) > 1e-12 or not min(data.q0, data.q1) >= 0.55:
+    if data.design != "random" or data.one_class or not data.youden > 0:
         return None
-    from judgestats.datasets import coverage_atlas
-
-    atlas = coverage_atlas()
-    arm = min(data.m0, data.m1)
-    if arm < atlas["m"][0]:
+    test = class_balance_test(data)
+    if test.p_value >= SAMPLING_ALPHA:
         return None
-    index = (
-        int(np.argmin(np.abs(atlas["theta"] - est.theta))),
-        _grid_floor(atlas["q0"], data.q0),
-        _grid_floor(atlas["q1"], data.q1),
-        int(np.argmin(np.abs(np.log(atlas["n"]) - np.log(data.n)))),
-        int(np.flatnonzero(atlas["m"] <= arm)[-1]),
+    return (
+        f"the labelled items' share of correct items ({test.labelled_accuracy:.3f}) contradicts "
+        f"the test set's ({test.test_accuracy:.3f}; class-balance test p = {test.p_value:.2g}), "
+        "so the random-sampling assumption fails and the stratified rule applies"
     )
-    values = [
-        atlas[name][i] for name, i in zip(("theta", "q0", "q1", "n", "m"), index, strict=True)
-    ]
-    cell = (
-        f"theta {values[0]:g}, q0 {values[1]:g}, q1 {values[2]:g}, n {values[3]:g}, "
-        f"m0 = m1 = {values[4]:g}"
-    )
-    return float(atlas["coverage"][index]), cell
 
 
-def _flags(
+def _recommend(
     data: JudgeData,
-    est: Estimate | None,
-    no_closed_form: str | None,
+    level: float,
     rows: dict[str, IntervalResult],
-    tolerance: float,
-    posterior: Posterior,
-) -> dict[str, str]:
-    """Flag key -> its sentence for these data; each names the interval it talks about."""
-    from judgestats.bayes.binary_posterior import DIAGNOSTIC_FLAGS
+    post: Posterior,
+    no_closed_form: str | None,
+    target: str,
+    seed: SeedLike,
+) -> Recommendation:
+    """The recommendation: the random-design rule, or the stratified one (with its candidates)."""
+    from judgestats.recommendation.stratified_rule import recommend
 
-    flags: dict[str, str] = {}
-    conflict = [flag for flag in CONFLICT_FLAGS if flag in posterior.flags]
-    if no_closed_form is not None:
-        flags["no_closed_form"] = (
-            f"no Rogan-Gladen estimate or Lang-Reiczigel interval: {no_closed_form}; only the "
-            "posterior rows are reported."
+    failed = _sampling_fails(data)
+    if data.design == "random" and failed is None:
+        from judgestats.designs.random_candidates import random_design_candidates
+        from judgestats.recommendation.random_rule import recommend_random
+
+        found = random_design_candidates(
+            data, target=target, confidence_level=level, random_seed=seed
         )
-    lr, eti = rows["rogan_gladen"], rows["posterior_eti"]
-    difference = max(abs(lr.low - eti.low), abs(lr.high - eti.high)) if est is not None else 0.0
-    small = min(data.m0, data.m1) < SMALL_CALIBRATION
-    if difference > tolerance:
-        if conflict:
-            why = (
-                "the data conflict (see " + ", ".join(conflict) + "): no single accuracy and "
-                "judge explains all three counts, so check the calibration labels and that the "
-                "test and calibration items come from one population"
-            )
-        elif getattr(data, "design", "stratified") == "random":
-            why = (
-                "with a random labelled sample the posterior also learns theta from the "
-                "labelled class balance m1/m, which the closed form ignores (see "
-                "judgestats.class_balance_test)"
-            )
-        elif small:
-            why = (
-                "the calibration set is small, so the normal approximation behind the "
-                "Lang-Reiczigel interval is rough"
-            )
-        else:
-            why = "the equal-tailed interval makes no normal approximation"
-        flags["intervals_disagree"] = (
-            f"the Lang-Reiczigel and equal-tailed intervals differ by up to {difference:.3f} "
-            f"(tolerance {tolerance:g}); {why}."
+        return recommend_random(data, level, found.intervals, target=target)
+    candidates = {
+        key: (rows[row].estimate, rows[row].low, rows[row].high)
+        for key, row in (
+            ("lang_reiczigel", "rogan_gladen"),
+            ("bayes_eti", "posterior_eti"),
+            ("bayes_hdi", "posterior_hdi"),
         )
-    if small and est is not None:
-        flags["small_calibration"] = (
-            f"a calibration arm has fewer than {SMALL_CALIBRATION} items (m0 = {data.m0}, m1 = "
-            f"{data.m1}); the Lang-Reiczigel interval relies on a normal approximation there; "
-            "label more items."
-        )
-    if est is not None and "clipped" in est.flags:
-        bound = 0 if est.theta <= 0.0 else 1
-        flags["boundary"] = (
-            f"the Rogan-Gladen estimate is clipped to {bound}: p-hat lies outside the range "
-            "[1 - q0-hat, q1-hat] that the calibration allows. The equal-tailed credible "
-            f"interval ({eti.low:.4f}, {eti.high:.4f}) never contains {bound} by construction; "
-            f"the Lang-Reiczigel interval ({lr.low:.4f}, {lr.high:.4f}) is truncated at it."
-        )
-    atlas = _atlas_coverage(data, est)
-    if atlas is not None and atlas[0] < ATLAS_COVERAGE_FLOOR:
-        coverage, cell = atlas
-        flags["closed_form_undercovers"] = (
-            f"in simulations of this regime ({cell}) the 95% Lang-Reiczigel interval covered the "
-            f"true accuracy only {coverage:.1%} of the time (coverage atlas, 10,000 "
-            "replications)."
-        )
-    if est is not None and "zero_width" in est.flags:
-        flags["zero_width"] = (
-            "the Lang-Reiczigel interval has zero width after truncation to [0, 1]; it does not "
-            "describe the uncertainty."
-        )
-    for flag in posterior.flags:
-        flags[flag] = DIAGNOSTIC_FLAGS[flag]
-    return flags
+    }
+    if failed is not None:  # the random-design posterior trusts the labelled share: drop it
+        data = JudgeData(data.k, data.n, data.k0, data.m0, data.k1, data.m1)
+        candidates = {"lang_reiczigel": candidates["lang_reiczigel"]}
+    result = recommend(
+        data,
+        level,
+        candidates,
+        conflicts=tuple(f for f in CONFLICT_FLAGS if f in post.flags),
+        no_closed_form=no_closed_form,
+        fallback_estimate=rows["posterior_eti"].estimate,
+    )
+    if failed is None:
+        return result
+    reason = f"{failed}; {result.reason[0].lower()}{result.reason[1:]}"
+    return dataclasses.replace(result, reason=reason, target=target)
+
+
+def _check_tolerance(tolerance: Any) -> float:
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, (int, float))
+        or not (0.0 <= tolerance < 1.0)
+    ):
+        raise ValueError(f"`tolerance` ({tolerance!r}) must be a number in [0, 1), e.g. 0.02.")
+    return float(tolerance)
 
 
 def crosscheck(
@@ -422,21 +388,26 @@ def crosscheck(
     prior: Prior | None = None,
     method: str = "exact",
     tolerance: float = 0.02,
+    target: str = "population",
     random_seed: SeedLike = None,
     **posterior_options: Unpack[PosteriorOptions],
 ) -> CrossCheck:
-    """Compare the closed form with the posterior for one dataset.
+    """Compare the closed form with the posterior for one dataset, and recommend one interval.
 
     Rows: naive p-hat with its Wald interval; Rogan-Gladen with the Lang-Reiczigel interval
     (Lee et al. v1 eqs. 4-7); posterior median with the equal-tailed credible interval; posterior
-    mode with the highest-density interval. Flags (stable keys; :attr:`CrossCheck.messages`
-    holds each one's sentence for these data, which says which answer to trust): the
-    Lang-Reiczigel and equal-tailed interval ends differ by more than ``tolerance``
-    (and which to prefer, unless the data conflict); a calibration arm under 30 items; a clipped
-    Rogan-Gladen estimate; a zero-width closed-form interval; no closed form at all (a judge no
-    better than chance on the calibration set, or a one-class random sample); and every flag of
-    the posterior (convergence, conflicts, weak judge; :data:`judgestats.bayes.binary_posterior.
-    DIAGNOSTIC_FLAGS`), with the posterior's own message.
+    mode with the highest-density interval (these rows estimate the accuracy of the process).
+    Flags (stable keys; :attr:`CrossCheck.messages` holds each one's sentence for these data,
+    which says which answer to trust): the Lang-Reiczigel and equal-tailed interval ends differ
+    by more than ``tolerance`` (and which to prefer, unless the data conflict); a calibration
+    arm under 30 items; a clipped Rogan-Gladen estimate; a zero-width closed-form interval; no
+    closed form at all (a judge no better than chance on the calibration set, or a one-class
+    random sample); and every flag of the posterior
+    (:data:`judgestats.bayes.binary_posterior.DIAGNOSTIC_FLAGS`), with the posterior's message.
+
+    The recommendation (:attr:`CrossCheck.recommended`) follows the stratified rule
+    (:mod:`judgestats.recommendation.stratified_rule`) for stratified data and the random-design
+    rule (:mod:`judgestats.recommendation.random_rule`) for random-design data, for ``target``.
 
     Parameters
     ----------
@@ -449,6 +420,9 @@ def crosscheck(
         How the posterior is computed (see :func:`judgestats.posterior`).
     tolerance : float, default 0.02
         Agreement tolerance on the interval ends, in accuracy units (2 percentage points).
+    target : {"population", "items"}, default "population"
+        What the recommended interval estimates: the accuracy of the process that produced the
+        items, or (random design only) the share of correct items among the n + m evaluated.
     random_seed : int or numpy.random.Generator, optional
         Seed of the posterior draws.
     **posterior_options
@@ -458,18 +432,21 @@ def crosscheck(
     -------
     CrossCheck
         Flags are also issued as one :class:`~judgestats.JudgeStatsWarning`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``target``, or ``target="items"`` with stratified data (the message
+        names ``target``); a ``tolerance`` outside [0, 1).
     """
     from judgestats.bayes.binary_posterior import posterior as compute_posterior
+    from judgestats.designs.labels_only import check_target
 
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
     level = check_level(confidence_level)
-    if (
-        isinstance(tolerance, bool)
-        or not isinstance(tolerance, (int, float))
-        or not (0.0 <= tolerance < 1.0)
-    ):
-        raise ValueError(f"`tolerance` ({tolerance!r}) must be a number in [0, 1), e.g. 0.02.")
+    tolerance = _check_tolerance(tolerance)
+    target = check_target(target, design=data.design)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeStatsWarning)  # reported below as flags, once
         try:
@@ -477,67 +454,29 @@ def crosscheck(
             no_closed_form = None
         except ValueError as error:  # no correction: judge no better than chance, or
             est, no_closed_form = None, str(error).rstrip(".")  # one class (the posterior is)
+        if est is not None and "labels_only" in est.flags:
+            est, no_closed_form = None, "the judge is no better than chance on the labelled items"
         post = compute_posterior(
             data, prior=prior, method=method, random_seed=random_seed, **posterior_options
         )
-    eti = post.ci(prob=level, kind="eti")
-    hdi = post.ci(prob=level, kind="hdi")
-    nan3 = (float("nan"),) * 3
-    triples = {
-        "naive": (data.p, *naive_wald_ci(data.p, data.n, confidence_level=level)),
-        "rogan_gladen": (est.theta, *est.ci) if est is not None else nan3,
-        "posterior_eti": (float(post.quantile(0.5)), *eti),
-        "posterior_hdi": (_posterior_mode(post), *hdi),
-    }
-    rows = {
-        key: IntervalResult(
-            float(value[0]),
-            ConfidenceInterval(float(value[1]), float(value[2])),
-            level,
-            key,
-            est.flags if key == "rogan_gladen" and est is not None else (),
-        )
-        for key, value in triples.items()
-    }
-    prob_weak = float(post.diagnostics["prob_weak"])
-    flags = _flags(data, est, no_closed_form, rows, float(tolerance), post)
-    candidates = {
-        key: (rows[row].estimate, rows[row].low, rows[row].high)
-        for key, row in (
-            ("lang_reiczigel", "rogan_gladen"),
-            ("bayes_eti", "posterior_eti"),
-            ("bayes_hdi", "posterior_hdi"),
-        )
-    }
-    if getattr(data, "design", "stratified") == "random" and not data.one_class:
-        from judgestats.designs.prediction_powered import ppi_from_data
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", JudgeStatsWarning)
-            tuned = ppi_from_data(data, lam=None, confidence_level=level)
-        candidates["ppi_pp"] = (float(tuned.estimate), float(tuned.ci.low), float(tuned.ci.high))
-    recommended = recommend(
-        data,
-        level,
-        candidates,
-        conflicts=tuple(f for f in CONFLICT_FLAGS if f in post.flags),
-        no_closed_form=no_closed_form,
-        fallback_estimate=rows["posterior_eti"].estimate,
-    )
+        rows = _rows(data, est, post, level)
+        flags = _flags(data, est, no_closed_form, rows, tolerance, post)
+        recommended = _recommend(data, level, rows, post, no_closed_form, target, random_seed)
     if recommended.method == "lang_reiczigel":
         # the older, coarser Lang-Reiczigel atlas must not contradict the coverage table's pick
         flags.pop("closed_form_undercovers", None)
     result = CrossCheck(
         data=data,
         confidence_level=level,
-        tolerance=float(tolerance),
+        tolerance=tolerance,
         rows=rows,
         flags=tuple(flags),
-        prob_weak_judge=prob_weak,
+        prob_weak_judge=float(post.diagnostics["prob_weak"]),
         estimate=est,
         posterior=post,
         recommended=recommended,
         messages=flags,
+        target=target,
     )
     if flags:
         warnings.warn(

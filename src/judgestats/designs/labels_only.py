@@ -1,0 +1,303 @@
+r"""Exact intervals from the labelled items alone (the random design, the judge ignored).
+
+Under the random design the ``m = m0 + m1`` labelled items are a simple random sample of the
+``N = n + m`` items evaluated, so the labelled count of truly correct items ``m1`` measures the
+accuracy directly, whatever the judge. Two estimands (``target``):
+
+``"population"`` -- the accuracy theta of the process that produced the items; m1 ~ Bin(m, theta).
+    * Clopper-Pearson: the equal-tailed inversion of the binomial test (Beta quantiles;
+      :func:`judgestats.guaranteed.clopper_pearson`).
+    * Blaker: the inversion of Blaker's acceptability test (Blaker 2000, "Confidence curves and
+      improved exact confidence intervals for discrete distributions", Canadian Journal of
+      Statistics 28). The acceptability p-value of theta for the observed x is
+
+      .. math:: a(\theta) = \sum_{y:\ \gamma_\theta(y) \le \gamma_\theta(x)} P_\theta(X = y),
+                \qquad \gamma_\theta(y) = \min\{P_\theta(X \le y),\ P_\theta(X \ge y)\},
+
+      and the interval holds the theta with a(theta) > alpha. It is exact (coverage at least the
+      level for every theta) and lies inside the Clopper-Pearson interval. Its acceptance
+      region may, rarely, have gaps; the interval reported is the smallest one holding every
+      accepted theta (so it still covers), intersected with Clopper-Pearson.
+
+``"items"`` -- the share of truly correct items among the N items, theta_items = T / N, with T
+    the (fixed, unknown) number of truly correct items. Given T, the labelled count is
+    hypergeometric, m1 ~ Hypergeom(N, T, m), whatever produced the items; inverting the
+    hypergeometric test over T in {m1, ..., m1 + n} gives an interval for T / N whose coverage is
+    at least the level for every T, hence also averaged over any process that produced the
+    items (a design-based guarantee). The Clopper-Pearson version inverts the two one-sided
+    tests at alpha / 2 each,
+
+    .. math:: T_{low} = \min\{T: P_T(X \ge m_1) > \alpha/2\}, \quad
+              T_{high} = \max\{T: P_T(X \le m_1) > \alpha/2\},
+
+    (both tail probabilities are monotone in T, so each end is an integer bisection); the
+    Blaker version inverts the acceptability test above with the hypergeometric law. Mapping the
+    binomial interval as ``(m1 + n [low, high]) / N`` would not be right: it ignores that the n
+    unlabelled items' count scatters around n theta, so it is not an interval for T / N with the
+    stated coverage. With n = 0 every item is labelled and the interval is the known share
+    m1 / m with zero width.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from judgestats.guaranteed import clopper_pearson
+
+__all__ = [
+    "LABELS_ONLY_METHODS",
+    "TARGETS",
+    "blaker_acceptability",
+    "check_target",
+    "labels_only_interval",
+]
+
+#: The estimands a random-design interval can target.
+TARGETS = ("population", "items")
+#: The labels-only intervals, by name.
+LABELS_ONLY_METHODS = ("clopper_pearson", "blaker")
+#: Relative slack when comparing gamma values (ties count as "at most as probable").
+_TIE = 1e-9
+#: Points of the scan that precedes bisection for Blaker's ends.
+_SCAN = 48
+#: Bisection steps for a continuous end (well below 1e-12 on [0, 1]).
+_BISECT = 45
+
+
+def check_target(target: Any, *, design: str = "random") -> str:
+    """Validate ``target``: ``"population"`` or ``"items"`` (the latter for the random design).
+
+    Raises
+    ------
+    ValueError
+        For any other value, or ``"items"`` with ``design="stratified"``: there the calibration
+        items are separate from the test items and hold a fixed share of each class, so the
+        share of correct items among the items evaluated is not defined by these counts.
+    """
+    if not isinstance(target, str) or target not in TARGETS:
+        raise ValueError(
+            f"`target` ({target!r}) must be one of {', '.join(map(repr, TARGETS))}: the accuracy "
+            "of the process that produced the items, or the share of correct items among the "
+            "items evaluated."
+        )
+    if target == "items" and design != "random":
+        raise ValueError(
+            "`target` ('items') needs design='random': with a stratified calibration set the "
+            "labelled items are chosen by their true class, so the share of correct items among "
+            "the items evaluated is not estimable from these counts; use target='population'."
+        )
+    return target
+
+
+# ---------------------------------------------------------------------------------------------
+# laws of the labelled count, for a vector of parameters
+# ---------------------------------------------------------------------------------------------
+def _binomial_pmf(m: int, theta: np.ndarray) -> np.ndarray:
+    """Bin(y; m, theta) for y = 0..m: shape (len(theta), m + 1)."""
+    from scipy.special import gammaln, xlog1py, xlogy
+
+    y = np.arange(m + 1, dtype=float)
+    t = np.asarray(theta, dtype=float)[:, None]
+    log = (
+        gammaln(m + 1.0)
+        - gammaln(y + 1.0)
+        - gammaln(m - y + 1.0)
+        + xlogy(y, t)
+        + xlog1py(m - y, -t)
+    )
+    return np.exp(log)
+
+
+def _hypergeom_pmf(m: int, size: int, total: np.ndarray) -> np.ndarray:
+    """Hypergeom(y; size, total, m) for y = 0..m (y out of range: 0): shape (len(total), m + 1)."""
+    from scipy.special import gammaln
+
+    y = np.arange(m + 1, dtype=float)[None, :]
+    t = np.asarray(total, dtype=float)[:, None]
+
+    def log_choose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            out = gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
+        return np.where((b >= 0) & (b <= a), out, -np.inf)
+
+    whole = float(log_choose(np.array(float(size)), np.array(float(m))))
+    log = log_choose(t, y) + log_choose(size - t, m - y) - whole
+    return np.exp(log)
+
+
+def blaker_acceptability(x: int, pmf: np.ndarray) -> np.ndarray:
+    """Blaker's acceptability p-value of each row's law (rows of ``pmf`` over y = 0..m) at x."""
+    lower = np.cumsum(pmf, axis=1)
+    upper = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
+    gamma = np.minimum(lower, upper)
+    at_x = gamma[:, x : x + 1]
+    return np.minimum(1.0, np.sum(np.where(gamma <= at_x * (1 + _TIE), pmf, 0.0), axis=1))
+
+
+# ---------------------------------------------------------------------------------------------
+# the population target (binomial)
+# ---------------------------------------------------------------------------------------------
+def _blaker_end(x: int, m: int, alpha: float, outer: float, inner: float) -> float:
+    """The accepted theta nearest ``outer`` between ``outer`` (CP end) and ``inner`` (x / m)."""
+    grid = np.linspace(outer, inner, _SCAN)
+    accepted = blaker_acceptability(x, _binomial_pmf(m, grid)) > alpha
+    first = int(np.argmax(accepted)) if accepted.any() else _SCAN - 1
+    if first == 0:
+        return float(outer)
+    rejected, good = float(grid[first - 1]), float(grid[first])
+    for _ in range(_BISECT):
+        middle = 0.5 * (rejected + good)
+        if blaker_acceptability(x, _binomial_pmf(m, np.array([middle])))[0] > alpha:
+            good = middle
+        else:
+            rejected = middle
+    return good
+
+
+def _blaker_binomial(x: int, m: int, level: float) -> tuple[float, float]:
+    alpha = 1.0 - level
+    cp_low, cp_high = (float(v) for v in clopper_pearson(x, m, level))
+    share = x / m
+    low = 0.0 if x == 0 else _blaker_end(x, m, alpha, cp_low, share)
+    high = 1.0 if x == m else _blaker_end(x, m, alpha, cp_high, share)
+    return max(low, cp_low), min(high, cp_high)
+
+
+# ---------------------------------------------------------------------------------------------
+# the items target (hypergeometric over T)
+# ---------------------------------------------------------------------------------------------
+def _tail_at_least(x: int, m: int, size: int, total: int) -> float:
+    return float(_hypergeom_pmf(m, size, np.array([total]))[0, x:].sum())
+
+
+def _tail_at_most(x: int, m: int, size: int, total: int) -> float:
+    return float(_hypergeom_pmf(m, size, np.array([total]))[0, : x + 1].sum())
+
+
+def _integer_search(accept: Any, rejected: int, good: int) -> int:
+    """Bisection between a rejected and an accepted integer; the accepted one next to the edge."""
+    while abs(good - rejected) > 1:
+        middle = (good + rejected) // 2
+        if accept(middle):
+            good = middle
+        else:
+            rejected = middle
+    return good
+
+
+def _hypergeom_cp(x: int, m: int, n: int, level: float) -> tuple[int, int]:
+    half = (1.0 - level) / 2.0
+    size = n + m
+    low = x
+    if _tail_at_least(x, m, size, x) <= half:  # x itself rejected: search upwards
+        low = _integer_search(lambda t: _tail_at_least(x, m, size, t) > half, x, x + n)
+    high = x + n
+    if _tail_at_most(x, m, size, x + n) <= half:
+        high = _integer_search(lambda t: _tail_at_most(x, m, size, t) > half, x + n, x)
+    return low, high
+
+
+def _hypergeom_blaker_end(x: int, m: int, n: int, alpha: float, outer: int, inner: int) -> int:
+    size = n + m
+
+    def accept(totals: np.ndarray) -> np.ndarray:
+        return blaker_acceptability(x, _hypergeom_pmf(m, size, totals)) > alpha
+
+    grid = np.unique(np.round(np.linspace(outer, inner, _SCAN)).astype(np.int64))
+    if outer > inner:
+        grid = grid[::-1]
+    accepted = accept(grid)
+    first = int(np.argmax(accepted)) if accepted.any() else grid.size - 1
+    if first == 0:
+        return outer
+    return _integer_search(
+        lambda t: bool(accept(np.array([t]))[0]), int(grid[first - 1]), int(grid[first])
+    )
+
+
+def _hypergeom_interval(x: int, m: int, n: int, level: float, method: str) -> tuple[float, float]:
+    size = n + m
+    if n == 0:
+        return x / m, x / m
+    low, high = _hypergeom_cp(x, m, n, level)
+    if method == "blaker":
+        centre = min(max(round(x * size / m), low), high)
+        alpha = 1.0 - level
+        low = _hypergeom_blaker_end(x, m, n, alpha, low, centre) if low < centre else low
+        high = _hypergeom_blaker_end(x, m, n, alpha, high, centre) if high > centre else high
+    return low / size, high / size
+
+
+# ---------------------------------------------------------------------------------------------
+# public
+# ---------------------------------------------------------------------------------------------
+def _one(x: int, m: int, n: int, level: float, method: str, target: str) -> tuple[float, float]:
+    if target == "items":
+        return _hypergeom_interval(x, m, n, level, method)
+    if method == "blaker":
+        return _blaker_binomial(x, m, level)
+    low, high = clopper_pearson(x, m, level)
+    return float(low), float(high)
+
+
+def labels_only_interval(
+    m1: Any,
+    m: Any,
+    n: Any = 0,
+    *,
+    method: str = "blaker",
+    target: str = "population",
+    confidence_level: float = 0.95,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact interval of the accuracy from ``m1`` truly correct of ``m`` labelled items.
+
+    Parameters
+    ----------
+    m1, m : int or array_like
+        Truly correct labelled items and labelled items (m >= 1); broadcast.
+    n : int or array_like, default 0
+        Unlabelled items (only ``target="items"`` uses it: N = n + m items in all).
+    method : {"blaker", "clopper_pearson"}
+        Blaker's acceptability interval (shorter, inside Clopper-Pearson) or Clopper-Pearson.
+    target : {"population", "items"}
+        See the module docstring.
+    confidence_level : float, default 0.95
+
+    Returns
+    -------
+    estimate, low, high : ndarray
+        ``m1 / m`` (population) or ``(m1 + n m1 / m) / N`` = ``m1 / m`` (items), and the ends.
+        Each distinct ``(m1, m, n)`` is computed once.
+    """
+    from judgestats._validate import check_choice, check_counts, check_level
+
+    level = check_level(confidence_level)
+    method = check_choice(method, "method", LABELS_ONLY_METHODS)
+    target = check_target(target)
+    x = check_counts(m1, "m1")
+    size = check_counts(m, "m", minimum=1)
+    unlabelled = check_counts(n, "n")
+    x, size, unlabelled = np.broadcast_arrays(x, size, unlabelled)
+    if np.any(x > size):
+        raise ValueError("`m1` must not exceed `m`.")
+    if target == "population":
+        unlabelled = np.zeros_like(unlabelled)
+    keys = np.stack([a.astype(np.int64).ravel() for a in (x, size, unlabelled)], axis=1)
+    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+    ends = np.array([_one(int(a), int(b), int(c), level, method, target) for a, b, c in unique])
+    ends = ends.reshape(-1, 2)[inverse.ravel()]
+    shape = x.shape
+    estimate = (x / size).astype(float)
+    return estimate, ends[:, 0].reshape(shape), ends[:, 1].reshape(shape)
+
+
+def labels_only_triple(
+    m1: int, m: int, n: int, *, method: str, target: str, level: float
+) -> tuple[float, float, float]:
+    """(estimate, low, high) of one dataset, as floats."""
+    estimate, low, high = labels_only_interval(
+        m1, m, n, method=method, target=target, confidence_level=level
+    )
+    return float(estimate), float(low), float(high)

@@ -1,0 +1,211 @@
+"""Random-design candidates, the items target and the random-design rule (issue 24).
+
+Expected values come from brute-force enumeration with scipy.stats written here, not from the
+code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import judgestats as jc
+from judgestats.designs.labels_only import labels_only_interval
+from judgestats.designs.prediction_powered import ppi_counts, ppi_pp_counts
+from judgestats.designs.random_candidates import count_candidates
+from judgestats.recommendation.random_rule import recommend_random
+
+ALPHA = 0.05
+
+
+def brute_blaker(x: int, m: int, grid: np.ndarray) -> tuple[float, float]:
+    """Accepted grid values of Blaker's acceptability test, by enumeration of the pmf."""
+    y = np.arange(m + 1)
+    accepted = []
+    for t in grid:
+        pmf = stats.binom.pmf(y, m, t)
+        gamma = np.minimum(stats.binom.cdf(y, m, t), stats.binom.sf(y - 1, m, t))
+        if pmf[gamma <= gamma[x] * (1 + 1e-9)].sum() > ALPHA:
+            accepted.append(t)
+    return min(accepted), max(accepted)
+
+
+@pytest.mark.parametrize(("x", "m"), [(0, 10), (3, 10), (10, 10), (7, 20), (45, 60)])
+def test_blaker_matches_enumeration_and_lies_inside_clopper_pearson(x, m):
+    grid = np.linspace(0, 1, 4001)
+    low, high = brute_blaker(x, m, grid)
+    _, b_low, b_high = labels_only_interval(x, m, method="blaker")
+    assert abs(float(b_low) - low) <= 3e-4 and abs(float(b_high) - high) <= 3e-4
+    _, cp_low, cp_high = labels_only_interval(x, m, method="clopper_pearson")
+    # Clopper-Pearson from the binomial tails: P(X >= x | low) = P(X <= x | high) = alpha / 2
+    if x > 0:
+        assert stats.binom.sf(x - 1, m, float(cp_low)) == pytest.approx(ALPHA / 2, rel=1e-6)
+    if x < m:
+        assert stats.binom.cdf(x, m, float(cp_high)) == pytest.approx(ALPHA / 2, rel=1e-6)
+    assert cp_low <= b_low <= b_high <= cp_high
+
+
+def brute_items(x: int, m: int, n: int, method: str) -> tuple[float, float]:
+    """Accepted T / N by enumerating T and the hypergeometric law of the labelled count."""
+    size = n + m
+    accepted = []
+    y = np.arange(m + 1)
+    for total in range(x, x + n + 1):
+        law = stats.hypergeom(size, total, m)
+        if method == "clopper_pearson":
+            ok = law.sf(x - 1) > ALPHA / 2 and law.cdf(x) > ALPHA / 2
+        else:
+            pmf = law.pmf(y)
+            gamma = np.minimum(law.cdf(y), law.sf(y - 1))
+            ok = pmf[gamma <= gamma[x] * (1 + 1e-9)].sum() > ALPHA
+        if ok:
+            accepted.append(total / size)
+    return min(accepted), max(accepted)
+
+
+@pytest.mark.parametrize("method", ["clopper_pearson", "blaker"])
+@pytest.mark.parametrize(
+    ("x", "m", "n"), [(0, 5, 7), (2, 5, 7), (5, 5, 3), (4, 10, 25), (9, 12, 1)]
+)
+def test_items_interval_matches_hypergeometric_enumeration(x, m, n, method):
+    _, low, high = labels_only_interval(x, m, n, method=method, target="items")
+    assert (float(low), float(high)) == pytest.approx(brute_items(x, m, n, method))
+
+
+def test_items_interval_covers_by_enumeration():
+    m, n = 6, 9
+    size = m + n
+    for total in range(size + 1):
+        law = stats.hypergeom(size, total, m)
+        coverage = 0.0
+        for x in range(max(0, total - n), min(m, total) + 1):
+            _, low, high = labels_only_interval(x, m, n, target="items")
+            if low - 1e-12 <= total / size <= high + 1e-12:
+                coverage += law.pmf(x)
+        assert coverage >= 0.95 - 1e-9
+
+
+def test_every_item_labelled_gives_the_known_share_with_zero_width():
+    out = count_candidates(0, 0, 7, 10, 25, 30, target="items", level=0.95)
+    for estimate, low, high in out.values():
+        assert estimate == low == high == 30 / 40
+    _, low, high = labels_only_interval(25, 40, 0, target="items")
+    assert float(low) == float(high) == 25 / 40
+
+
+def test_unknown_or_inapplicable_target_names_target():
+    random = jc.JudgeData(k=600, n=1000, k0=40, m0=50, k1=45, m1=50, design="random")
+    with pytest.raises(ValueError, match="`target`"):
+        jc.random_design_candidates(random, target="sample")
+    with pytest.raises(ValueError, match="`target`"):
+        jc.crosscheck(jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200), target="items")
+    with pytest.raises(ValueError, match="`target`"):
+        labels_only_interval(3, 10, target=None)
+
+
+def test_ppi_pp_without_correction_is_ppi_plus_plus():
+    counts = (6000, 10000, 15, 20, 36, 40)
+    estimate, low, high, lam = ppi_pp_counts(*counts, small_sample=False)
+    est2, ci, lam2, _ = ppi_counts(*counts, lam=None)
+    assert (estimate, low, high, lam) == pytest.approx((est2, ci.low, ci.high, lam2))
+    _, t_low, t_high, _ = ppi_pp_counts(*counts)
+    assert t_low < low and t_high > high
+
+
+def test_candidates_result_states_its_target_and_is_strict_json():
+    data = jc.JudgeData(k=6000, n=10000, k0=15, m0=20, k1=36, m1=40, design="random")
+    for target in ("population", "items"):
+        found = jc.random_design_candidates(data, target=target, random_seed=1, draws=500)
+        assert set(found.intervals) == {
+            "labels_only_cp",
+            "labels_only_blaker",
+            "ppi_pp",
+            "posterior_eti",
+            "posterior_hdi",
+        }
+        payload = found.to_dict()
+        assert payload["target"] == target
+        json.dumps(payload, allow_nan=False)
+        assert target in str(found)
+        assert found.summary().attrs["target"] == target
+        for _, low, high in found.intervals.values():
+            assert 0.0 <= low <= high <= 1.0
+
+
+def test_estimate_with_a_chance_judge_on_random_data_is_labels_only():
+    data = jc.JudgeData(k=500, n=1000, k0=20, m0=40, k1=10, m1=20, design="random")
+    with pytest.warns(jc.JudgeStatsWarning):
+        est = jc.estimate(data)
+    assert est.flags == ("labels_only",)
+    _, low, high = labels_only_interval(20, 60, method="blaker")
+    assert est.theta == pytest.approx(20 / 60)
+    assert tuple(est.ci) == pytest.approx((float(low), float(high)))
+    with pytest.raises(ValueError, match="chance"):
+        jc.estimate(jc.JudgeData(k=500, n=1000, k0=20, m0=40, k1=10, m1=20))
+
+
+counts_strategy = st.tuples(
+    st.integers(10, 300),  # m
+    st.integers(100, 100_000),  # n
+    st.floats(0.0, 1.0),  # share correct among labelled
+    st.floats(0.0, 1.0),  # q0-ish
+    st.floats(0.0, 1.0),  # q1-ish
+    st.floats(0.0, 1.0),  # p-ish
+    st.sampled_from(["population", "items"]),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(counts_strategy)
+def test_recommended_is_never_wider_than_labels_only(values):
+    m, n, share, a, b, c, target = values
+    m1 = round(share * m)
+    m0 = m - m1
+    k0, k1, k = round(a * m0), round(b * m1), round(c * n)
+    data = jc.JudgeData(k=k, n=n, k0=k0, m0=m0, k1=k1, m1=m1, design="random")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = count_candidates(k, n, k0, m0, k1, m1, target=target, level=0.95)
+    rec = recommend_random(data, 0.95, found, target=target)
+    _, low, high = found["labels_only_blaker"]
+    assert rec.high - rec.low <= (high - low) + 1e-12
+    assert rec.target == target
+    if rec.method == "labels_only_blaker":
+        assert "the judge adds no information here" in rec.reason
+        assert f"{m} labelled items alone" in rec.reason
+    assert rec.reason.startswith("for ")
+
+
+def test_crosscheck_on_random_data_uses_the_random_rule():
+    data = jc.JudgeData(k=60000, n=100000, k0=190, m0=200, k1=290, m1=300, design="random")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check = jc.crosscheck(data, target="items", random_seed=0)
+    rec = check.recommended
+    assert rec is not None and rec.target == "items" and check.to_dict()["target"] == "items"
+    found = jc.random_design_candidates(data, target="items", random_seed=0)
+    assert rec.width <= found.width("labels_only_blaker") + 1e-12
+    assert math.isfinite(rec.low) and rec.method in (
+        "labels_only_blaker",
+        "ppi_pp",
+        "posterior_eti",
+        "posterior_hdi",
+    )
+
+
+def test_class_balance_contradiction_switches_to_the_stratified_rule():
+    # labelled share 0.6, but the judge (q0 = q1 = 0.95) puts about 0.39 of the test set correct
+    data = jc.JudgeData(k=4000, n=10000, k0=76, m0=80, k1=114, m1=120, design="random")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rec = jc.crosscheck(data, random_seed=0).recommended
+    assert rec is not None
+    assert "random-sampling assumption fails" in rec.reason
+    assert rec.method in ("lang_reiczigel", "guaranteed")
