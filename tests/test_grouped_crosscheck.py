@@ -12,8 +12,8 @@ import pytest
 
 import judgestats as jc
 from judgestats.cli import main
-from judgestats.recommendation import ROWS
 from judgestats.datasets import data_files
+from judgestats.recommendation import ROWS
 
 GROUPED = data_files()["example_grouped_items.csv"]
 ITEMS = [

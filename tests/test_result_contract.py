@@ -143,8 +143,8 @@ def test_flags_that_fire_are_registered_keys():
 
 def test_the_catalogue_holds_every_module_catalogue():
     from judgestats.bayes.diagnostics import FLAGS as POSTERIOR_FLAGS
-    from judgestats.recommendation import FLAGS as CROSSCHECK_FLAGS
     from judgestats.planning import PLAN_FLAGS
+    from judgestats.recommendation import FLAGS as CROSSCHECK_FLAGS
 
     for catalogue in (POSTERIOR_FLAGS, CROSSCHECK_FLAGS, PLAN_FLAGS):
         assert set(catalogue) <= set(FLAG_MESSAGES)

@@ -32,8 +32,7 @@ MAX_FUNCTION_LINES = 60
 #: Today's offenders -> their size when listed ("path" for a module's lines, "path:function"
 #: for a function's lines of code; paths relative to src/judgestats). Only ever delete entries;
 #: the sizes are for information (the number to get under is the limit, not these).
-KNOWN_OVER_LIMIT: dict[str, int] = {
-}
+KNOWN_OVER_LIMIT: dict[str, int] = {}
 
 _NOT_CODE = {
     tokenize.COMMENT,

@@ -76,6 +76,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from judgestats._closed_form import z_quantile
 from judgestats._html import fmt_percent
 from judgestats._json import to_json
 from judgestats._validate import check_level, check_six_counts
@@ -87,7 +88,6 @@ from judgestats.data import (
     require_design,
 )
 from judgestats.exceptions import JudgeStatsWarning
-from judgestats.frequentist import z_quantile
 from judgestats.results import FLAG_MESSAGES, ConfidenceInterval, IntervalResult
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -43,13 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from judgestats._html import fmt_percent
-from judgestats._json import to_json
-from judgestats._validate import check_level, check_six_counts
-from judgestats.data import JudgeData, require_design
-from judgestats.designs.prediction_powered import PPI_ASSUMPTION, ppi_counts
-from judgestats.exceptions import JudgeStatsWarning
-from judgestats.frequentist import (
+from judgestats._closed_form import (
     lang_reiczigel_ci,
     naive_wald_ci,
     rogan_gladen,
@@ -57,6 +51,12 @@ from judgestats.frequentist import (
     rogan_gladen_variance,
     z_quantile,
 )
+from judgestats._html import fmt_percent
+from judgestats._json import to_json
+from judgestats._validate import check_level, check_six_counts
+from judgestats.data import JudgeData, require_design
+from judgestats.designs.prediction_powered import PPI_ASSUMPTION, ppi_counts
+from judgestats.exceptions import JudgeStatsWarning
 from judgestats.results import (
     FLAG_MESSAGES,
     ConfidenceInterval,

@@ -111,8 +111,8 @@ def report(
     >>> rep.interval_rows()[1]
     ('Rogan-Gladen + Lang-Reiczigel', '0.1667', '0.0564', '0.2627', '0.2064')
     """
-    from judgestats.recommendation import crosscheck
     from judgestats.frequentist import estimate
+    from judgestats.recommendation import crosscheck
 
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")

@@ -30,9 +30,9 @@ from judgestats.reporting.saving import save_document
 from judgestats.results import FLAG_MESSAGES
 
 if TYPE_CHECKING:  # pragma: no cover
-    from judgestats.recommendation import CrossCheck
     from judgestats.frequentist import Estimate
     from judgestats.grouped import GroupedCrossChecks
+    from judgestats.recommendation import CrossCheck
 
 __all__ = ["GroupedReport", "Report", "ReportDocument"]
 
