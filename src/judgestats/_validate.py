@@ -21,6 +21,7 @@ __all__ = [
     "CORRECTIONS",
     "DESIGNS",
     "INTERVAL_KINDS",
+    "POSTERIOR_METHODS",
     "check_classes",
     "check_design",
     "frozen_copy",
@@ -200,6 +201,9 @@ CORRECTIONS = ("holm", "bonferroni", "none")
 
 #: Credible-interval kinds: equal-tailed and highest-density (``Posterior.ci(kind=...)``).
 INTERVAL_KINDS = ("eti", "hdi")
+
+#: Engines of the binary posterior (``posterior(method=...)``, ``--method``).
+POSTERIOR_METHODS = ("exact", "nuts")
 
 
 def check_design(design: Any) -> str:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 import numpy as np
 
 from judgestats._validate import (
+    POSTERIOR_METHODS,
     as_generator,
     check_choice,
     check_level,
@@ -483,7 +484,7 @@ def posterior(
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
     prior = as_prior(prior)
-    method = check_choice(method, "method", ("exact", "nuts"))
+    method = check_choice(method, "method", POSTERIOR_METHODS)
     sampler = check_choice(sampler, "sampler", ("pymc", "nutpie"))
     draws, tune, chains, cores = (
         check_positive_int(v, name)

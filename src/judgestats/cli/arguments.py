@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Literal, NoReturn
 
-from judgestats._validate import CORRECTIONS, DESIGNS
+from judgestats._validate import CORRECTIONS, DESIGNS, POSTERIOR_METHODS
 from judgestats.data import LABEL_COLUMNS
 
 __all__ = [
@@ -427,7 +427,7 @@ def add_posterior_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("posterior")
     group.add_argument(
         "--method",
-        choices=("exact", "nuts"),
+        choices=POSTERIOR_METHODS,
         default="exact",
         help="exact numerical integration (default, fast) or PyMC's NUTS",
     )
