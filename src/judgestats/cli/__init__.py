@@ -60,6 +60,8 @@ _READER_OPTIONS = {
     "provider": "--provider",
     "prompt_idx": "--prompt-idx",
     "human_positive": "--human-positive",
+    "n_resamples": "--n-resamples",
+    "random_seed": "--seed",
 }
 
 
