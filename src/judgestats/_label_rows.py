@@ -149,6 +149,7 @@ def parse_label_rows(
     test: list[int] = []
     human: list[int] = []
     judge: list[int] = []
+    labelled_tests: list[int] = []  # stratified: a human label on a test row would be lost
     for number, (which, judge_value, human_value) in enumerate(rows, start=first_row):
         where = f"{source}, {row_word} {number}"
         kind = "" if which is None else str(which).strip().lower()
@@ -167,6 +168,8 @@ def parse_label_rows(
                         f"a test row, got {_show(human_value)}."
                     )
                 human.append(truth)
+            elif not is_missing(human_value):
+                labelled_tests.append(number)
         elif kind == "calibration" and design == "random":
             raise ValueError(
                 f"{where}: column `{set_col}` is 'calibration', but with design='random' the "
@@ -186,10 +189,26 @@ def parse_label_rows(
             raise ValueError(
                 f"{where}: column `{set_col}` must be 'test' or 'calibration', got {_show(which)}."
             )
+    if labelled_tests:
+        _refuse_labelled_tests(labelled_tests, source, row_word, set_col, human_col)
     return LabelRows(
         np.array(test, dtype=np.int8),
         np.array(human, dtype=np.int8),
         np.array(judge, dtype=np.int8),
+    )
+
+
+def _refuse_labelled_tests(
+    numbers: list[int], source: str, row_word: str, set_col: str, human_col: str
+) -> None:
+    """Raise for 'test' rows that carry a human label under the stratified design."""
+    shown = ", ".join(map(str, numbers[:5])) + (", ..." if len(numbers) > 5 else "")
+    raise ValueError(
+        f"{source}: {len(numbers)} 'test' {row_word}(s) carry a `{human_col}` label "
+        f"({row_word}s {shown}), which the stratified design would ignore: mark labelled "
+        f"calibration items `{set_col}` = 'calibration', leave `{human_col}` empty on test "
+        "rows, or use design='random' (--design random) if the labelled items are a random "
+        "subset of the test items."
     )
 
 
