@@ -62,25 +62,20 @@ the test count's distribution beyond 13 standard deviations; the mass left out i
 p-value. The exact coverage is checked by enumeration in the tests
 (``tests/test_guaranteed.py``).
 
-Large test sets (cost independent of n). The window of the test count's pmf holds
-:math:`26\sqrt{n\pi(1-\pi)}` counts, so summing it costs time and memory in proportion to
-:math:`\sqrt n`. Where the window would exceed :data:`WINDOW_MAX` counts (:math:`n\pi(1-\pi)`
-above about :math:`5.8 \cdot 10^5`), the binomial tail is replaced by an upper bound that costs
-the same at every n: by the Berry-Esseen theorem for sums of n Bernoulli(:math:`\pi`) variables
-(Shevtsova 2011: constant :math:`C \le 0.4748`),
+Large test sets (cost independent of n). Summing the test count's pmf over its window costs
+time and memory in proportion to :math:`\sqrt n`. Where the window would pass :data:`WINDOW_MAX`
+counts (:math:`n\pi(1-\pi) \gtrsim 5.8 \cdot 10^5`), the tail is replaced by its Berry-Esseen upper
+bound (Shevtsova 2011, :math:`C \le 0.4748`; :math:`\sigma^2 = n\pi(1-\pi)`), which costs the same
+at every n:
 
-.. math:: P(K \ge c) = 1 - P(K \le c - 1) \le
-          \Phi\Big(\frac{n\pi - c + 1}{\sigma}\Big) + C\,\frac{\pi^2 + (1-\pi)^2}{\sigma},
-          \qquad \sigma = \sqrt{n\pi(1-\pi)}.
+.. math:: P(K \ge c) \le \Phi\big((n\pi - c + 1)/\sigma\big) + C(\pi^2 + (1-\pi)^2)/\sigma.
 
-Replacing a tail probability by an upper bound raises every :math:`P_{t,\nu}\{D(X) \ge D(x)\}`,
-hence the supremum :math:`P^+(t)`; a larger p-value rejects fewer t, so the bound only widens the
-interval and the proof above goes through unchanged: coverage still holds at every n. The
-added term is at most :math:`0.4748/\sigma < 6.3 \cdot 10^{-4}` where it is used (and
-:math:`5 \cdot 10^{-7}` at :math:`n = 10^{12}`, :math:`\pi = 0.4`), so the interval is
-practically the exact one. Small test sets (every test of ``tests/test_guaranteed.py``) never
-reach this branch, so their intervals are unchanged. Thresholds :math:`c` are rounded down by
-:math:`8 n` units of round-off, so ties are never lost to floating point at large n.
+An upper bound of each tail raises the supremum :math:`P^+(t)`; a larger p-value rejects fewer
+t, so the interval only widens and the proof above holds unchanged, at every n. The added term
+is below :math:`0.4748/\sigma < 6.3 \cdot 10^{-4}` (:math:`5 \cdot 10^{-7}` at n = 10^12), so
+the interval is practically the exact one; small test sets never reach this branch (their
+intervals are unchanged). Thresholds are lowered by :math:`8 n` units of round-off, so no tie is
+lost to floating point at large n.
 """
 
 from __future__ import annotations
