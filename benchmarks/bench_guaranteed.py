@@ -12,11 +12,22 @@ Lang-Reiczigel undercovers (against 1, the trivial interval), and the time per i
     python benchmarks/bench_guaranteed.py [--datasets 10] [--seed 12]
 
 Writes benchmarks/results/guaranteed.json.
+
+``--scaling`` measures instead how the cost grows with the test-set size (issue 25, item 2): one
+dataset (theta = 0.4 with k = 0.4 n, arms 140/200 and 180/200) at n = 10^3 ... 10^12, each n in
+a fresh process (so its peak memory is its own), ``--repeats`` timings per n; it reports the
+median seconds, the ratio to n = 10^3 measured in the same run, and the peak resident memory.
+
+    python benchmarks/bench_guaranteed.py --scaling [--repeats 5]
+
+Writes benchmarks/results/guaranteed_scaling.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import time
 import warnings
@@ -37,11 +48,64 @@ JUDGES = [(0.6, 0.6), (0.7, 0.7), (0.7, 0.9), (0.8, 0.8), (0.9, 0.9), (0.95, 0.9
 THETA = [0.2, 0.5, 0.8]
 
 
+SCALING_N = [10**3, 10**5, 10**7, 10**9, 10**12]
+_ONE_N = """
+import json, resource, sys, time
+from judgestats.guaranteed import guaranteed_interval
+n, repeats = int(sys.argv[1]), int(sys.argv[2])
+seconds = []
+for _ in range(repeats):
+    t0 = time.perf_counter()
+    low, high = guaranteed_interval(4 * n // 10, n, 140, 200, 180, 200, 0.95)
+    seconds.append(time.perf_counter() - t0)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": seconds, "peak_mb": peak, "interval": [low, high]}))
+"""
+_BARE = "import resource, judgestats.guaranteed, scipy.special, scipy.optimize; " + (
+    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+)
+
+
+def scaling(repeats: int) -> None:
+    """Median time and peak memory of one interval against n (each n in its own process)."""
+    bare = float(
+        subprocess.run(
+            [sys.executable, "-c", _BARE], capture_output=True, text=True, check=True
+        ).stdout
+    )
+    rows = []
+    for n in SCALING_N:
+        out = subprocess.run(
+            [sys.executable, "-c", _ONE_N, str(n), str(repeats)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        row = json.loads(out)
+        rows.append({"n": n, "median_s": float(np.median(row["seconds"])), **row})
+    base = rows[0]["median_s"]
+    for row in rows:
+        row["ratio_to_n_1e3"] = row["median_s"] / base
+        row["peak_mb_above_imports"] = row["peak_mb"] - bare
+        print(
+            f"n = {row['n']:>14,}  median {row['median_s']:.3f} s  ratio "
+            f"{row['ratio_to_n_1e3']:.2f}  peak {row['peak_mb']:.0f} MB "
+            f"({row['peak_mb_above_imports']:.0f} MB above imports)  interval "
+            f"({row['interval'][0]:.4f}, {row['interval'][1]:.4f})"
+        )
+    write_results("guaranteed_scaling", {"repeats": repeats, "import_peak_mb": bare, "rows": rows})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", type=int, default=10)
     parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--scaling", action="store_true", help="cost against n only")
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
+    if args.scaling:
+        scaling(args.repeats)
+        return
     rng = np.random.default_rng(args.seed)
     rows = []
     start = time.perf_counter()

@@ -112,6 +112,22 @@ SCENARIOS: dict[str, dict[str, object]] = {
         "q0": (0.95, 0.90, 0.85, 0.75, 0.65, 0.60),
         "q1": (0.97, 0.93, 0.88, 0.80, 0.70, 0.65),
     },
+    # issue 25 item 8: a weak stratum holding half the test items, its accuracy near 0 or 1
+    # (its Lang-Reiczigel limits pass 0 or 1; cutting them before combining undercovered)
+    "weak_half_near_0": {
+        "about": "2 strata 50/50, weak judge (0.60, 0.65) on a stratum of accuracy 0.05",
+        "shares": (0.5, 0.5),
+        "theta": (0.05, 0.8),
+        "q0": (0.60, 0.95),
+        "q1": (0.65, 0.97),
+    },
+    "weak_half_near_1": {
+        "about": "2 strata 50/50, weak judge (0.60, 0.65) on a stratum of accuracy 0.97",
+        "shares": (0.5, 0.5),
+        "theta": (0.97, 0.4),
+        "q0": (0.60, 0.95),
+        "q1": (0.65, 0.97),
+    },
 }
 
 

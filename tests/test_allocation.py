@@ -163,7 +163,7 @@ def test_algorithm1_agrees_with_the_simulation_engines_copy():
     ("m0", "m1", "p", "q0", "q1", "n"),
     [
         (6, 9, 0.4, 0.8, 0.85, math.inf),
-        (12, 5, 0.25, 0.7, 0.9, math.inf),
+        (12, 5, 0.31, 0.7, 0.9, math.inf),
         (4, 4, 0.6, 0.75, 0.8, 12),
         (40, 35, 0.3, 0.7, 0.9, math.inf),
         (20, 15, 0.5, 0.9, 0.95, math.inf),
@@ -238,7 +238,7 @@ def test_width_falls_with_every_calibration_item_and_with_n():
     ("m", "p", "q0", "q1", "n"),
     [
         (12, 0.3, 0.7, 0.9, math.inf),
-        (16, 0.8, 0.85, 0.75, math.inf),
+        (16, 0.7, 0.85, 0.75, math.inf),
         (9, 0.5, 0.8, 0.9, 15),
     ],
 )
@@ -264,6 +264,8 @@ def test_plugin_optimum_equals_a_brute_force_loop_over_splits():
 def test_optimum_is_never_longer_than_algorithm1_or_the_equal_split():
     for p in (0.1, 0.3, 0.5, 0.65, 0.8, 0.95):
         for q0, q1 in ((0.7, 0.9), (0.9, 0.7), (0.95, 0.95), (0.6, 0.6)):
+            if not 1 - q0 <= p <= q1:  # a rate this judge cannot produce is refused
+                continue
             for m, n in ((60, math.inf), (300, 1000)):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", JudgeStatsWarning)
@@ -741,10 +743,9 @@ def test_human_only_comparison_is_a_result(capsys):
     assert json.loads(json.dumps(result.to_dict()))["flags"] == {}
 
 
-def test_human_only_flags_a_clipped_accuracy():
-    # p = 0.05 < 1 - q0 = 0.3: Rogan-Gladen (0.05 + 0.7 - 1) / 0.6 < 0, clipped to theta = 0
-    result = compare_human_only(200, 0.05, 0.7, 0.9, n=1000)
+def test_human_only_refuses_a_rate_the_judge_cannot_produce():
+    # p = 0.05 < 1 - q0 = 0.3: impossible for this judge (issue 25 item 7), no longer clipped
+    with pytest.raises(ValueError, match=r"`p` \(0.05\) must lie in \[1 - `q0`, `q1`\]"):
+        compare_human_only(200, 0.05, 0.7, 0.9, n=1000)
+    result = compare_human_only(200, 0.3, 0.7, 0.9, n=1000)  # the edge: theta = 0
     assert result.theta == 0.0 and result.var_human == 0.0
-    assert result.flags == ("clipped",)
-    assert "clipped" in _html_rows(result._repr_html_())[1]
-    assert "clipped" in json.loads(json.dumps(result.to_dict()))["flags"]

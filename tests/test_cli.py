@@ -203,7 +203,7 @@ def test_crosscheck_command(capsys):
             ],
             "no better than chance",
         ),
-        (["estimate", "--labels", "/nonexistent/labels.csv"], "cannot read"),
+        (["estimate", "--labels", "/nonexistent/labels.csv"], "labels.csv: no such file"),
         (["estimate", "--labels", "x.csv", "--k", "3"], "either --labels or the six counts"),
         (["frobnicate"], "invalid choice"),
         (["posterior", *PAPER_COUNTS, "--method", "gibbs"], "invalid choice"),

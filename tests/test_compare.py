@@ -369,9 +369,9 @@ def test_bootstrap_keeps_the_pairing():
 def test_bootstrap_is_reproducible_with_a_seed():
     a = JudgeData(k=60, n=100, k0=40, m0=50, k1=45, m1=50)
     b = JudgeData(k=50, n=100, k0=38, m0=50, k1=44, m1=50)
-    first = compare(a, b, method="bootstrap", random_seed=3, bootstrap={"n_resamples": 500})
-    second = compare(a, b, method="bootstrap", random_seed=3, bootstrap={"n_resamples": 500})
-    other = compare(a, b, method="bootstrap", random_seed=4, bootstrap={"n_resamples": 500})
+    first = compare(a, b, method="bootstrap", random_seed=3, bootstrap={"n_resamples": 4000})
+    second = compare(a, b, method="bootstrap", random_seed=3, bootstrap={"n_resamples": 4000})
+    other = compare(a, b, method="bootstrap", random_seed=4, bootstrap={"n_resamples": 4000})
     assert first.ci == second.ci
     assert first.intervals == second.intervals
     assert first.ci != other.ci
@@ -423,7 +423,7 @@ def test_a_bias_as_large_as_the_estimate_is_called_out():
 def test_summary_returns_a_frame_and_prints_nothing(capsys):
     a = JudgeData(k=700, n=1000, k0=170, m0=200, k1=180, m1=200)
     b = JudgeData(k=600, n=1000, k0=168, m0=200, k1=182, m1=200)
-    result = compare(a, b, method="bootstrap", random_seed=0, bootstrap={"n_resamples": 500})
+    result = compare(a, b, method="bootstrap", random_seed=0, bootstrap={"n_resamples": 4000})
     capsys.readouterr()
     frame = result.summary()
     assert capsys.readouterr() == ("", "")  # the contract: summary() never prints
@@ -449,7 +449,7 @@ def test_summary_returns_a_frame_and_prints_nothing(capsys):
 def test_to_dict_plot_and_repr():
     a = JudgeData(k=700, n=1000, k0=170, m0=200, k1=180, m1=200)
     b = JudgeData(k=600, n=1000, k0=168, m0=200, k1=182, m1=200)
-    result = compare(a, b, method="bootstrap", random_seed=0, bootstrap={"n_resamples": 500})
+    result = compare(a, b, method="bootstrap", random_seed=0, bootstrap={"n_resamples": 4000})
     payload = json.loads(json.dumps(result.to_dict(), allow_nan=False))
     assert payload["ci"] == list(result.ci)
     assert payload["inputs"]["b"]["calibration"] == {"k0": 168, "m0": 200, "k1": 182, "m1": 200}
@@ -548,11 +548,11 @@ def test_grouped_options_reach_their_method():
         B_COUNTS,
         method="bootstrap",
         random_seed=3,
-        bootstrap={"n_resamples": 300, "interval": "percentile"},
+        bootstrap={"n_resamples": 4000, "interval": "percentile"},
     )
-    assert result.details["n_resamples"] == 300 and result.details["interval"] == "percentile"
+    assert result.details["n_resamples"] == 4000 and result.details["interval"] == "percentile"
     assert result.ci == result.intervals["percentile"]
-    assert len(result.draws["difference"]) == 300  # no replicate dropped: J is far from 0
+    assert len(result.draws["difference"]) == 4000  # no replicate dropped: J is far from 0
     default = compare(A_COUNTS, B_COUNTS, method="bootstrap", random_seed=3)
     assert default.details["n_resamples"] == 4000 and default.ci == default.intervals["bca"]
 
@@ -679,7 +679,7 @@ def test_small_calibration_and_dropped_bootstrap_replicates_are_flagged():
     # arms of 25 items, J = 0.6 + 0.56 - 1 = 0.16: many replicates have J <= 0
     a = JudgeData(k=60, n=100, k0=15, m0=25, k1=14, m1=25)
     b = JudgeData(k=50, n=100, k0=14, m0=25, k1=15, m1=25)
-    result = _warned(a, b, method="bootstrap", random_seed=0, bootstrap={"n_resamples": 500})
+    result = _warned(a, b, method="bootstrap", random_seed=0, bootstrap={"n_resamples": 4000})
     assert set(result.flags) == {
         "weak_judge",
         "p_outside_judge_range",  # (0.6 + 0.6 - 1) / 0.16 = 1.25
@@ -687,7 +687,7 @@ def test_small_calibration_and_dropped_bootstrap_replicates_are_flagged():
         "bootstrap_dropped_replicates",
     }
     dropped = result.to_dict()["flags"]["bootstrap_dropped_replicates"]
-    assert dropped.startswith(f"{500 - len(result.draws['difference'])} of 500 ")
+    assert dropped.startswith(f"{4000 - len(result.draws['difference'])} of 4000 ")
     delta = _warned(a, b)  # the delta method drops nothing
     assert "bootstrap_dropped_replicates" not in delta.flags and "small_calibration" in delta.flags
 
@@ -760,7 +760,7 @@ def test_inputs_are_not_mutated():
             ModelLabels(ya[::-1], human, judge),
             method="bootstrap",
             random_seed=0,
-            bootstrap={"n_resamples": 50},
+            bootstrap={"n_resamples": 200},
         )
     for original, copy in zip((ya, human, judge), copies, strict=True):
         np.testing.assert_array_equal(original, copy)

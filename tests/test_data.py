@@ -353,10 +353,15 @@ class TestFromCsv:
         with pytest.raises(ValueError, match=r"row 8: column `human`.*'yes'"):
             JudgeData.from_csv(path)
 
-    def test_human_value_on_test_row_ignored(self, tmp_path):
+    def test_human_value_on_test_row_refused(self, tmp_path):
+        # issue 25 item 6: the label used to be dropped silently
         rows = list(GOOD_ROWS)
         rows[0] = "test,1,0"
-        assert JudgeData.from_csv(write_csv(tmp_path / "x.csv", rows)) == EXPECTED
+        path = write_csv(tmp_path / "x.csv", rows)
+        with pytest.raises(ValueError, match=r"x\.csv: 1 'test' row\(s\) carry a `human` label"):
+            JudgeData.from_csv(path)
+        rows[0] = "test,1,"
+        assert JudgeData.from_csv(write_csv(tmp_path / "y.csv", rows)) == EXPECTED
 
     def test_unknown_set(self, tmp_path):
         rows = list(GOOD_ROWS)
@@ -383,7 +388,7 @@ class TestFromCsv:
 
     def test_missing_file(self, tmp_path):
         path = tmp_path / "does_not_exist.csv"
-        with pytest.raises(ValueError, match=r"cannot read .*does_not_exist\.csv"):
+        with pytest.raises(ValueError, match=r"does_not_exist\.csv: no such file"):
             JudgeData.from_csv(path)
 
     def test_empty_file(self, tmp_path):

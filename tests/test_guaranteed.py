@@ -291,3 +291,35 @@ def test_covers_agrees_with_the_interval():
         for t in (0.0, 1.0, low + 1e-5, high - 1e-5, low - 1e-3, high + 1e-3, 0.5):
             if 0.0 <= t <= 1.0:
                 assert g.guaranteed_covers(t, k, n, k0, m0, k1, m1, 0.95) == (low <= t <= high)
+
+
+# ---------------------------------------------------------------------------------------------
+# cost independent of n (issue 25 item 2): the Berry-Esseen branch for large test sets
+# ---------------------------------------------------------------------------------------------
+def test_large_n_tail_is_an_upper_bound_of_the_exact_tail():
+    n = 10**7
+    test = g._LowerTest(4 * 10**6, n, 140, 200, 180, 200, 0.95)
+    q0 = np.array([0.6, 0.65, 0.7, 0.75, 0.8])
+    q1 = np.array([0.85, 0.88, 0.9, 0.92, 0.95])
+    for t in (0.1, 0.3, 0.5):
+        pi = t * q1 + (1 - t) * (1 - q0)
+        bound = test._tail_bound(pi, q0, q1)
+        sf = binom.sf(test.threshold[None, :, :] - 1, n, pi[:, None, None])
+        w0, w1 = test._weights(q0, q1)
+        exact = np.einsum("pi,pij,pj->p", w0, sf, w1) + test.slack
+        assert np.all(bound >= exact)
+        sigma = np.sqrt(n * pi * (1 - pi))
+        assert np.all(bound - exact <= 0.4748 / sigma)  # at most the Berry-Esseen term
+
+
+def test_huge_n_costs_what_a_small_n_costs():
+    import tracemalloc
+
+    tracemalloc.start()
+    low, high = g.guaranteed_interval(4 * 10**11, 10**12, 140, 200, 180, 200, 0.95)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 100e6  # bytes; np.arange(n + 1) alone would be 8 TB
+    reference = g.guaranteed_interval(4 * 10**8, 10**9, 140, 200, 180, 200, 0.95)
+    assert abs(low - reference.low) < 1e-3 and abs(high - reference.high) < 1e-3
+    assert low < (0.4 - 0.3) / 0.6 < high  # the Rogan-Gladen estimate lies inside

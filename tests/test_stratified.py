@@ -167,21 +167,30 @@ def test_three_strata_by_hand():
         assert combined.ci.low < combined.theta < combined.ci.high
 
 
-def test_mover_keeps_a_truncated_stratum_asymmetric():
+def test_mover_combines_the_uncut_limits_of_a_boundary_stratum():
     # stratum A: every test item judged correct by a near-perfect judge, so its estimate is 1
-    # and its interval is truncated at 1; MOVER adds nothing above, the summed form does
+    # and its own row's interval is truncated at 1; MOVER combines A's *uncut* limits
+    # c -/+ z se (eqs. 5-7), so A's uncertainty above its estimate reaches the overall interval
+    # (issue 25 item 8: cutting first undercovered, about 0.90)
     data = StratifiedData.from_counts(
         {"A": counts(400, 400, 49, 50, 50, 50), "B": counts(300, 600, 45, 50, 44, 50)}
     )
     mover = quiet(stratified_estimate, data)
     a, b = mover.by_stratum
-    assert a.estimate == 1.0 and a.high == 1.0
+    assert a.estimate == 1.0 and a.high == 1.0  # the row itself stays truncated
     w_a, w_b = 0.4, 0.6
     assert math.isclose(mover.theta, w_a * 1.0 + w_b * b.estimate, rel_tol=1e-14)
-    above = w_b * (b.high - b.estimate)  # stratum A contributes nothing above its estimate
-    assert math.isclose(mover.ci.high, mover.theta + above, rel_tol=1e-12)
-    below = math.hypot(w_a * (a.estimate - a.low), w_b * (b.estimate - b.low))
+    (c_a, s_a), (c_b, s_b) = (
+        lr_parts_by_hand(*counts(*x).values(), z=Z95)
+        for x in ((400, 400, 49, 50, 50, 50), (300, 600, 45, 50, 44, 50))
+    )
+    high_a, low_a = c_a + Z95 * s_a, c_a - Z95 * s_a
+    assert high_a > 1.0 > low_a  # the uncut limit passes 1
+    above = math.hypot(w_a * (high_a - 1.0), w_b * (c_b + Z95 * s_b - b.estimate))
+    below = math.hypot(w_a * (1.0 - low_a), w_b * (b.estimate - (c_b - Z95 * s_b)))
+    assert math.isclose(mover.ci.high, min(1.0, mover.theta + above), rel_tol=1e-12)
     assert math.isclose(mover.ci.low, mover.theta - below, rel_tol=1e-12)
+    assert mover.ci.high - mover.theta > w_b * (b.high - b.estimate)  # A now adds above
     with pytest.raises(ValueError, match="`interval`"):
         stratified_estimate(data, interval="wald")
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from judgestats._validate import (
+    check_broadcast,
     check_counts,
     check_level,
     check_proportions,
@@ -170,6 +171,7 @@ def rogan_gladen(p: ArrayLike, q0: ArrayLike, q1: ArrayLike, *, clip: bool = Tru
     p_a = check_proportions(p, "p")
     q0_a = check_proportions(q0, "q0")
     q1_a = check_proportions(q1, "q1")
+    check_broadcast(p=p_a, q0=q0_a, q1=q1_a)
     if p_a.ndim == q0_a.ndim == q1_a.ndim == 0:
         pf, q0f, q1f = float(p_a), float(q0_a), float(q1_a)
         youden = q0f + q1f - 1.0
@@ -217,9 +219,10 @@ def check_interval_inputs(
 ) -> tuple[np.ndarray, ...]:
     """Validate the six inputs of eqs. (5)-(7); return them as arrays in the order given.
 
-    Proportions in [0, 1]; ``n`` >= 1 (``inf`` allowed); ``m0``, ``m1`` >= 1.
+    Proportions in [0, 1]; ``n`` >= 1 (``inf`` allowed); ``m0``, ``m1`` >= 1; shapes that
+    broadcast together (else a ValueError naming two arguments that do not).
     """
-    return (
+    values = (
         check_proportions(p, "p"),
         check_proportions(q0, "q0"),
         check_proportions(q1, "q1"),
@@ -227,6 +230,8 @@ def check_interval_inputs(
         check_counts(m0, "m0", minimum=1),
         check_counts(m1, "m1", minimum=1),
     )
+    check_broadcast(**dict(zip(("p", "q0", "q1", "n", "m0", "m1"), values, strict=True)))
+    return values
 
 
 def _smoothed_p(p: Number, n: Number, z2: Number) -> Number:

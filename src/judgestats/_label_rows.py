@@ -10,6 +10,8 @@ and the stratified and K-class data read an items frame of :mod:`judgestats.io` 
 from __future__ import annotations
 
 import csv
+import gzip
+import io
 import math
 import os
 from collections.abc import Iterable, Sequence
@@ -28,7 +30,54 @@ __all__ = [
     "items_source",
     "parse_label_rows",
     "read_label_csv",
+    "read_text_file",
+    "table_suffix",
 ]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def table_suffix(name: str) -> str:
+    """The lower-case extension that names a file's format, ``.gz`` looked through."""
+    suffixes = [s.lower() for s in os.path.basename(name).split(".")[1:]]
+    if suffixes and suffixes[-1] == "gz":
+        suffixes.pop()
+    return f".{suffixes[-1]}" if suffixes else ""
+
+
+def read_text_file(name: str) -> str:
+    """The text of a UTF-8 file (a byte-order mark dropped), gzip-compressed or not.
+
+    Raises
+    ------
+    ValueError
+        Naming the file: it does not exist, is a folder, cannot be read, is a damaged gzip
+        file, or is not UTF-8 (with the offending byte and how to convert it).
+    """
+    if os.path.isdir(name):
+        raise ValueError(f"{name}: is a folder, not a file; give the file inside it.")
+    try:
+        with open(name, "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        raise ValueError(f"{name}: no such file.") from None
+    except OSError as error:
+        raise ValueError(f"{name}: cannot be read ({error.strerror}).") from None
+    if raw[:2] == _GZIP_MAGIC:
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as error:
+            raise ValueError(f"{name}: a damaged gzip file ({error}).") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        byte = raw[error.start : error.start + 1].hex()
+        raise ValueError(
+            f"{name}: not UTF-8 text (byte 0x{byte} at position {error.start} is not valid "
+            "UTF-8; the file is probably Latin-1 / Windows-1252). judgestats reads UTF-8: "
+            f"convert it, e.g. iconv -f latin1 -t utf-8 {name} > utf8.csv."
+        ) from None
+
 
 #: Columns of the item-level label file read by :meth:`judgestats.JudgeData.from_csv`.
 LABEL_COLUMNS = ("set", "judge", "human")
@@ -117,11 +166,7 @@ def read_label_csv(path: str | os.PathLike[str], *, design: str = "stratified") 
     """
     design = check_design(design)
     name = os.fspath(path)
-    try:
-        handle = open(name, newline="", encoding="utf-8-sig")  # noqa: SIM115
-    except OSError as error:
-        raise ValueError(f"cannot read `{name}`: {error.strerror}.") from None
-    with handle:
+    with io.StringIO(read_text_file(name), newline="") as handle:
         reader = csv.DictReader(handle)
         header = reader.fieldnames or []
         stripped = [h.strip() for h in header]
@@ -153,6 +198,7 @@ def parse_label_rows(
     test: list[int] = []
     human: list[int] = []
     judge: list[int] = []
+    labelled_tests: list[int] = []  # stratified: a human label on a test row would be lost
     for number, (which, judge_value, human_value) in enumerate(rows, start=first_row):
         where = f"{source}, {row_word} {number}"
         kind = "" if which is None else str(which).strip().lower()
@@ -171,6 +217,8 @@ def parse_label_rows(
                         f"a test row, got {_show(human_value)}."
                     )
                 human.append(truth)
+            elif not is_missing(human_value):
+                labelled_tests.append(number)
         elif kind == "calibration" and design == "random":
             raise ValueError(
                 f"{where}: column `{set_col}` is 'calibration', but with design='random' the "
@@ -190,10 +238,26 @@ def parse_label_rows(
             raise ValueError(
                 f"{where}: column `{set_col}` must be 'test' or 'calibration', got {_show(which)}."
             )
+    if labelled_tests:
+        _refuse_labelled_tests(labelled_tests, source, row_word, set_col, human_col)
     return LabelRows(
         np.array(test, dtype=np.int8),
         np.array(human, dtype=np.int8),
         np.array(judge, dtype=np.int8),
+    )
+
+
+def _refuse_labelled_tests(
+    numbers: list[int], source: str, row_word: str, set_col: str, human_col: str
+) -> None:
+    """Raise for 'test' rows that carry a human label under the stratified design."""
+    shown = ", ".join(map(str, numbers[:5])) + (", ..." if len(numbers) > 5 else "")
+    raise ValueError(
+        f"{source}: {len(numbers)} 'test' {row_word}(s) carry a `{human_col}` label "
+        f"({row_word}s {shown}), which the stratified design would ignore: mark labelled "
+        f"calibration items `{set_col}` = 'calibration', leave `{human_col}` empty on test "
+        "rows, or use design='random' (--design random) if the labelled items are a random "
+        "subset of the test items."
     )
 
 

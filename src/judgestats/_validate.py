@@ -22,6 +22,7 @@ __all__ = [
     "DESIGNS",
     "INTERVAL_KINDS",
     "POSTERIOR_METHODS",
+    "check_broadcast",
     "check_classes",
     "check_design",
     "frozen_copy",
@@ -95,6 +96,8 @@ def as_real_array(value: Any, name: str) -> np.ndarray:
         raise TypeError(f"`{name}` must be a real number or an array of them ({error}).") from None
     if array.dtype.kind == "b":
         raise TypeError(f"`{name}` must hold real numbers, not booleans.")
+    if array.dtype.kind == "O" and array.size:
+        _check_integer_range(array, name)
     if array.dtype.kind not in "iuf":
         raise TypeError(
             f"`{name}` must be a real number or an array of them, got {type(value).__name__} "
@@ -103,15 +106,74 @@ def as_real_array(value: Any, name: str) -> np.ndarray:
     return array
 
 
+def check_broadcast(**arrays: Any) -> tuple[int, ...]:
+    """The common shape of array arguments; raise naming two that do not broadcast together.
+
+    Raises
+    ------
+    ValueError
+        "`q0` has shape (3,) and `p` has shape (2,), which do not broadcast together ..."
+    """
+    shape: tuple[int, ...] = ()
+    seen: list[str] = []
+    for name, array in arrays.items():
+        try:
+            shape = np.broadcast_shapes(shape, np.shape(array))
+        except ValueError:
+            other = next(
+                (o for o in seen if not _broadcasts(np.shape(arrays[o]), np.shape(array))),
+                seen[-1],
+            )
+            raise ValueError(
+                f"`{name}` has shape {np.shape(array)} and `{other}` has shape "
+                f"{np.shape(arrays[other])}, which do not broadcast together: give arrays of "
+                "one shape (or scalars, which apply to every element)."
+            ) from None
+        seen.append(name)
+    return shape
+
+
+def _broadcasts(first: tuple[int, ...], second: tuple[int, ...]) -> bool:
+    try:
+        np.broadcast_shapes(first, second)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_integer_range(array: np.ndarray, name: str) -> None:
+    """Raise for whole numbers beyond numpy's 64-bit integers (they would become objects)."""
+    values = array.ravel().tolist()
+    if not all(
+        isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in values
+    ):
+        return  # a non-number: the caller's TypeError
+    big = max(values, key=lambda v: abs(int(v)))
+    if abs(int(big)) >= 2**63:
+        raise ValueError(
+            f"`{name}` ({int(big)}) is too large: whole numbers must lie below 2**63 "
+            f"({2**63 - 1}), the range of numpy's 64-bit integers; give a float (e.g. "
+            f"{float(big):.3g}) if an approximate value will do."
+        )
+
+
 def check_level(value: Any, name: str = "confidence_level") -> float:
-    """Return a confidence or credibility level as a float strictly inside (0, 1)."""
+    """Return a confidence or credibility level as a float strictly inside (0, 1).
+
+    ``name="alpha"`` checks a miss probability instead (the paper's convention): the example
+    in the message is then 0.05, not 0.95.
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"`{name}` must be a real number in (0, 1), got {value!r}.")
     level = float(value)
     if not 0.0 < level < 1.0:  # also rejects NaN
+        example = (
+            "e.g. 0.05 for a 95% interval (alpha is 1 - the level)"
+            if name == "alpha"
+            else "e.g. 0.95 for a 95% interval"
+        )
         raise ValueError(
-            f"`{name}` ({_format_number(value)}) must lie strictly between 0 and 1, "
-            "e.g. 0.95 for a 95% interval."
+            f"`{name}` ({_format_number(value)}) must lie strictly between 0 and 1, {example}."
         )
     return level
 
@@ -283,10 +345,15 @@ def as_generator(random_seed: Any) -> np.random.Generator:
     """Turn ``random_seed`` (None, an int or a Generator) into a Generator; never the global RNG."""
     if isinstance(random_seed, np.random.Generator):
         return random_seed
-    if random_seed is None or (
-        isinstance(random_seed, numbers.Integral) and not isinstance(random_seed, (bool, np.bool_))
-    ):
-        return np.random.default_rng(None if random_seed is None else int(random_seed))
+    if random_seed is None:
+        return np.random.default_rng()
+    if isinstance(random_seed, numbers.Integral) and not isinstance(random_seed, (bool, np.bool_)):
+        if random_seed < 0:
+            raise ValueError(
+                f"`random_seed` ({int(random_seed)}) must be a non-negative integer "
+                "(numpy seeds are 0 or more), None, or a numpy Generator."
+            )
+        return np.random.default_rng(int(random_seed))
     raise TypeError(
         f"`random_seed` must be None, an int or a numpy Generator, got {random_seed!r}."
     )

@@ -63,13 +63,15 @@ _READER_OPTIONS = {
     "prompt_idx": "--prompt-idx",
     "human_positive": "--human-positive",
     "human_negative": "--human-negative",
+    "n_resamples": "--n-resamples",
+    "random_seed": "--seed",
 }
 
 
 def _with_options(message: str, args: argparse.Namespace | None) -> str:
     """Name the command's option next to a Python argument name in a reader's message."""
     for name, option in _READER_OPTIONS.items():
-        if args is not None and hasattr(args, name.replace("-", "_")):
+        if args is not None and hasattr(args, option.lstrip("-").replace("-", "_")):
             message = message.replace(f"`{name}`", f"`{name}` ({option})")
     return message
 

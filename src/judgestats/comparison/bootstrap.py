@@ -26,6 +26,14 @@ Intervals (Efron & Tibshirani 1993, ch. 13-14; Davison & Hinkley 1997, sec. 3.2 
   where :math:`\hat\theta_{s(i)}` leaves item i out of sample s. Items of the same category give
   the same leave-one-out value, so the jackknife costs one evaluation per category.
 
+**Monte Carlo error of the ends.** An end is the empirical ``a``-quantile of B replicates. The
+number of replicates below the true bootstrap quantile is Binomial(B, a), so the order statistics
+of ranks :math:`Ba \mp 1.96\sqrt{Ba(1 - a)}` bracket it with probability about 0.95 (the
+distribution-free quantile interval, Davison & Hinkley 1997, sec. 2.5.2). Their half-distance is
+the end's Monte Carlo error (:attr:`BootstrapResult.percentile_mc`, :attr:`BootstrapResult.bca_mc`);
+fewer than :data:`MIN_N_RESAMPLES` replicates are refused, since the ends would then be the
+extreme replicates, whatever the level.
+
 numpy only; the normal distribution function comes from :mod:`scipy.special` (lazily).
 """
 
@@ -39,7 +47,13 @@ import numpy as np
 from judgestats.frequentist import normal_quantile
 from judgestats.results import ConfidenceInterval
 
-__all__ = ["BootstrapResult", "categorical_bootstrap"]
+__all__ = ["MIN_N_RESAMPLES", "BootstrapResult", "categorical_bootstrap", "quantile_mc_band"]
+
+#: The fewest replicates accepted: with fewer, a 95% interval's ends are the 2nd or 3rd
+#: smallest and largest replicates and their Monte Carlo error is of the order of the interval.
+MIN_N_RESAMPLES = 200
+#: The normal quantile of the Monte Carlo bands of the ends (about 95%).
+_MC_Z = 1.959963984540054
 
 #: statistic(*counts) -> array (..., K): each counts array has shape (..., C_s) for sample s.
 Statistic = Callable[..., np.ndarray]
@@ -61,6 +75,9 @@ class BootstrapResult:
         One interval per statistic.
     acceleration, bias_correction : ndarray, shape (K,)
         The BCa constants a-hat and z0-hat (NaN where BCa is undefined).
+    percentile_mc, bca_mc : ndarray, shape (K, 2, 2)
+        About 95% Monte Carlo bands of the ends, ``[j, end] = (band_low, band_high)`` for
+        ``end`` 0 (low) and 1 (high) (module docstring; NaN where the interval is undefined).
     """
 
     estimate: np.ndarray
@@ -70,6 +87,29 @@ class BootstrapResult:
     bca: list[ConfidenceInterval]
     acceleration: np.ndarray
     bias_correction: np.ndarray
+    percentile_mc: np.ndarray
+    bca_mc: np.ndarray
+
+
+def quantile_mc_band(replicates: np.ndarray, levels: Sequence[float]) -> np.ndarray:
+    """About 95% Monte Carlo bands of the empirical quantiles at ``levels``, shape (len, 2).
+
+    The ranks ``B a -/+ 1.96 sqrt(B a (1 - a))`` of the sorted replicates (module docstring).
+    """
+    size = replicates.size
+    if size == 0:
+        return np.full((len(levels), 2), np.nan)
+    ordered = np.sort(replicates)
+    bands = []
+    for level in levels:
+        if not np.isfinite(level):
+            bands.append((np.nan, np.nan))
+            continue
+        centre, spread = size * level, _MC_Z * np.sqrt(size * level * (1.0 - level))
+        low = int(np.clip(np.floor(centre - spread) - 1, 0, size - 1))
+        high = int(np.clip(np.ceil(centre + spread), 0, size - 1))
+        bands.append((float(ordered[low]), float(ordered[high])))
+    return np.asarray(bands, dtype=float)
 
 
 def _resample(
@@ -111,13 +151,14 @@ def jackknife_acceleration(statistic: Statistic, samples: Sequence[np.ndarray]) 
 
 def _bca(
     replicates: np.ndarray, estimate: float, acceleration: float, confidence_level: float
-) -> tuple[ConfidenceInterval, float]:
+) -> tuple[ConfidenceInterval, float, list[float]]:
+    """The BCa interval, z0-hat and the two quantile levels used (NaN where undefined)."""
     from scipy.special import ndtr
 
     size = replicates.size
     below = np.count_nonzero(replicates < estimate) + 0.5 * np.count_nonzero(replicates == estimate)
     if size == 0 or below == 0 or below == size or not np.isfinite(acceleration):
-        return ConfidenceInterval(float("nan"), float("nan")), float("nan")
+        return ConfidenceInterval(float("nan"), float("nan")), float("nan"), [np.nan, np.nan]
     z0 = normal_quantile(below / size)
     alpha = (1.0 - confidence_level) / 2.0
     levels = []
@@ -125,7 +166,7 @@ def _bca(
         shifted = z0 + z
         levels.append(float(ndtr(z0 + shifted / (1.0 - acceleration * shifted))))
     low, high = np.quantile(replicates, levels)
-    return ConfidenceInterval(float(low), float(high)), z0
+    return ConfidenceInterval(float(low), float(high)), z0, levels
 
 
 def categorical_bootstrap(
@@ -146,7 +187,7 @@ def categorical_bootstrap(
     samples : sequence of 1-D integer arrays
         Observed category counts of each independent sample (items resampled within it).
     n_resamples : int
-        Number of bootstrap replicates B.
+        Number of bootstrap replicates B, at least :data:`MIN_N_RESAMPLES`.
     confidence_level : float
         Level of both intervals.
     rng : numpy.random.Generator
@@ -155,7 +196,18 @@ def categorical_bootstrap(
     Returns
     -------
     BootstrapResult
+
+    Raises
+    ------
+    ValueError
+        If ``n_resamples`` is below :data:`MIN_N_RESAMPLES`.
     """
+    if n_resamples < MIN_N_RESAMPLES:
+        raise ValueError(
+            f"`n_resamples` ({n_resamples}) must be at least {MIN_N_RESAMPLES}: with fewer "
+            "replicates the interval's ends are the extreme replicates and their Monte Carlo "
+            "error is as large as the interval (use 2000 or more to report)."
+        )
     samples = [np.asarray(c, dtype=np.int64) for c in samples]
     with np.errstate(divide="ignore", invalid="ignore"):
         estimate = np.asarray(statistic(*[c[None, :] for c in samples]), dtype=float)[0]
@@ -164,7 +216,7 @@ def categorical_bootstrap(
     replicates = replicates[finite]
     acceleration = jackknife_acceleration(statistic, samples)
     alpha = (1.0 - confidence_level) / 2.0
-    percentile, bca, z0 = [], [], []
+    percentile, bca, z0, percentile_mc, bca_mc = [], [], [], [], []
     for j in range(estimate.size):
         column = replicates[:, j]
         if column.size:
@@ -172,9 +224,13 @@ def categorical_bootstrap(
             percentile.append(ConfidenceInterval(float(low), float(high)))
         else:
             percentile.append(ConfidenceInterval(float("nan"), float("nan")))
-        interval, bias = _bca(column, float(estimate[j]), float(acceleration[j]), confidence_level)
+        percentile_mc.append(quantile_mc_band(column, [alpha, 1.0 - alpha]))
+        interval, bias, levels = _bca(
+            column, float(estimate[j]), float(acceleration[j]), confidence_level
+        )
         bca.append(interval)
         z0.append(bias)
+        bca_mc.append(quantile_mc_band(column, levels))
     return BootstrapResult(
         estimate=estimate,
         replicates=replicates,
@@ -183,4 +239,6 @@ def categorical_bootstrap(
         bca=bca,
         acceleration=acceleration,
         bias_correction=np.asarray(z0),
+        percentile_mc=np.asarray(percentile_mc).reshape(estimate.size, 2, 2),
+        bca_mc=np.asarray(bca_mc).reshape(estimate.size, 2, 2),
     )

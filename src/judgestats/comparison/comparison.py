@@ -22,6 +22,7 @@ from judgestats.comparison.diagnostics import (
     diagnose,
     input_notes,
     judge_findings,
+    monte_carlo_findings,
     randomness_text,
     verdict,
 )
@@ -135,7 +136,7 @@ def _run_method(
         n_resamples = options["n_resamples"]
         output = run_bootstrap(inputs, level, n_resamples, options["interval"], rng)
         found, notes = bootstrap_findings(output.n_dropped, n_resamples, output.bca_undefined)
-        return output, found, notes
+        return output, found + monte_carlo_findings(output.ci, output.extras), notes
     output = run_bayes(inputs, level, options, rng)
     found = convergence_finding(output.convergence_flags, output.extras["convergence"])
     return output, found, []
@@ -184,7 +185,9 @@ def compare(
         The only source of randomness (bootstrap and bayes).
     bootstrap : mapping, optional
         Options of ``method="bootstrap"`` only (:data:`BOOTSTRAP_OPTIONS`):
-        ``n_resamples`` (int, default 4000), the number of replicates; ``interval``
+        ``n_resamples`` (int, default 4000, at least 200), the number of replicates; a
+        warning ``bootstrap_monte_carlo_error`` (which weakens the verdict) says when the
+        replicates do not settle the interval's ends; ``interval``
         (``"bca"``, the default, or ``"percentile"``), which interval is ``.ci`` (both are in
         ``.intervals``). The bootstrap is vectorised: 4000 replicates take milliseconds.
     bayes : mapping, optional

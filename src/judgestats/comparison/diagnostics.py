@@ -44,6 +44,7 @@ __all__ = [
     "Finding",
     "JudgeDiagnostics",
     "bootstrap_findings",
+    "monte_carlo_findings",
     "convergence_finding",
     "data_findings",
     "diagnose",
@@ -74,6 +75,10 @@ WARNING_FLAGS = register_flags(
         "shared_bias_dominates": "the expected shared-calibration bias (the follow-up on bias "
         "and uncertainty App. C) is as large as the estimated difference itself, so the sign of "
         "the difference may be an artefact of sharing the calibration",
+        "bootstrap_monte_carlo_error": "the Monte Carlo error of the bootstrap interval's ends "
+        "is large (a tenth of its width or more, or enough to move an end across zero, or the "
+        "interval had to be widened to hold its estimate): the verdict may change with the "
+        "seed; increase `n_resamples` (--n-resamples)",
         "bootstrap_dropped_replicates": "some bootstrap replicates had a judge no better than "
         "chance (J <= 0) and were dropped: the calibration set cannot rule out a useless judge, "
         "so the bootstrap intervals understate the uncertainty",
@@ -335,6 +340,39 @@ def bootstrap_findings(
         )
     notes = [_finding("bca_undefined", NOTE_FLAGS["bca_undefined"] + ".")] if bca_undefined else []
     return found, notes
+
+
+#: An end's Monte Carlo half-width above this share of the interval's width is flagged.
+MC_TOLERANCE = 0.1
+
+
+def monte_carlo_findings(ci: ConfidenceInterval, details: dict[str, Any]) -> list[Finding]:
+    """A warning when the bootstrap interval's ends are not settled by its replicates."""
+    bands = details["monte_carlo_band"]
+    errors = details["monte_carlo_error"]
+    width = ci.high - ci.low
+    if not all(math.isfinite(e) for e in errors):
+        return []
+    straddles = any(low < 0.0 < high for low, high in bands)
+    if not (max(errors) > MC_TOLERANCE * width or straddles or details["extended_to_estimate"]):
+        return []
+    n = details["n_resamples"]
+    return [
+        _finding(
+            "bootstrap_monte_carlo_error",
+            f"with {n} replicates the interval's ends are uncertain by about "
+            f"+/-{errors[0]:.3f} and +/-{errors[1]:.3f} (Monte Carlo bands "
+            f"({bands[0][0]:+.3f}, {bands[0][1]:+.3f}) and ({bands[1][0]:+.3f}, "
+            f"{bands[1][1]:+.3f}); interval width {width:.3f})"
+            + (
+                "; the interval was widened to hold its estimate"
+                if details["extended_to_estimate"]
+                else ""
+            )
+            + ": the verdict may change with the seed; increase `n_resamples` "
+            "(--n-resamples).",
+        )
+    ]
 
 
 #: What to do about a comparison posterior that did not converge.

@@ -212,9 +212,22 @@ def bootstrap_statistic(inputs: CompareInputs) -> Callable[..., np.ndarray]:
     return statistic
 
 
-def _clipped(interval: ConfidenceInterval, bound: tuple[float, float]) -> ConfidenceInterval:
-    low, high = np.clip(interval, *bound)  # accuracies lie in [0, 1], differences in [-1, 1]
+def _clipped(
+    interval: ConfidenceInterval, bound: tuple[float, float], estimate: float
+) -> ConfidenceInterval:
+    """Clip to ``bound`` (accuracies in [0, 1], differences in [-1, 1]), widen to hold ``estimate``.
+
+    An interval that misses its own estimate reports a Monte Carlo accident, not the data.
+    """
+    low, high = np.clip(interval, *bound)
+    if np.isfinite(estimate) and np.isfinite(low) and np.isfinite(high):
+        low, high = min(low, estimate), max(high, estimate)
     return ConfidenceInterval(float(low), float(high))
+
+
+def _mc_band(result: Any, kind: str, j: int, bound: tuple[float, float]) -> np.ndarray:
+    """Monte Carlo bands of statistic ``j``'s two ends (``kind`` interval), clipped as it is."""
+    return np.clip((result.bca_mc if kind == "bca" else result.percentile_mc)[j], *bound)
 
 
 def run_bootstrap(
@@ -234,9 +247,17 @@ def run_bootstrap(
     bca_undefined = interval == "bca" and not bca_defined
     kind = "percentile" if bca_undefined else interval
     bounds = ((0.0, 1.0), (0.0, 1.0), (-1.0, 1.0))
-    percentile = [_clipped(ci, bound) for ci, bound in zip(result.percentile, bounds, strict=True)]
-    bca = [_clipped(ci, bound) for ci, bound in zip(result.bca, bounds, strict=True)]
+    percentile, bca = (
+        [
+            _clipped(ci, bound, float(est))
+            for ci, bound, est in zip(intervals, bounds, result.estimate, strict=True)
+        ]
+        for intervals in (result.percentile, result.bca)
+    )
     chosen = bca if kind == "bca" else percentile
+    raw = (result.bca if kind == "bca" else result.percentile)[2]
+    band = _mc_band(result, kind, 2, bounds[2])
+    extended = bool(np.isfinite(raw).all() and not raw.low <= result.estimate[2] <= raw.high)
     method = f"rogan_gladen+bootstrap_{kind}"
     per_model = [
         IntervalResult(float(result.estimate[j]), chosen[j], level, method) for j in (0, 1)
@@ -259,6 +280,9 @@ def run_bootstrap(
             "interval": kind,
             "acceleration": float(result.acceleration[2]),
             "bias_correction": float(result.bias_correction[2]),
+            "monte_carlo_error": [float(e) for e in np.diff(band, axis=1)[:, 0] / 2.0],
+            "monte_carlo_band": band.tolist(),
+            "extended_to_estimate": extended,
         },
     )
 

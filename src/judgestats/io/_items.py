@@ -62,6 +62,10 @@ __all__ = [
     "set_options",
 ]
 
+#: Extra columns that tell repeated judgments of one item apart (not different items): rows
+#: that agree on the id and on every other extra column are one item, with one true label.
+REPEAT_COLUMNS = ("epoch", "human_author", "judge_source_id", "human_source_id")
+
 
 # ---- the frame --------------------------------------------------------------------------------
 def item_ids(values: Any, *, name: str = "id", source: str) -> list[str]:
@@ -156,7 +160,37 @@ def items_frame(
     frame.attrs["source"] = str(source)
     if declared is not None:
         frame.attrs["classes"] = list(declared)
+    _check_one_truth(frame, source, declared)
     return frame
+
+
+def _check_one_truth(frame: pd.DataFrame, source: str, classes: Any) -> None:
+    """Raise when rows of one item carry different human labels: an item has one true label.
+
+    An item is an id together with the extra columns that are not in :data:`REPEAT_COLUMNS`
+    (``model``, ``provider``, ... tell different answers to one question apart): repeated
+    judgments of an item are legitimate, contradicting human labels are not, and clustering or
+    counting would use them silently.
+    """
+    labelled = frame[~frame["human"].isna()]
+    if len(labelled) < 2 or not labelled["id"].duplicated().any():
+        return
+    keys = [c for c in labelled.columns if c not in ("judge", "human", *REPEAT_COLUMNS)]
+    item = labelled[keys].astype(str).apply(tuple, axis=1) if len(keys) > 1 else labelled["id"]
+    values = [_plain(v) if classes is not None else int(v) for v in labelled["human"]]
+    seen: dict[Any, dict[Any, Any]] = {}
+    for key, value in zip(item, values, strict=True):
+        seen.setdefault(key, {})[_class_key(value) if classes is not None else value] = value
+    conflicting = [(key, list(labels.values())) for key, labels in seen.items() if len(labels) > 1]
+    if conflicting:
+        shown = ", ".join(
+            f"{key if isinstance(key, str) else key[0]!r} (labels {', '.join(map(repr, labels))})"
+            for key, labels in conflicting[:_SHOWN]
+        )
+        raise ValueError(
+            f"{source}: {len(conflicting)} item id(s) carry conflicting human labels: {shown}. "
+            "An item has one true label; correct the labels (or the ids) before estimating."
+        )
 
 
 def _extra_columns(extra: Any) -> dict[str, Any]:

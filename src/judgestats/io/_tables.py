@@ -5,12 +5,15 @@ The readers of :mod:`judgestats.io` load their files here; errors name the file.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from judgestats._label_rows import read_text_file, table_suffix
 
 __all__ = ["load_json", "read_class_table", "read_table"]
 
@@ -40,24 +43,26 @@ def read_table(
         truncated; Parquet without ``pyarrow`` installed.
     """
     name = os.fspath(path)
-    suffix = Path(name).suffix.lower()
+    if Path(name).is_dir():
+        raise ValueError(f"{name}: is a folder, not a file; give the file inside it.")
+    suffix = table_suffix(name)
     if suffix not in (*_CSV, *_JSONL, ".json", *_PARQUET):
         raise ValueError(
             f"{name}: unknown file type {suffix or '(no extension)'!r}; expected "
-            ".csv, .tsv, .jsonl, .ndjson, .json or .parquet."
+            ".csv, .tsv, .jsonl, .ndjson, .json or .parquet (gzip-compressed: + .gz)."
         )
     if not Path(name).is_file():
         raise ValueError(f"{name}: no such file.")
     try:
         if suffix in _CSV:
+            text = read_text_file(name)  # gzip read transparently; errors name the file
             frame = pd.read_csv(
-                name,
+                io.StringIO(text),
                 sep="\t" if suffix == ".tsv" else ",",
                 dtype=dict.fromkeys(string_columns, str),
                 keep_default_na=True,
-                encoding="utf-8-sig",
             )
-            frame = _literal_csv_columns(frame, name, suffix, literal_columns)
+            frame = _literal_csv_columns(frame, text, suffix, literal_columns)
         elif suffix in _PARQUET:
             frame = _read_parquet(name)
         else:
@@ -78,20 +83,19 @@ def read_table(
 
 
 def _literal_csv_columns(
-    frame: pd.DataFrame, name: str, suffix: str, columns: Iterable[str]
+    frame: pd.DataFrame, text: str, suffix: str, columns: Iterable[str]
 ) -> pd.DataFrame:
-    """``frame`` with ``columns`` re-read from the CSV as text, only empty cells missing."""
+    """``frame`` with ``columns`` re-read from the CSV's text, only empty cells missing."""
     wanted = [c for c in dict.fromkeys(columns) if c in frame.columns]
     if not wanted:
         return frame
     literal = pd.read_csv(
-        name,
+        io.StringIO(text),
         sep="\t" if suffix == ".tsv" else ",",
         usecols=wanted,
         dtype=dict.fromkeys(wanted, str),
         keep_default_na=False,
         na_values=[""],
-        encoding="utf-8-sig",
     )
     for column in wanted:
         frame[column] = literal[column].to_numpy(dtype=object)
@@ -120,7 +124,7 @@ def read_class_table(
         return read_table(path, string_columns=string_columns)
     table = read_table(path, string_columns=string_columns, literal_columns=columns)
     integers = {str(c): c for c in classes if not isinstance(c, str)}
-    if integers and Path(os.fspath(path)).suffix.lower() in _CSV:
+    if integers and table_suffix(os.fspath(path)) in _CSV:
         strings = {c for c in classes if isinstance(c, str)}
         for column in dict.fromkeys(c for c in columns if c in table.columns):
             table[column] = [
@@ -164,14 +168,8 @@ def load_json(path: str | os.PathLike[str], *, lines: bool | None = None) -> Any
 
     name = os.fspath(path)
     if lines is None:
-        lines = Path(name).suffix.lower() in _JSONL
-    try:
-        with open(name, encoding="utf-8-sig") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise ValueError(f"{name}: no such file.") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{name}: cannot be read as UTF-8 text ({_first_line(error)}).") from None
+        lines = table_suffix(name) in _JSONL
+    text = read_text_file(name)  # gzip read transparently; errors name the file
     if not text.strip():
         raise ValueError(f"{name}: the file is empty.")
     if not lines:

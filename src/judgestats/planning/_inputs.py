@@ -13,14 +13,28 @@ import numpy as np
 from judgestats._validate import as_scalar, check_counts, check_proportions, no_correction_message
 
 
-def check_planning_values(p: Any, q0: Any, q1: Any) -> tuple[float, float, float]:
-    """Planning values p, q0, q1: single proportions with a judge better than chance."""
+def check_planning_values(
+    p: Any, q0: Any, q1: Any, *, judge_range: bool = True
+) -> tuple[float, float, float]:
+    """Planning values p, q0, q1: single proportions with a judge better than chance.
+
+    With ``judge_range`` (the default), p must also be a judged-correct rate this judge can
+    produce: p = theta q1 + (1 - theta)(1 - q0) lies in [1 - q0, q1] for every theta in [0, 1].
+    """
     p_v, q0_v, q1_v = (
         as_scalar(check_proportions(value, name), name)
         for value, name in ((p, "p"), (q0, "q0"), (q1, "q1"))
     )
     if q0_v + q1_v - 1.0 <= 0.0:
         raise ValueError(no_correction_message(q0_v, q1_v, smoothed=False))
+    low = 1.0 - q0_v
+    if judge_range and not (low - 1e-12 <= p_v <= q1_v + 1e-12):
+        raise ValueError(
+            f"`p` ({p_v:g}) must lie in [1 - `q0`, `q1`] = [{low:g}, {q1_v:g}]: a judge with "
+            f"specificity {q0_v:g} and sensitivity {q1_v:g} marks {low:.0%} of the items correct "
+            f"when the true accuracy is 0 and {q1_v:.0%} when it is 1, so a judged-correct rate "
+            f"of {p_v:g} is impossible for it; revise p, q0 or q1."
+        )
     return p_v, q0_v, q1_v
 
 

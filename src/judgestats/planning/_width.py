@@ -29,6 +29,9 @@ NODES = {"frequentist": (48, 16), "bayes": (6, 4)}
 
 
 _PMF_FLOOR = 1e-12
+#: Standard deviation above which Bin(size, prob) is summarised by its normal limit, so that the
+#: cost of a node set does not grow with ``size`` (a budget or a test set of 10^12 items).
+NORMAL_LIMIT_SD = 2_000.0
 
 
 _EVAL_BLOCK = 1_000_000
@@ -40,13 +43,17 @@ def binomial_nodes(size: float, prob: float, groups: int) -> tuple[np.ndarray, n
 
     Outcomes with probability below 1e-12 are dropped and the rest renormalised; a support longer
     than ``groups`` is cut into ``groups`` runs of consecutive counts with equal probability, each
-    represented by its conditional mean count.
+    represented by its conditional mean count. Beyond a standard deviation of
+    :data:`NORMAL_LIMIT_SD` the runs are those of the normal limit (:func:`_normal_nodes`): the
+    cost is then the same at every size.
     """
     from scipy.special import gammaln, xlog1py, xlogy
 
     if prob in (0.0, 1.0):
         return np.array([size * prob]), np.array([1.0])
     mean, sd = size * prob, math.sqrt(size * prob * (1.0 - prob))
+    if sd > NORMAL_LIMIT_SD:
+        return _normal_nodes(mean, sd, groups)
     counts = np.arange(
         max(0.0, math.floor(mean - 12 * sd - 12)), min(size, math.ceil(mean + 12 * sd + 12)) + 1.0
     )
@@ -68,6 +75,23 @@ def binomial_nodes(size: float, prob: float, groups: int) -> tuple[np.ndarray, n
     used = weight > 0
     centre = np.bincount(group, pmf * counts, minlength=groups)[used] / weight[used]
     return centre, weight[used]
+
+
+def _normal_nodes(mean: float, sd: float, groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Equal-probability runs of N(mean, sd^2): conditional means, weights 1 / groups.
+
+    The run between the normal quantiles z_i and z_(i+1) has conditional mean
+    ``mean + sd * groups * (phi(z_i) - phi(z_(i+1)))``. With sd > :data:`NORMAL_LIMIT_SD` the
+    binomial's skewness is below 1/2000 and its distance to the normal (Berry-Esseen) below
+    2.4e-4, far inside the quadrature's own error; the mean is at least sd^2 > 4 10^6 away from
+    0 and from ``size``, so no run is cut by the ends.
+    """
+    from scipy.special import ndtri
+
+    edges = ndtri(np.linspace(0.0, 1.0, groups + 1))  # -inf ... +inf
+    density = np.exp(-0.5 * np.square(edges)) / math.sqrt(2.0 * math.pi)  # 0 at the infinite ends
+    centre = mean + sd * groups * (density[:-1] - density[1:])
+    return centre, np.full(groups, 1.0 / groups)
 
 
 def integer_nodes(size: float, prob: float, groups: int) -> tuple[np.ndarray, np.ndarray]:

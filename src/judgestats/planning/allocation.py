@@ -160,7 +160,8 @@ def allocate_calibration(
     (153, 47)
     """
     total = check_scalar_count(m, "m", 2)
-    p_f, q0_f, q1_f = check_planning_values(p, q0_pilot, q1_pilot)
+    # pilot estimates may place p outside [1 - q0, q1]: Algorithm 1 then clips (flagged)
+    p_f, q0_f, q1_f = check_planning_values(p, q0_pilot, q1_pilot, judge_range=False)
     pilot = check_pilot_size(m_pilot, total)
     q0_t = float(smoothed_pilot(q0_f * pilot, pilot))
     q1_t = float(smoothed_pilot(q1_f * pilot, pilot))

@@ -189,10 +189,12 @@ class CalibrationPlan(Result):
         lines = [self._heading(), f"  {self._planning_values()}"]
         if self.target_width is not None:
             lines.append(f"  target width   : {self.target_width:.4f}")
-        lines.append(f"  {'rule':<12}{'m0':>8}{'m1':>8}{'total':>8}{'width':>10}")
-        for plan in (self, *self.alternatives):
+        plans = (self, *self.alternatives)
+        w = max(7, *(len(str(plan.total)) for plan in plans)) + 1  # a budget of 10^12 fits
+        lines.append(f"  {'rule':<12}{'m0':>{w}}{'m1':>{w}}{'total':>{w}}{'width':>10}")
+        for plan in plans:
             lines.append(
-                f"  {plan.rule:<12}{plan.m0:>8}{plan.m1:>8}{plan.total:>8}{plan.width:10.4f}"
+                f"  {plan.rule:<12}{plan.m0:>{w}}{plan.m1:>{w}}{plan.total:>{w}}{plan.width:10.4f}"
             )
         for rule, saving in self.savings.items():
             lines.append(f"  {self.rule} is {100 * saving:.1f}% shorter than {rule}")

@@ -136,11 +136,15 @@ class ReportDocument(abc.ABC):
 
         Raises
         ------
+        TypeError
+            If ``path`` is not a str or path-like.
         ValueError
-            If the format is unknown or cannot be told from the extension, or the folder does
-            not exist.
+            If the format is unknown or cannot be told from the extension, the folder does
+            not exist, or a file to write exists and is not a regular file (a folder, FIFO,
+            device or symbolic link: it is never replaced; the message names it).
         OSError
-            If a file cannot be written.
+            If a file cannot be written (its ``filename`` is the file that failed); nothing is
+            left behind.
         """
         return save_document(self, path, format, embed_figures)
 

@@ -1,17 +1,21 @@
 """Writing a report to disk, all or nothing: the document and (Markdown) its figure files.
 
 Every file is written to a temporary sibling in the target folder and renamed into place only
-when all of them are complete, so an error leaves nothing behind.
+when all of them are complete, so an error leaves nothing behind. Before anything is written,
+every target is checked: one that exists and is not a regular file (a folder, a FIFO, a device,
+a symbolic link) is refused, never replaced, and the error names that path. If a rename still
+fails, the files already renamed are put back as they were.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FORMATS", "check_format", "save_document"]
+__all__ = ["FORMATS", "check_format", "check_targets", "save_document"]
 
 #: Output formats of :meth:`Report.save`, and the file extensions that select them.
 FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown"}
@@ -33,6 +37,42 @@ def check_format(format: str | None, path: Path) -> str:
     return kind
 
 
+def _kind_of(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    for test, name in (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def check_targets(paths: list[Path]) -> None:
+    """Refuse targets that exist and are not regular files (followed links included).
+
+    Raises
+    ------
+    ValueError
+        Naming the first such path and what it is: it is never replaced.
+    """
+    for target in paths:
+        try:
+            mode = os.lstat(target).st_mode
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(mode):
+            raise ValueError(
+                f"cannot write {os.fspath(target)}: it exists and is {_kind_of(mode)}, not a "
+                "regular file; it is never replaced (remove it or choose another `path`). "
+                "Nothing was written."
+            )
+
+
 def save_document(
     document: Any, path: str | os.PathLike[str], format: str | None, embed_figures: bool | None
 ) -> list[Path]:
@@ -41,6 +81,8 @@ def save_document(
     ``document`` has ``to_html()``, ``to_markdown(figure_stem=None)`` and ``figures`` (name ->
     PNG bytes); Markdown links each figure as ``<stem>_<name>.png`` unless embedding them.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"`path` must be a str or os.PathLike, got {type(path).__name__}.")
     target = Path(path)
     kind = check_format(format, target)
     if not target.resolve().parent.is_dir():
@@ -54,6 +96,7 @@ def save_document(
         files[target] = document.to_markdown(figure_stem=target.stem).encode("utf-8")
         for name, png in document.figures.items():
             files[target.with_name(f"{target.stem}_{name}.png")] = png
+    check_targets(list(files))
     _write_all(files)
     return list(files)
 
@@ -77,9 +120,39 @@ def _write_all(files: dict[Path, bytes]) -> None:
             with os.fdopen(handle, "wb") as stream:
                 stream.write(content)
             os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; a report is shared
-    except BaseException:
+    except BaseException as error:
         for temporary in written.values():
             Path(temporary).unlink(missing_ok=True)
+        if isinstance(error, OSError):  # name the file being written, not its temporary twin
+            raise OSError(error.errno, error.strerror, os.fspath(target)) from None
         raise
-    for target, temporary in written.items():
-        os.replace(temporary, target)
+    _rename_all(written)
+
+
+def _rename_all(written: dict[Path, str]) -> None:
+    """Rename every temporary file into place; on a failure, undo the renames already done.
+
+    A target that existed is first moved aside to a temporary name, so it can be put back.
+    """
+    done: list[tuple[Path, str | None]] = []  # (target, where its old version waits)
+    try:
+        for target, temporary in written.items():
+            aside = None
+            if target.exists():
+                aside = temporary + ".old"
+                os.replace(target, aside)
+            done.append((target, aside))
+            os.replace(temporary, target)
+    except OSError as error:
+        blocked = os.fspath(target)
+        for renamed, aside in reversed(done):
+            if aside is None:
+                renamed.unlink(missing_ok=True)
+            else:
+                os.replace(aside, renamed)
+        for temporary in written.values():
+            Path(temporary).unlink(missing_ok=True)
+        raise OSError(error.errno, error.strerror, blocked) from None
+    for _, aside in done:
+        if aside is not None:
+            Path(aside).unlink(missing_ok=True)

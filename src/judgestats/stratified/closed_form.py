@@ -8,7 +8,10 @@ arXiv 2511.21140 v1 ("Lee et al. v1"). With test shares :math:`w_s = n_s / N`:
   reports it (flag ``clipped`` when a stratum was truncated; :attr:`StratifiedEstimate.theta_raw`
   keeps the sum of the untruncated estimates);
 * interval, ``interval="mover"`` (the default): every stratum's own Lang-Reiczigel interval
-  :math:`[l_s, u_s]` (eqs. 5-7, truncated to [0, 1]) is combined by the method of variance
+  :math:`[l_s, u_s]` (eqs. 5-7, *not* truncated to [0, 1]: cutting a stratum's limits at 0 or 1
+  before combining drops the uncertainty that a stratum near the boundary passes to the sum,
+  and the combined interval undercovered, about 0.90 with a weak stratum near 0 or 1; only the
+  combined interval is truncated) is combined by the method of variance
   estimates recovery (MOVER; Zou and Donner, "Construction of confidence limits about effect
   measures: a general approach", Statistics in Medicine 27, 2008), which recovers each
   stratum's variance separately below and above its estimate from its interval:
@@ -186,6 +189,22 @@ def summed_interval(data: StratifiedData, z: float) -> tuple[float, float]:
     return centre, se
 
 
+def uncut_limits(data: StratifiedData, z: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every stratum's Lang-Reiczigel limits c_s -/+ z se_s (eqs. 5-7) before truncation."""
+    centre_s, se_s, _ = lang_reiczigel_parts(
+        data.p,
+        data.q0,
+        data.q1,
+        data.n.astype(np.float64),
+        data.m0.astype(np.float64),
+        data.m1.astype(np.float64),
+        z,
+        np.sqrt,
+    )
+    centre_s, se_s = np.asarray(centre_s, dtype=float), np.asarray(se_s, dtype=float)
+    return centre_s - z * se_s, centre_s + z * se_s
+
+
 def mover_interval(
     weights: np.ndarray, estimates: np.ndarray, lows: np.ndarray, highs: np.ndarray
 ) -> ConfidenceInterval:
@@ -211,14 +230,10 @@ def _combined(
     z: float,
     interval: str,
 ) -> ConfidenceInterval:
-    """The overall interval: MOVER over the strata's rows, or the summed symmetric form."""
+    """The overall interval: MOVER over the strata's uncut limits, or the summed symmetric form."""
     if interval == "mover":
-        return mover_interval(
-            data.weights,
-            np.array([row.estimate for row in rows]),
-            np.array([row.low for row in rows]),
-            np.array([row.high for row in rows]),
-        )
+        lows, highs = uncut_limits(data, z)
+        return mover_interval(data.weights, np.array([row.estimate for row in rows]), lows, highs)
     return ConfidenceInterval(
         min(1.0, max(0.0, centre - z * se)), min(1.0, max(0.0, centre + z * se))
     )

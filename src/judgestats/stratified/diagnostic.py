@@ -31,6 +31,13 @@ specificity term and the sensitivity term) say which error rate causes the bias.
 Rule: the flag ``pooled_biased`` is raised when :math:`|\text{bias}| > 2\,\text{se}` **and**
 :math:`|\text{bias}| \ge 0.01` (:data:`POOLED_BIAS_Z`, :data:`POOLED_BIAS_MIN`): the difference is
 both statistically clear and large enough to change a reported accuracy at two decimals.
+
+What it cannot see: with small calibration arms ``se`` is large and a real bias of several
+points goes unflagged (``benchmarks/stratified_coverage.py``: 0% flagged at 10-30 labels per
+arm where the pooled interval covered 0.03-0.55). :attr:`PooledBias.undetectable` is
+:math:`2\,\text{se}`, the size below which a bias is not flagged; when the flag is off and
+that exceeds :data:`POOLED_BIAS_MIN`, the printed diagnostic says so next to the estimate, so an
+absent flag is not read as "the pooled correction is fine".
 """
 
 from __future__ import annotations
@@ -128,6 +135,16 @@ class PooledBias(Result):
         """Whether the pooled correction is judged biased (flag ``pooled_biased``)."""
         return "pooled_biased" in self.flags
 
+    @property
+    def undetectable(self) -> float:
+        """The bias size the rule cannot flag: ``POOLED_BIAS_Z * se`` (NaN without an se)."""
+        return POOLED_BIAS_Z * self.se
+
+    @property
+    def blind(self) -> bool:
+        """Unflagged, yet unable to see a bias of :data:`POOLED_BIAS_MIN` or more."""
+        return not self.flagged and not self.undetectable < POOLED_BIAS_MIN  # NaN: blind
+
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict of every number and the flags."""
         out: dict[str, Any] = {
@@ -146,7 +163,7 @@ class PooledBias(Result):
                 "sensitivity_term",
             )
         }
-        out.update(low=self.ci.low, high=self.ci.high)
+        out.update(low=self.ci.low, high=self.ci.high, undetectable=self.undetectable)
         out["flags"] = {flag: FLAG_MESSAGES[flag] for flag in self.flags}
         return to_json(out)
 
@@ -167,6 +184,13 @@ class PooledBias(Result):
             f"  cause: q0 {self.q0_calibration:.4f} in the calibration mix vs {self.q0_test:.4f} "
             f"in the test mix ({self.specificity_term:+.4f}), q1 {self.q1_calibration:.4f} vs "
             f"{self.q1_test:.4f} ({self.sensitivity_term:+.4f})"
+        ) + (
+            f"\n  not flagged, but it cannot see a pooled bias smaller than about "
+            f"{self.undetectable:.3f} with calibration arms this small (interval "
+            f"({self.ci.low:+.3f}, {self.ci.high:+.3f})): the pooled correction may be off by "
+            "that much unseen; the stratified estimate above does not depend on it"
+            if self.blind
+            else ""
         )
 
 

@@ -40,6 +40,27 @@ def add_command(commands: Any) -> None:
     figures.add_argument("--seed", type=INT, default=0, help="random seed (default 0)")
 
 
+def _check_output(args: argparse.Namespace) -> None:
+    """The image format (from the suffix), the output path and the seed, before drawing."""
+    from pathlib import Path
+
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from judgestats._validate import as_generator
+    from judgestats.reporting.saving import check_targets
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = Path(args.output).suffix.lower().lstrip(".")
+    if suffix not in formats:
+        raise UserError(
+            f"cannot tell the image format of {args.output} from its extension "
+            f"{'.' + suffix if suffix else '(none)'}; name it .png, .pdf or .svg (or "
+            f"{', '.join('.' + f for f in sorted(formats) if f not in ('png', 'pdf', 'svg'))})"
+        )
+    check_targets([Path(args.output)])  # a folder, FIFO, device or link is refused
+    as_generator(args.seed)  # a negative seed is refused before anything is drawn
+
+
 def run(args: argparse.Namespace) -> int:
     """Draw the figure and write it; return the exit code."""
     import matplotlib
@@ -53,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not Path(args.output).resolve().parent.is_dir():
         raise UserError(f"cannot write {args.output}: its folder does not exist")
+    _check_output(args)
     drawn = {
         "2": lambda: plots.plot_bias().figure,
         "3": lambda: plots.plot_interval_length().figure,

@@ -124,16 +124,17 @@ def _plan_text(
         if args.width is not None
         else f"budget m = {first.total}: split under each rule"
     )
+    w = max(7, *(len(str(plan.total)) for plan in plans.values())) + 1  # 10^12 fits
     lines = [
         f"judgestats plan: p = {first.p:.4f}, q0 = {first.q0:.4f}, q1 = {first.q1:.4f}, "
         f"test set n = {n}, {fmt_percent(first.confidence_level)} interval",
         f"  {head}",
-        f"  {'rule':<16}{'m0':>8}{'m1':>8}{'total':>8}{'width':>9}{'plug-in':>9}"
+        f"  {'rule':<16}{'m0':>{w}}{'m1':>{w}}{'total':>{w}}{'width':>9}{'plug-in':>9}"
         + (f"{'bayes':>9}" if bayes else ""),
     ]
     for name, plan in plans.items():
         lines.append(
-            f"  {name:<16}{plan.m0:>8}{plan.m1:>8}{plan.total:>8}{plan.width:9.4f}"
+            f"  {name:<16}{plan.m0:>{w}}{plan.m1:>{w}}{plan.total:>{w}}{plan.width:9.4f}"
             f"{plan.plugin_width:9.4f}" + (f"{bayes[name]:9.4f}" if bayes else "")
         )
     lines.append(

@@ -145,6 +145,7 @@ def _target(args: argparse.Namespace) -> tuple[Any, str]:
 
     from judgestats._validate import check_level
     from judgestats.reporting import FORMATS as EXTENSIONS
+    from judgestats.reporting.saving import check_targets
 
     output = Path(args.output)
     kind = args.format or EXTENSIONS.get(output.suffix.lower())
@@ -155,8 +156,7 @@ def _target(args: argparse.Namespace) -> tuple[Any, str]:
         )
     if not output.resolve().parent.is_dir():
         raise UserError(f"cannot write {args.output}: its folder does not exist")
-    if output.is_dir():
-        raise UserError(f"cannot write {args.output}: it is a folder")
+    check_targets([output])  # a folder, FIFO, device or link is refused, never replaced
     check_level(args.confidence_level, "confidence_level")  # named as the other commands do
     return output, kind
 
@@ -180,7 +180,8 @@ def _save(result: Any, output: Any, kind: str, args: argparse.Namespace) -> str:
     """Write a report (all files or none) and say what was written."""
     try:
         written = result.save(output, format=kind, embed_figures=args.embed_figures)
-    except OSError as error:
-        raise UserError(f"cannot write {args.output}: {error.strerror or error}") from None
+    except OSError as error:  # the path that blocked the write, and why; nothing was written
+        where = error.filename or args.output
+        raise UserError(f"cannot write {where}: {error.strerror or error}") from None
     figures = f" (figures: {', '.join(str(path) for path in written[1:])})" if written[1:] else ""
     return f"wrote the {kind} report to {written[0]}{figures}"
