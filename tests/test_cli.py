@@ -208,7 +208,6 @@ def test_crosscheck_command(capsys):
         (["frobnicate"], "invalid choice"),
         (["posterior", *PAPER_COUNTS, "--method", "gibbs"], "invalid choice"),
         (["posterior", *PAPER_COUNTS, "--draws", "0"], "`draws`"),
-        ([], "required"),
     ],
 )
 def test_user_errors_exit_2_with_one_line(capsys, argv, message):

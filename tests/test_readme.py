@@ -1,9 +1,9 @@
-"""The README's command-line examples print exactly what the README shows.
+"""The command-line examples of the README and the documentation print exactly what they show.
 
-Every ```console block of README.md: each ``$ judgestats ...`` line is run (as
-``python -m judgestats ...``) in a temporary folder holding a copy of the bundled example files at
-the paths the README uses, and its stdout and stderr are compared line by line with the lines
-that follow it in the README. ``/…/`` in the README stands for where judgestats is installed.
+Every ```console block of README.md and of the pages under docs/: each ``$ judgestats ...`` line
+is run (as ``python -m judgestats ...``) in a temporary folder holding a copy of the bundled
+example files at the paths the pages use, and its stdout and stderr are compared line by line
+with the lines that follow it. ``/…/`` stands for where judgestats is installed.
 """
 
 from __future__ import annotations
@@ -21,11 +21,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DATASETS = ROOT / "src" / "judgestats" / "datasets"
+#: The hand-written documentation pages (not the build, the generated API pages or the notebooks).
+DOC_PAGES = sorted(
+    path
+    for path in (ROOT / "docs").rglob("*.md")
+    if not {"_build", "api", "gallery"} & set(path.relative_to(ROOT / "docs").parts)
+)
 
 
-def _examples() -> list[tuple[str, str]]:
+def _examples(path: Path) -> list[tuple[str, str]]:
     out = []
-    for block in re.findall(r"```console\n(.*?)```", README.read_text(encoding="utf-8"), re.S):
+    for block in re.findall(r"```console\n(.*?)```", path.read_text(encoding="utf-8"), re.S):
         lines = block.splitlines()
         starts = [i for i, line in enumerate(lines) if line.startswith("$ ")]
         for i, j in zip(starts, [*starts[1:], len(lines)], strict=True):
@@ -33,11 +39,12 @@ def _examples() -> list[tuple[str, str]]:
     return out
 
 
-EXAMPLES = _examples()
+EXAMPLES = [example for path in [README, *DOC_PAGES] for example in _examples(path)]
 
 
 def test_the_readme_has_console_examples():
-    assert len(EXAMPLES) >= 8
+    assert len(_examples(README)) >= 2
+    assert len(EXAMPLES) >= 15
 
 
 @pytest.mark.parametrize(("command", "expected"), EXAMPLES, ids=[c[:60] for c, _ in EXAMPLES])

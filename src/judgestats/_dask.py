@@ -11,13 +11,20 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from judgestats._progress import Bar, progress_bar
+from judgestats._validate import install_hint
 
 __all__ = ["run_chunks"]
 
 
 def _client(client: Any, n_workers: int | None) -> tuple[Any, list[Any]]:
     """Return (Client, things to close afterwards) for the ``client`` argument."""
-    from dask.distributed import Client, LocalCluster
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise ImportError(
+            f"`client` ({client!r}) needs dask.distributed, which is not installed: "
+            f"{install_hint('dask')}."
+        ) from None
 
     if isinstance(client, Client):
         return client, []

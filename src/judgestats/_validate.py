@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "install_hint",
     "CORRECTIONS",
     "DESIGNS",
     "INTERVAL_KINDS",
@@ -505,3 +506,11 @@ def check_classes(classes: Any) -> tuple[Any, ...]:
             "summaries, dictionary keys and model coordinates; rename one."
         )
     return plain
+
+
+def install_hint(extra: str) -> str:
+    """How to install an optional extra, from a clone and from the package index."""
+    return (
+        f"pip install -e '.[{extra}]' in a clone of judgestats, "
+        f"or pip install 'judgestats[{extra}]'"
+    )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgestats._validate import check_choice, check_positive_int
+from judgestats._validate import check_choice, check_positive_int, install_hint
 from judgestats.bayes.diagnostics import TARGET_ACCEPT
 from judgestats.bayes.model import (
     DATA_NAMES,
@@ -236,7 +236,7 @@ def _nutpie_idata(
     except ImportError:
         raise ValueError(
             "`sampler` ('nutpie') needs the optional package nutpie, which is not installed; "
-            "install it (pip install nutpie) or use sampler='pymc'."
+            f"install it ({install_hint('nutpie')}) or use sampler='pymc'."
         ) from None
     if isinstance(compiled, CompiledNUTS):
         raise ValueError(

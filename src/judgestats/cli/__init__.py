@@ -13,9 +13,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from judgestats._version import __version__
 from judgestats.cli.arguments import Parser as _Parser
 from judgestats.cli.arguments import UserError as _UserError
 from judgestats.cli.commands import COMMANDS as _COMMANDS
+from judgestats.cli.examples import HelpFormatter as _HelpFormatter
+from judgestats.cli.examples import epilog as _epilog
 
 __all__ = ["build_parser", "main"]
 
@@ -25,18 +28,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="judgestats",
         description="Bias-corrected accuracy with honest intervals for LLM-as-a-judge "
-        "evaluations (Rogan-Gladen estimate, Lang-Reiczigel interval).",
+        "evaluations (Rogan-Gladen estimate, Lang-Reiczigel interval). "
+        "`judgestats COMMAND --help` describes a command's options and ends with examples.",
+        epilog=_epilog("estimate"),
+        formatter_class=_HelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"judgestats {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     for command in _COMMANDS.values():
         command.add_command(commands)
+    for name, subparser in commands.choices.items():
+        subparser.epilog = _epilog(name)
+        subparser.formatter_class = _HelpFormatter
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 success, 2 user error)."""
     args = None
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # a bare `judgestats`: the help, not "the following arguments are required"
+        print(build_parser().format_help(), end="")
+        return 2
     try:
         args = build_parser().parse_args(argv)
         return int(_COMMANDS[args.command].run(args))

@@ -451,7 +451,7 @@ class ClassBalanceTest(Result):
     statistic : float
         z = (m1/m - theta-hat_RG) / sqrt(phi(1 - phi)/m + Var(theta-hat_RG)).
     p_value : float
-        Two-sided normal p-value, erfc(|z| / sqrt 2).
+        Two-sided normal p-value, ``erfc(|z| / sqrt 2)``.
     flags : tuple of str
         ``("class_balance_shift",)`` when ``p_value`` < :data:`CLASS_BALANCE_ALPHA`.
     """

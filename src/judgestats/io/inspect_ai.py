@@ -8,7 +8,8 @@ appends the person's edit (a ``ScoreEdit`` whose ``provenance.author`` names the
 ``Score.value`` to the edited value. :func:`read_inspect` reads both: the original as the judge's
 verdict and the edit as the human label of that item.
 
-``inspect_ai`` is an optional dependency (``pip install 'judgestats[inspect]'``), imported only when
+``inspect_ai`` is an optional dependency (``pip install -e '.[inspect]'`` in a clone,
+``pip install 'judgestats[inspect]'`` from the package index), imported only when
 a log is read.
 """
 
@@ -22,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgestats._validate import install_hint
 from judgestats.io._items import declared_classes, items_frame, map_classes, map_verdicts
 
 __all__ = ["read_inspect"]
@@ -32,7 +34,7 @@ CORRECT, INCORRECT, PARTIAL, NOANSWER = "C", "I", "P", "N"
 #: Sample fields a reader never needs; skipped when the installed Inspect AI can skip them.
 _HEAVY_FIELDS = frozenset({"messages", "events", "store", "attachments", "output"})
 
-_INSTALL_HINT = "pip install 'judgestats[inspect]'"
+_INSTALL_HINT = install_hint("inspect")
 
 
 def read_inspect(

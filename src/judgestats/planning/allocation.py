@@ -115,8 +115,8 @@ def allocate_calibration(
        :math:`m_1^* = \mathrm{round}(m / (1 + (1/\hat p - 1) \sqrt{\hat\kappa}))`.
     4. Pilot floor: :math:`m_1 = \min(\max(m_1^*, f), m - f)` and :math:`m_0 = m - m_1`.
 
-    Decisions on the paper's text
-    -----------------------------
+    Decisions on the paper's text:
+
     * Step 7 of Lee et al. v1 assigns m1 twice; we read it as ``m0 = m - m1`` (as Lee et al.
       (ICML 2026) does).
     * p-hat near 0: the step-3 formula divides by p-hat. Its limit, m1* -> 0 (the whole budget to

@@ -26,7 +26,6 @@ def add_command(commands: Any) -> None:
         "estimate",
         help="the fast default: Rogan-Gladen + Lang-Reiczigel",
         description="Estimate the true accuracy from counts or an item-level label file.",
-        epilog="example: judgestats estimate --k 400 --n 1000 --k0 140 --m0 200 --k1 180 --m1 200",
     )
     add_data_arguments(estimate)
     add_output_arguments(estimate)
