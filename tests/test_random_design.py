@@ -209,3 +209,83 @@ def test_class_balance_contradiction_switches_to_the_stratified_rule():
     assert rec is not None
     assert "random-sampling assumption fails" in rec.reason
     assert rec.method in ("lang_reiczigel", "guaranteed")
+
+
+def hand_corrected_ppi_pp(k, n, k0, m0, k1, m1):
+    """PPI++ on the 2x2 table with z^2/4 pseudo-items a cell, from the residual's distribution."""
+    z = stats.norm.ppf(0.975)
+    a = z**2 / 4
+    cells = {  # (label, verdict): pseudo-count
+        (1, 1): k1 + a,
+        (1, 0): m1 - k1 + a,
+        (0, 1): m0 - k0 + a,
+        (0, 0): k0 + a,
+    }
+    total = sum(cells.values())
+    prob = {cell: count / total for cell, count in cells.items()}
+    mean_y = sum(p for (y, _), p in prob.items() if y == 1)
+    mean_v = sum(p for (_, v), p in prob.items() if v == 1)
+    cov = prob[(1, 1)] - mean_y * mean_v
+    # all m + n verdicts pooled (labelled ones with their pseudo-items), divisor size - 1
+    ones, size = k + mean_v * total, n + total
+    var_all = ones * (size - ones) / (size * (size - 1))
+    lam = min(1.0, max(0.0, cov / ((1 + (m0 + m1) / n) * var_all)))
+    resid = {cell: cell[0] - lam * cell[1] for cell in cells}
+    mean_r = sum(prob[c] * resid[c] for c in cells)
+    var_r = sum(prob[c] * (resid[c] - mean_r) ** 2 for c in cells)
+    p_tilde = (k + z**2 / 2) / (n + z**2)
+    centre = lam * k / n + mean_r
+    se = math.sqrt(lam**2 * p_tilde * (1 - p_tilde) / n + var_r / (m0 + m1))
+    return centre - z * se, centre + z * se, lam
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [
+        (6, 10, 2, 2, 3, 3),  # a judge without error on 5 labels: plug-in Var(r) = 0
+        (70, 100, 8, 10, 27, 30),
+        (0, 200, 12, 12, 0, 0),  # one class labelled, no verdict "correct"
+    ],
+)
+def test_corrected_ppi_pp_by_hand_on_tiny_tables(counts):
+    low, high, lam = hand_corrected_ppi_pp(*counts)
+    estimate, c_low, c_high, c_lam = ppi_pp_counts(*counts)
+    assert float(c_lam) == pytest.approx(lam, rel=1e-12)
+    assert (float(c_low), float(c_high)) == pytest.approx(
+        (max(0.0, low), min(1.0, high)), rel=1e-12, abs=1e-15
+    )
+    assert c_low <= estimate <= c_high
+    assert c_high - c_low > 0.05  # the plug-in interval collapses on the first and last
+
+
+def test_corrected_ppi_pp_with_an_errorless_judge_is_not_certain():
+    # 30 labels, all correct, judged correct; 1,000 unlabelled, all judged correct
+    _, low, high, _ = ppi_pp_counts(1000, 1000, 0, 0, 30, 30, small_sample=False)
+    assert float(high - low) == 0.0  # plug-in: Var(Y) = Var(Yhat) = 0
+    _, c_low, c_high, _ = ppi_pp_counts(1000, 1000, 0, 0, 30, 30)
+    assert float(c_high) == 1.0 and 0.8 < float(c_low) < 0.99
+
+
+def test_rule_lets_a_strong_judge_on_many_items_beat_the_labels():
+    # 200 random labels (theta about 0.6), a judge with q0, q1 about 0.97, 100,000 items
+    data = jc.JudgeData(k=59400, n=100000, k0=78, m0=80, k1=117, m1=120, design="random")
+    for target in ("population", "items"):
+        found = count_candidates(
+            data.k, data.n, data.k0, data.m0, data.k1, data.m1, target=target, level=0.95
+        )
+        rec = recommend_random(data, 0.95, found, target=target)
+        _, low, high = found["labels_only_blaker"]
+        assert rec.method == "ppi_pp"
+        assert rec.width < 0.8 * (high - low)
+        assert "covered at least" in rec.reason and rec.coverage >= 0.93
+
+
+def test_rule_gives_a_chance_judge_the_labels_alone():
+    data = jc.JudgeData(k=5000, n=10000, k0=100, m0=200, k1=50, m1=100, design="random")
+    for target in ("population", "items"):
+        found = count_candidates(
+            data.k, data.n, data.k0, data.m0, data.k1, data.m1, target=target, level=0.95
+        )
+        rec = recommend_random(data, 0.95, found, target=target)
+        assert rec.method == "labels_only_blaker"
+        assert "the judge adds no information here" in rec.reason

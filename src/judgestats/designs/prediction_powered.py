@@ -440,6 +440,29 @@ def ppi_from_data(
     )
 
 
+def _pp_parts(
+    counts: tuple[np.ndarray, ...], pseudo: float, p_pseudo: float, inflation: float | np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """lambda, the rectified mean, Var(Y - lambda Yhat) and Var(Yhat^u) with pseudo-counts.
+
+    ``pseudo`` is added to each cell of the labelled 2x2 table, ``p_pseudo`` to each of the
+    unlabelled verdict counts (0 and 0: the plug-in moments of ppi-python).
+    """
+    k, n, k0, m0, k1, m1 = counts
+    m = m0 + m1 + 4.0 * pseudo
+    phi = (m1 + 2.0 * pseudo) / m
+    c = (k1 + m0 - k0 + 2.0 * pseudo) / m
+    cov = (k1 + pseudo) / m - phi * c
+    total, size = k + c * m, n + m
+    var_all = total * (size - total) / (size * (size - 1.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.clip(np.where(var_all > 0, cov / (inflation * var_all), 0.0), 0.0, 1.0)
+    var_r = np.maximum(phi * (1 - phi) + lam**2 * c * (1 - c) - 2 * lam * cov, 0.0)
+    p = (k + p_pseudo) / (n + 2.0 * p_pseudo)
+    rectified = lam * k / n + phi - lam * c
+    return lam, rectified, var_r, p * (1 - p)
+
+
 def ppi_pp_counts(
     k: Any,
     n: Any,
@@ -454,13 +477,9 @@ def ppi_pp_counts(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     r"""PPI++ for either estimand, with a small-sample correction (arrays broadcast).
 
-    ``target="population"``: PPI++ of the module docstring (power-tuned lambda). With
-    ``small_sample=True`` the label-side variance Var(Y - lambda Yhat) uses divisor m - 1 and the
-    quantile is Student's t with m - 1 degrees of freedom (the labelled mean is the noisy part;
-    with m = 10 the t quantile is 2.26 instead of 1.96).
-
-    ``target="items"``: the share of truly correct items among all N = n + m items, labelled ones
-    counted with their known label. With T_u the correct unlabelled items and
+    ``target="population"``: PPI++ of the module docstring (power-tuned lambda).
+    ``target="items"``: the share of truly correct items among all N = n + m items, labelled
+    ones counted with their known label. With T_u the correct unlabelled items and
     r = Y - lambda Yhat, T_u / n = lambda p-hat + mean_u(r) and mean_u(r) is estimated by the
     labelled mean of r, so
 
@@ -472,46 +491,54 @@ def ppi_pp_counts(
     estimation error of its rectifier (1/m); p-hat of the unlabelled items is observed, not
     estimated. lambda minimises Var(r): Cov(Y, Yhat) / Var(Yhat), clipped to [0, 1].
 
+    **Small-sample correction** (``small_sample=True``). The plug-in Var(r) of a small labelled
+    set is often 0 or nearly so -- theta near 0 or 1, or a judge that made no error on the m
+    labelled items -- and the Wald interval then claims certainty the labels do not hold. The
+    interval is computed from the labelled 2x2 table with :math:`a = z^2/4` pseudo-items
+    added to each of its four cells (human label x verdict), and with :math:`z^2/2` added to
+    each of the unlabelled verdict counts for Var(Yhat^u):
+
+    .. math:: \tilde n_{yv} = n_{yv} + \frac{z^2}{4}, \quad \tilde m = m + z^2, \quad
+              \tilde p = \frac{k + z^2/2}{n + z^2},
+
+    from which lambda, the centre :math:`\lambda \hat p + \tilde\phi - \lambda \tilde c` and
+    Var(r) follow as above (moments with divisor m-tilde), with the normal quantile z. Each
+    true class gets :math:`z^2/2` pseudo-items, so for
+    lambda = 0 (a judge that carries no information) the interval is the Agresti-Coull
+    interval of the labelled share (Agresti & Coull 1998, "Approximate is better than 'exact'
+    for interval estimation of binomial proportions", The American Statistician 52) -- the
+    2x2 analogue of the add-two-successes-and-two-failures rule of Agresti & Caffo (2000).
+    ``small_sample=False`` is PPI++ as ppi-python computes it (``ppi_mean_ci(lam=None)``), the
+    items target apart. Measured (``benchmarks/random_design.py``, 4,000 replications in each
+    of 2,688 cells per target): the smallest coverage of the corrected interval is 0.938
+    (ppi-python's: 0.044, at m = 10); Student's t with m - 1 degrees of freedom on top of the
+    pseudo-items, tried too, made the interval 6% wider (median, strong judges) for no
+    coverage that the table needs.
+
     Returns
     -------
     estimate, low, high, lam : ndarray
-        Estimate clipped and interval truncated to [0, 1].
+        The PPI++ point estimate (without pseudo-items) clipped to the interval (it lies
+        outside the corrected interval in about 1 in 10,000 simulated datasets), the interval
+        truncated to [0, 1], and the lambda of the interval.
     """
     from judgestats.designs.labels_only import check_target
 
     target = check_target(target)
     level = check_level(confidence_level)
-    k, n, k0, m0, k1, m1 = _check_ppi_counts(k, n, k0, m0, k1, m1)
-    m = m0 + m1
-    phi, c, r = m1 / m, (k1 + m0 - k0) / m, k1 / m
-    p, cov = k / n, r - phi * c
-    total, size = k + c * m, n + m
-    var_all = total * (size - total) / (size * (size - 1.0))
+    counts = _check_ppi_counts(k, n, k0, m0, k1, m1)
+    k, n, k0, m0, k1, m1 = counts
+    m, z = m0 + m1, z_quantile(level)
     inflation = (1.0 + m / n) if target == "population" else 1.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam = np.clip(np.where(var_all > 0, cov / (inflation * var_all), 0.0), 0.0, 1.0)
-    z = z_quantile(level)
-    phi_ac = (m1 + z**2 / 2) / (m + z**2)
-    var_y = np.where((m0 == 0) | (m1 == 0), phi_ac * (1 - phi_ac), phi * (1 - phi))
-    var_r = np.maximum(var_y + lam**2 * c * (1 - c) - 2 * lam * cov, 0.0)
-    if small_sample:
-        from scipy.special import stdtrit
-
-        var_r = var_r * m / np.maximum(m - 1.0, 1.0)
-        quantile = stdtrit(np.maximum(m - 1.0, 1.0), 0.5 + level / 2.0)
-    else:
-        quantile = z
-    rectified = lam * p + phi - lam * c
+    lam_raw, rectified_raw, _, _ = _pp_parts(counts, 0.0, 0.0, inflation)
+    pseudo = (z**2 / 4.0, z**2 / 2.0) if small_sample else (0.0, 0.0)
+    lam, rectified, var_r, var_u = _pp_parts(counts, *pseudo, inflation)
     if target == "population":
-        estimate = rectified
-        se = np.sqrt(lam**2 * p * (1 - p) / n + var_r / m)
+        centre, estimate = rectified, rectified_raw
+        se = np.sqrt(lam**2 * var_u / n + var_r / m)
     else:
-        estimate = (m1 + n * rectified) / size
-        se = (n / size) * np.sqrt(var_r * (1.0 / m + 1.0 / n))
-    low, high = estimate - quantile * se, estimate + quantile * se
-    return (
-        np.clip(estimate, 0.0, 1.0),
-        np.clip(low, 0.0, 1.0),
-        np.clip(high, 0.0, 1.0),
-        lam,
-    )
+        centre, estimate = (m1 + n * rectified) / (n + m), (m1 + n * rectified_raw) / (n + m)
+        se = (n / (n + m)) * np.sqrt(var_r * (1.0 / m + 1.0 / n))
+    low, high = centre - z * se, centre + z * se
+    low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+    return np.clip(estimate, low, high), low, high, lam

@@ -10,7 +10,8 @@ things: how the judge errs, and directly what share is correct. The candidates
     population, hypergeometric over the N items for the items target.
 ``ppi_pp``
     PPI++ (Angelopoulos, Duchi & Zrnic, "PPI++: Efficient Prediction-Powered Inference",
-    arXiv 2311.01453) with the power-tuned lambda and Student's t with m - 1 degrees of freedom
+    arXiv 2311.01453) with the power-tuned lambda, computed from the labelled 2x2 table with z^2/4
+    pseudo-items in each cell (an Agresti-Coull-style small-sample correction)
     (:func:`judgestats.designs.prediction_powered.ppi_pp_counts`).
 ``posterior_eti``, ``posterior_hdi``
     The random-design posterior (:func:`judgestats.posterior`, exact engine; the labelled class
@@ -78,7 +79,7 @@ CANDIDATE_NAMES = (
 CANDIDATE_LABELS = {
     "labels_only_cp": "labels only, Clopper-Pearson",
     "labels_only_blaker": "labels only, Blaker",
-    "ppi_pp": "PPI++ (t, m - 1 df)",
+    "ppi_pp": "PPI++ (Agresti-Coull 2x2)",
     "posterior_eti": "posterior median + equal-tailed",
     "posterior_hdi": "posterior mode + HDI",
 }
