@@ -10,10 +10,7 @@ What is counted, statically (``ast`` and ``tokenize``, nothing is imported):
   function's (or nested class's) lines count for the nested function, not for its parent: each
   function is measured on its own lines. Methods are functions (``Class.method``).
 
-``KNOWN_OVER_LIMIT`` lists today's offenders with their size when listed: a shrinking allow-list
-while modules are split. An offender not listed fails; a listed entry that is no longer over its
-limit (or no longer exists: the module was split or moved) fails too, so that the list only
-shrinks: delete the entry. Never add one.
+Every module and function is within its limit; there is no allow-list.
 """
 
 from __future__ import annotations
@@ -29,10 +26,6 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1] / "src" / "judgestats"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 60
 
-#: Today's offenders -> their size when listed ("path" for a module's lines, "path:function"
-#: for a function's lines of code; paths relative to src/judgestats). Only ever delete entries;
-#: the sizes are for information (the number to get under is the limit, not these).
-KNOWN_OVER_LIMIT: dict[str, int] = {}
 
 _NOT_CODE = {
     tokenize.COMMENT,
@@ -98,7 +91,7 @@ def function_sizes(source: str) -> dict[str, int]:
 
 
 def measure(package_dir: Path = PACKAGE_DIR) -> dict[str, int]:
-    """Every module and function over its limit -> its size (keys as in KNOWN_OVER_LIMIT)."""
+    """Every module and function over its limit -> its size ("path" or "path:function")."""
     over: dict[str, int] = {}
     for path in sorted(package_dir.rglob("*.py")):
         rel = path.relative_to(package_dir).as_posix()
@@ -113,20 +106,11 @@ def measure(package_dir: Path = PACKAGE_DIR) -> dict[str, int]:
 
 
 def test_no_module_or_function_over_its_limit():
-    unlisted = {key: size for key, size in measure().items() if key not in KNOWN_OVER_LIMIT}
-    assert not unlisted, (
+    over = measure()
+    assert not over, (
         f"over the limit ({MAX_MODULE_LINES} lines per module, {MAX_FUNCTION_LINES} lines of "
         "code per function; see this file's docstring): split them\n"
-        + "\n".join(f"  {key}: {size}" for key, size in unlisted.items())
-    )
-
-
-def test_allow_list_has_no_stale_entries():
-    over = measure()
-    stale = sorted(key for key in KNOWN_OVER_LIMIT if key not in over)
-    assert not stale, (
-        "no longer over the limit (split, moved or gone): delete from KNOWN_OVER_LIMIT\n  "
-        + "\n  ".join(stale)
+        + "\n".join(f"  {key}: {size}" for key, size in over.items())
     )
 
 
