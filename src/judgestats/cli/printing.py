@@ -149,7 +149,38 @@ def with_random_design(output: str, data: JudgeData, args: argparse.Namespace) -
         f": {report['assumption']}"
     )
     lines.append(_class_balance_line(report["class_balance"], data))
+    if args.command == "estimate":
+        lines.append(
+            "  which to report: the one interval the cross-check recommends for these data "
+            "(by simulated coverage in this regime; it may be none of these, e.g. the labels "
+            "alone): "
+            f"{_crosscheck_command(args)}"
+        )
     return "\n".join(lines)
+
+
+#: ``estimate`` options that ``crosscheck`` does not take, and whether each has a value.
+_ESTIMATE_ONLY = {"--interval": True, "--json": False}
+
+
+def _crosscheck_command(args: argparse.Namespace) -> str:
+    """The ``judgestats crosscheck`` command of the data of this ``estimate`` command."""
+    import shlex
+
+    words = list(getattr(args, "argv", None) or ["estimate", "..."])
+    words[words.index("estimate")] = "crosscheck"
+    kept: list[str] = []
+    skip = False
+    for word in words:
+        if skip:  # the value of an option left out
+            skip = False
+            continue
+        name, equals, _ = word.partition("=")
+        if name in _ESTIMATE_ONLY:
+            skip = _ESTIMATE_ONLY[name] and not equals
+            continue
+        kept.append(word)
+    return shlex.join(["judgestats", *kept])
 
 
 def _class_balance_line(balance: dict[str, Any] | None, data: JudgeData) -> str:
