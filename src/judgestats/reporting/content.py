@@ -231,7 +231,7 @@ class Report(ReportDocument):
             if tuple(fmt4(v) for v in values) == shown:
                 return rows, index
         rows.append(
-            (self.recommended_label(), *(float(v) for v in (rec.estimate, rec.low, rec.high)))
+            (self.recommended_label(), float(rec.estimate), float(rec.low), float(rec.high))
         )
         return rows, len(rows) - 1
 
