@@ -138,5 +138,8 @@ html_theme_options = {
     "show_toc_level": 2,
     "secondary_sidebar_items": ["page-toc"],
 }
+# A first visit has no stored colour mode: without a default the theme's script logs
+# "Got invalid theme mode" as a console error (tests/test_pages_in_browser.py looks for those).
+html_context = {"default_mode": "auto"}
 html_static_path: list[str] = []
 html_show_sourcelink = False

@@ -109,7 +109,15 @@ def test_html_shows_what_the_cli_prints(values, level, tmp_path, capsys):
     # the cross-check table: every row, every number, as `judgestats crosscheck` prints it
     expected = cli_rows(crosscheck_out, CROSSCHECK_LABELS)
     assert len(expected) == 4
-    assert {row[0]: row[1:] for row in found["intervals"][1:]} == expected
+    shown = {row[0]: row[1:] for row in found["intervals"][1:]}
+    # plus the recommended interval where it is none of those rows (the headline is a row)
+    label, *numbers = re.search(
+        r"recommended: (.+?) (\S+) \((\S+), (\S+)\), \S+ interval", crosscheck_out
+    ).groups()
+    if label not in expected:
+        width = f"{float(numbers[2]) - float(numbers[1]):.4f}"
+        expected[label] = [*numbers, width]
+    assert shown == expected
     # judge quality: mean, median, ETI and HDI of theta, q0, q1, J as `judgestats posterior`
     expected = cli_rows(posterior_out, ("theta", "q0", "q1", "youden"))
     shown = {row[0].split()[0].replace("J", "youden"): row[2:] for row in found["posterior"][1:]}

@@ -9,29 +9,12 @@ screenshot is taken under the test's temporary directory.
 """
 
 import json
-import os
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
+from _browser import CHROMIUM, PROBE, RECORDER, chromium
 
 from judgestats.cli import main
-
-CHROMIUM = next(
-    (
-        path
-        for path in (
-            shutil.which("chromium"),
-            shutil.which("chromium-browser"),
-            shutil.which("google-chrome"),
-            "/usr/bin/chromium",
-        )
-        if path and os.access(path, os.X_OK)
-    ),
-    None,
-)
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
@@ -40,62 +23,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 COUNTS = ["--k", "400", "--n", "1000", "--k0", "140", "--m0", "200", "--k1", "180", "--m1", "200"]
-
-# Runs before anything else on the page: records every error it can see.
-RECORDER = """<script>
-window.__errors = [];
-window.addEventListener("error", function (e) {
-  var t = e.target;
-  window.__errors.push(t && t !== window && t.tagName
-    ? "resource failed: " + t.tagName + " " + String(t.src || t.href).slice(0, 80)
-    : "script error: " + e.message);
-}, true);
-window.addEventListener("unhandledrejection", function (e) {
-  window.__errors.push("unhandled rejection: " + e.reason);
-});
-["error", "warn"].forEach(function (level) {
-  var original = console[level];
-  console[level] = function () {
-    window.__errors.push("console." + level + ": " + Array.prototype.join.call(arguments, " "));
-    return original.apply(console, arguments);
-  };
-});
-</script>"""
-
-# Runs on load: writes what the test checks into the DOM, where --dump-dom can read it.
-PROBE = """<script>
-window.addEventListener("load", function () {
-  var images = Array.prototype.map.call(document.images, function (img) {
-    return {id: img.parentElement.id, complete: img.complete, width: img.naturalWidth,
-            height: img.naturalHeight};
-  });
-  var sections = Array.prototype.map.call(document.querySelectorAll("section"),
-                                          function (s) { return s.id; });
-  var out = document.createElement("pre");
-  out.id = "judgestats-probe";
-  out.textContent = JSON.stringify({errors: window.__errors, images: images,
-                                    sections: sections, title: document.title,
-                                    text: document.body.innerText.length});
-  document.body.appendChild(out);
-});
-</script>"""
-
-
-def _chromium(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess:
-    command = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--hide-scrollbars",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--enable-logging=stderr",
-        "--v=0",
-        *arguments,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +41,7 @@ def test_report_renders_without_errors_and_with_figures(html_report, tmp_path):
         page.replace("<head>", "<head>" + RECORDER, 1).replace("</body>", PROBE + "</body>", 1),
         encoding="utf-8",
     )
-    run = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", instrumented.as_uri())
+    run = chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", instrumented.as_uri())
     assert run.returncode == 0, run.stderr[-2000:]
     match = re.search(r'<pre id="judgestats-probe">(.*?)</pre>', run.stdout, re.S)
     assert match is not None, "the page's load event never ran: " + run.stdout[:500]
@@ -153,7 +80,7 @@ def test_recorder_sees_a_broken_page(tmp_path):
         "<script>undefinedFunction();</script>" + PROBE + "</body></html>",
         encoding="utf-8",
     )
-    run = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", broken.as_uri())
+    run = chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", broken.as_uri())
     match = re.search(r'<pre id="judgestats-probe">(.*?)</pre>', run.stdout, re.S)
     probe = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
     assert any("undefinedFunction" in error for error in probe["errors"])
@@ -163,7 +90,7 @@ def test_recorder_sees_a_broken_page(tmp_path):
 
 def test_screenshot(html_report, tmp_path):
     shot = tmp_path / "report.png"
-    run = _chromium(
+    run = chromium(
         tmp_path, "--window-size=1200,2400", f"--screenshot={shot}", html_report.as_uri()
     )
     assert run.returncode == 0, run.stderr[-2000:]
@@ -208,7 +135,7 @@ def test_grouped_report_renders_without_errors(tmp_path):
         page.replace("<head>", "<head>" + RECORDER, 1).replace("</body>", PROBE + "</body>", 1),
         encoding="utf-8",
     )
-    run = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", instrumented.as_uri())
+    run = chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", instrumented.as_uri())
     assert run.returncode == 0, run.stderr[-2000:]
     match = re.search(r'<pre id="judgestats-probe">(.*?)</pre>', run.stdout, re.S)
     assert match is not None, "the page's load event never ran: " + run.stdout[:500]

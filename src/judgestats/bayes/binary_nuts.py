@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from judgestats._validate import check_choice, check_positive_int, install_hint
+from judgestats.bayes._quiet import quiet_dependencies, quiet_import
 from judgestats.bayes.diagnostics import TARGET_ACCEPT
 from judgestats.bayes.model import (
     DATA_NAMES,
@@ -195,7 +196,7 @@ def _data_groups(data: JudgeData) -> dict[str, dict[str, np.ndarray]]:
 def _to_idata(
     values: dict[str, np.ndarray], data: JudgeData, stats: dict[str, np.ndarray]
 ) -> az.InferenceData:
-    import arviz as az
+    az = quiet_import("arviz")
 
     groups = _data_groups(data)
     return az.from_dict(
@@ -208,7 +209,7 @@ def _to_idata(
 
 def _with_data_groups(idata: Any, data: JudgeData) -> Any:
     """Keep nutpie's posterior (our variables) and sample stats; add the data groups."""
-    import arviz as az
+    az = quiet_import("arviz")
 
     keep = [name for name in POSTERIOR_NAMES if name in idata.posterior]
     groups = {"posterior": idata.posterior[keep]}
@@ -245,7 +246,8 @@ def _nutpie_idata(
         )
 
     def factory() -> Any:
-        return nutpie.compile_pymc_model(build_model(_PLACEHOLDER[data.design], prior))
+        with quiet_dependencies():  # PyTensor's BLAS notice
+            return nutpie.compile_pymc_model(build_model(_PLACEHOLDER[data.design], prior))
 
     key = ("nutpie", data.design, prior)
     model = factory() if compiled is None else compiled.get(key, factory)

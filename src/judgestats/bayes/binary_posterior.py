@@ -34,6 +34,7 @@ from judgestats._validate import (
     check_open_probabilities,
     check_positive_int,
 )
+from judgestats.bayes._quiet import quiet_import
 from judgestats.bayes.diagnostics import (
     CONTRADICTION_PROB,
     ESS_MIN,
@@ -128,7 +129,7 @@ class Posterior(Result):
         """
         if self.sampled is not None:
             return self.sampled
-        import arviz as az
+        az = quiet_import("arviz")
 
         values = self.engine.sample(self.n_draws * self.n_chains, random_seed=self.seed)
         posterior_group = {
@@ -242,7 +243,7 @@ class Posterior(Result):
             }
         frame = pd.DataFrame.from_dict(rows, orient="index")
         if self.method == "nuts":
-            import arviz as az
+            az = quiet_import("arviz")
 
             extra = az.summary(self.idata, var_names=list(VARIABLES), kind="diagnostics")
             frame = frame.join(extra[["mcse_mean", "ess_bulk", "ess_tail", "r_hat"]])

@@ -75,6 +75,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from judgestats._validate import check_positive_real
+from judgestats.bayes._quiet import quiet_import
 from judgestats.bayes.diagnostics import convergence, convergence_flags
 from judgestats.bayes.nuts import CompiledNUTS, NutsCache
 
@@ -239,7 +240,7 @@ def build_compare_model(
         the ``pm.Data`` containers of :data:`DATA_NAMES`; :func:`set_compare_data` swaps in new
         counts of the same structure.
     """
-    import pymc as pm
+    pm = quiet_import("pymc")
 
     prior = ComparePrior() if prior is None else prior
     counts = CompareCounts(cells, test, calib_a, calib_b)
@@ -280,7 +281,7 @@ def _whitened_logit_q(sigma: Any, data: dict[str, Any], prior: ComparePrior) -> 
     through the free ``mu_white`` ~ N(0, 1). 2x2 algebra written out per arm, in forms that stay
     accurate as sigma -> 0.
     """
-    import pymc as pm
+    pm = quiet_import("pymc")
     import pytensor.tensor as pt
 
     loc, scale2, s2 = prior.mu_loc, prior.mu_scale**2, sigma**2
@@ -333,7 +334,7 @@ def _calibration_precision(data: dict[str, Any]) -> tuple[Any, Any]:
 
 def _paired_likelihood(p: Any, cells: Any, n_pairs: Any) -> None:
     """Multinomial verdict cells with a Frechet-bounded joint probability (module docstring)."""
-    import pymc as pm
+    pm = quiet_import("pymc")
     import pytensor.tensor as pt
 
     association = pm.Uniform("association", 0.0, 1.0)
@@ -346,7 +347,7 @@ def _paired_likelihood(p: Any, cells: Any, n_pairs: Any) -> None:
 
 def set_compare_data(model: pm.Model, counts: CompareCounts) -> None:
     """Swap ``counts`` into a model made by :func:`build_compare_model` of the same structure."""
-    import pymc as pm
+    pm = quiet_import("pymc")
 
     pm.set_data(counts.values(), model=model)
 
@@ -493,7 +494,7 @@ def _to_idata(
     model: Any, values: dict[str, np.ndarray], stats: dict[str, np.ndarray], counts: CompareCounts
 ) -> Any:
     """InferenceData with posterior (dims ``model``, ``arm``), sample stats and the counts."""
-    import arviz as az
+    az = quiet_import("arviz")
 
     dims = {name: list(dim) for name, dim in model.named_vars_to_dims.items() if dim}
     observed: dict[str, Sequence[int]] = {"k0": counts.calib_a[:1], "k1": counts.calib_a[2:3]}

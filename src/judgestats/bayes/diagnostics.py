@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from judgestats.bayes._quiet import quiet_import
 from judgestats.results import WEAK_YOUDEN, register_flags
 
 __all__ = [
@@ -105,7 +106,7 @@ register_flags({key: message for key, message in FLAGS.items() if key not in SHA
 
 def convergence(idata: Any, var_names: tuple[str, ...]) -> dict[str, float]:
     """Max R-hat, min bulk and tail ESS over ``var_names`` and the number of divergences."""
-    import arviz as az
+    az = quiet_import("arviz")
 
     post = idata.posterior[list(var_names)]
     values = {

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from judgestats.bayes._quiet import quiet_import
 from judgestats.results import ConfidenceInterval, IntervalResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -207,7 +208,7 @@ def importance_draws(
 
 def pareto_k(weights: np.ndarray) -> float:
     """Pareto k-hat of the weights' upper tail (``arviz.psislw``; module docstring)."""
-    import arviz as az
+    az = quiet_import("arviz")
 
     if len(weights) < 5:  # too few draws to fit a tail; the ESS flag speaks for them
         return math.inf

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from judgestats.bayes._quiet import quiet_import
 from judgestats.bayes.diagnostics import convergence, convergence_flags
 from judgestats.bayes.priors import DirichletPrior, checked_prior
 
@@ -102,7 +103,7 @@ def build_kclass_model(data: KClassData, prior: DirichletPrior | None = None) ->
         (dim ``class``); the potential ``diagonal_dominance`` (D); observed ``confusion``,
         ``test`` and, with the random design, ``labelled_classes``.
     """
-    import pymc as pm
+    pm = quiet_import("pymc")
     import pytensor.tensor as pt
 
     prior = checked_prior(prior, DirichletPrior).for_classes(data.size)
@@ -130,7 +131,7 @@ def build_kclass_model(data: KClassData, prior: DirichletPrior | None = None) ->
 
 def set_kclass_data(model: Any, spec: tuple[KClassData, DirichletPrior]) -> None:
     """Swap ``(data, prior)`` (beta resolved) into a model of :func:`build_kclass_model`."""
-    import pymc as pm
+    pm = quiet_import("pymc")
 
     pm.set_data(_data_values(*spec), model=model)
 
@@ -140,7 +141,7 @@ def set_kclass_data(model: Any, spec: tuple[KClassData, DirichletPrior]) -> None
 # -------------------------------------------------------------------------------------------
 def kclass_idata(pi: np.ndarray, c: np.ndarray, data: KClassData, **extra: Any) -> Any:
     """InferenceData of pi (chain, draw, class), C (chain, draw, true, judged) and p."""
-    import arviz as az
+    az = quiet_import("arviz")
 
     names = [str(k) for k in data.classes]
     p = np.einsum("...ij,...i->...j", c, pi)

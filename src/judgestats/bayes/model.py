@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from judgestats.bayes._quiet import quiet_import
 from judgestats.bayes.priors import Prior, as_prior
 from judgestats.data import DESIGNS, JudgeData
 
@@ -122,7 +123,7 @@ def build_model(data: JudgeData, prior: Prior | None = None) -> pm.Model:
 
     Without the truncation q0 and q1 are plain independent ``pm.Beta`` variables.
     """
-    import pymc as pm
+    pm = quiet_import("pymc")
     import pytensor.tensor as pt
 
     prior = _check_inputs(data, prior)
@@ -150,7 +151,7 @@ def build_model(data: JudgeData, prior: Prior | None = None) -> pm.Model:
 
 def set_counts(model: pm.Model, data: JudgeData) -> None:
     """Swap the counts of ``data`` into a model made by :func:`build_model` (``pm.set_data``)."""
-    import pymc as pm
+    pm = quiet_import("pymc")
 
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgestats.bayes._quiet import quiet_dependencies, quiet_import
 from judgestats.bayes.model import POSTERIOR_NAMES, set_counts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -309,7 +310,7 @@ def nuts_step(model: pm.Model, target_accept: float) -> Any:
     validation (``trust_input``) is skipped: about half of the per-leapfrog overhead of a
     3-parameter model.
     """
-    import pymc as pm
+    pm = quiet_import("pymc")
 
     with model:
         step = pm.NUTS(target_accept=target_accept)
@@ -319,6 +320,7 @@ def nuts_step(model: pm.Model, target_accept: float) -> Any:
     return step
 
 
+@quiet_dependencies()  # PyTensor's BLAS notice, on a process's first compilation
 def compile_nuts(
     model: pm.Model,
     *,

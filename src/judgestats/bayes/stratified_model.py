@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgestats.bayes._quiet import quiet_import
 from judgestats.bayes.nuts import CompiledNUTS, NutsCache
 from judgestats.bayes.priors import StratifiedPrior, checked_prior
 
@@ -173,7 +174,7 @@ def build_stratified_model(data: Any, prior: StratifiedPrior | None = None) -> p
         deterministics ``q0``, ``q1``, ``youden`` (S each) and ``theta`` (the weighted sum);
         the potential ``better_than_chance``; observed ``k``, ``k0``, ``k1``.
     """
-    import pymc as pm
+    pm = quiet_import("pymc")
     import pytensor.tensor as pt
 
     counts = data if isinstance(data, StratifiedCounts) else StratifiedCounts.from_data(data)
@@ -225,7 +226,7 @@ def _population_means(l_hat: Any, precision: Any) -> Any:
     c = v (MU_LOC/MU_SCALE^2 + sum_s P_s l_hat_s), P_s = 1/(tau^2 + 1/I_s); the potential
     ``mu_prior`` adds log Normal(mu; MU_LOC, MU_SCALE) + log sqrt(v), the exact density of w.
     """
-    import pymc as pm
+    pm = quiet_import("pymc")
     import pytensor.tensor as pt
 
     variance = 1.0 / (MU_SCALE**-2 + pt.sum(precision, axis=1))
@@ -246,7 +247,7 @@ def _offsets(l_hat: Any, info: Any, shrink: Any, tau: Any, mu: Any, size: int) -
     b = (1 + tau^2 I)^(-1/2) (``shrink`` = 1 + tau^2 I); the potential ``z_prior`` adds
     log N(z; 0, 1) + log b, the exact density of e.
     """
-    import pymc as pm
+    pm = quiet_import("pymc")
     import pytensor.tensor as pt
 
     white = pm.Flat("z_white", shape=(2, size))
@@ -257,7 +258,7 @@ def _offsets(l_hat: Any, info: Any, shrink: Any, tau: Any, mu: Any, size: int) -
 
 def set_stratified_data(model: pm.Model, counts: StratifiedCounts) -> None:
     """Swap ``counts`` into a model of :func:`build_stratified_model` with as many strata."""
-    import pymc as pm
+    pm = quiet_import("pymc")
 
     pm.set_data(counts.values(), model=model)
 
@@ -318,7 +319,7 @@ def stratified_idata(
     ``posterior`` maps names to arrays (chain, draw, ...); ``sample_stats`` (NUTS) is added when
     given.
     """
-    import arviz as az
+    az = quiet_import("arviz")
 
     coords = {"stratum": list(counts.strata)}
     extra: dict[str, Any] = {}

@@ -53,6 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         args = build_parser().parse_args(argv)
+        args.argv = argv  # what was typed: a command may print the command to run next
         return int(_COMMANDS[args.command].run(args))
     except (_UserError, ValueError, TypeError, ImportError) as error:
         # ImportError: an optional extra a reader needs is missing (its message says which)

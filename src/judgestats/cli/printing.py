@@ -19,6 +19,8 @@ __all__ = [
     "emit",
     "json_text",
     "nuts_diagnostic_lines",
+    "question_line",
+    "with_question",
     "with_random_design",
 ]
 
@@ -60,6 +62,45 @@ def check_lines(diagnostics: dict[str, Any]) -> list[str]:
         f"{d['p_value_k0']:.3f}, k1 {d['p_value_k1']:.3f}; P(J < 0.2) {d['prob_weak']:.3f}; "
         f"P(q0 + q1 > 1 | calibration) {d['prob_better_than_chance']:.3f}"
     ]
+
+
+# ---- which question an estimate answers: one epoch, or every judgment clustered by item ----------
+def question_line(args: argparse.Namespace, items: Any = None) -> str | None:
+    """What is estimated when items repeat or one epoch is kept (None when neither applies).
+
+    ``items`` are the rows read (after --epoch); their ids repeat when items were judged
+    several times, and the estimate is then clustered over every judgment.
+    """
+    epoch = getattr(args, "epoch", None)
+    if epoch is not None:
+        return (
+            f"  question: the accuracy of epoch {epoch}'s answers alone (one judgment per "
+            "item); `judgestats estimate` without --epoch answers another, the accuracy over "
+            "all epochs' answers with the judgments of one item clustered: report the one "
+            "your question asks about"
+        )
+    if items is None or not bool(items["id"].astype(str).duplicated().any()):
+        return None
+    if "epoch" in items.columns and items["epoch"].nunique() > 1:
+        return (
+            f"  question: the accuracy over all {items['epoch'].nunique()} epochs' answers "
+            "(every judgment counts; the judgments of one item are clustered by id); "
+            "`--epoch N` answers another, the accuracy of epoch N's answers alone: report "
+            "the one your question asks about"
+        )
+    return (
+        "  question: the accuracy over every judgment (rows whose id repeats are one item "
+        "judged several times, clustered by id); keep one row per item for one judging "
+        "round's accuracy"
+    )
+
+
+def with_question(text: str, line: str | None) -> str:
+    """``text`` with ``line`` (from :func:`question_line`) after its first line."""
+    if line is None:
+        return text
+    first, _, rest = text.partition("\n")
+    return "\n".join([first, line, rest]) if rest else f"{first}\n{line}"
 
 
 # ---- --design random: PPI / PPI++ and the class-balance test (judgestats.designs) ----------------
@@ -108,7 +149,38 @@ def with_random_design(output: str, data: JudgeData, args: argparse.Namespace) -
         f": {report['assumption']}"
     )
     lines.append(_class_balance_line(report["class_balance"], data))
+    if args.command == "estimate":
+        lines.append(
+            "  which to report: the one interval the cross-check recommends for these data "
+            "(by simulated coverage in this regime; it may be none of these, e.g. the labels "
+            "alone): "
+            f"{_crosscheck_command(args)}"
+        )
     return "\n".join(lines)
+
+
+#: ``estimate`` options that ``crosscheck`` does not take, and whether each has a value.
+_ESTIMATE_ONLY = {"--interval": True, "--json": False}
+
+
+def _crosscheck_command(args: argparse.Namespace) -> str:
+    """The ``judgestats crosscheck`` command of the data of this ``estimate`` command."""
+    import shlex
+
+    words = list(getattr(args, "argv", None) or ["estimate", "..."])
+    words[words.index("estimate")] = "crosscheck"
+    kept: list[str] = []
+    skip = False
+    for word in words:
+        if skip:  # the value of an option left out
+            skip = False
+            continue
+        name, equals, _ = word.partition("=")
+        if name in _ESTIMATE_ONLY:
+            skip = _ESTIMATE_ONLY[name] and not equals
+            continue
+        kept.append(word)
+    return shlex.join(["judgestats", *kept])
 
 
 def _class_balance_line(balance: dict[str, Any] | None, data: JudgeData) -> str:

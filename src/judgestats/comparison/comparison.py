@@ -242,7 +242,7 @@ def compare(
     diag = diagnose(inputs, level)
     judge_warnings, judge_notes = judge_findings(inputs, diag, output.estimate, level)
     theta = dict(zip("AB", point_estimates(inputs), strict=True))
-    found = judge_warnings + data_findings(inputs, theta) + method_warnings
+    found = judge_warnings + data_findings(inputs, theta, method) + method_warnings
     flags, messages = _keyed(found)
     note_keys, note_messages = _keyed(input_notes(input_keys) + judge_notes + method_notes)
     result = Comparison(

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeGuard
 
 from judgestats._html import fmt_percent
+from judgestats.bayes.diagnostics import ADVICE as POSTERIOR_ADVICE
 from judgestats.bayes.diagnostics import FLAGS as POSTERIOR_FLAGS
 from judgestats.comparison.estimators import rogan_gladen_counts
 from judgestats.comparison.inputs import CompareInputs, youden_of
@@ -43,7 +44,10 @@ __all__ = [
     "WARNING_FLAGS",
     "Finding",
     "JudgeDiagnostics",
+    "COMMAND_LINE_WORDING",
+    "SMALL_CALIBRATION_ADVICE",
     "bootstrap_findings",
+    "command_line_text",
     "monte_carlo_findings",
     "convergence_finding",
     "data_findings",
@@ -78,7 +82,7 @@ WARNING_FLAGS = register_flags(
         "bootstrap_monte_carlo_error": "the Monte Carlo error of the bootstrap interval's ends "
         "is large (a tenth of its width or more, or enough to move an end across zero, or the "
         "interval had to be widened to hold its estimate): the verdict may change with the "
-        "seed; increase `n_resamples` (--n-resamples)",
+        "seed; increase `n_resamples`",
         "bootstrap_dropped_replicates": "some bootstrap replicates had a judge no better than "
         "chance (J <= 0) and were dropped: the calibration set cannot rule out a useless judge, "
         "so the bootstrap intervals understate the uncertainty",
@@ -298,8 +302,24 @@ def judge_findings(
     return found, notes
 
 
-def data_findings(inputs: CompareInputs, theta: dict[str, float]) -> list[Finding]:
-    """Warnings about the counts: an estimate outside [0, 1], a small calibration arm."""
+#: What to do about a small calibration arm, per method in use (never the method in use itself).
+SMALL_CALIBRATION_ADVICE = {
+    "delta": "the normal approximations of the delta method are rough; prefer "
+    "method='bootstrap' or, better, method='bayes'",
+    "bootstrap": "the bootstrap resamples so few labels coarsely and its intervals can "
+    "undercover; method='bayes' models the calibration counts exactly",
+    "bayes": "the posterior, used here, needs no normal approximation, but with so few labels "
+    "the prior weighs more: check that the verdict holds under another `prior`",
+}
+
+
+def data_findings(
+    inputs: CompareInputs, theta: dict[str, float], method: str = "delta"
+) -> list[Finding]:
+    """Warnings about the counts: an estimate outside [0, 1], a small calibration arm.
+
+    The small-arm advice depends on ``method``, the method in use, and never recommends it.
+    """
     found = [
         _finding(
             "p_outside_judge_range",
@@ -317,8 +337,7 @@ def data_findings(inputs: CompareInputs, theta: dict[str, float]) -> list[Findin
             _finding(
                 "small_calibration",
                 f"a calibration arm used for model {' and '.join(small)} has fewer than "
-                f"{SMALL_CALIBRATION} items: the normal approximations are rough; prefer "
-                "method='bootstrap' or method='bayes'.",
+                f"{SMALL_CALIBRATION} items: {SMALL_CALIBRATION_ADVICE[method]}.",
             )
         )
     return found
@@ -369,8 +388,7 @@ def monte_carlo_findings(ci: ConfidenceInterval, details: dict[str, Any]) -> lis
                 if details["extended_to_estimate"]
                 else ""
             )
-            + ": the verdict may change with the seed; increase `n_resamples` "
-            "(--n-resamples).",
+            + ": the verdict may change with the seed; increase `n_resamples`.",
         )
     ]
 
@@ -383,7 +401,10 @@ def convergence_finding(flags: tuple[str, ...], diagnostics: dict[str, Any]) -> 
     """One warning for the NUTS convergence flags (keys of :mod:`judgestats.bayes.diagnostics`)."""
     if not flags:
         return []
-    details = "; ".join(POSTERIOR_FLAGS[flag] for flag in flags)
+    # the single-model advice (method='exact') does not apply: the comparison has its own
+    details = "; ".join(
+        POSTERIOR_FLAGS[flag].removesuffix(f"; {POSTERIOR_ADVICE}") for flag in flags
+    )
     ess = min(diagnostics["ess_bulk"], diagnostics["ess_tail"])
     message = (
         f"the comparison posterior may be unreliable ({details}; max R-hat "
@@ -391,6 +412,27 @@ def convergence_finding(flags: tuple[str, ...], diagnostics: dict[str, Any]) -> 
         f"divergences): {CONVERGENCE_ADVICE}."
     )
     return [Finding(tuple(flags), message)]
+
+
+#: The advice above speaks Python; the command line says the same with its options.
+COMMAND_LINE_WORDING = {
+    "method='bootstrap'": "--method bootstrap",
+    "method='bayes'": "--method bayes",
+    "calibration='model_specific'": "--calibration model_specific",
+    "increase `n_resamples`": "increase --n-resamples",
+    CONVERGENCE_ADVICE: "increase --draws and --tune, try a more informative prior "
+    "(--prior-theta, --sigma-scale)",
+    "another `prior`": "another prior (--prior-theta, --sigma-scale)",
+    "pass item-level judgestats.ModelLabels": "give item-level label files (--labels-a and "
+    "--labels-b, or --log-a and --log-b with --human)",
+}
+
+
+def command_line_text(text: str) -> str:
+    """``text`` with the Python advice of this module in command-line options."""
+    for python, option in COMMAND_LINE_WORDING.items():
+        text = text.replace(python, option)
+    return text
 
 
 # -------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from judgestats._html import fmt4, fmt_percent
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.reporting import html, markdown
-from judgestats.reporting.figures import draw_judge, draw_theta, png
+from judgestats.reporting.figures import draw_judge, draw_theta, png, theta_size
 from judgestats.reporting.layout import DESIGN_TEXT, VARIABLE_LABELS, VARIABLES
 from judgestats.reporting.saving import save_document
 from judgestats.results import FLAG_MESSAGES
@@ -203,13 +203,46 @@ class Report(ReportDocument):
             rows.append(("source file", self.source))
         return rows
 
-    def interval_rows(self) -> list[tuple[str, ...]]:
-        """The cross-check table: method, estimate, low, high, width (four decimals)."""
+    def recommended_label(self) -> str:
+        """The recommended interval's display name (with its level where it is not the table's)."""
+        rec = self.recommended
+        label = str(getattr(rec, "label", getattr(rec, "method", "recommended interval")))
+        level = getattr(rec, "level", self.prob)
+        return label if level == self.prob else f"{label} ({fmt_percent(level)})"
+
+    def interval_values(self) -> tuple[list[tuple[str, float, float, float]], int | None]:
+        """The table's rows as numbers (label, estimate, low, high), and the recommended row.
+
+        The rows of the cross-check, then the recommended interval where it is none of them
+        (the guaranteed interval, PPI++, the labels alone): the headline interval is always a
+        row of the table. The index is that of the row the headline reports (None without one).
+        """
         from judgestats.recommendation import ROW_LABELS
 
-        return [
-            (ROW_LABELS[key], *(fmt4(v) for v in (value, low, high, high - low)))
+        rows = [
+            (ROW_LABELS[key], float(value), float(low), float(high))
             for key, (value, low, high) in self.crosscheck.rows.items()
+        ]
+        rec = self.recommended
+        if rec is None:
+            return rows, None
+        shown = tuple(fmt4(v) for v in (rec.estimate, rec.low, rec.high))
+        for index, (_, *values) in enumerate(rows):
+            if tuple(fmt4(v) for v in values) == shown:
+                return rows, index
+        rows.append(
+            (self.recommended_label(), float(rec.estimate), float(rec.low), float(rec.high))
+        )
+        return rows, len(rows) - 1
+
+    def interval_rows(self) -> list[tuple[str, ...]]:
+        """The cross-check table: method, estimate, low, high, width (four decimals).
+
+        Its last row is the recommended interval where that is none of the cross-check's rows.
+        """
+        return [
+            (label, *(fmt4(v) for v in (value, low, high, high - low)))
+            for label, value, low, high in self.interval_values()[0]
         ]
 
     @cached_property
@@ -351,7 +384,7 @@ class Report(ReportDocument):
     def figures(self) -> dict[str, bytes]:
         """PNG bytes of each figure in :data:`~judgestats.reporting.layout.FIGURES`."""
         return {
-            "theta": png(partial(draw_theta, self), (7.5, 4.2)),
+            "theta": png(partial(draw_theta, self), theta_size(self)),
             "judge": png(partial(draw_judge, self), (7.5, 3.2)),
         }
 
@@ -446,7 +479,7 @@ class GroupedReport(ReportDocument):
     def figures(self) -> dict[str, bytes]:
         """PNG bytes of each group's theta figure, named ``group<i>_theta`` (i from 1)."""
         return {
-            f"group{index}_theta": png(partial(draw_theta, section), (7.5, 4.2))
+            f"group{index}_theta": png(partial(draw_theta, section), theta_size(section))
             for index, section in enumerate(self.sections, start=1)
             if section is not None
         }

@@ -16,15 +16,18 @@ import numpy as np
 from judgestats._html import fmt_percent
 from judgestats.reporting.layout import VARIABLE_LABELS
 
-__all__ = ["data_uri", "draw_judge", "draw_theta", "png"]
+__all__ = ["data_uri", "draw_judge", "draw_theta", "png", "theta_size"]
 
 
 def png(draw: Callable[[Any], None], size: tuple[float, float]) -> bytes:
-    """Draw on a fresh Figure (no pyplot state, no backend switch) and return PNG bytes."""
+    """Draw on a fresh Figure (no pyplot state, no backend switch) and return PNG bytes.
+
+    ``draw`` receives the :class:`~matplotlib.figure.Figure` and adds its own axes.
+    """
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=size, layout="constrained")
-    draw(figure.subplots())
+    draw(figure)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110)
     return buffer.getvalue()
@@ -35,24 +38,83 @@ def data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def draw_theta(report: Any, ax: Any) -> None:
-    """The cross-check's theta figure of a :class:`Report`, with its recommended interval."""
-    report.crosscheck.plot(ax=ax)
-    rec = report.recommended
-    if rec is not None:
-        y = ax.get_ylim()[0]
-        ax.plot(
-            [rec.low, rec.high],
-            [y * 0.9] * 2,
-            color="tab:red",
-            lw=4,
-            label=f"recommended: {getattr(rec, 'method', '')}",
-        )
-        ax.legend(fontsize="small", loc="upper right")
+#: Colours of the interval rows, in table order; the recommended row is drawn in red.
+ROW_COLOURS = ("tab:gray", "tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown")
+RECOMMENDED_COLOUR = "tab:red"
 
 
-def draw_judge(report: Any, ax: Any) -> None:
+def theta_size(report: Any) -> tuple[float, float]:
+    """The theta figure's size: the density panel, then one row per interval."""
+    return 8.0, 3.2 + 0.36 * len(report.interval_values()[0])
+
+
+def _theta_range(report: Any, rows: list[tuple[str, float, float, float]]) -> tuple[float, float]:
+    """The x range: every interval and the bulk of the posterior, padded, within [0, 1]."""
+    post = report.posterior
+    ends = [v for _, _, low, high in rows for v in (low, high) if np.isfinite(v)]
+    ends += [float(post.quantile(0.0005)), float(post.quantile(0.9995))]
+    low, high = min(ends), max(ends)
+    pad = max(0.06 * (high - low), 0.01)
+    return max(0.0, low - pad), min(1.0, high + pad)
+
+
+def draw_theta(report: Any, figure: Any) -> None:
+    """The posterior density of theta, and beneath it each interval of the table on its own row.
+
+    Two panels share the x axis: the density above, the rows of
+    :meth:`~judgestats.reporting.content.Report.interval_values` below (labelled with the
+    methods' display names, a dot at each point estimate); the recommended row is red, and its
+    interval is shaded under the density. No legend covers the curve: the rows are labelled on
+    the axis.
+    """
+    rows, recommended = report.interval_values()
+    top, bottom = figure.subplots(
+        2, 1, sharex=True, gridspec_kw={"height_ratios": [2.6, 0.36 * len(rows) + 0.3]}
+    )
+    x_low, x_high = _theta_range(report, rows)
+    grid = np.linspace(x_low, x_high, 801)
+    density = np.asarray(report.posterior.pdf(grid), dtype=float)
+    top.plot(grid, density, color="black", lw=1.5)
+    if recommended is not None:
+        _, _, low, high = rows[recommended]
+        inside = (grid >= low) & (grid <= high)
+        top.fill_between(grid[inside], density[inside], color=RECOMMENDED_COLOUR, alpha=0.15)
+    top.set_ylim(bottom=0.0)
+    top.set_ylabel("posterior density")
+    top.set_title(
+        f"theta: posterior density ({report.posterior.method}) and "
+        f"{fmt_percent(report.prob)} intervals",
+        fontsize="medium",
+    )
+    _interval_rows(bottom, rows, recommended)
+    bottom.set_xlim(x_low, x_high)
+    bottom.set_xlabel("true accuracy theta")
+
+
+def _interval_rows(ax: Any, rows: list[tuple[str, float, float, float]], pick: int | None) -> None:
+    """One row per interval (first row on top), its display name as the tick label."""
+    labels = []
+    for i, (label, value, low, high) in enumerate(rows):
+        colour = RECOMMENDED_COLOUR if i == pick else ROW_COLOURS[i % len(ROW_COLOURS)]
+        if np.isfinite(low) and np.isfinite(high):
+            ax.plot([low, high], [i, i], color=colour, lw=4 if i == pick else 3, clip_on=False)
+            if np.isfinite(value):
+                ax.plot([value], [i], "o", color=colour, ms=6, clip_on=False)
+        else:
+            ax.annotate("n/a", (0.5, i), xycoords=("axes fraction", "data"), va="center")
+        labels.append(f"{label}\n(recommended)" if i == pick else label)
+    ax.set_yticks(range(len(rows)), labels, fontsize="small")
+    if pick is not None:
+        ax.get_yticklabels()[pick].set_color(RECOMMENDED_COLOUR)
+        ax.get_yticklabels()[pick].set_fontweight("bold")
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.grid(axis="x", color="0.9")
+    ax.tick_params(axis="y", length=0)
+
+
+def draw_judge(report: Any, figure: Any) -> None:
     """The posterior densities of q0 and q1 of a :class:`Report`, with their ETIs."""
+    ax = figure.subplots()
     post = report.posterior
     grid = np.linspace(0.0, 1.0, 801)
     for var, colour in (("q0", "tab:purple"), ("q1", "tab:olive")):
@@ -69,4 +131,6 @@ def draw_judge(report: Any, ax: Any) -> None:
     ax.set_xlabel("rate")
     ax.set_ylabel("density")
     ax.set_title("Judge quality")
-    ax.legend(fontsize="small", loc="upper left")
+    ax.set_ylim(bottom=0.0)
+    # outside the axes, so that it never covers a curve
+    figure.legend(loc="outside lower center", ncols=2, fontsize="small", frameon=False)

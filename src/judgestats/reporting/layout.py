@@ -19,8 +19,9 @@ __all__ = [
 
 #: Figures of a report: file suffix -> caption.
 FIGURES = {
-    "theta": "Posterior density of the true accuracy theta, with every interval drawn beneath "
-    "it (dot: the point estimate of that row).",
+    "theta": "Posterior density of the true accuracy theta (above; shaded: the recommended "
+    "interval) and each interval of the table on its own row beneath it (dot: that row's point "
+    "estimate; red: the recommended interval).",
     "judge": "Posterior densities of the judge's specificity q0 and sensitivity q1, with their "
     "equal-tailed credible intervals.",
 }
@@ -46,8 +47,9 @@ POSTERIOR_HEADER = (
 )
 #: Caption of the theta figure of one group of a grouped report.
 GROUP_FIGURE = (
-    "Posterior density of theta in this group, with every interval drawn beneath "
-    "it (dot: the point estimate of that row)."
+    "Posterior density of theta in this group (above; shaded: the recommended interval) and "
+    "each interval of its table on its own row beneath it (dot: that row's point estimate; "
+    "red: the recommended interval)."
 )
 
 #: The calibration design in words (the inputs table).

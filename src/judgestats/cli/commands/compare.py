@@ -289,6 +289,7 @@ def _add_reader_options(group: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the comparison; return the exit code."""
     from judgestats.comparison import compare
+    from judgestats.comparison.diagnostics import command_line_text
 
     prior = _prior(args)
     if any(getattr(args, name) is not None for name in _ITEM_INPUTS):
@@ -317,7 +318,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.json:
         return emit(json_text(result.to_dict() | ({"sources": sources} if sources else {})))
-    lines = [*header, str(result)]
+    lines = [*header, command_line_text(str(result))]
     if args.method == "bayes":
         lines += nuts_diagnostic_lines(result.details["convergence"])
     return emit("\n".join(lines))

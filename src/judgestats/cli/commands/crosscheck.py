@@ -12,7 +12,14 @@ from typing import Any
 from judgestats.cli.commands.posterior import add_posterior_command_arguments
 from judgestats.cli.grouping import grouping
 from judgestats.cli.inputs import data_from_arguments, items_from_arguments, posterior_options
-from judgestats.cli.printing import emit, json_text, nuts_diagnostic_lines, with_random_design
+from judgestats.cli.printing import (
+    emit,
+    json_text,
+    nuts_diagnostic_lines,
+    question_line,
+    with_question,
+    with_random_design,
+)
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 
@@ -34,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
         return emit(_items_text(items_from_arguments(args), by, args))
     data = data_from_arguments(args)
     output = crosscheck_text(data, args)
+    if not args.json:
+        output = with_question(output, question_line(args))
     if data.design == "random":
         output = with_random_design(output, data, args)
     return emit(output)
@@ -67,4 +76,6 @@ def _items_text(items: Any, by: list[str], args: argparse.Namespace) -> str:
             correction=args.correction or "holm",
             **posterior_options(args),
         )
-    return json_text(result.to_dict()) if args.json else str(result)
+    if args.json:
+        return json_text(result.to_dict())
+    return with_question(str(result), question_line(args))

@@ -13,7 +13,13 @@ from typing import Any
 from judgestats.cli.arguments import UserError, add_data_arguments, add_output_arguments
 from judgestats.cli.grouping import grouping
 from judgestats.cli.inputs import data_from_arguments, items_from_arguments
-from judgestats.cli.printing import emit, json_text, with_random_design
+from judgestats.cli.printing import (
+    emit,
+    json_text,
+    question_line,
+    with_question,
+    with_random_design,
+)
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 
@@ -46,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
         return emit(grouped)
     data = data_from_arguments(args)
     output = estimate_text(data, args)
+    if not args.json:
+        output = with_question(output, question_line(args))
     if data.design == "random":
         output = with_random_design(output, data, args)
     return emit(output)
@@ -103,7 +111,7 @@ def _items_text(items: Any, by: list[str], args: argparse.Namespace) -> str:
         )
     if args.json:
         return json_text(result.to_dict())
-    text = str(result)
+    text = with_question(str(result), question_line(args, items))
     if args.design == "random" and not by:
         text += (
             "\n  random design: PPI / PPI++ and the class-balance test are not shown for "
