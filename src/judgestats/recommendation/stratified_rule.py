@@ -23,9 +23,9 @@ PPI++ under the random design. The rule:
    zero width (Lang-Reiczigel's (0, 0) when k = 0 clips the estimate) is never eligible,
    whatever its table coverage (earned on the cell's other datasets): it states no uncertainty
    about the accuracy; the reason names it. Conflicts that the posterior flags are named in the
-   reason but change nothing (the table's simulations hold such datasets in their proportion). With a random labelled sample the candidates are
-   Lang-Reiczigel (computed given the realised arms, where the stratified table applies) and
-   PPI++.
+   reason but change nothing (the table's simulations hold such datasets in their
+   proportion). With a random labelled sample the candidates are Lang-Reiczigel (computed given
+   the realised arms, where the stratified table applies) and PPI++.
 3. **The pick.** The narrowest eligible interval on these data. If none is eligible, the
    guaranteed interval (:func:`judgestats.guaranteed_ci`: coverage at least the level for every
    accuracy and judge, by construction, over all datasets), widened where necessary to contain
