@@ -45,7 +45,14 @@ those datasets beside it.
     python benchmarks/kclass_coverage.py [--quick] [--reps 10000] [--k 3 5]
         [--judges strong medium weak] [--shares balanced skewed rare] [--m 10 30 100]
         [--n 500 5000 100000] [--workers 2] [--seed 20261124] [--check 20] [--posterior]
-        [--posterior-reps 200] [--proposals 200000] [--tag T]
+        [--posterior-reps 200] [--proposals 200000] [--recommended] [--recommended-reps 200]
+        [--skip-grid] [--tag T]
+
+With ``--recommended`` a block measures ``judgestats.kclass.kclass_recommended`` (closed form
+where defined and m >= 10, else the posterior, else a guaranteed interval) on the cells of
+:data:`RECOMMENDED_CELLS` (weak judges, 8-30 labels per class), counting every dataset: the share
+that needed the fallback and the coverage over all datasets (target 0.945). ``--skip-grid`` runs
+the added blocks only.
 
 Prints a table and writes benchmarks/results/kclass_coverage.json (kclass_coverage_quick.json
 with ``--quick``: 500 replications per cell; ``--tag T`` appends ``_T``).
@@ -483,6 +490,100 @@ def evaluate_posterior_cell(cell: dict) -> dict:
     }
 
 
+# -- the recommended interval (kclass_recommended) over every dataset ---------------------------
+#: Cells of the recommended block: (K, judge, shares, m, n); 8 labels per class lies below the
+#: rule's CLOSED_FORM_MIN_M, so every dataset there goes to the posterior.
+RECOMMENDED_CELLS = (
+    (3, "weak", "balanced", 8, 5000),
+    (3, "weak", "balanced", 10, 5000),
+    (3, "weak", "rare", 30, 5000),
+    (5, "weak", "balanced", 10, 5000),
+    (5, "weak", "skewed", 30, 5000),
+    (3, "medium", "skewed", 10, 5000),
+)
+
+
+def evaluate_recommended_cell(cell: dict) -> dict:
+    """Coverage of kclass_recommended's interval counting every dataset of the cell.
+
+    The closed form (batched, as in the grid) answers where the rule takes it: defined and every
+    class with at least CLOSED_FORM_MIN_M items; every other dataset goes through
+    the rule's next steps: the posterior (computed once per dataset for every target, with the
+    seed ``kclass_recommended`` would get), else ``kclass_recommended`` itself. Reports the share of
+    datasets that needed the fallback and, per target, the coverage over all datasets and over
+    the fallback datasets alone. The cell's stream is its own (spawn key 10,000 + its position
+    in :data:`RECOMMENDED_CELLS`), so m = 8 needs no place in the grid.
+    """
+    from judgestats import JudgeStatsWarning
+    from judgestats.frequentist import z_quantile
+    from judgestats.kclass import KClassData, kclass_posterior, kclass_recommended
+    from judgestats.kclass.recommended import CLOSED_FORM_MIN_M
+
+    start = time.perf_counter()
+    size, judge, share, m, n = cell["spec"]
+    reps = cell["reps"]
+    test, confusion = simulate(
+        size, judge, share, m, n, reps, cell_rng(cell["seed"], cell["index"])
+    )
+    pi = np.asarray(SHARES[size][share], dtype=float)
+    weights = targets(size)
+    truth = np.array([a @ pi for a in weights.values()])
+    closed = defined_mask(test, confusion) & (
+        confusion.sum(axis=-1).min(axis=-1) >= CLOSED_FORM_MIN_M
+    )
+    low = np.full((reps, len(weights)), np.nan)
+    high = np.full_like(low, np.nan)
+    if closed.any():
+        batch = batched_intervals(test[closed], confusion[closed], z_quantile(LEVEL))
+        low[closed], high[closed] = batch["adjusted_low"], batch["adjusted_high"]
+    methods: dict[str, int] = {}
+    for r in np.flatnonzero(~closed):
+        data = KClassData(CLASSES[size], test=test[r], confusion=confusion[r])
+        options = {"random_seed": cell["seed"] + r, "proposals": cell["proposals"]}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", JudgeStatsWarning)
+            try:  # the rule's posterior step, computed once for every target
+                post = kclass_posterior(data, prob=LEVEL, **options)
+            except ValueError:
+                post = None
+            usable = post is not None and "importance_heavy_tail" not in post.flags
+            for t, a in enumerate(weights.values()):
+                row = post.functional(a) if usable else kclass_recommended(data, a, **options)
+                low[r, t], high[r, t] = row.low, row.high
+        method = "posterior" if usable else row.method
+        methods[method] = methods.get(method, 0) + 1
+    covered = (low <= truth) & (truth <= high)
+    fallback = ~closed
+    return {
+        "K": size, "judge": judge, "shares_name": share, "m": m, "n": n, "reps": reps,
+        "proposals": cell["proposals"],
+        "fallback_fraction": float(fallback.mean()),
+        "fallback_methods": methods,
+        "coverage_all": dict(zip(weights, covered.mean(axis=0).tolist(), strict=True)),
+        "coverage_fallback": dict(
+            zip(weights, (covered[fallback].mean(axis=0) if fallback.any() else truth * np.nan)
+                .tolist(), strict=True)
+        ),
+        "width_all": dict(zip(weights, (high - low).mean(axis=0).tolist(), strict=True)),
+        "seconds": time.perf_counter() - start,
+    }  # fmt: skip
+
+
+def print_recommended(rows: list[dict]) -> None:
+    """Per cell: the fallback share, the smallest coverage over the targets (all datasets)."""
+    print("\nrecommended interval (kclass_recommended), coverage counting every dataset:")
+    for r in rows:
+        worst = min(r["coverage_all"], key=r["coverage_all"].get)
+        fall = [v for v in r["coverage_fallback"].values() if v == v]
+        print(
+            f"  K={r['K']} {r['judge']} {r['shares_name']} m={r['m']} n={r['n']} ({r['reps']} "
+            f"datasets): fallback {r['fallback_fraction']:.3f} {r['fallback_methods']}; "
+            f"min coverage {r['coverage_all'][worst]:.3f} ({worst}), mean "
+            f"{np.mean(list(r['coverage_all'].values())):.3f}"
+            + (f"; on the fallback datasets min {min(fall):.3f}" if fall else "")
+        )
+
+
 # -- printing --------------------------------------------------------------------------------------
 def _summary_names(size: int) -> list[str]:
     return ["win_A"] if size == 3 else ["mean_score", "top2"]
@@ -636,6 +737,11 @@ def main() -> int:
     parser.add_argument("--posterior-reps", type=int, default=200)
     parser.add_argument("--proposals", type=int, default=200_000, help="posterior proposals")
     parser.add_argument("--tag", default="", help="suffix of the JSON file (a sub-grid's run)")
+    parser.add_argument(
+        "--recommended", action="store_true", help="add the kclass_recommended block"
+    )
+    parser.add_argument("--recommended-reps", type=int, default=200)
+    parser.add_argument("--skip-grid", action="store_true", help="run only the added blocks")
     args = parser.parse_args()
     reps = args.reps or (500 if args.quick else 10000)
 
@@ -659,20 +765,24 @@ def main() -> int:
         for m in args.m
         for n in args.n
     ]
+    if args.skip_grid:
+        cells = []
     start = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(evaluate_cell, cells, chunksize=4))
     seconds = time.perf_counter() - start
-    summary = summarise(results)
-    print_table(results)
-    print(
-        f"\n{len(cells)} cells x {reps} datasets in {seconds:.0f} s on {args.workers} workers; "
-        f"level {LEVEL}. undef% = datasets kclass_estimate rejects (left out of the corrected "
-        "methods' coverage); proj% = defined datasets whose raw shares were projected; "
-        "min share = the smallest coverage over the K class shares ± its Monte Carlo se; "
-        "summaries = win rate of A, ties half (K = 3) / mean score, top-2 share (K = 5)."
-    )
-    print_summary(summary)
+    summary = summarise(results) if results else {}
+    if results:
+        print_table(results)
+        print(
+            f"\n{len(cells)} cells x {reps} datasets in {seconds:.0f} s on {args.workers} "
+            f"workers; level {LEVEL}. undef% = datasets kclass_estimate rejects (left out of "
+            "the corrected methods' coverage); proj% = defined datasets whose raw shares were "
+            "projected; min share = the smallest coverage over the K class shares ± its Monte "
+            "Carlo se; summaries = win rate of A, ties half (K = 3) / mean score, top-2 share "
+            "(K = 5)."
+        )
+        print_summary(summary)
 
     posterior_rows: list[dict] | None = None
     posterior_seconds = None
@@ -699,6 +809,24 @@ def main() -> int:
             print_posterior(posterior_rows)
             print(f"posterior block: {posterior_seconds:.0f} s")
 
+    recommended_rows: list[dict] | None = None
+    if args.recommended:
+        rcells = [
+            {
+                "spec": spec,
+                "reps": args.recommended_reps,
+                "seed": args.seed,
+                "index": 10_000 + i,
+                "proposals": args.proposals,
+            }
+            for i, spec in enumerate(RECOMMENDED_CELLS)
+        ]
+        rstart = time.perf_counter()
+        with ProcessPoolExecutor(args.workers) as pool:
+            recommended_rows = list(pool.map(evaluate_recommended_cell, rcells))
+        print_recommended(recommended_rows)
+        print(f"recommended block: {time.perf_counter() - rstart:.0f} s")
+
     path = write_results(
         "kclass_coverage" + ("_quick" if args.quick else "") + (f"_{args.tag}" if args.tag else ""),
         {
@@ -716,6 +844,7 @@ def main() -> int:
             "cells_detail": results,
             "posterior": posterior_rows,
             "posterior_seconds": posterior_seconds,
+            "recommended": recommended_rows,
         },
     )
     print(f"wrote {path}")

@@ -36,12 +36,13 @@ def small_nuts():
 
 # -- the model -------------------------------------------------------------------------------------
 def test_model_variables_truncated():
+    """With the truncation the model samples (p, u0, u1) (build_model's Notes)."""
     model = build_model(SMALL)
-    assert {v.name for v in model.free_RVs} == {"theta", "q0", "q1_scaled"}
-    assert {v.name for v in model.deterministics} == {"q1", "p", "youden"}
+    assert {v.name for v in model.free_RVs} == {"p", "q0_scaled", "q1_scaled"}
+    assert {v.name for v in model.deterministics} == {"theta", "q0", "q1", "youden"}
     assert {v.name for v in model.observed_RVs} == {"k", "k0", "k1"}
     assert set(model.data_vars and [v.name for v in model.data_vars]) == set(DATA_NAMES.values())
-    assert [p.name for p in model.potentials] == ["q1_prior"]
+    assert [p.name for p in model.potentials] == ["prior"]
 
 
 def test_model_variables_untruncated():
@@ -58,52 +59,68 @@ def test_set_counts_swaps_data():
     assert int(model["m1"].get_value()) == 200
 
 
+FREE = ("p", "q0_scaled", "q1_scaled")
+
+
 def test_deterministics_match_definition():
     model = build_model(SMALL)
-    inputs = [model.rvs_to_values[model[name]] for name in ("theta", "q0", "q1_scaled")]
-    outputs = model.replace_rvs_by_values([model["q1"], model["p"], model["youden"]])
+    inputs = [model.rvs_to_values[model[name]] for name in FREE]
+    names = ("theta", "q0", "q1", "youden")
+    outputs = model.replace_rvs_by_values([model[name] for name in names])
     fn = model.compile_fn(outputs, inputs=inputs, point_fn=False)
-    q1, p, youden = fn(0.3, 1.1, -0.4)
-    theta, q0, v = special.expit([0.3, 1.1, -0.4])
-    assert q1 == pytest.approx(1 - q0 + q0 * v)
-    assert p == pytest.approx(theta * q1 + (1 - theta) * (1 - q0))
+    theta, q0, q1, youden = fn(0.3, 1.1, -0.4)
+    p, u0, u1 = special.expit([0.3, 1.1, -0.4])
+    assert q0 == pytest.approx(1 - p + p * u0)
+    assert q1 == pytest.approx(p + (1 - p) * u1)
     assert youden == pytest.approx(q0 + q1 - 1)
+    assert p == pytest.approx(theta * q1 + (1 - theta) * (1 - q0))  # theta solves the model's p
+    assert 0 < theta < 1 and youden > 0
 
 
 PRIOR = Prior(theta=(2.0, 3.0), q0=(3.0, 2.0), q1=(4.0, 1.5))
 
 
 def _prior_logp_fn(prior):
-    """Density of the model's prior on (q0, v) in the constrained space (no Jacobian of logit)."""
+    """Density of the model's prior on (p, u0, u1) in the constrained space (no logit Jacobian)."""
     model = build_model(SMALL, prior)
-    logp = model.logp(vars=[model["q0"], model["q1_scaled"], *model.potentials], jacobian=False)
+    logp = model.logp(vars=[*(model[name] for name in FREE), *model.potentials], jacobian=False)
     fn = model.compile_fn(
-        logp,
-        inputs=[model.rvs_to_values[model["q0"]], model.rvs_to_values[model["q1_scaled"]]],
-        point_fn=False,
+        logp, inputs=[model.rvs_to_values[model[name]] for name in FREE], point_fn=False
     )
-    return lambda q0, v: float(fn(special.logit(q0), special.logit(v)))
+    return lambda p, u0, u1: float(fn(*special.logit([p, u0, u1])))
 
 
 def test_truncated_prior_equals_truncated_product():
-    """log pi(q0, q1) = log Beta(q0) + log Beta(q1) after the change of variables (q0, v) -> q1."""
+    """log pi(theta, q0, q1) = log Beta(theta) + log Beta(q0) + log Beta(q1) on q0 + q1 > 1
+    after the change of variables (p, u0, u1) -> (theta, q0, q1), Jacobian p (1 - p) / J."""
     fn = _prior_logp_fn(PRIOR)
     rng = np.random.default_rng(0)
-    for q0, v in rng.uniform(0.02, 0.98, size=(25, 2)):
-        q1 = 1 - q0 + q0 * v
-        density_q0_q1 = fn(q0, v) - np.log(q0)  # divide by |dq1/dv| = q0
-        expected = stats.beta.logpdf(q0, *PRIOR.q0) + stats.beta.logpdf(q1, *PRIOR.q1)
-        assert density_q0_q1 == pytest.approx(expected, rel=1e-6, abs=1e-6)
+    for theta, q0, q1 in rng.uniform(0.02, 0.98, size=(40, 3)):
+        if q0 + q1 <= 1:
+            continue
+        p = theta * q1 + (1 - theta) * (1 - q0)
+        u0, u1, youden = (q0 - 1 + p) / p, (q1 - p) / (1 - p), q0 + q1 - 1
+        density = fn(p, u0, u1) - np.log(p * (1 - p) / youden)
+        expected = (
+            stats.beta.logpdf(theta, *PRIOR.theta)
+            + stats.beta.logpdf(q0, *PRIOR.q0)
+            + stats.beta.logpdf(q1, *PRIOR.q1)
+        )
+        assert density == pytest.approx(expected, rel=1e-6, abs=1e-6)
 
 
 def test_truncated_prior_mass_is_truncation_probability():
-    """The density on (q0, v) integrates to P(q0 + q1 > 1) under the untruncated product."""
+    """The density on (p, u0, u1) integrates to P(q0 + q1 > 1) under the untruncated product
+    (Monte Carlo over the unit cube: the change of variables covers the triangle exactly once)."""
     fn = _prior_logp_fn(PRIOR)
-    mass, _ = integrate.dblquad(lambda v, q0: np.exp(fn(q0, v)), 0, 1, 0, 1, epsabs=1e-7)
+    rng = np.random.default_rng(1)
+    cube = rng.uniform(size=(20000, 3))
+    values = np.exp([fn(*point) for point in cube])
     expected, _ = integrate.quad(
         lambda q0: stats.beta.pdf(q0, *PRIOR.q0) * stats.beta.sf(1 - q0, *PRIOR.q1), 0, 1
     )
-    assert mass == pytest.approx(expected, rel=1e-5)
+    se = values.std() / np.sqrt(values.size)
+    assert abs(values.mean() - expected) < 4 * se
 
 
 # -- NUTS against an independent reference -----------------------------------------------------

@@ -209,12 +209,14 @@ DATA = jc.JudgeData(k=14, n=40, k0=6, m0=9, k1=9, m1=11, design="random")
 
 
 def value_point(theta, q0, q1, prior):
-    point = {"theta_logodds__": logit(theta), "q0_logodds__": logit(q0)}
-    if prior.better_than_chance:
-        point["q1_scaled_interval__"] = logit(1 - (1 - q1) / q0)
-    else:
-        point["q1_logodds__"] = logit(q1)
-    return point
+    if prior.better_than_chance:  # the model's coordinates (p, u0, u1): build_model's Notes
+        p = theta * q1 + (1 - theta) * (1 - q0)
+        return {
+            "p_interval__": logit(p),
+            "q0_scaled_interval__": logit((q0 - 1 + p) / p),
+            "q1_scaled_interval__": logit((q1 - p) / (1 - p)),
+        }
+    return {"theta_logodds__": logit(theta), "q0_logodds__": logit(q0), "q1_logodds__": logit(q1)}
 
 
 def test_model_is_the_multinomial_times_the_binomial():
@@ -241,12 +243,10 @@ def test_model_reduces_to_stratified_without_the_class_counts():
     ).compile_logp()
     rng = np.random.default_rng(4)
     for _ in range(5):
-        point = {
-            "theta_logodds__": rng.normal(),
-            "q0_logodds__": rng.normal(1),
-            "q1_scaled_interval__": rng.normal(),
-        }
-        theta = expit(point["theta_logodds__"])
+        theta, q0, q1 = expit(rng.normal()), expit(rng.normal(1)), expit(rng.normal(2))
+        if q0 + q1 <= 1:
+            continue
+        point = value_point(theta, q0, q1, prior)
         difference = random_logp(point) - stratified_logp(point)
         assert difference == pytest.approx(binom.logpmf(DATA.m1, DATA.m, theta), rel=1e-10)
 

@@ -155,8 +155,10 @@ SUBPACKAGES = {
         "KClassData",
         "KClassEstimate",
         "KClassPosterior",
+        "KClassRecommendation",
         "kclass_estimate",
         "kclass_posterior",
+        "kclass_recommended",
     },
     "planning": {
         "PLAN_FLAGS",

@@ -38,6 +38,7 @@ from judgestats.bayes._quiet import quiet_import
 from judgestats.bayes.diagnostics import (
     CONTRADICTION_PROB,
     ESS_MIN,
+    EXACT_CHECK_Z,
     FLAGS,
     PREDICTIVE_ALPHA,
     R_HAT_MAX,
@@ -45,6 +46,7 @@ from judgestats.bayes.diagnostics import (
     WEAK_YOUDEN,
     convergence,
     convergence_flags,
+    exact_agreement,
     predictive_p_values,
     truncation_probability,
 )
@@ -99,9 +101,11 @@ class Posterior(Result):
         Size of :attr:`idata` (draws per chain, chains).
     diagnostics : dict
         NUTS: ``r_hat`` (max over theta, q0, q1), ``ess_bulk`` / ``ess_tail`` (min),
-        ``divergences``. Both methods: ``p_value_k``, ``p_value_k0``, ``p_value_k1``
-        (posterior predictive), ``prob_weak`` (P(J < 0.2)), ``prob_better_than_chance``
-        (P(q0 + q1 > 1) from the calibration data alone).
+        ``divergences``, ``exact_check_z`` (largest distance of the draws' 2.5%, 50%, 97.5%
+        quantiles of theta from the exact engine's, in Monte Carlo standard errors; flag
+        ``nuts_exact_disagree`` above 4). Both methods: ``p_value_k``, ``p_value_k0``,
+        ``p_value_k1`` (posterior predictive), ``prob_weak`` (P(J < 0.2)),
+        ``prob_better_than_chance`` (P(q0 + q1 > 1) from the calibration data alone).
     flags : tuple of str
         Keys of :data:`DIAGNOSTIC_FLAGS` that apply (registered in
         :data:`judgestats.results.FLAG_MESSAGES`).
@@ -165,6 +169,9 @@ class Posterior(Result):
         engine = DrawsEngine({var: np.asarray(idata.posterior[var]) for var in VARIABLES})
         diagnostics = convergence(idata, _PARAMETERS)
         flags = convergence_flags(diagnostics)
+        diagnostics["exact_check_z"] = exact_agreement(idata, data, prior)
+        if diagnostics["exact_check_z"] > EXACT_CHECK_Z:
+            flags = (*flags, "nuts_exact_disagree")
         values, conflict_flags = _conflicts(engine, data, prior)
         diagnostics = {**diagnostics, **values}
         flags = flags + conflict_flags

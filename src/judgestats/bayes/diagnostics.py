@@ -6,6 +6,14 @@ was found, which interval it concerns and what to do. Tests assert keys, never s
 Convergence (NUTS only; Vehtari et al. 2021): R-hat above :data:`R_HAT_MAX`, an effective sample
 size below :data:`ESS_MIN`, divergent transitions.
 
+NUTS against the exact engine (``nuts_exact_disagree``): the binary model also has a
+deterministic posterior (:mod:`judgestats.bayes.exact`, milliseconds), so every set of draws of
+it is checked there: the 2.5%, 50% and 97.5% quantiles of theta from the draws against the exact
+ones, in units of their Monte Carlo standard errors (ArviZ's ``mcse(method="quantile")``, from
+the draws' effective sample size); more than :data:`EXACT_CHECK_Z` of them on any quantile
+raises the flag (:func:`exact_agreement`). It catches a sampler that misses a tail without any
+divergence or R-hat warning.
+
 Conflicts (both engines):
 
 ``calibration_contradicts_prior``
@@ -36,6 +44,8 @@ __all__ = [
     "ADVICE",
     "CONTRADICTION_PROB",
     "ESS_MIN",
+    "EXACT_CHECK_QUANTILES",
+    "EXACT_CHECK_Z",
     "FLAGS",
     "PREDICTIVE_ALPHA",
     "R_HAT_MAX",
@@ -44,6 +54,7 @@ __all__ = [
     "TARGET_ACCEPT",
     "convergence",
     "convergence_flags",
+    "exact_agreement",
     "predictive_p_values",
     "truncation_probability",
 ]
@@ -51,6 +62,10 @@ __all__ = [
 #: Thresholds of the convergence checks.
 R_HAT_MAX = 1.01
 ESS_MIN = 400
+#: Largest |NUTS quantile - exact quantile| / its Monte Carlo se before ``nuts_exact_disagree``.
+EXACT_CHECK_Z = 4.0
+#: The quantiles of theta :func:`exact_agreement` compares (the 95% interval's ends, the median).
+EXACT_CHECK_QUANTILES = (0.025, 0.5, 0.975)
 #: Conflict thresholds (see the module docstring).
 CONTRADICTION_PROB = 0.05
 PREDICTIVE_ALPHA = 0.05
@@ -74,6 +89,12 @@ FLAGS = {
     f"credible interval of theta, carry Monte Carlo error; {ADVICE}",
     "divergences": "NUTS reported divergent transitions: the sampler missed part of the "
     f"posterior, so its credible interval of theta may be too narrow; {ADVICE}",
+    "nuts_exact_disagree": (
+        f"a quantile of theta from the NUTS draws (2.5%, 50% or 97.5%) is more than "
+        f"{EXACT_CHECK_Z:g} Monte Carlo standard errors from the exact posterior's: the sampler "
+        "missed part of the posterior, so its credible interval of theta is off; use "
+        "method='exact' (the same model, no sampling), or more `draws` and `tune`"
+    ),
     "calibration_contradicts_prior": (
         "the calibration set says the judge is no better than chance (less than "
         f"{CONTRADICTION_PROB:.0%} of its posterior has q0 + q1 > 1), so the better-than-chance "
@@ -133,6 +154,38 @@ def convergence(idata: Any, var_names: tuple[str, ...]) -> dict[str, float]:
         "ess_tail": extreme(values["ess_tail"], min),
         "divergences": divergences,
     }
+
+
+def exact_agreement(idata: Any, data: Any, prior: Any) -> float:
+    """Largest |draws' quantile - exact quantile| / Monte Carlo se of theta (module docstring).
+
+    The quantiles are :data:`EXACT_CHECK_QUANTILES`; the exact ones come from
+    :class:`judgestats.bayes.exact.ExactPosterior` under the same prior (the random design's
+    folded in). NaN when the exact engine has no answer or the draws are too few for a Monte
+    Carlo se. A difference under 1e-9 counts as agreement whatever its se.
+    """
+    from judgestats.bayes._quiet import quiet_import
+    from judgestats.bayes.exact import ExactPosterior
+    from judgestats.bayes.priors import random_design_prior
+
+    az = quiet_import("arviz")
+    theta = np.asarray(idata.posterior["theta"], dtype=float)
+    theta = theta.reshape(-1, theta.shape[-1]) if theta.ndim > 1 else theta[None]
+    try:
+        engine_prior = random_design_prior(data, prior) if data.design == "random" else prior
+        exact = np.atleast_1d(ExactPosterior(data, engine_prior).quantile(EXACT_CHECK_QUANTILES))
+    except (ValueError, FloatingPointError, ArithmeticError):
+        return float("nan")
+    worst = 0.0
+    for q, reference in zip(EXACT_CHECK_QUANTILES, exact, strict=True):
+        difference = abs(float(np.quantile(theta, q)) - float(reference))
+        if difference < 1e-9:
+            continue
+        se = float(az.mcse(theta, method="quantile", prob=q))
+        if not se > 0.0:
+            return float("nan")
+        worst = max(worst, difference / se)
+    return worst
 
 
 def convergence_flags(diagnostics: dict[str, float]) -> tuple[str, ...]:

@@ -19,11 +19,13 @@ PPI++ under the random design. The rule:
    chance).
 2. **Eligible intervals.** Those whose *smallest* table coverage over the regime's cells, less
    two Monte Carlo standard errors (none for the exact Lang-Reiczigel column), is at least the
-   level. Lang-Reiczigel is not eligible when it has no answer (J-hat <= 0). Conflicts that the
-   posterior flags are named in the reason but change nothing (the table's simulations hold
-   such datasets in their proportion). With a random labelled sample the candidates are
-   Lang-Reiczigel (computed given the realised arms, where the stratified table applies) and
-   PPI++.
+   level. Lang-Reiczigel is not eligible when it has no answer (J-hat <= 0). An interval of
+   zero width (Lang-Reiczigel's (0, 0) when k = 0 clips the estimate) is never eligible,
+   whatever its table coverage (earned on the cell's other datasets): it states no uncertainty
+   about the accuracy; the reason names it. Conflicts that the posterior flags are named in the
+   reason but change nothing (the table's simulations hold such datasets in their
+   proportion). With a random labelled sample the candidates are Lang-Reiczigel (computed given
+   the realised arms, where the stratified table applies) and PPI++.
 3. **The pick.** The narrowest eligible interval on these data. If none is eligible, the
    guaranteed interval (:func:`judgestats.guaranteed_ci`: coverage at least the level for every
    accuracy and judge, by construction, over all datasets), widened where necessary to contain
@@ -324,7 +326,8 @@ def choose(
         k, n, k0, m0, k1, m1 (equal length).
     intervals : dict
         Key of :data:`CANDIDATES` -> (low, high) arrays; NaN where the interval does not exist.
-        Missing keys are not candidates.
+        Missing keys are not candidates; nor is an interval of zero width (high <= low), which
+        states no uncertainty at all, whatever its table coverage.
     level : float
     random_design : bool
     coverage : ndarray, optional
@@ -348,7 +351,8 @@ def choose(
             )
     if coverage is None:
         coverage = regime_coverage(arrays, level, random_design=random_design)
-    ok = eligible(coverage, level) & np.isfinite(lows) & np.isfinite(highs)
+    with np.errstate(invalid="ignore"):  # a zero-width interval is never recommended
+        ok = eligible(coverage, level) & np.isfinite(lows) & (highs > lows)
     width = np.where(ok, highs - lows, np.inf)
     best = np.argmin(width, axis=1)
     rows = np.arange(size)
@@ -374,6 +378,36 @@ def _notes(no_closed_form: str | None, conflicts: tuple[str, ...]) -> list[str]:
             "population"
         )
     return notes
+
+
+def _zero_width(
+    candidates: Mapping[str, tuple[float, float, float]], usable: np.ndarray
+) -> tuple[list[str], str | None]:
+    """Candidates eligible by coverage but of zero width, and the clause that says why they lose.
+
+    A zero-width interval (high <= low, e.g. Lang-Reiczigel's (0, 0) when k = 0 and the
+    Rogan-Gladen estimate is clipped) states no uncertainty; it may cover in simulations only
+    because the true accuracy sits on the bound, and is never recommended.
+    """
+    keys = [
+        key
+        for j, key in enumerate(CANDIDATES)
+        if usable[j]
+        and key in candidates
+        and all(math.isfinite(v) for v in candidates[key])
+        and candidates[key][2] <= candidates[key][1]
+    ]
+    if not keys:
+        return keys, None
+    shown = ", ".join(
+        f"the {METHOD_LABELS[key]} interval ({candidates[key][1]:.4f}, {candidates[key][2]:.4f})"
+        for key in keys
+    )
+    return keys, (
+        f"{shown} covered often enough in simulations but {'has' if len(keys) == 1 else 'have'} "
+        "zero width, and a zero-width interval is never recommended: it states no uncertainty "
+        "about the accuracy at all"
+    )
 
 
 def recommend(
@@ -408,7 +442,9 @@ def recommend(
     intervals = {key: (value[1], value[2]) for key, value in candidates.items()}
     coverage = regime_coverage(counts, level, random_design=random_design)
     choice, worst = choose(counts, intervals, level, random_design=random_design, coverage=coverage)
-    notes = _notes(no_closed_form, conflicts)
+    usable = eligible(coverage, level)[0]
+    zero, zero_note = _zero_width(candidates, usable)
+    notes = ([zero_note] if zero_note else []) + _notes(no_closed_form, conflicts)
     mask = accuracy_mask(*plausible_accuracy_range(counts), coverage_table()["theta"])[0]
     if abs(level - 0.95) > 1e-12:
         where: Regime | str = f"the coverage table is for 95% intervals, not {fmt_percent(level)}"
@@ -417,11 +453,13 @@ def recommend(
     if choice[0] >= 0:
         best = CANDIDATES[int(choice[0])]
         estimate, low, high = candidates[best]
-        usable = eligible(coverage, level)[0]
         count = sum(
             1
             for j, key in enumerate(CANDIDATES)
-            if usable[j] and key in candidates and all(math.isfinite(v) for v in candidates[key])
+            if usable[j]
+            and key in candidates
+            and key not in zero
+            and all(math.isfinite(v) for v in candidates[key])
         )
         others = "" if count <= 1 else f", the narrowest of the {count} that did"
         text = where.text if isinstance(where, Regime) else where
@@ -441,8 +479,9 @@ def recommend(
             reason + ".",
             coverage=float(worst[0]),
         )
+    lang_reiczigel = candidates.get("lang_reiczigel")
     return _guaranteed(
-        data, level, where, notes, fallback_estimate, candidates.get("lang_reiczigel")
+        data, level, where, notes, fallback_estimate, lang_reiczigel, zero_width=bool(zero)
     )
 
 
@@ -470,6 +509,8 @@ def _guaranteed(
     notes: list[str],
     fallback_estimate: float | None,
     lang_reiczigel: tuple[float, float, float] | None,
+    *,
+    zero_width: bool = False,
 ) -> Recommendation:
     from judgestats.frequentist import rogan_gladen
     from judgestats.guaranteed import guaranteed_ci
@@ -486,7 +527,13 @@ def _guaranteed(
     else:
         estimate = 0.5 * (low + high) if fallback_estimate is None else fallback_estimate
     estimate = min(max(estimate, low), high)
-    if isinstance(where, Regime):
+    if isinstance(where, Regime) and zero_width:
+        why = (
+            f"no approximate interval of positive width covered the true accuracy at least "
+            f"{fmt_percent(level)} of the time in every simulated cell of this regime "
+            f"({where.text})"
+        )
+    elif isinstance(where, Regime):
         why = (
             f"no approximate interval covered the true accuracy at least {fmt_percent(level)} of "
             f"the time in every simulated cell of this regime ({where.text})"
