@@ -164,7 +164,6 @@ def exact_agreement(idata: Any, data: Any, prior: Any) -> float:
     folded in). NaN when the exact engine has no answer or the draws are too few for a Monte
     Carlo se. A difference under 1e-9 counts as agreement whatever its se.
     """
-    from judgestats.bayes._quiet import quiet_import
     from judgestats.bayes.exact import ExactPosterior
     from judgestats.bayes.priors import random_design_prior
 
