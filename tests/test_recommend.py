@@ -297,3 +297,13 @@ def test_recommendation_is_a_result(capsys):
     ax = r.plot()
     assert [t.get_text() for t in ax.get_yticklabels()] == ["posterior median + equal-tailed"]
     plt.close("all")
+
+
+def test_the_reason_states_the_users_own_values_before_the_table_cells():
+    # the demo's counts: 87/110 and 80/95 labelled, 1576 of 2400 judged correct
+    data = jc.JudgeData(k=1576, n=2400, k0=87, m0=110, k1=80, m1=95)
+    reason = jc.crosscheck(data, random_seed=1).recommended.reason
+    assert reason.startswith(
+        "your data: m0 = 110, m1 = 95, n = 2400, q0-hat = 0.79, q1-hat = 0.84;"
+    )
+    assert "nearby simulated regimes (m0 = 50, m1 = 50" in reason

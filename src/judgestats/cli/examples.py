@@ -57,11 +57,11 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     "plan": (
         (
             "the budget an expected width of 0.1 needs, and its split",
-            "judgestats plan --p 0.3 --q0 0.7 --q1 0.9 --width 0.1",
+            "judgestats plan --p 0.45 --q0 0.9 --q1 0.95 --width 0.1",
         ),
         (
             "the split and expected width of a budget of 200 labels",
-            "judgestats plan --p 0.3 --q0 0.7 --q1 0.9 --m 200",
+            "judgestats plan --p 0.45 --q0 0.9 --q1 0.95 --m 200",
         ),
     ),
     "figures": (

@@ -464,7 +464,8 @@ def recommend(
         others = "" if count <= 1 else f", the narrowest of the {count} that did"
         text = where.text if isinstance(where, Regime) else where
         reason = (
-            f"in simulations of this regime ({text}) the {METHOD_LABELS[best]} "
+            f"{your_values(data)}; in the nearby simulated regimes ({text}) the "
+            f"{METHOD_LABELS[best]} "
             f"interval covered the true accuracy at least {worst[0]:.1%} of the time in "
             f"every cell{others}"
         )
@@ -502,6 +503,18 @@ def widen(
     return new_low, new_high, (new_low < low) | (new_high > high)
 
 
+def your_values(data: JudgeData) -> str:
+    """The user's own counts and rates, stated first in every reason of the rule."""
+    rates = ", ".join(
+        f"{name}-hat = {value:.2f}"
+        for name, value in (("q0", data.q0), ("q1", data.q1))
+        if math.isfinite(value)
+    )
+    return f"your data: m0 = {data.m0}, m1 = {data.m1}, n = {data.n}" + (
+        f", {rates}" if rates else ""
+    )
+
+
 def _guaranteed(
     data: JudgeData,
     level: float,
@@ -529,17 +542,17 @@ def _guaranteed(
     estimate = min(max(estimate, low), high)
     if isinstance(where, Regime) and zero_width:
         why = (
-            f"no approximate interval of positive width covered the true accuracy at least "
-            f"{fmt_percent(level)} of the time in every simulated cell of this regime "
+            f"{your_values(data)}; no approximate interval of positive width covered the true "
+            f"accuracy at least {fmt_percent(level)} of the time in every nearby simulated cell "
             f"({where.text})"
         )
     elif isinstance(where, Regime):
         why = (
-            f"no approximate interval covered the true accuracy at least {fmt_percent(level)} of "
-            f"the time in every simulated cell of this regime ({where.text})"
+            f"{your_values(data)}; no approximate interval covered the true accuracy at least "
+            f"{fmt_percent(level)} of the time in every nearby simulated cell ({where.text})"
         )
     else:
-        why = f"these data lie outside the coverage table ({where})"
+        why = f"{your_values(data)}; these data lie outside the coverage table ({where})"
     reason = (
         f"{why}; the guaranteed interval's coverage is at least {fmt_percent(level)} for "
         "every accuracy and judge, by construction"

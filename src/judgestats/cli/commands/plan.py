@@ -28,8 +28,8 @@ def add_command(commands: Any) -> None:
         "and expected width of a budget (--m), under the equal split, Algorithm 1 of the paper "
         "and the exact optimum; and whether the same human labels would do better on the test "
         "set directly.",
-        epilog="examples: judgestats plan --p 0.3 --q0 0.7 --q1 0.9 --width 0.1;  "
-        "judgestats plan --p 0.3 --q0 0.7 --q1 0.9 --m 200",
+        epilog="examples: judgestats plan --p 0.45 --q0 0.9 --q1 0.95 --width 0.1;  "
+        "judgestats plan --p 0.45 --q0 0.9 --q1 0.95 --m 200",
     )
     values = plan.add_argument_group("planning values")
     values.add_argument(
