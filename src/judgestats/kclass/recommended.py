@@ -269,7 +269,7 @@ def kclass_recommended(
     random_seed: Any = None,
     **posterior_options: Any,
 ) -> KClassRecommendation:
-    """One interval to report for the functional ``functional . pi`` (module docstring).
+    """One interval to report for a functional of the class shares (module docstring).
 
     Parameters
     ----------
