@@ -91,3 +91,23 @@ def test_thread_workers_share_the_cpus_and_bayes_is_identical():
         assert dask_session.engine_threads == max(1, available_cpus() // 2)
         remote = coverage("bayes_eti", random_seed=2, client=client, **kwargs)
     xr.testing.assert_identical(local, remote)
+
+
+def test_chunks_run_blas_on_one_thread(monkeypatch):
+    """The exact engine's products round differently with more BLAS threads; a Dask worker has
+    one, so every chunk runs with one (identical bits here and on any worker)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from judgestats.simulate import _kernels
+
+    seen = []
+
+    def spy(spec, cells, values):
+        seen.extend(
+            i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"
+        )
+        return np.zeros((cells.size, 1, len(_kernels.STATISTICS)))
+
+    monkeypatch.setattr(_kernels, "_evaluate", spy)
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        _kernels.evaluate_chunk(None, np.arange(3), {})
+    assert seen and set(seen) == {1}

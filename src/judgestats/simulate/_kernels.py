@@ -16,6 +16,7 @@ it.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any
@@ -68,8 +69,26 @@ class ChunkSpec:
 def evaluate_chunk(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndarray]) -> np.ndarray:
     """Statistics of the cells of one chunk: shape (cells, methods, :data:`STATISTICS`).
 
-    All methods are evaluated on the same simulated datasets.
+    All methods are evaluated on the same simulated datasets. BLAS runs on one thread here: the
+    exact posterior engine's matrix products round differently with another BLAS thread count,
+    and a Dask worker has one (dask sets ``OPENBLAS_NUM_THREADS=1``) where this process has one
+    per CPU, so the chunk gives the same bits wherever it runs.
     """
+    with _one_blas_thread():
+        return _evaluate(spec, cells, values)
+
+
+def _one_blas_thread() -> Any:
+    """Context manager limiting BLAS to one thread (threadpoolctl, a dependency of PyMC)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - installed with pymc
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+def _evaluate(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndarray]) -> np.ndarray:
+    """:func:`evaluate_chunk` with BLAS limited."""
     out = np.full((cells.size, len(spec.methods), len(STATISTICS)), np.nan)
     usable = np.flatnonzero(values["q0"] + values["q1"] - 1.0 > 0.0)
     if usable.size == 0:

@@ -134,7 +134,9 @@ def coverage(
         None computes in this process. ``"local"`` starts a ``dask.distributed.LocalCluster``
         (``n_workers`` workers) for the call; an address string (``"tcp://host:8786"``)
         connects to a running scheduler; a ``Client`` is used as is. Chunks and per-cell seeds
-        are the same either way, so the results are identical.
+        are the same either way, so the results are identical. The LocalCluster's workers run
+        without dask's ``MALLOC_TRIM_THRESHOLD_`` (with it, numpy code runs 1.7-3x slower in a
+        worker); start the workers of your own cluster without it too (:mod:`judgestats._dask`).
     n_workers : int, optional
         Workers of the LocalCluster started for ``client="local"``.
     chunk_cells : int, optional
