@@ -37,6 +37,7 @@ def run(data, cache, seed=1, **kwargs):
 
 
 # -- build_model: the random design ----------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("prior", [Prior(), Prior(theta=(2, 3), better_than_chance=False)])
 def test_random_design_adds_the_labelled_class_count_and_nothing_else(prior):
     stratified = build_model(JudgeData(**{**RANDOM.to_dict(), "design": "stratified"}), prior)
@@ -85,6 +86,7 @@ def test_random_design_prior_folds_the_class_counts_into_theta():
 
 
 # -- sample_nuts -----------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("data", [SMALL, RANDOM], ids=["stratified", "random"])
 def test_inference_data_groups(data, cache):
     idata = run(data, cache)
@@ -98,6 +100,7 @@ def test_inference_data_groups(data, cache):
     assert idata.sample_stats["diverging"].shape == (2, 60)
 
 
+@pytest.mark.slow
 def test_same_seed_same_draws_and_the_cache_compiles_once():
     cache = NutsCache()
     first = run(SMALL, cache, seed=11)
@@ -133,6 +136,7 @@ def test_no_process_is_started_unless_asked(monkeypatch, cache):
         run(SMALL, cache, chains=2, cores=2)
 
 
+@pytest.mark.slow
 def test_a_user_held_compiled_sampler_is_reused_and_checked():
     engine = compiled_nuts(Prior(), target_accept=0.8)
     assert isinstance(engine, CompiledNUTS)
@@ -162,6 +166,7 @@ def test_a_user_held_compiled_sampler_is_reused_and_checked():
         )
 
 
+@pytest.mark.slow
 def test_sampler_failure_is_explained(monkeypatch):
     from pymc.exceptions import SamplingError
 
@@ -207,6 +212,7 @@ def test_nutpie_missing_is_a_clear_error(monkeypatch):
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("data", [SMALL, RANDOM], ids=["stratified", "random"])
 def test_nutpie_wiring(monkeypatch, data):
     import arviz as az
