@@ -4,7 +4,8 @@ Three studies (judgestats.simulate.coverage):
 
 * closed form: Lang-Reiczigel, 21 theta x 5 q0 x 5 q1 x 4 n x 5 m0 = 10,500 cells (``--reps``,
   default 3,000; ``--quick`` 300);
-* guaranteed: 8 theta x 2 q0 x 2 q1 x 2 n = 64 cells (default 200 reps; ``--quick`` 20);
+* guaranteed: 8 theta x 2 q0 = 16 cells, n = 100, m0 = m1 = 20 (default 20 reps; ``--quick``
+  5; 0.01-2 s per distinct dataset);
 * Bayesian: exact-posterior equal-tailed interval, 10 theta x 3 q0 x 3 q1 x 3 n = 270 cells
   (default 150 reps; ``--quick`` 20).
 
@@ -23,12 +24,14 @@ The machine's load average is recorded: timings on a shared machine are noisy, r
 
     python benchmarks/bench_dask.py [--workers 1,2] [--quick] [--repeat 3] [--study bayes]
 
-Prints a table and writes benchmarks/results/dask.json (dask_quick.json with --quick).
+Prints a table and writes benchmarks/results/dask.json (dask_quick.json with --quick); a run of
+some studies (``--study``) keeps the other studies' entries of an earlier run in that file.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -65,12 +68,12 @@ STUDIES = {
         grid=dict(
             theta=np.round(np.linspace(0.1, 0.9, 8), 10),
             q0=[0.75, 0.9],
-            q1=[0.8, 0.9],
-            n=[100, 400],
-            m0=30,
-            m1=30,
+            q1=0.9,
+            n=100,
+            m0=20,
+            m1=20,
         ),
-        reps=(200, 20),
+        reps=(20, 5),
     ),
     "bayes": dict(
         method="bayes_eti",
@@ -175,8 +178,13 @@ def main() -> None:
             "by_workers": rows,
         }
     payload["load_after"] = os.getloadavg()
+    name = "dask" + ("_quick" if args.quick else "")
+    earlier = Path(__file__).resolve().parent / "results" / f"{name}.json"
+    if earlier.exists():  # keep the studies this run did not measure
+        kept = json.loads(earlier.read_text()).get("studies", {})
+        payload["studies"] = {**kept, **payload["studies"]}
     print(f"load average before {payload['load_before']}, after {payload['load_after']}")
-    path = write_results("dask" + ("_quick" if args.quick else ""), payload)
+    path = write_results(name, payload)
     print(f"wrote {path}")
 
 

@@ -51,7 +51,7 @@ def worst_coverage(low: np.ndarray, high: np.ndarray) -> float:
 
 
 @pytest.mark.parametrize(
-    "m", [pytest.param(m, marks=pytest.mark.slow) if m >= 8 else m for m in range(1, 11)]
+    "m", [pytest.param(m, marks=pytest.mark.slow) if m >= 6 else m for m in range(1, 11)]
 )
 def test_exact_coverage_equal_arms(m):
     low, high = all_intervals(6, m, m)
@@ -62,8 +62,8 @@ def test_exact_coverage_equal_arms(m):
     ("n", "m0", "m1"),
     [
         (12, 1, 6),
-        (10, 10, 2),
-        (20, 3, 7),
+        pytest.param(10, 10, 2, marks=pytest.mark.slow),
+        pytest.param(20, 3, 7, marks=pytest.mark.slow),
         pytest.param(25, 8, 8, marks=pytest.mark.slow),
         (3, 0, 4),
         (5, 4, 0),
@@ -228,6 +228,7 @@ def test_estimate_rejects_an_unknown_interval():
         jc.estimate(data, interval="wald")
 
 
+@pytest.mark.slow
 def test_simulated_coverage_matches_enumeration():
     """simulate.coverage(exact=True) sums the same pmf as the enumeration above."""
     from judgestats import simulate

@@ -58,6 +58,8 @@ def test_closed_form_chunks_adapt_to_the_cluster():
     assert count(10_000, 2) == 2 * TASKS_PER_THREAD
     assert count(10_000, 100) == 48 * 10_000 // 2**14  # no task under MIN_TASK_ROWS
     assert count(100, 2) == 1  # too little work to split
+    # the guaranteed interval costs milliseconds to seconds per dataset: small studies split too
+    assert len(plan_chunks(flat, 20, ("guaranteed",), False, None, 2)) == 2 * TASKS_PER_THREAD
 
 
 def test_local_cluster_workers_use_the_default_allocator_and_leave_the_environment():

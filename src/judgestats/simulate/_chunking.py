@@ -4,7 +4,8 @@
   interval depends on its own counts only, so any chunking gives the same numbers. Chunks hold
   at most :data:`CHUNK_ROWS` replications (memory) and, on a cluster, there are at least
   :data:`TASKS_PER_THREAD` per worker thread (load balance) unless a chunk would fall under
-  :data:`MIN_TASK_ROWS` replications (a task's overhead, a few milliseconds, would show). The
+  :data:`MIN_TASK_ROWS` replications (a task's overhead, a few milliseconds, would show; the
+  guaranteed interval costs milliseconds to seconds per dataset, so it has no such floor). The
   guaranteed interval is computed once per distinct dataset in a chunk, so its cells are ordered
   by (n, m0, m1, q0, q1) first: cells that can draw the same datasets share a chunk.
 * **Bayesian** (exact engine): the engine shares work among the datasets of a calibration group
@@ -51,12 +52,12 @@ def _calibration_chunks(flat: dict[str, np.ndarray], reps: int) -> list[np.ndarr
     return chunks
 
 
-def _chunk_count(size: int, reps: int, threads: int | None) -> int:
+def _chunk_count(size: int, reps: int, threads: int | None, min_rows: int) -> int:
     """Chunks for ``size`` cells of ``reps`` replications whose results do not depend on it."""
     rows = size * reps
     count = -(-rows // CHUNK_ROWS)
     if threads is not None:
-        wanted = min(TASKS_PER_THREAD * threads, max(1, rows // MIN_TASK_ROWS))
+        wanted = min(TASKS_PER_THREAD * threads, max(1, rows // min_rows))
         count = max(count, wanted)
     return min(size, count)
 
@@ -100,8 +101,8 @@ def plan_chunks(
         return np.array_split(np.arange(size), count)
     if any(method.startswith("bayes") for method in methods):
         return _calibration_chunks(flat, reps)
-    if "guaranteed" in methods:
-        order = _sorted_cells(flat, _GUARANTEED_KEY)[0]
+    if "guaranteed" in methods:  # milliseconds to seconds per distinct dataset: any split pays
+        order, min_rows = _sorted_cells(flat, _GUARANTEED_KEY)[0], 1
     else:
-        order = np.arange(size)
-    return np.array_split(order, _chunk_count(size, reps, threads))
+        order, min_rows = np.arange(size), MIN_TASK_ROWS
+    return np.array_split(order, _chunk_count(size, reps, threads, min_rows))
