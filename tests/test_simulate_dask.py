@@ -58,8 +58,12 @@ def test_closed_form_chunks_adapt_to_the_cluster():
     assert count(10_000, 2) == 2 * TASKS_PER_THREAD
     assert count(10_000, 100) == 48 * 10_000 // 2**14  # no task under MIN_TASK_ROWS
     assert count(100, 2) == 1  # too little work to split
-    # the guaranteed interval costs milliseconds to seconds per dataset: small studies split too
-    assert len(plan_chunks(flat, 20, ("guaranteed",), False, None, 2)) == 2 * TASKS_PER_THREAD
+    # the guaranteed interval costs milliseconds to seconds per dataset: small studies split
+    # too, between settings only (theta varies inside one): here 16 settings of 3 cells
+    guaranteed = plan_chunks(flat, 20, ("guaranteed",), False, None, 2)
+    assert len(guaranteed) == 2 * TASKS_PER_THREAD
+    assert all(chunk.size % 3 == 0 for chunk in guaranteed)
+    assert len(plan_chunks(flat, 20, ("guaranteed",), False, None, 100)) == 16
 
 
 def test_local_cluster_workers_use_the_default_allocator_and_leave_the_environment():

@@ -6,8 +6,9 @@
   :data:`TASKS_PER_THREAD` per worker thread (load balance) unless a chunk would fall under
   :data:`MIN_TASK_ROWS` replications (a task's overhead, a few milliseconds, would show; the
   guaranteed interval costs milliseconds to seconds per dataset, so it has no such floor). The
-  guaranteed interval is computed once per distinct dataset in a chunk, so its cells are ordered
-  by (n, m0, m1, q0, q1) first: cells that can draw the same datasets share a chunk.
+  guaranteed interval is computed once per distinct dataset in a chunk, so its chunks are cut
+  only between settings (n, m0, m1, q0, q1): the cells of one setting, which draw largely the
+  same datasets, share a chunk (at most one chunk per setting, whatever the cluster).
 * **Bayesian** (exact engine): the engine shares work among the datasets of a calibration group
   (equal k0, m0, k1, m1), and its quadrature depends on the group's members, so results depend
   on which cells share a chunk. The chunks are therefore fixed by the grid alone -- never by the
@@ -31,7 +32,8 @@ TASKS_PER_THREAD = 4
 MIN_TASK_ROWS = 2**14
 
 _BAYES_KEY = ("m0", "m1", "q0", "q1", "theta_cal")
-_GUARANTEED_KEY = ("n", "m0", "m1", "q0", "q1", "theta_cal", "theta")
+#: theta (and nothing else) varies inside a setting of the guaranteed interval's studies
+_GUARANTEED_KEY = ("n", "m0", "m1", "q0", "q1", "theta_cal")
 
 
 def _sorted_cells(flat: dict[str, np.ndarray], names: tuple[str, ...]) -> tuple[np.ndarray, ...]:
@@ -102,7 +104,16 @@ def plan_chunks(
     if any(method.startswith("bayes") for method in methods):
         return _calibration_chunks(flat, reps)
     if "guaranteed" in methods:  # milliseconds to seconds per distinct dataset: any split pays
-        order, min_rows = _sorted_cells(flat, _GUARANTEED_KEY)[0], 1
-    else:
-        order, min_rows = np.arange(size), MIN_TASK_ROWS
-    return np.array_split(order, _chunk_count(size, reps, threads, min_rows))
+        order, keys = _sorted_cells(flat, _GUARANTEED_KEY)
+        return _split_between_settings(order, keys, _chunk_count(size, reps, threads, 1))
+    return np.array_split(np.arange(size), _chunk_count(size, reps, threads, MIN_TASK_ROWS))
+
+
+def _split_between_settings(order: np.ndarray, keys: np.ndarray, count: int) -> list[np.ndarray]:
+    """About ``count`` chunks of about equal size, cut only where the setting changes."""
+    starts = np.flatnonzero(np.any(keys[1:] != keys[:-1], axis=1)) + 1
+    if count <= 1 or starts.size == 0:
+        return [order]
+    targets = np.arange(1, count) * order.size / count
+    cuts = np.unique(starts[np.abs(starts[None, :] - targets[:, None]).argmin(axis=1)])
+    return np.split(order, cuts)
