@@ -248,6 +248,7 @@ def _all_violations(pkg_dir: Path) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_scanner_sees_the_package():
     """Guard against the real-tree tests passing on an empty or misread tree."""
     modules = module_files(PACKAGE_DIR)
@@ -262,6 +263,7 @@ def test_scanner_sees_the_package():
     assert sum(len(edges) for edges in graph.values()) > 50
 
 
+@pytest.mark.slow
 def test_no_import_cycles():
     violations = _cycle_violations(PACKAGE_DIR)
     assert not violations, (
@@ -270,6 +272,7 @@ def test_no_import_cycles():
     )
 
 
+@pytest.mark.slow
 def test_no_private_imports_across_packages():
     violations = _private_import_violations(PACKAGE_DIR)
     assert not violations, (
