@@ -310,6 +310,7 @@ def test_figure_three_equal_split_needs_about_200_per_arm():
     assert lr_width(0.3, 0.7, 0.9, math.inf, m - m // 2, m // 2) > 0.1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("allocation", ["equal", "algorithm1", "optimal"])
 def test_budget_is_the_smallest_that_reaches_the_width(allocation):
     plan = required_calibration(0.15, 0.6, 0.8, 0.85, n=2000, allocation=allocation)
@@ -343,6 +344,7 @@ def test_pilot_floor_only_binds_algorithm1_and_non_monotone_search_is_detected()
     assert _is_monotone(((2, 0.9), (4, 0.5), (8, 0.51))) is False
 
 
+@pytest.mark.slow
 def test_optimal_budget_is_smallest_and_targets_are_monotone():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeStatsWarning)  # small arms at the wide targets
@@ -358,6 +360,7 @@ def test_optimal_budget_is_smallest_and_targets_are_monotone():
     assert all(o <= e for o, e in zip(totals["optimal"], totals["equal"], strict=True))
 
 
+@pytest.mark.slow
 def test_bayes_budget_and_width():
     plan = required_calibration(0.25, 0.5, 0.8, 0.9, n=500, method="bayes")
     assert plan.method == "bayes" and plan.width <= 0.25
@@ -421,6 +424,7 @@ def test_compare_human_only_by_hand():
     assert "Prop. 6.1" in str(result)
 
 
+@pytest.mark.slow
 def test_plots_return_axes():
     import matplotlib.pyplot as plt
 
@@ -619,6 +623,7 @@ def test_cli_plan_budget_json(capsys):
     assert report["human_only"]["m"] == 200
 
 
+@pytest.mark.slow
 def test_cli_plan_bayes_column(capsys):
     code, out, _ = run(
         capsys,

@@ -252,6 +252,7 @@ def _all_violations(pkg_dir: Path) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_scanner_sees_the_package():
     """Guard against the real-tree tests passing on an empty or misread tree."""
     modules = module_files(PACKAGE_DIR)
@@ -266,6 +267,7 @@ def test_scanner_sees_the_package():
     assert sum(len(edges) for edges in graph.values()) > 50
 
 
+@pytest.mark.slow
 def test_no_import_cycles():
     violations = _cycle_violations(PACKAGE_DIR)
     assert not violations, (
@@ -274,6 +276,7 @@ def test_no_import_cycles():
     )
 
 
+@pytest.mark.slow
 def test_no_private_imports_across_packages():
     violations = _private_import_violations(PACKAGE_DIR)
     assert not violations, (

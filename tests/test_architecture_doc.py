@@ -26,6 +26,7 @@ def test_architecture_md_floors_table_is_current():
     )
 
 
+@pytest.mark.slow
 def test_check_mode_reports_a_stale_table(tmp_path, monkeypatch, capsys):
     stale = tmp_path / "ARCHITECTURE.md"
     stale.write_text(

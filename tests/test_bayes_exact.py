@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import special, stats
@@ -24,41 +28,51 @@ SMALL_CASES = [
 ]
 
 
-def brute_force_exact_cdf(data: JudgeData, prior: Prior, x: float, size: int = 160) -> float:
-    """3-D tensor Gauss-Legendre integration (in q0, q1 | q0 and theta) of the posterior."""
-    (at, bt), (a0, b0), (a1, b1) = prior.theta, prior.q0, prior.q1
-    nodes, weights = np.polynomial.legendre.leggauss(size)
-    u, wu = (nodes + 1) / 2, weights / 2
-
-    def mass(upper: float) -> float:
-        q0 = u[:, None, None]
-        lower = (1 - q0) if prior.better_than_chance else np.zeros_like(q0)
-        q1 = lower + (1 - lower) * u[None, :, None]
-        t = upper * u[None, None, :]
-        w = wu[:, None, None] * ((1 - lower) * wu[None, :, None]) * (upper * wu[None, None, :])
-        p = t * q1 + (1 - t) * (1 - q0)
-        dens = (
-            stats.beta.pdf(t, at, bt)
-            * stats.beta.pdf(q0, a0 + data.k0, b0 + data.m0 - data.k0)
-            * stats.beta.pdf(q1, a1 + data.k1, b1 + data.m1 - data.k1)
-            * stats.binom.pmf(data.k, data.n, p)
-        )
-        return float(np.sum(w * dens))
-
-    return mass(x) / mass(1.0)
+REFERENCE = Path(__file__).resolve().parent / "reference"
+#: Brute-force references made by tests/reference/make_exact_brute_force.py (numpy and scipy
+#: only: a 3-D Gauss-Legendre integration of prior x likelihood; the n -> inf limit along rays).
+BRUTE_FORCE = json.loads((REFERENCE / "exact_brute_force.json").read_text())
 
 
-@pytest.mark.parametrize(("data", "prior"), SMALL_CASES)
-def test_cdf_and_quantiles_match_brute_force(data, prior):
+def _load_maker():
+    spec = importlib.util.spec_from_file_location(
+        "_judgestats_make_exact_brute_force", REFERENCE / "make_exact_brute_force.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _prior_row(prior: Prior) -> list:
+    return [list(prior.theta), list(prior.q0), list(prior.q1), prior.better_than_chance]
+
+
+def _counts(data: JudgeData) -> list[int]:
+    return [data.k, data.n, data.k0, data.m0, data.k1, data.m1]
+
+
+@pytest.mark.parametrize(("case", "data", "prior"), [(i, *c) for i, c in enumerate(SMALL_CASES)])
+def test_cdf_and_quantiles_match_brute_force(case, data, prior):
+    ref = BRUTE_FORCE["small_cases"][case]
+    assert ref["counts"] == _counts(data) and ref["prior"] == _prior_row(prior)
     post = ExactPosterior(data, prior)
-    for x in (0.2, 0.5):
-        assert post.cdf(x) == pytest.approx(brute_force_exact_cdf(data, prior, x), abs=1e-5)
-    # quantiles: the brute-force CDF evaluated at the engine's quantiles gives back the levels
-    qs = np.array([0.1, 0.5, 0.9])
-    t = post.quantile(qs)
-    dens = post.pdf(t)
-    back = np.array([brute_force_exact_cdf(data, prior, float(v)) for v in t])
-    assert np.all(np.abs(back - qs) / dens < 1e-4)
+    for x, want in ref["cdf"].items():
+        assert post.cdf(float(x)) == pytest.approx(want, abs=1e-5)
+    for q, want in ref["quantile"].items():
+        assert post.quantile(float(q)) == pytest.approx(want, abs=1e-4)
+
+
+@pytest.mark.slow
+def test_stored_brute_force_is_reproducible():
+    """The script recomputes a stored number (one CDF value of the 3-D brute force)."""
+    maker = _load_maker()
+    counts, prior = maker.SMALL_CASES[0]
+    got = maker.brute_force_cdf(counts, prior, maker.SMALL_CDF_AT[0])
+    assert got == pytest.approx(BRUTE_FORCE["small_cases"][0]["cdf"]["0.2"], abs=1e-13)
+    assert [list(c) for c, _ in maker.SMALL_CASES] == [
+        c["counts"] for c in BRUTE_FORCE["small_cases"]
+    ]
+    assert [list(c) for c in maker.P_LIMIT_CASES] == [c["counts"] for c in BRUTE_FORCE["p_limit"]]
 
 
 def test_published_example_uniform_priors():
@@ -169,6 +183,7 @@ def test_q_moments_include_the_theta_prior():
     assert post.mean() == pytest.approx(float(np.sum(w * t) / w.sum()), abs=1e-8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "data",
     [
@@ -221,6 +236,7 @@ def test_vectorised_general_prior_equals_scalar():
         np.testing.assert_allclose([low[i], high[i]], post.interval(kind="hdi"), atol=1e-7)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "data",
     [
@@ -263,41 +279,25 @@ def test_tiny_calibration_against_a_large_test_set(data):
 
 
 @pytest.mark.parametrize(
-    "data",
+    ("case", "data"),
     [
-        JudgeData(k=400012345, n=10**9, k0=19, m0=20, k1=18, m1=20),
-        JudgeData(k=5_200_000, n=10**7, k0=30, m0=60, k1=33, m1=60),
+        (0, JudgeData(k=400012345, n=10**9, k0=19, m0=20, k1=18, m1=20)),
+        (1, JudgeData(k=5_200_000, n=10**7, k0=30, m0=60, k1=33, m1=60)),
     ],
 )
-def test_huge_test_set_gives_the_known_p_limit(data):
+def test_huge_test_set_gives_the_known_p_limit(case, data):
     """n -> inf pins p at p-hat; then, with q0 = 1 - p + t J and q1 = p + (1 - t) J (Jacobian 1),
     the density of theta is the integral over J > 0 of the two calibration Betas along that ray.
 
-    Reference: that 1-D integral by adaptive quadrature (scipy.integrate.quad) on 801 theta
-    points, CDF by Simpson's rule. The second case is a weak judge (J-hat = 0.05).
+    Reference (stored, tests/reference/make_exact_brute_force.py): that 1-D integral by adaptive
+    quadrature (scipy.integrate.quad) on 801 theta points, CDF by Simpson's rule. The second case
+    is a weak judge (J-hat = 0.05).
     """
-    from scipy import integrate
-
-    p_hat = data.k / data.n
-    g0 = stats.beta(1 + data.k0, 1 + data.m0 - data.k0)
-    g1 = stats.beta(1 + data.k1, 1 + data.m1 - data.k1)
-
-    def density(t: float) -> float:
-        top = min(p_hat / t if t > 0 else np.inf, (1 - p_hat) / (1 - t) if t < 1 else np.inf)
-        return integrate.quad(
-            lambda j: g0.pdf(1 - p_hat + t * j) * g1.pdf(p_hat + (1 - t) * j),
-            0,
-            top,
-            epsabs=0,
-            epsrel=1e-11,
-            limit=400,
-        )[0]
-
-    t = np.linspace(0.0, 1.0, 801)
-    cdf = integrate.cumulative_simpson(np.array([density(x) for x in t]), x=t, initial=0)
-    levels = np.array([0.025, 0.5, 0.975])
-    reference = np.interp(levels, cdf / cdf[-1], t)
-    np.testing.assert_allclose(ExactPosterior(data).quantile(levels), reference, atol=1e-4)
+    ref = BRUTE_FORCE["p_limit"][case]
+    assert ref["counts"] == _counts(data)
+    np.testing.assert_allclose(
+        ExactPosterior(data).quantile(np.array(ref["levels"])), ref["quantile"], atol=1e-4
+    )
 
 
 def test_vectorised_results_do_not_depend_on_threads_or_grouping():

@@ -150,6 +150,7 @@ def grid_quantiles():
     return _grid_theta_quantiles(SMALL, LEVELS)
 
 
+@pytest.mark.slow
 def test_nuts_matches_grid_quadrature(small_nuts, grid_quantiles):
     import arviz as az
 
@@ -171,6 +172,7 @@ def test_exact_method_matches_grid_quadrature(grid_quantiles):
     assert not exact.flags
 
 
+@pytest.mark.slow
 def test_nearly_known_judge_gives_beta_posterior():
     data = JudgeData(k=30, n=100, k0=100000, m0=100000, k1=100000, m1=100000)
     post = fit(data, draws=1000, tune=500, chains=2, random_seed=5)
@@ -182,6 +184,7 @@ def test_nearly_known_judge_gives_beta_posterior():
 
 
 # -- reproducibility and the compilation cache -----------------------------------------------
+@pytest.mark.slow
 def test_same_seed_same_draws(small_nuts):
     again = fit(SMALL, draws=1000, tune=500, chains=2, random_seed=11)
     np.testing.assert_array_equal(again.draws("theta"), small_nuts.draws("theta"))
@@ -189,6 +192,7 @@ def test_same_seed_same_draws(small_nuts):
     assert not np.array_equal(other.draws("theta"), small_nuts.draws("theta"))
 
 
+@pytest.mark.slow
 def test_parallel_chains_give_the_same_draws(small_nuts):
     """Each chain has its own seed and pristine step state: cores changes nothing but speed."""
     one = fit(SMALL, draws=1000, tune=500, chains=2, random_seed=11, cores=1)
@@ -202,6 +206,7 @@ def test_parallel_chains_give_the_same_draws(small_nuts):
         posterior(SMALL, cores=0)
 
 
+@pytest.mark.slow
 def test_generator_seed_is_accepted():
     a = fit(EXAMPLE, draws=100, tune=100, chains=1, random_seed=np.random.default_rng(4))
     b = fit(EXAMPLE, draws=100, tune=100, chains=1, random_seed=np.random.default_rng(4))

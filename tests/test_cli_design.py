@@ -206,6 +206,7 @@ def brute_force_theta_eti(k, n, k0, m0, k1, m1, prob=0.95, size=400):
     return tuple(np.interp([alpha, 1 - alpha], cdf, edges))
 
 
+@pytest.mark.slow
 def test_posterior_uses_the_random_design_model(capsys):
     counts = {"k": 6, "n": 15, "k0": 4, "m0": 6, "k1": 5, "m1": 6}
     argv = [f"--{name}={value}" for name, value in counts.items()]
@@ -250,6 +251,7 @@ def test_calibration_rows_are_rejected_under_the_random_design(tmp_path, capsys)
     assert err.count("\n") == 1 and "calibration" in err
 
 
+@pytest.mark.slow
 def test_random_design_without_labelled_correct_items_is_legal_and_flagged(tmp_path, capsys):
     """A random sample may hold one class only: the posterior exists (q1 from its prior)."""
     path = write_random_design_csv(tmp_path / "r.csv", [0, 0, 0], [0, 1, 0], [1, 0, 1, 1])

@@ -111,6 +111,7 @@ def test_no_truncation_takes_no_value(capsys):
     assert code == 2 and "unrecognized arguments: yes" in err
 
 
+@pytest.mark.slow
 def test_nuts_text_output_prints_the_diagnostics(capsys):
     code, out, err = run(
         [
@@ -136,6 +137,7 @@ def test_nuts_text_output_prints_the_diagnostics(capsys):
     assert code == 0 and "NUTS diagnostics" not in out  # exact: nothing to diagnose
 
 
+@pytest.mark.slow
 def test_crosscheck_nuts_text_prints_the_diagnostics(capsys):
     code, out, err = run(
         [
@@ -156,6 +158,7 @@ def test_crosscheck_nuts_text_prints_the_diagnostics(capsys):
     assert "NUTS diagnostics: max R-hat" in out
 
 
+@pytest.mark.slow
 def test_compare_bayes_prior_theta_and_diagnostics(capsys):
     options = [
         "--method",

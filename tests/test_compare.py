@@ -775,6 +775,7 @@ def _quiet_compare(*args, **kwargs):
         return compare(*args, **kwargs)
 
 
+@pytest.mark.slow
 def test_bayes_paired_model_specific_posterior():
     cells, ca, cb = (500, 200, 40, 260), (180, 200, 185, 200), (178, 200, 184, 200)
     a, b = labels(cells, (ca, cb))
@@ -811,6 +812,7 @@ def test_bayes_paired_model_specific_posterior():
     assert result.flags == tuple(expected)  # large calibration sets: nothing else to flag
 
 
+@pytest.mark.slow
 def test_bayes_reuses_the_compiled_model_and_swaps_the_counts_in():
     """Refits of one structure compile nothing; new counts are used; a seed fixes the draws."""
     from judgestats.bayes.nuts import NutsCache
@@ -835,6 +837,7 @@ def test_bayes_reuses_the_compiled_model_and_swaps_the_counts_in():
     )
 
 
+@pytest.mark.slow
 def test_bayes_readme_example_has_no_divergences():
     """The README example (model-specific calibration) samples cleanly for any seed.
 
@@ -859,6 +862,7 @@ def test_bayes_readme_example_has_no_divergences():
         assert result.estimate == pytest.approx(0.088, abs=0.01)  # long-run posterior median
 
 
+@pytest.mark.slow
 def test_bayes_compare_model_is_the_hierarchical_model():
     """The whitened coordinates leave the model unchanged: prior draws of logit q match
     N(mu_loc, mu_scale^2 + sigma^2) marginally (sampled without data: all counts 0)."""
@@ -893,6 +897,7 @@ def test_bayes_compare_model_is_the_hierarchical_model():
     assert np.mean(values["theta"]) == pytest.approx(0.5, abs=0.05)
 
 
+@pytest.mark.slow
 def test_bayes_tight_population_recovers_shared_calibration():
     from judgestats.bayes.compare_model import ComparePrior
 

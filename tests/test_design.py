@@ -219,6 +219,7 @@ def value_point(theta, q0, q1, prior):
     return {"theta_logodds__": logit(theta), "q0_logodds__": logit(q0), "q1_logodds__": logit(q1)}
 
 
+@pytest.mark.slow
 def test_model_is_the_multinomial_times_the_binomial():
     prior = jc.Prior(better_than_chance=False)
     model = build_model(DATA, prior)
@@ -232,6 +233,7 @@ def test_model_is_the_multinomial_times_the_binomial():
         assert loglik(value_point(theta, q0, q1, prior)) == pytest.approx(expected, rel=1e-10)
 
 
+@pytest.mark.slow
 def test_model_reduces_to_stratified_without_the_class_counts():
     """Dropping the labelled class-count factor Bin(m1; m, theta) -- i.e. ignoring the labelled
     class counts -- leaves exactly the stratified model's log density, at every point (same
@@ -300,6 +302,7 @@ def test_exact_posterior_result():
     assert random_design_prior(DATA, prior).theta == (2.0 + 11, 2.0 + 9)
 
 
+@pytest.mark.slow
 def test_nuts_agrees_with_exact():
     nuts = jc.posterior(DATA, method="nuts", draws=600, tune=500, chains=2, random_seed=11)
     again = jc.posterior(DATA, method="nuts", draws=600, tune=500, chains=2, random_seed=11)

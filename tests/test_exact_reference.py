@@ -116,6 +116,7 @@ def test_reference_matches_the_script():
         assert entry["case"] == script.get(cid), cid
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cid", ["tiny_m1_n1", "jeffreys_tiny"])
 def test_brute_force_live_matches_json(cid):
     """Recompute two cheap cases with the brute force now (coarse resolution, a few seconds)."""

@@ -50,14 +50,24 @@ def worst_coverage(low: np.ndarray, high: np.ndarray) -> float:
     return min(float(exact_coverage(low, high, theta, q0, q1).min()) for theta in THETAS)
 
 
-@pytest.mark.parametrize("m", range(1, 11))
+@pytest.mark.parametrize(
+    "m", [pytest.param(m, marks=pytest.mark.slow) if m >= 6 else m for m in range(1, 11)]
+)
 def test_exact_coverage_equal_arms(m):
     low, high = all_intervals(6, m, m)
     assert worst_coverage(low, high) >= 0.95 - 1e-12
 
 
 @pytest.mark.parametrize(
-    ("n", "m0", "m1"), [(12, 1, 6), (10, 10, 2), (20, 3, 7), (25, 8, 8), (3, 0, 4), (5, 4, 0)]
+    ("n", "m0", "m1"),
+    [
+        (12, 1, 6),
+        pytest.param(10, 10, 2, marks=pytest.mark.slow),
+        pytest.param(20, 3, 7, marks=pytest.mark.slow),
+        pytest.param(25, 8, 8, marks=pytest.mark.slow),
+        (3, 0, 4),
+        (5, 4, 0),
+    ],
 )
 def test_exact_coverage_other_designs(n, m0, m1):
     """Unequal arms, a larger test set, and an empty arm (a one-class random sample)."""
@@ -65,6 +75,7 @@ def test_exact_coverage_other_designs(n, m0, m1):
     assert worst_coverage(low, high) >= 0.95 - 1e-12
 
 
+@pytest.mark.slow
 def test_exact_coverage_other_level():
     low, high = all_intervals(10, 6, 6, level=0.8)
     assert worst_coverage(low, high) >= 0.8 - 1e-12
@@ -138,6 +149,7 @@ def brute_p_value(t, x, n, m0, m1, z, judges):
     return np.einsum("jk,ja,jb,kab->j", pk, p0, p1, extreme)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("x", "m0", "m1"),
     [((12, 10, 10), 10, 10), ((14, 10, 10), 10, 10), ((9, 14, 12), 14, 14), ((15, 12, 14), 14, 14)],
@@ -216,6 +228,7 @@ def test_estimate_rejects_an_unknown_interval():
         jc.estimate(data, interval="wald")
 
 
+@pytest.mark.slow
 def test_simulated_coverage_matches_enumeration():
     """simulate.coverage(exact=True) sums the same pmf as the enumeration above."""
     from judgestats import simulate

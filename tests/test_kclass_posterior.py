@@ -107,6 +107,7 @@ def _check_against_exact(data: jc.JudgeData, seed: int) -> float:
 # -------------------------------------------------------------------------------------------
 # K = 2: the exact binary posterior
 # -------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_auto_at_k2_is_the_exact_binary_posterior():
     data = HARD_CASES["tiny_rows"]
     exact = _quiet(jc.posterior, data)
@@ -174,6 +175,7 @@ def test_k3_known_confusion_matches_grid():
             assert abs(got - truth) < Z * se + 2 * h, (k, level, got, truth)
 
 
+@pytest.mark.slow
 def test_k3_importance_matches_nuts():
     data = KClassData(
         ("A", "B", "tie"), test=[90, 70, 40], confusion=[[24, 3, 3], [3, 24, 3], [3, 3, 24]]
@@ -201,6 +203,7 @@ def test_k3_importance_matches_nuts():
 # -------------------------------------------------------------------------------------------
 # K = 3: small counts, where the Jacobian 1 / |det C| matters
 # -------------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("design", ["stratified", "random"])
 @pytest.mark.parametrize(
     ("test", "confusion"),

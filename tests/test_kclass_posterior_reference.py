@@ -60,6 +60,8 @@ from judgestats.bayes.kclass_importance import weighted_quantile
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.kclass import KClassData, kclass_posterior
 
+pytestmark = pytest.mark.slow  # an MCMC reference per case: ~2 minutes in all on 2 cores
+
 LEVELS = (0.025, 0.5, 0.975)
 STATS = ("mean", "q2.5", "q50", "q97.5")
 #: Standard errors allowed for the largest of the 24 statistics of one case (see

@@ -65,6 +65,7 @@ def test_notebooks_exist():
     assert NOTEBOOKS, f"no notebooks found in {NOTEBOOKS_DIR}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs(path):
     nb = nbformat.read(path, as_version=4)

@@ -46,6 +46,7 @@ def _at(model, point, *names):
     return [float(v) for v in fn(*(point[v.name] for v in inputs))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prior", [Prior(), Prior(theta=(2, 3), better_than_chance=False)])
 def test_random_design_adds_the_labelled_class_count_and_nothing_else(prior):
     stratified = build_model(JudgeData(**{**RANDOM.to_dict(), "design": "stratified"}), prior)
@@ -93,6 +94,7 @@ def test_random_design_prior_folds_the_class_counts_into_theta():
 
 
 # -- sample_nuts -----------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("data", [SMALL, RANDOM], ids=["stratified", "random"])
 def test_inference_data_groups(data, cache):
     idata = run(data, cache)
@@ -106,6 +108,7 @@ def test_inference_data_groups(data, cache):
     assert idata.sample_stats["diverging"].shape == (2, 60)
 
 
+@pytest.mark.slow
 def test_same_seed_same_draws_and_the_cache_compiles_once():
     cache = NutsCache()
     first = run(SMALL, cache, seed=11)
@@ -141,6 +144,7 @@ def test_no_process_is_started_unless_asked(monkeypatch, cache):
         run(SMALL, cache, chains=2, cores=2)
 
 
+@pytest.mark.slow
 def test_a_user_held_compiled_sampler_is_reused_and_checked():
     engine = compiled_nuts(Prior())
     assert isinstance(engine, CompiledNUTS)
@@ -170,6 +174,7 @@ def test_a_user_held_compiled_sampler_is_reused_and_checked():
         )
 
 
+@pytest.mark.slow
 def test_sampler_failure_is_explained(monkeypatch):
     from pymc.exceptions import SamplingError
 
@@ -215,6 +220,7 @@ def test_nutpie_missing_is_a_clear_error(monkeypatch):
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("data", [SMALL, RANDOM], ids=["stratified", "random"])
 def test_nutpie_wiring(monkeypatch, data):
     import arviz as az

@@ -29,6 +29,7 @@ def readme():
     return posterior(README, random_seed=1)
 
 
+@pytest.mark.slow
 def test_default_is_the_exact_engine_and_idata_is_lazy(readme):
     assert readme.method == "exact"
     assert isinstance(readme.engine, ExactPosterior)
@@ -66,6 +67,7 @@ def test_draws_follow_the_exact_marginals(readme, var):
     )
 
 
+@pytest.mark.slow
 def test_same_seed_same_draws_other_seed_other_draws():
     a = posterior(README, random_seed=5).draws("theta")
     b = posterior(README, random_seed=np.random.default_rng(5)).draws("theta")
@@ -85,6 +87,7 @@ def test_summary_and_to_dict_cover_every_variable(readme):
     assert readme.posterior_predictive_check()["p_value"].min() > 0.5
 
 
+@pytest.mark.slow
 def test_posterior_predictive_p_values_from_draws_match_the_exact_engine():
     data = jc.JudgeData(k=300, n=1000, k0=55, m0=100, k1=52, m1=100)
     exact = ExactPosterior(data)

@@ -120,6 +120,7 @@ def _plan(progress):
         return required_calibration(0.4, 0.4, 0.7, 0.9, n=100, method="bayes", progress=progress)
 
 
+@pytest.mark.slow
 def test_bayes_planning_counts_the_budgets_tried(capsys):
     plan = _plan(True)
     err = capsys.readouterr().err
@@ -131,6 +132,7 @@ def test_bayes_planning_counts_the_budgets_tried(capsys):
     assert (same.m0, same.m1) == (plan.m0, plan.m1)  # the bar does not change the result
 
 
+@pytest.mark.slow
 def test_bayes_planning_silent_by_default_without_terminal(capsys):
     _plan(None)
     assert capsys.readouterr().err == ""
@@ -141,6 +143,7 @@ def test_frequentist_planning_draws_no_bar(capsys):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::judgestats.JudgeStatsWarning")
 def test_nuts_bar_counts_every_step_of_every_chain(capsys):
     import judgestats as jc
@@ -155,6 +158,7 @@ def test_nuts_bar_counts_every_step_of_every_chain(capsys):
     assert capsys.readouterr().err == ""  # default: stderr is not a terminal here
 
 
+@pytest.mark.slow
 def test_cli_no_progress_reaches_the_planner(monkeypatch, capsys):
     from judgestats.cli import main
 

@@ -115,6 +115,7 @@ def test_one_stratum_on_request_samples_the_hierarchical_model():
 # -------------------------------------------------------------------------------------------
 # several strata: NUTS on the hierarchical model
 # -------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_flags_are_convergence_keys_and_warn_exactly_when_raised(rich):
     result, caught = rich
     assert isinstance(result, StratifiedPosterior)
@@ -151,6 +152,7 @@ def test_overall_theta_is_the_weighted_sum_of_the_strata_draw_by_draw(rich):
     np.testing.assert_allclose(result.draws("theta"), stacked @ weights, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_tiny_calibration_borrows_strength_from_agreeing_strata(tiny):
     result, _ = tiny
     for var, k, m in (("q0", 3, 3), ("q1", 3, 3)):

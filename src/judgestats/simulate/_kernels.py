@@ -16,8 +16,9 @@ it.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -57,13 +58,37 @@ class ChunkSpec:
     exact: bool
     entropy: int
     prior: Any = None
+    #: Threads one chunk may use (the exact posterior engine's); None: the CPUs available.
+    threads: int | None = None
+
+    def with_threads(self, threads: int | None) -> ChunkSpec:
+        """The same study, its chunks limited to ``threads`` threads each."""
+        return replace(self, threads=threads)
 
 
 def evaluate_chunk(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndarray]) -> np.ndarray:
     """Statistics of the cells of one chunk: shape (cells, methods, :data:`STATISTICS`).
 
-    All methods are evaluated on the same simulated datasets.
+    All methods are evaluated on the same simulated datasets. BLAS runs on one thread here: the
+    exact posterior engine's matrix products round differently with another BLAS thread count,
+    and a Dask worker has one (dask sets ``OPENBLAS_NUM_THREADS=1``) where this process has one
+    per CPU, so the chunk gives the same bits wherever it runs.
     """
+    with _one_blas_thread():
+        return _evaluate(spec, cells, values)
+
+
+def _one_blas_thread() -> Any:
+    """Context manager limiting BLAS to one thread (threadpoolctl, a dependency of PyMC)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - installed with pymc
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+def _evaluate(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndarray]) -> np.ndarray:
+    """:func:`evaluate_chunk` with BLAS limited."""
     out = np.full((cells.size, len(spec.methods), len(STATISTICS)), np.nan)
     usable = np.flatnonzero(values["q0"] + values["q1"] - 1.0 > 0.0)
     if usable.size == 0:
@@ -88,7 +113,9 @@ def evaluate_chunk(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndar
     ]
     data = {name: np.stack([d[name] for d in draws]) for name in draws[0]}
     for j, method in enumerate(spec.methods):
-        low, high, est = interval_and_estimate(method, spec.level, data, spec.prior)
+        low, high, est = interval_and_estimate(
+            method, spec.level, data, spec.prior, threads=spec.threads
+        )
         out[usable, j] = summarise(low, high, est, values["theta"][usable][:, None])
     return out
 
@@ -97,12 +124,18 @@ def evaluate_chunk(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndar
 # intervals and point estimates of many datasets
 # ------------------------------------------------------------------------------------------------
 def interval_and_estimate(
-    method: str, level: float, data: dict[str, np.ndarray], prior: Any = None
+    method: str,
+    level: float,
+    data: dict[str, np.ndarray],
+    prior: Any = None,
+    *,
+    threads: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(low, high, estimate) of ``method`` for datasets ``data`` (arrays of equal shape).
 
     NaN where the method gives no answer (an empty calibration arm in the random design; for the
-    closed form, an estimated judge no better than chance).
+    closed form, an estimated judge no better than chance). ``threads`` limits the exact
+    posterior engine's threads (None: the CPUs available); results do not depend on it.
     """
     k, n, k0, m0, k1, m1 = (data[name] for name in ("k", "n", "k0", "m0", "k1", "m1"))
     p_hat = k / n
@@ -127,7 +160,7 @@ def interval_and_estimate(
     if method == "guaranteed":
         return _guaranteed(level, [a.ravel() for a in (k, n, k0, m0, k1, m1)], k.shape)
     low[ok], high[ok], est[ok] = _bayes(
-        method, level, prior, [a[ok] for a in (k, n, k0, m0, k1, m1)]
+        method, level, prior, [a[ok] for a in (k, n, k0, m0, k1, m1)], threads
     )
     return low, high, est
 
@@ -156,7 +189,7 @@ def _guaranteed(
 
 
 def _bayes(
-    method: str, level: float, prior: Any, counts: list[np.ndarray]
+    method: str, level: float, prior: Any, counts: list[np.ndarray], threads: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Posterior interval and median, computed once per distinct dataset (k, n, k0, m0, k1, m1)."""
     from judgestats.bayes.exact import exact_interval, exact_quantiles
@@ -168,11 +201,14 @@ def _bayes(
     k, n, k0, m0, k1, m1 = (unique[:, j] for j in range(6))
     alpha = 1.0 - level
     if method == "bayes_eti":
-        q = exact_quantiles(k, n, k0, m0, k1, m1, [alpha / 2, 0.5, 1 - alpha / 2], prior=prior)
+        levels = [alpha / 2, 0.5, 1 - alpha / 2]
+        q = exact_quantiles(k, n, k0, m0, k1, m1, levels, prior=prior, workers=threads)
         low, median, high = q[:, 0], q[:, 1], q[:, 2]
     else:
-        low, high = exact_interval(k, n, k0, m0, k1, m1, prob=level, kind="hdi", prior=prior)
-        median = exact_quantiles(k, n, k0, m0, k1, m1, 0.5, prior=prior)
+        low, high = exact_interval(
+            k, n, k0, m0, k1, m1, prob=level, kind="hdi", prior=prior, workers=threads
+        )
+        median = exact_quantiles(k, n, k0, m0, k1, m1, 0.5, prior=prior, workers=threads)
     return low[inverse], high[inverse], median[inverse]
 
 

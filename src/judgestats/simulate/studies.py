@@ -17,6 +17,7 @@ import numpy as np
 
 from judgestats._validate import check_choice, check_counts, check_level, check_positive_int
 from judgestats.exceptions import JudgeStatsWarning
+from judgestats.simulate._chunking import plan_chunks
 from judgestats.simulate._grid import (
     DESIGNS,
     as_dataset,
@@ -30,14 +31,6 @@ from judgestats.simulate._kernels import STATISTICS, ChunkSpec, evaluate_chunk
 __all__ = ["coverage"]
 
 METHODS = ("naive", "lang_reiczigel", "guaranteed", "bayes_eti", "bayes_hdi")
-
-
-#: Rows (replications x cells) per chunk: bounds the memory of one chunk to ~100 MB.
-_CHUNK_ROWS = 2**19
-#: Rows per chunk for the Bayesian methods (each chunk is one call of the exact engine, whose
-#: work per calibration group is shared by the group's datasets: large chunks share more;
-#: about 250 MB of marginals at most).
-_CHUNK_ROWS_BAYES = 2**18
 
 
 # ------------------------------------------------------------------------------------------------
@@ -75,19 +68,6 @@ def _check_methods(method: Any, exact: bool, design: str, allocation: str) -> tu
     if len(set(names)) != len(names):
         raise ValueError(f"`method` lists a method twice: {list(names)}.")
     return names
-
-
-def _chunks(
-    size: int, reps: int, methods: tuple[str, ...], exact: bool, chunk_cells: int | None
-) -> list[np.ndarray]:
-    if chunk_cells is None:
-        bayes = any(m.startswith("bayes") for m in methods)
-        rows = _CHUNK_ROWS_BAYES if bayes else _CHUNK_ROWS
-        chunk_cells = 1 if exact else max(1, rows // reps)
-    chunk_cells = int(check_counts(chunk_cells, "chunk_cells", minimum=1))
-    return [
-        np.arange(start, min(size, start + chunk_cells)) for start in range(0, size, chunk_cells)
-    ]
 
 
 def coverage(
@@ -154,12 +134,18 @@ def coverage(
         None computes in this process. ``"local"`` starts a ``dask.distributed.LocalCluster``
         (``n_workers`` workers) for the call; an address string (``"tcp://host:8786"``)
         connects to a running scheduler; a ``Client`` is used as is. Chunks and per-cell seeds
-        are the same either way, so the results are identical.
+        are the same either way, so the results are identical. The LocalCluster's workers run
+        without dask's ``MALLOC_TRIM_THRESHOLD_`` (with it, numpy code runs 1.7-3x slower in a
+        worker); start the workers of your own cluster without it too (:mod:`judgestats._dask`).
     n_workers : int, optional
         Workers of the LocalCluster started for ``client="local"``.
     chunk_cells : int, optional
-        Grid cells per chunk (default: about 5e5 replications per chunk, 3e4 for the Bayesian
-        methods, one cell with ``exact=True``). Closed-form results do not depend on it.
+        Grid cells per chunk, in grid order. The default (see
+        :mod:`judgestats.simulate._chunking`): at most about 5e5 replications per chunk and, on
+        a cluster, several chunks per worker thread; for the Bayesian methods one chunk per
+        calibration setting (q0, q1, m0, m1), whatever the cluster, so their results are the
+        same here and on any number of workers; one cell with ``exact=True``. Closed-form and
+        guaranteed results do not depend on it.
     progress : bool, optional
         Show a progress bar on stderr; default on when stderr is a terminal and ``CI`` is unset.
 
@@ -188,7 +174,9 @@ def coverage(
     template, flat = grid(grid_parameters(theta, q0, q1, n, m0, m1, theta_cal, design))
     design, allocation, m_pilot = check_design(design, allocation, m_pilot, flat)
     methods = _check_methods(method, bool(exact), design, allocation)
-    from judgestats._dask import run_chunks
+    if chunk_cells is not None:
+        chunk_cells = int(check_counts(chunk_cells, "chunk_cells", minimum=1))
+    from judgestats._dask import run_chunks, session
 
     spec = ChunkSpec(
         methods=methods,
@@ -201,12 +189,17 @@ def coverage(
         entropy=root_entropy(random_seed),
         prior=prior,
     )
-    chunks = _chunks(template.size, reps, methods, bool(exact), chunk_cells)
-    payloads = [(cells, {name: a[cells] for name, a in flat.items()}) for cells in chunks]
-    results = run_chunks(
-        evaluate_chunk, spec, payloads, client=client, n_workers=n_workers, progress=progress
-    )
-    stats = np.concatenate(results, axis=0)
+    with session(client, n_workers) as dask_session:
+        threads = None if dask_session is None else dask_session.threads
+        chunks = plan_chunks(flat, reps, methods, bool(exact), chunk_cells, threads)
+        payloads = [(cells, {name: a[cells] for name, a in flat.items()}) for cells in chunks]
+        task_spec = spec if dask_session is None else spec.with_threads(dask_session.engine_threads)
+        results = run_chunks(
+            evaluate_chunk, task_spec, payloads, dask_session=dask_session, progress=progress
+        )
+    stats = np.empty((template.size, len(methods), len(STATISTICS)))
+    for cells, result in zip(chunks, results, strict=True):
+        stats[cells] = result
     chance = (flat["q0"] + flat["q1"] - 1.0) <= 0.0
     _warn_chance(chance)
     return _coverage_dataset(

@@ -1,0 +1,185 @@
+"""Coverage studies on a Dask LocalCluster against the same study in this process (one run).
+
+Three studies (judgestats.simulate.coverage):
+
+* closed form: Lang-Reiczigel, 21 theta x 5 q0 x 5 q1 x 4 n x 5 m0 = 10,500 cells (``--reps``,
+  default 3,000; ``--quick`` 300);
+* guaranteed: 4 theta x 2 q0 x 2 q1 = 16 cells, n = 100, m0 = m1 = 20 (default 20 reps;
+  ``--quick`` 5; 0.01-2 s per distinct dataset);
+* Bayesian: exact-posterior equal-tailed interval, 10 theta x 3 q0 x 3 q1 x 3 n = 270 cells
+  (default 150 reps; ``--quick`` 20).
+
+For every worker count W (``--workers``, default 1, 2, 4, 8, 16 up to the CPUs here) the
+LocalCluster that ``client="local"`` starts is started once, then each repetition times the
+serial study and the study on the cluster back to back (the ratio of each pair is the speed-up;
+the table shows medians over ``--repeat`` pairs). The results must be identical to the serial
+run's (checked every time). Columns:
+
+* ``speed-up``: serial s / cluster s (median of the pairs);
+* ``overhead``: (W x cluster s - serial s) / serial s, the worker time spent beyond the serial
+  work (transfers, scheduling, imports, idle workers at the end), and the same per task in ms;
+* ``start s``: starting and closing the LocalCluster (paid once per ``client="local"`` call).
+
+The machine's load average is recorded: timings on a shared machine are noisy, ratios less so.
+
+    python benchmarks/bench_dask.py [--workers 1,2] [--quick] [--repeat 3] [--study bayes]
+
+Prints a table and writes benchmarks/results/dask.json (dask_quick.json with --quick); a run of
+some studies (``--study``) keeps the other studies' entries of an earlier run in that file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _env import write_results  # noqa: E402
+
+from judgestats._dask import available_cpus, session  # noqa: E402
+from judgestats.simulate import coverage  # noqa: E402
+from judgestats.simulate._chunking import plan_chunks  # noqa: E402
+from judgestats.simulate._grid import grid, grid_parameters  # noqa: E402
+
+THETA = np.round(np.linspace(0, 1, 21), 10)
+STUDIES = {
+    "closed": dict(
+        method="lang_reiczigel",
+        grid=dict(
+            theta=THETA,
+            q0=[0.6, 0.7, 0.8, 0.9, 0.95],
+            q1=[0.6, 0.7, 0.8, 0.9, 0.95],
+            n=[100, 200, 500, 1000],
+            m0=[20, 50, 100, 250, 500],
+            m1=100,
+        ),
+        reps=(3000, 300),
+    ),
+    "guaranteed": dict(
+        method="guaranteed",
+        grid=dict(theta=[0.2, 0.4, 0.6, 0.8], q0=[0.85, 0.9], q1=[0.85, 0.9], n=100, m0=20, m1=20),
+        reps=(20, 5),
+    ),
+    "bayes": dict(
+        method="bayes_eti",
+        grid=dict(
+            theta=np.round(np.linspace(0.1, 0.9, 10), 10),
+            q0=[0.7, 0.8, 0.9],
+            q1=[0.7, 0.8, 0.9],
+            n=[200, 1000, 5000],
+            m0=100,
+            m1=100,
+        ),
+        reps=(150, 20),
+    ),
+}
+
+
+def run(study: dict, reps: int, client=None) -> tuple[float, xr.Dataset]:
+    start = time.perf_counter()
+    ds = coverage(
+        study["method"], **study["grid"], reps=reps, random_seed=3, client=client, progress=False
+    )
+    return time.perf_counter() - start, ds
+
+
+def tasks(study: dict, reps: int, threads: int | None) -> int:
+    _, flat = grid(grid_parameters(**study["grid"], theta_cal=None, design="stratified"))
+    return len(plan_chunks(flat, reps, (study["method"],), False, None, threads))
+
+
+def measure(study: dict, reps: int, workers: int, repeat: int, reference: xr.Dataset) -> dict:
+    """Serial and cluster runs, back to back, ``repeat`` times on one LocalCluster."""
+    start = time.perf_counter()
+    with session("local", workers) as dask_session:
+        assert dask_session is not None
+        started = time.perf_counter() - start
+        serial, cluster = [], []
+        for _ in range(repeat):
+            serial.append(run(study, reps)[0])
+            seconds, ds = run(study, reps, dask_session.client)
+            xr.testing.assert_identical(ds, reference)  # identical to the serial result
+            cluster.append(seconds)
+        close = time.perf_counter()
+    start_close = started + time.perf_counter() - close
+    count = tasks(study, reps, workers)
+    ratios = [s / c for s, c in zip(serial, cluster, strict=True)]
+    overheads = [(workers * c - s) / s for s, c in zip(serial, cluster, strict=True)]
+    per_task = [(workers * c - s) / count for s, c in zip(serial, cluster, strict=True)]
+    return {
+        "workers": workers,
+        "tasks": count,
+        "serial_s": serial,
+        "cluster_s": cluster,
+        "speedup_median": statistics.median(ratios),
+        "overhead_fraction_median": statistics.median(overheads),
+        "overhead_per_task_ms_median": 1000 * statistics.median(per_task),
+        "cluster_start_and_close_s": start_close,
+        "identical": True,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cpus = available_cpus()
+    default = ",".join(str(w) for w in (1, 2, 4, 8, 16) if w <= max(cpus, 2))
+    parser.add_argument("--workers", default=default, help=f"default {default}")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    parser.add_argument("--study", action="append", choices=list(STUDIES), default=None)
+    parser.add_argument("--reps", type=int, default=None, help="override every study's reps")
+    args = parser.parse_args()
+    workers = [int(w) for w in args.workers.split(",")]
+    payload: dict = {"cpus": cpus, "load_before": os.getloadavg(), "studies": {}}
+    header = (
+        f"{'study':<11}{'cells x reps':>16}{'W':>4}{'tasks':>7}{'serial s':>10}{'cluster s':>10}"
+        f"{'speed-up':>10}{'overhead':>10}{'ms/task':>9}{'start s':>9}"
+    )
+    print(header)
+    for name in args.study or list(STUDIES):
+        study = STUDIES[name]
+        reps = args.reps or study["reps"][1 if args.quick else 0]
+        run(study, max(2, reps // 50))  # imports and caches, here
+        serial_s, reference = run(study, reps)
+        cells = int(np.prod([np.size(v) for v in study["grid"].values()]))
+        rows = []
+        for w in workers:
+            row = measure(study, reps, w, args.repeat, reference)
+            rows.append(row)
+            print(
+                f"{name:<11}{f'{cells} x {reps}':>16}{w:>4}{row['tasks']:>7}"
+                f"{statistics.median(row['serial_s']):>10.2f}"
+                f"{statistics.median(row['cluster_s']):>10.2f}"
+                f"{row['speedup_median']:>9.2f}x{100 * row['overhead_fraction_median']:>9.1f}%"
+                f"{row['overhead_per_task_ms_median']:>9.1f}{row['cluster_start_and_close_s']:>9.1f}",
+                flush=True,
+            )
+        payload["studies"][name] = {
+            "method": study["method"],
+            "cells": cells,
+            "reps": reps,
+            "serial_tasks": tasks(study, reps, None),
+            "first_serial_s": serial_s,
+            "by_workers": rows,
+        }
+    payload["load_after"] = os.getloadavg()
+    name = "dask" + ("_quick" if args.quick else "")
+    earlier = Path(__file__).resolve().parent / "results" / f"{name}.json"
+    if earlier.exists():  # keep the studies this run did not measure
+        kept = json.loads(earlier.read_text()).get("studies", {})
+        payload["studies"] = {**kept, **payload["studies"]}
+    print(f"load average before {payload['load_before']}, after {payload['load_after']}")
+    path = write_results(name, payload)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

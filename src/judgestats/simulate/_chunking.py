@@ -1,0 +1,119 @@
+"""How :func:`judgestats.simulate.coverage` splits its grid cells into chunks (one task each).
+
+* **Closed form** (``"naive"``, ``"lang_reiczigel"``) and **guaranteed**: every replication's
+  interval depends on its own counts only, so any chunking gives the same numbers. Chunks hold
+  at most :data:`CHUNK_ROWS` replications (memory) and, on a cluster, there are at least
+  :data:`TASKS_PER_THREAD` per worker thread (load balance) unless a chunk would fall under
+  :data:`MIN_TASK_ROWS` replications (a task's overhead, a few milliseconds, would show; the
+  guaranteed interval costs milliseconds to seconds per dataset, so it has no such floor). The
+  guaranteed interval is computed once per distinct dataset in a chunk, so its chunks are cut
+  only between settings (n, m0, m1, q0, q1): the cells of one setting, which draw largely the
+  same datasets, share a chunk (at most one chunk per setting, whatever the cluster).
+* **Bayesian** (exact engine): the engine shares work among the datasets of a calibration group
+  (equal k0, m0, k1, m1), and its quadrature depends on the group's members, so results depend
+  on which cells share a chunk. The chunks are therefore fixed by the grid alone -- never by the
+  number of workers -- and each holds the cells of one calibration setting (equal q0, q1, m0,
+  m1, theta_cal), split only above :data:`BAYES_MAX_ROWS` replications: the shared work stays
+  inside one task, and the serial run and every cluster compute the same chunks.
+* ``chunk_cells`` given: consecutive cells in grid order, that many per chunk.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Replications per closed-form chunk at most (about 100 MB of temporaries).
+CHUNK_ROWS = 2**19
+#: Replications per Bayesian chunk at most (about 250 MB of marginals).
+BAYES_MAX_ROWS = 2**18
+#: Tasks per worker thread wanted on a cluster (lets fast workers take more).
+TASKS_PER_THREAD = 4
+#: Replications per task at least when splitting for a cluster.
+MIN_TASK_ROWS = 2**14
+
+_BAYES_KEY = ("m0", "m1", "q0", "q1", "theta_cal")
+#: theta (and nothing else) varies inside a setting of the guaranteed interval's studies
+_GUARANTEED_KEY = ("n", "m0", "m1", "q0", "q1", "theta_cal")
+
+
+def _sorted_cells(flat: dict[str, np.ndarray], names: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+    """(cells ordered by the columns ``names``, then grid order; the key of each, in that order)."""
+    columns = [flat[name] for name in names if name in flat]
+    order = np.lexsort(columns[::-1])  # lexsort sorts by its last key first; it is stable
+    return order, np.stack([c[order] for c in columns], axis=1)
+
+
+def _calibration_chunks(flat: dict[str, np.ndarray], reps: int) -> list[np.ndarray]:
+    """One chunk per calibration setting, split in equal parts above BAYES_MAX_ROWS."""
+    order, keys = _sorted_cells(flat, _BAYES_KEY)
+    starts = np.flatnonzero(np.any(keys[1:] != keys[:-1], axis=1)) + 1
+    cap = max(1, BAYES_MAX_ROWS // reps)
+    chunks: list[np.ndarray] = []
+    for unit in np.split(order, starts):
+        chunks += np.array_split(unit, -(-unit.size // cap))
+    return chunks
+
+
+def _chunk_count(size: int, reps: int, threads: int | None, min_rows: int) -> int:
+    """Chunks for ``size`` cells of ``reps`` replications whose results do not depend on it."""
+    rows = size * reps
+    count = -(-rows // CHUNK_ROWS)
+    if threads is not None:
+        wanted = min(TASKS_PER_THREAD * threads, max(1, rows // min_rows))
+        count = max(count, wanted)
+    return min(size, count)
+
+
+def plan_chunks(
+    flat: dict[str, np.ndarray],
+    reps: int,
+    methods: tuple[str, ...],
+    exact: bool,
+    chunk_cells: int | None,
+    threads: int | None,
+) -> list[np.ndarray]:
+    """The flat cell indices of each chunk (together, every cell once).
+
+    Parameters
+    ----------
+    flat : dict of numpy.ndarray
+        The grid's parameters, one value per cell (C order).
+    reps : int
+        Replications per cell.
+    methods : tuple of str
+        The study's methods.
+    exact : bool
+        Exact sums (one cell per chunk in this process).
+    chunk_cells : int, optional
+        Cells per chunk (validated), in grid order; overrides the rules above.
+    threads : int, optional
+        Worker threads of the cluster (None: this process computes).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Chunks of flat cell indices.
+    """
+    size = flat["theta"].size
+    if chunk_cells is not None:
+        step = int(chunk_cells)
+        return [np.arange(start, min(size, start + step)) for start in range(0, size, step)]
+    if exact:  # one cell per chunk here (a fine progress bar); on a cluster, fewer tasks
+        count = size if threads is None else min(size, 4 * TASKS_PER_THREAD * threads)
+        return np.array_split(np.arange(size), count)
+    if any(method.startswith("bayes") for method in methods):
+        return _calibration_chunks(flat, reps)
+    if "guaranteed" in methods:  # milliseconds to seconds per distinct dataset: any split pays
+        order, keys = _sorted_cells(flat, _GUARANTEED_KEY)
+        return _split_between_settings(order, keys, _chunk_count(size, reps, threads, 1))
+    return np.array_split(np.arange(size), _chunk_count(size, reps, threads, MIN_TASK_ROWS))
+
+
+def _split_between_settings(order: np.ndarray, keys: np.ndarray, count: int) -> list[np.ndarray]:
+    """About ``count`` chunks of about equal size, cut only where the setting changes."""
+    starts = np.flatnonzero(np.any(keys[1:] != keys[:-1], axis=1)) + 1
+    if count <= 1 or starts.size == 0:
+        return [order]
+    targets = np.arange(1, count) * order.size / count
+    cuts = np.unique(starts[np.abs(starts[None, :] - targets[:, None]).argmin(axis=1)])
+    return np.split(order, cuts)

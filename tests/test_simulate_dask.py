@@ -1,0 +1,119 @@
+"""Coverage studies on Dask: chunk plans, worker set-up, identical results (judgestats._dask)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from judgestats._dask import available_cpus, session
+from judgestats.simulate import coverage
+from judgestats.simulate._chunking import TASKS_PER_THREAD, plan_chunks
+from judgestats.simulate._grid import grid, grid_parameters
+
+GRID = dict(theta=[0.2, 0.5, 0.8], q0=[0.7, 0.9], q1=[0.75, 0.9], n=[40, 80], m0=[10, 20], m1=10)
+
+
+def flat_grid(**params):
+    return grid(grid_parameters(**params, theta_cal=None, design="stratified"))[1]
+
+
+def test_every_plan_holds_every_cell_once():
+    flat = flat_grid(**GRID)
+    for methods, threads in [
+        (("lang_reiczigel",), None),
+        (("lang_reiczigel",), 3),
+        (("guaranteed",), 2),
+        (("bayes_eti",), None),
+        (("naive", "bayes_hdi"), 16),
+    ]:
+        chunks = plan_chunks(flat, 50_000, methods, False, None, threads)
+        cells = np.sort(np.concatenate(chunks))
+        np.testing.assert_array_equal(cells, np.arange(flat["theta"].size))
+
+
+def test_bayes_chunks_are_calibration_settings_whatever_the_cluster():
+    flat = flat_grid(**GRID)
+    plans = [plan_chunks(flat, 100, ("bayes_eti",), False, None, t) for t in (None, 1, 2, 16)]
+    for plan in plans[1:]:
+        assert [c.tolist() for c in plan] == [c.tolist() for c in plans[0]]
+    assert len(plans[0]) == 2 * 2 * 2  # q0 x q1 x m0 settings, theta and n inside each
+    for chunk in plans[0]:
+        for name in ("q0", "q1", "m0", "m1"):
+            assert np.unique(flat[name][chunk]).size == 1
+    # above the row cap a setting is split, still by the grid alone
+    many = plan_chunks(flat, 2**17, ("bayes_eti",), False, None, None)
+    assert len(many) > len(plans[0])
+
+
+def test_closed_form_chunks_adapt_to_the_cluster():
+    flat = flat_grid(**GRID)  # 48 cells
+
+    def count(reps, threads):
+        return len(plan_chunks(flat, reps, ("lang_reiczigel",), False, None, threads))
+
+    assert count(10_000, None) == 1  # 480,000 rows: under the memory cap
+    assert count(10_000, 2) == 2 * TASKS_PER_THREAD
+    assert count(10_000, 100) == 48 * 10_000 // 2**14  # no task under MIN_TASK_ROWS
+    assert count(100, 2) == 1  # too little work to split
+    # the guaranteed interval costs milliseconds to seconds per dataset: small studies split
+    # too, between settings only (theta varies inside one): here 16 settings of 3 cells
+    guaranteed = plan_chunks(flat, 20, ("guaranteed",), False, None, 2)
+    assert len(guaranteed) == 2 * TASKS_PER_THREAD
+    assert all(chunk.size % 3 == 0 for chunk in guaranteed)
+    assert len(plan_chunks(flat, 20, ("guaranteed",), False, None, 100)) == 16
+
+
+def test_local_cluster_workers_use_the_default_allocator_and_leave_the_environment():
+    pytest.importorskip("dask.distributed")
+    before = {key: os.environ.get(key) for key in ("MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS")}
+    with session("local", 1) as dask_session:
+        assert dask_session is not None and dask_session.threads == 1
+        assert dask_session.engine_threads == available_cpus()
+        seen = dask_session.client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
+        assert list(seen.values()) == [None]
+        kwargs = dict(theta=[0.3, 0.6], q0=0.8, q1=[0.7, 0.9], n=30, m0=8, m1=8, random_seed=4)
+        for method, reps in [(["naive", "lang_reiczigel"], 300), ("guaranteed", 6)]:
+            local = coverage(method, reps=reps, **kwargs)
+            remote = coverage(method, reps=reps, client=dask_session.client, **kwargs)
+            xr.testing.assert_identical(local, remote)
+    assert {key: os.environ.get(key) for key in before} == before
+
+
+def test_thread_workers_share_the_cpus_and_bayes_is_identical():
+    distributed = pytest.importorskip("dask.distributed")
+    kwargs = dict(theta=[0.2, 0.7], q0=[0.75, 0.8], q1=0.8, n=[20, 40], m0=6, m1=6, reps=8)
+    local = coverage("bayes_eti", random_seed=2, **kwargs)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+        session(client) as dask_session,
+    ):
+        assert dask_session is not None and dask_session.threads == 2
+        assert dask_session.engine_threads == max(1, available_cpus() // 2)
+        remote = coverage("bayes_eti", random_seed=2, client=client, **kwargs)
+    xr.testing.assert_identical(local, remote)
+
+
+def test_chunks_run_blas_on_one_thread(monkeypatch):
+    """The exact engine's products round differently with more BLAS threads; a Dask worker has
+    one, so every chunk runs with one (identical bits here and on any worker)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from judgestats.simulate import _kernels
+
+    seen = []
+
+    def spy(spec, cells, values):
+        seen.extend(
+            i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"
+        )
+        return np.zeros((cells.size, 1, len(_kernels.STATISTICS)))
+
+    monkeypatch.setattr(_kernels, "_evaluate", spy)
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        _kernels.evaluate_chunk(None, np.arange(3), {})
+    assert seen and set(seen) == {1}
