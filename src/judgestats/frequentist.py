@@ -5,14 +5,8 @@ delta-method variance, Lang-Reiczigel, Wald, the normal quantile) live in
 :mod:`judgestats._closed_form` and are re-exported here; :func:`estimate` and :class:`Estimate`, the
 fast default built on them, are defined here.
 
-Everything here is numpy only (the normal quantile comes from :func:`scipy.special.ndtri`, which
-equals ``scipy.stats.norm.ppf`` bitwise at a fraction of the import and call cost), broadcasts over
-arrays, and keeps the dims and coords of ``xarray.DataArray`` inputs.
-
-Equation numbers refer to Lee et al., "How to Correctly Report LLM-as-a-Judge Evaluations",
-arXiv 2511.21140 v1 ("Lee et al. v1" below); the later version, Lee et al. (ICML 2026; arXiv
-2511.21140, later version), numbers them one higher: eq. (4) here is its eq. (5), eqs. (5)-(7)
-here are its (6)-(8).
+The formulas' numerical notes (numpy only, ``ndtri`` for the normal quantile, xarray inputs
+kept) and the equation numbering are in :mod:`judgestats._closed_form`.
 """
 
 from __future__ import annotations
