@@ -247,7 +247,7 @@ def _upper_bound(count: int, total: int) -> float:
 
 def _widening(cell: dict, cheap: dict, rng: np.random.Generator) -> list[list[float]]:
     """Guaranteed and widened widths on ``widening`` random fallback datasets of the cell."""
-    from judgestats.guaranteed import guaranteed_ci
+    from judgestats.guaranteed import guaranteed_interval
     from judgestats.recommendation import widen
 
     rows = np.flatnonzero(cheap["choice"] == -1)
@@ -257,7 +257,7 @@ def _widening(cell: dict, cheap: dict, rng: np.random.Generator) -> list[list[fl
     out = []
     for row in chosen:
         k, n, k0, m0, k1, m1 = (int(c[row]) for c in cheap["counts"])
-        low, high = guaranteed_ci(k, n, k0, m0, k1, m1)
+        low, high = guaranteed_interval(k, n, k0, m0, k1, m1, 0.95)
         new_low, new_high, _ = widen(low, high, *(v[row] for v in cheap["lr"]))
         out.append([high - low, float(new_high - new_low)])
     return out

@@ -26,9 +26,9 @@ def all_intervals(n: int, m0: int, m1: int, level: float = 0.95) -> tuple[np.nda
     for k in range(n + 1):
         for k0 in range(m0 + 1):
             for k1 in range(m1 + 1):
-                low[k, k0, k1], high[k, k0, k1] = jc.guaranteed_ci(
-                    k, n, k0, m0, k1, m1, confidence_level=level
-                )
+                # the unvalidated entry: enumeration includes empty arms and judges worse
+                # than chance, which guaranteed_ci refuses
+                low[k, k0, k1], high[k, k0, k1] = g.guaranteed_interval(k, n, k0, m0, k1, m1, level)
     return low, high
 
 
@@ -191,7 +191,19 @@ def test_lower_end_against_brute_force(x, m0, m1):
         ({"k0": -1}, ValueError, r"`k0` .*must not be negative"),
         ({"k1": 2.5}, ValueError, r"`k1` .*whole number"),
         ({"n": math.inf}, ValueError, r"`n` .*finite"),
-        ({"m0": 0, "k0": 0, "m1": 0, "k1": 0}, ValueError, r"`m0` \+ `m1` \(0\)"),
+        ({"m0": 0, "k0": 0}, ValueError, r"`m0` \(0\) must be at least 1"),
+        ({"m1": 0, "k1": 0}, ValueError, r"`m1` \(0\) must be at least 1"),
+        ({"m0": 0, "k0": 0, "m1": 0, "k1": 0}, ValueError, r"`m0` \(0\) must be at least 1"),
+        # raw judge worse than chance: q0 + q1 - 1 = 0.2 + 0.4 - 1 < 0
+        ({"k0": 1, "k1": 2}, ValueError, r"no better than chance: q0 \+ q1 - 1 = -0\.4"),
+        # exactly at chance: 0.4 + 0.6 - 1 = 0
+        ({"k0": 2, "k1": 3}, ValueError, r"no better than chance: q0 \+ q1 - 1 = 0 "),
+        # raw J = 1 + 0.1 - 1 > 0, Laplace-adjusted (2/3) + (11/102) - 1 < 0
+        (
+            {"k0": 1, "m0": 1, "k1": 10, "m1": 100},
+            ValueError,
+            r"no better than chance after the Laplace adjustment",
+        ),
         ({"k": [1, 2]}, TypeError, r"`k` must be a single number"),
         ({"k": "4"}, TypeError, r"`k`"),
     ],

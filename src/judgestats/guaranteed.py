@@ -75,7 +75,9 @@ t, so the interval only widens and the proof above holds unchanged, at every n. 
 is below :math:`0.4748/\sigma < 6.3 \cdot 10^{-4}` (:math:`5 \cdot 10^{-7}` at n = 10^12), so
 the interval is practically the exact one; small test sets never reach this branch (their
 intervals are unchanged). Thresholds are lowered by :math:`8 n` units of round-off, so no tie is
-lost to floating point at large n.
+lost to floating point at large n. In that branch :math:`\Phi` is evaluated only where its
+argument lies in (-9, 9): above it the tail is set to 1 (an upper bound), below it to 0 with
+:math:`\Phi(-9) < 1.2 \cdot 10^{-19}` added to every p-value, so the bound stays an upper bound.
 """
 
 from __future__ import annotations
@@ -85,8 +87,14 @@ from typing import Any
 
 import numpy as np
 
+from judgestats._binomial import arm_p_value as _arm_p_value
+from judgestats._binomial import arm_set as _arm_set
+from judgestats._binomial import arm_support, clopper_pearson
+from judgestats._binomial import fisher_cutoff as _fisher_cutoff
+from judgestats._binomial import log_pmf as _log_pmf
+from judgestats._binomial import p_value_ends as _p_value_ends
 from judgestats._designating import Curves, designating_bound
-from judgestats._validate import check_level, check_six_counts
+from judgestats._validate import check_level, check_six_counts, no_correction_message
 from judgestats.results import ConfidenceInterval
 
 __all__ = [
@@ -109,6 +117,10 @@ _WINDOW_SD = 13.0
 WINDOW_MAX = 20_001
 #: Berry-Esseen constant for sums of independent identically distributed terms (Shevtsova 2011).
 _BERRY_ESSEEN = 0.4748
+#: Large-n tails: Phi(x) is evaluated only for |x| below this; Phi(-band) (< 1.2e-19) bounds
+#: what is set to 0 below it and is added to every p-value.
+_NDTR_BAND = 9.0
+_NDTR_FLOOR = 1.2e-19
 #: Bisection stops when the bracket of the interval end is this narrow.
 _THETA_TOL = 1e-6
 #: Nuisance grid: points per side of the coarse grid, and of each refinement grid.
@@ -117,82 +129,6 @@ _COARSE, _ARC, _FINE, _ROUNDS = 9, 25, 9, 3
 _LOG_CHOOSE_MAX = 2_000_000
 #: Slack in units of k when comparing n * max h with an integer count (ties are included).
 _TIE = 1e-7
-
-
-# ---------------------------------------------------------------------------------------------
-# binomial helpers
-# ---------------------------------------------------------------------------------------------
-def _log_pmf(k: np.ndarray, size: float, prob: float | np.ndarray) -> np.ndarray:
-    """Log Bin(k; size, prob), broadcasting; -inf where the pmf is 0 (prob 0 or 1 included)."""
-    from scipy.special import gammaln, xlog1py, xlogy
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (
-            gammaln(size + 1.0)
-            - gammaln(k + 1.0)
-            - gammaln(size - k + 1.0)
-            + xlogy(k, prob)
-            + xlog1py(size - k, -prob)
-        )
-
-
-def _arm_p_value(k: int, m: int, q: np.ndarray) -> np.ndarray:
-    """Two-sided exact p-value of q for k of m: min(1, 2 min(P(K <= k), P(K >= k)))."""
-    from scipy.special import bdtr, bdtrc
-
-    if m == 0:
-        return np.ones_like(q)
-    lower = bdtr(k, m, q)
-    upper = 1.0 if k == 0 else bdtrc(k - 1, m, q)
-    return np.minimum(1.0, 2.0 * np.minimum(lower, upper))
-
-
-def _p_value_ends(k: int, m: int, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ends of {q: two-sided p-value of q > target} (Clopper-Pearson inversion); NaN stays."""
-    from scipy.special import betaincinv
-
-    target = np.asarray(target, dtype=float)
-    if m == 0:
-        return np.zeros_like(target), np.ones_like(target)
-    half = np.minimum(target, 1.0) / 2.0
-    low = np.zeros_like(target) if k == 0 else betaincinv(k, m - k + 1, half)
-    high = np.ones_like(target) if k == m else betaincinv(k + 1, m - k, 1.0 - half)
-    nan = np.isnan(target)
-    return np.where(nan, np.nan, low), np.where(nan, np.nan, high)
-
-
-def clopper_pearson(k: Any, m: Any, level: float) -> tuple[Any, Any]:
-    """Clopper-Pearson interval of level ``level`` for k successes of m (arrays broadcast).
-
-    Ends from the Beta quantiles: low = B^-1(a/2; k, m - k + 1) (0 when k = 0), high =
-    B^-1(1 - a/2; k + 1, m - k) (1 when k = m), with a = 1 - level; [0, 1] when m = 0.
-    """
-    from scipy.special import betaincinv
-
-    k, m = np.asarray(k, dtype=float), np.asarray(m, dtype=float)
-    tail = (1.0 - level) / 2.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        low = np.where(k > 0, betaincinv(np.maximum(k, 1.0), m - k + 1.0, tail), 0.0)
-        high = np.where(k < m, betaincinv(k + 1.0, np.maximum(m - k, 1.0), 1.0 - tail), 1.0)
-    empty = m == 0
-    return np.where(empty, 0.0, low), np.where(empty, 1.0, high)
-
-
-def _arm_set(k: int, m: int, level: float) -> tuple[float, float]:
-    """Clopper-Pearson interval of one arm as floats; [0, 1] if m = 0."""
-    low, high = clopper_pearson(k, m, level)
-    return float(low), float(high)
-
-
-def _arm_support(m: int, low: float, high: float) -> np.ndarray:
-    """Counts k of Bin(m, q) with mass above ``_ARM_TAIL`` for some q in [low, high]."""
-    values = np.arange(m + 1, dtype=float)
-    # P(K <= k) is largest at the smallest q, P(K >= k) at the largest
-    cdf_at_low = np.cumsum(np.exp(_log_pmf(values, m, np.float64(low))))
-    sf_at_high = np.cumsum(np.exp(_log_pmf(values, m, np.float64(high)))[::-1])
-    first = int(np.searchsorted(cdf_at_low, _ARM_TAIL, side="right"))
-    last = m - int(np.searchsorted(sf_at_high, _ARM_TAIL, side="right"))
-    return values[min(first, last) : max(first, last) + 1]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,8 +144,8 @@ class _LowerTest:
         self.box = box
         self.fisher = fisher
         self.calibration = (k0, m0, k1, m1)
-        self.k0 = _arm_support(m0, *box[0])
-        self.k1 = _arm_support(m1, *box[1])
+        self.k0 = arm_support(m0, *box[0], _ARM_TAIL)
+        self.k1 = arm_support(m1, *box[1], _ARM_TAIL)
         self.m0, self.m1 = m0, m1
         observed = Curves(np.array([k0], float), np.array([k1], float), m0, m1, n, z)
         bound = designating_bound(observed, k / n)
@@ -222,6 +158,7 @@ class _LowerTest:
             i, j = int(k0 - self.k0[0]), int(k1 - self.k1[0])
             threshold[i, j] = min(threshold[i, j], k)  # the observed outcome is in its tail
         self.threshold = np.clip(threshold, 0, n + 1).astype(np.int64)
+        self._threshold_float = self.threshold.astype(float)
         self.slack = 4.0 * _ARM_TAIL
         self._log_choose: np.ndarray | None = None
         if n <= _LOG_CHOOSE_MAX:
@@ -281,16 +218,23 @@ class _LowerTest:
         sigma = np.sqrt(n * pi * (1.0 - pi))
         spread = sigma > 0.0
         scale = 1.0 / np.where(spread, sigma, 1.0)
-        # (n pi - c + 1) / sigma, built in place: one array of the full (points, k0, k1) size
-        sf = np.subtract.outer(n * pi + 1.0, self.threshold.astype(float))
+        # x = (n pi - c + 1) / sigma, built in place: one array of the full (points, k0, k1) size
+        sf = np.subtract.outer(n * pi + 1.0, self._threshold_float)
         sf *= scale[:, None, None]
-        ndtr(sf, out=sf)
+        # Phi(x) only where |x| < _NDTR_BAND; elsewhere 1 (x above: an upper bound) or 0 (x
+        # below: Phi(x) < Phi(-band), added to every p-value); at large n few elements are near 0
+        near = np.flatnonzero(np.abs(sf) < _NDTR_BAND)  # (ndtr's where= crashes scipy 1.17)
+        values = ndtr(sf.flat[near])
+        np.clip(sf, 0.0, 1.0, out=sf)  # 1 above the band, 0 below it
+        sf.flat[near] = values
         if not spread.all():  # pi = 0 or 1: K = n pi surely
             sure = ~spread
             sf[sure] = self.threshold[None, :, :] <= (n * pi[sure])[:, None, None]
         w0, w1 = self._weights(q0, q1)
         extra = np.where(spread, _BERRY_ESSEEN * (pi**2 + (1.0 - pi) ** 2) * scale, 0.0)
-        return np.einsum("pi,pij,pj->p", w0, sf, w1) + extra + self.slack
+        extra += _NDTR_FLOOR
+        # sum_ij w0_i sf_ij w1_j as two batched products (faster than einsum here)
+        return (w0 * np.matmul(sf, w1[:, :, None])[:, :, 0]).sum(axis=1) + extra + self.slack
 
     def in_set(self, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
         """Membership of the nuisance confidence set: the product of the arms' p-values > c."""
@@ -515,18 +459,6 @@ def guaranteed_covers(
     )
 
 
-def _fisher_cutoff(gamma: float) -> float:
-    """C with c (1 - log c) = gamma: P(U0 U1 <= c) for independent uniforms (Fisher's product)."""
-    low, high = 1e-300, gamma
-    for _ in range(200):
-        mid = math.sqrt(low * high)
-        if mid * (1.0 - math.log(mid)) > gamma:
-            high = mid
-        else:
-            low = mid
-    return low
-
-
 def guaranteed_interval(
     k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float
 ) -> ConfidenceInterval:
@@ -558,8 +490,8 @@ def guaranteed_ci(
     k0, m0 : int
         Truly-incorrect calibration items the judge marked incorrect, and all of them.
     k1, m1 : int
-        Truly-correct calibration items the judge marked correct, and all of them. An arm may be
-        empty (a random labelled sample of one class): then that rate is left entirely free.
+        Truly-correct calibration items the judge marked correct, and all of them (m0, m1 >= 1;
+        :func:`guaranteed_interval`, unvalidated, also takes an empty arm and any judge).
     confidence_level : float, default 0.95
         Strictly inside (0, 1).
 
@@ -573,7 +505,10 @@ def guaranteed_ci(
     ------
     TypeError, ValueError
         For counts that are not whole non-negative numbers, a part above its total, an infinite
-        ``n``, ``m0 + m1 = 0`` or a level outside (0, 1).
+        ``n``, an empty arm (``m0 = 0`` or ``m1 = 0``) or a level outside (0, 1); ValueError
+        for a judge no better than chance (q0-hat + q1-hat - 1 <= 0, or its Laplace-adjusted
+        version (k + 1)/(m + 2) per arm <= 0), as :func:`judgestats.lang_reiczigel_ci` and
+        :func:`judgestats.estimate` do: no correction exists there.
 
     Notes
     -----
@@ -591,10 +526,30 @@ def guaranteed_ci(
     """
     level = check_level(confidence_level)
     values = check_six_counts({"k": k, "n": n, "k0": k0, "m0": m0, "k1": k1, "m1": m1}, scalar=True)
-    if values["m0"] + values["m1"] == 0:
-        raise ValueError(
-            "`m0` + `m1` (0) must be at least 1: without calibration items the "
-            "judge's error rates, and so the accuracy, are not identified."
-        )
     counts = {name: int(value) for name, value in values.items()}
+    _check_judge(**counts)
     return guaranteed_interval(**counts, level=level)
+
+
+def _check_judge(k: int, n: int, k0: int, m0: int, k1: int, m1: int) -> None:
+    """The closed form's policy: both arms present, and a judge better than chance.
+
+    Raises ValueError for an empty arm (naming it) and, as :func:`judgestats.estimate` does, for
+    a judge with q0-hat + q1-hat - 1 <= 0 or its Laplace-adjusted version (k + 1) / (m + 2)
+    per arm <= 0.
+    """
+    del k, n  # the test counts play no part in the policy
+    for name, size, rate in (("m0", m0, "specificity q0"), ("m1", m1, "sensitivity q1")):
+        if size == 0:
+            raise ValueError(
+                f"`{name}` (0) must be at least 1: without calibration items of that class the "
+                f"judge's {rate} is not measured; for a labelled random sample of one class "
+                "use judgestats.posterior, or judgestats.guaranteed.guaranteed_interval, which "
+                "leaves that rate entirely free."
+            )
+    q0, q1 = k0 / m0, k1 / m1
+    if q0 + q1 <= 1.0:
+        raise ValueError(no_correction_message(q0, q1, smoothed=False))
+    adjusted0, adjusted1 = (k0 + 1) / (m0 + 2), (k1 + 1) / (m1 + 2)
+    if adjusted0 + adjusted1 <= 1.0:
+        raise ValueError(no_correction_message(adjusted0, adjusted1, smoothed=True))

@@ -526,11 +526,10 @@ def _guaranteed(
     zero_width: bool = False,
 ) -> Recommendation:
     from judgestats.frequentist import rogan_gladen
-    from judgestats.guaranteed import guaranteed_ci
+    from judgestats.guaranteed import guaranteed_interval
 
-    low, high = guaranteed_ci(
-        data.k, data.n, data.k0, data.m0, data.k1, data.m1, confidence_level=level
-    )
+    # the unvalidated entry: the fallback must answer empty arms and judges worse than chance
+    low, high = guaranteed_interval(data.k, data.n, data.k0, data.m0, data.k1, data.m1, level)
     widened = False
     if lang_reiczigel is not None:
         new_low, new_high, changed = widen(low, high, lang_reiczigel[1], lang_reiczigel[2])
