@@ -130,6 +130,7 @@ SUBPACKAGES = {
         "PPIResult",
         "ShiftEstimates",
         "class_balance_test",
+        "guaranteed_judge_ci",
         "ppi",
         "ppi_counts",
         "ppi_from_data",

@@ -126,6 +126,7 @@ def test_candidates_result_states_its_target_and_is_strict_json():
         assert set(found.intervals) == {
             "labels_only_cp",
             "labels_only_blaker",
+            "guaranteed_judge",
             "ppi_pp",
             "posterior_eti",
             "posterior_hdi",
@@ -135,7 +136,11 @@ def test_candidates_result_states_its_target_and_is_strict_json():
         json.dumps(payload, allow_nan=False)
         assert target in str(found)
         assert found.summary().attrs["target"] == target
-        for _, low, high in found.intervals.values():
+        for name, (_, low, high) in found.intervals.items():
+            if name == "guaranteed_judge":  # m = 60 labelled items: above its cost bound (40)
+                assert math.isnan(low) and math.isnan(high)
+                assert payload["intervals"][name]["low"] is None
+                continue
             assert 0.0 <= low <= high <= 1.0
 
 

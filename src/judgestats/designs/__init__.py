@@ -5,6 +5,8 @@ In the random design the labelled items are a random subsample of the test items
 
 * :mod:`judgestats.designs.prediction_powered` -- prediction-powered inference (PPI) and PPI++
   (power tuning);
+* :mod:`judgestats.designs.random_guaranteed` -- an interval whose coverage is guaranteed for
+  every accuracy and judge, using the judge and the labelled class count;
 * :mod:`judgestats.designs.shift` -- the five estimators of Lee et al. (ICML 2026) Table 2 with
   their assumptions, and the class-balance test between the calibration and test sets.
 """
@@ -16,6 +18,7 @@ from judgestats.designs.prediction_powered import (
     ppi_counts,
     ppi_from_data,
 )
+from judgestats.designs.random_guaranteed import guaranteed_judge_ci
 from judgestats.designs.shift import (
     ASSUMPTIONS,
     CLASS_BALANCE_ALPHA,
@@ -38,6 +41,7 @@ __all__ = [
     "PPIResult",
     "ShiftEstimates",
     "class_balance_test",
+    "guaranteed_judge_ci",
     "ppi",
     "ppi_counts",
     "ppi_from_data",

@@ -8,6 +8,12 @@ things: how the judge errs, and directly what share is correct. The candidates
     Exact intervals from the labelled items alone, the judge ignored
     (:mod:`judgestats.designs.labels_only`): Clopper-Pearson and Blaker's, binomial for the
     population, hypergeometric over the N items for the items target.
+``guaranteed_judge``
+    Coverage at least the level for every (theta, q0, q1) by construction, using the judge and
+    the labelled class count (:func:`judgestats.designs.random_guaranteed.guaranteed_judge_ci`:
+    an exact test over the labelled 2x2 table and the unlabelled verdict count, the judge's
+    rates by a Berger-Boos supremum); NaN where m exceeds
+    :data:`~judgestats.designs.random_guaranteed.LABELLED_MAX` (its cost grows as m^3).
 ``ppi_pp``
     PPI++ (Angelopoulos, Duchi & Zrnic, "PPI++: Efficient Prediction-Powered Inference",
     arXiv 2311.01453) with the power-tuned lambda, computed from the labelled 2x2 table with z^2/4
@@ -72,6 +78,7 @@ __all__ = [
 CANDIDATE_NAMES = (
     "labels_only_cp",
     "labels_only_blaker",
+    "guaranteed_judge",
     "ppi_pp",
     "posterior_eti",
     "posterior_hdi",
@@ -79,6 +86,7 @@ CANDIDATE_NAMES = (
 CANDIDATE_LABELS = {
     "labels_only_cp": "labels only, Clopper-Pearson",
     "labels_only_blaker": "labels only, Blaker",
+    "guaranteed_judge": "guaranteed, judge + labels",
     "ppi_pp": "PPI++ (Agresti-Coull 2x2)",
     "posterior_eti": "posterior median + equal-tailed",
     "posterior_hdi": "posterior mode + HDI",
@@ -218,12 +226,23 @@ def _posterior_triples(
 
 
 def count_candidates(
-    k: int, n: int, k0: int, m0: int, k1: int, m1: int, *, target: str, level: float
+    k: int,
+    n: int,
+    k0: int,
+    m0: int,
+    k1: int,
+    m1: int,
+    *,
+    target: str,
+    level: float,
+    guaranteed_judge: bool = False,
 ) -> dict[str, Triple]:
-    """The closed-form candidates (labels only, PPI++) from counts; ``n`` may be 0 (items).
+    """The candidates from counts (labels only, PPI++); ``n`` may be 0 (items).
 
-    With n = 0 and ``target="items"`` every item is labelled: each interval is the known share
-    m1 / m with zero width.
+    With ``guaranteed_judge=True`` also ``"guaranteed_judge"`` (0.01-2 s; NaN where m exceeds
+    :data:`~judgestats.designs.random_guaranteed.LABELLED_MAX`). With n = 0 and
+    ``target="items"`` every item is labelled: each interval is the known share m1 / m with
+    zero width.
     """
     m = m0 + m1
     if n == 0:
@@ -244,6 +263,12 @@ def count_candidates(
         k, n, k0, m0, k1, m1, target=target, confidence_level=level
     )
     out["ppi_pp"] = (float(estimate), float(low), float(high))
+    if guaranteed_judge:
+        from judgestats.designs.random_guaranteed import guaranteed_judge_counts
+
+        out["guaranteed_judge"] = guaranteed_judge_counts(
+            k, n, k0, m0, k1, m1, target=target, level=level
+        )
     return out
 
 
@@ -273,8 +298,9 @@ def random_design_candidates(
     Returns
     -------
     RandomDesignCandidates
-        ``.intervals`` maps "labels_only_cp", "labels_only_blaker", "ppi_pp", "posterior_eti",
-        "posterior_hdi" to (estimate, low, high).
+        ``.intervals`` maps "labels_only_cp", "labels_only_blaker", "guaranteed_judge",
+        "ppi_pp", "posterior_eti", "posterior_hdi" to (estimate, low, high)
+        ("guaranteed_judge" is NaN where m exceeds 40).
 
     Raises
     ------
@@ -289,7 +315,7 @@ def random_design_candidates(
     level = check_level(confidence_level)
     rng = as_generator(random_seed)
     counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
-    intervals = count_candidates(*counts, target=target, level=level)
+    intervals = count_candidates(*counts, target=target, level=level, guaranteed_judge=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeStatsWarning)  # carried as flags
         post = posterior(data, random_seed=rng)
