@@ -156,3 +156,34 @@ def test_errors_name_the_argument():
     large = jc.JudgeData(k=70, n=100, k0=20, m0=30, k1=9, m1=LABELLED_MAX - 29, design="random")
     with pytest.raises(ValueError, match=rf"`data` holds m = {LABELLED_MAX + 1}"):
         guaranteed_judge_ci(large)
+
+
+@pytest.mark.parametrize("n", [50, 20_001, 10**5, 10**9])
+def test_tail_is_an_upper_bound_of_the_exact_tail(n):
+    """The test-count tail against scipy's binomial survival function, summed over the tables.
+
+    Windowed sums (n pi (1 - pi) small) match it; the Berry-Esseen branch (n = 10^9) exceeds it
+    by less than 0.4748 / 768 = 6.2e-4.
+    """
+    from judgestats.designs import random_guaranteed as rg
+
+    test = rg._Test(int(0.6 * n), n, 3, 4, 2, 3, 0.95)
+    q0, q1 = np.array([0.3, 0.75, 0.999]), np.array([0.9, 0.6, 0.002])
+    for t in (0.0, 0.2, 0.7, 1.0):
+        found = test.tail(t, q0, q1)
+        m1, k0, k1 = test.x[:, 2] + test.x[:, 3], test.x[:, 0], test.x[:, 2]
+        for j in range(q0.size):
+            pi = t * q1[j] + (1 - t) * (1 - q0[j])
+            p_table = binom.pmf(m1, 7, t) * binom.pmf(k0, 7 - m1, q0[j]) * binom.pmf(k1, m1, q1[j])
+            exact = float(np.sum(p_table * binom.sf(test.cut - 1, n, pi)))
+            assert found[j] >= exact - 1e-12
+            assert found[j] <= exact + (6.2e-4 if n == 10**9 else 1e-9)
+
+
+def test_interval_continuous_where_the_tail_changes_method():
+    """n = 20,000 and 20,001 (the two tail methods) agree; a bug once gave [0, 1] there."""
+    a = guaranteed_judge_counts(10_000, 20_000, 9, 10, 9, 10, target="population", level=0.95)
+    b = guaranteed_judge_counts(10_000, 20_001, 9, 10, 9, 10, target="population", level=0.95)
+    c = guaranteed_judge_counts(50_000, 100_000, 9, 10, 9, 10, target="population", level=0.95)
+    assert abs(a[1] - b[1]) < 1e-3 and abs(a[2] - b[2]) < 1e-3
+    assert 0.25 < c[1] < 0.35 and 0.65 < c[2] < 0.75

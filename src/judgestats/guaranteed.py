@@ -202,7 +202,7 @@ class _LowerTest:
         w0, w1 = self._weights(q0, q1)
         # the test count's mass outside the window (set to 0 above it) is added back
         outside = np.maximum(1.0 - pmf.sum(axis=1), 0.0)
-        return np.einsum("pi,pij,pj->p", w0, sf, w1) + self.slack + outside
+        return _weighted_sum(w0, sf, w1) + self.slack + outside
 
     def _weights(self, q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Calibration pmfs on the supports, one row per nuisance point."""
@@ -233,8 +233,7 @@ class _LowerTest:
         w0, w1 = self._weights(q0, q1)
         extra = np.where(spread, _BERRY_ESSEEN * (pi**2 + (1.0 - pi) ** 2) * scale, 0.0)
         extra += _NDTR_FLOOR
-        # sum_ij w0_i sf_ij w1_j as two batched products (faster than einsum here)
-        return (w0 * np.matmul(sf, w1[:, :, None])[:, :, 0]).sum(axis=1) + extra + self.slack
+        return _weighted_sum(w0, sf, w1) + extra + self.slack
 
     def in_set(self, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
         """Membership of the nuisance confidence set: the product of the arms' p-values > c."""
@@ -367,6 +366,11 @@ class _LowerTest:
                     best_value, c0, c1 = float(local[i]), float(r0[ok][i]), float(r1[ok][i])
             step0, step1 = step0 * 2.0 / (_FINE - 1), step1 * 2.0 / (_FINE - 1)
         return best_value
+
+
+def _weighted_sum(w0: np.ndarray, sf: np.ndarray, w1: np.ndarray) -> np.ndarray:
+    """Sum over i, j of w0[p, i] sf[p, i, j] w1[p, j] per p: a batched matrix product."""
+    return (w0 * np.matmul(sf, w1[:, :, None])[:, :, 0]).sum(axis=1)
 
 
 def _usable(a: np.ndarray, b: np.ndarray, better_than_chance: bool) -> np.ndarray:

@@ -44,10 +44,11 @@ mirrored upper end on the same :math:`C_\gamma`, :math:`P(\theta \notin [L, U]) 
 every :math:`(\theta, q_0, q_1)` and every n and m: nothing is asymptotic. The labelled class count
 enters the outcome, so, unlike :func:`judgestats.guaranteed_ci`, nothing is conditioned away.
 
-Numerics. Every table is summed (1e-12 is added to each p-value for round-off). For
-:math:`n \le` :data:`EXACT_N_MAX` the test count's tail is exact; above it, it is the
-Berry-Esseen upper bound of :mod:`judgestats.guaranteed` (adds at most
-:math:`0.4748/\sqrt{n\pi(1-\pi)}` to a p-value: valid, somewhat wider for n of 10^4-10^5).
+Numerics. Every table is summed (1e-12 is added to each p-value for round-off). The test
+count's tail is summed exactly over a window of 13 standard deviations around n pi where that
+window holds at most :data:`judgestats.guaranteed.WINDOW_MAX` counts (the mass outside it is
+added); beyond (:math:`n\pi(1-\pi) > 5.9 \cdot 10^5`) it is the Berry-Esseen upper bound of
+:mod:`judgestats.guaranteed`, which adds less than 0.4748/768 = 6.2e-4 to a p-value.
 Two steps are searches, not bounds: the supremum over :math:`C_\gamma` is taken on a 9 x 9
 grid with one finer 7 x 7 grid around its best point, and t is scanned on :data:`T_GRID` points
 with the first accepted cell bisected (the end reported on its rejected side), which assumes no
@@ -64,10 +65,10 @@ unlabelled items and N = n + m. Marginally :math:`T_u \sim \mathrm{Bin}(n, \thet
 the dependence, but it ignores what the verdicts say about the individual unlabelled items.
 
 Cost. About :math:`(m+1)^3/6` tables times 130 nuisance points per value of t, and about 30
-values of t per end: 0.01 s at m = 6, 0.5 s at m = 20-40 with n = 10^3, 2 s at m = 40 with
-n = 10^4 (the exact tail), 1 s at n = 10^9. Where m exceeds :data:`LABELLED_MAX` it is not
-computed (:func:`guaranteed_judge_ci` raises, ``random_design_candidates`` reports NaN); in n
-the cost is capped (exact sums up to :data:`EXACT_N_MAX`, a bound of fixed cost beyond).
+values of t per end (seconds per interval: ``python benchmarks/random_guaranteed.py``). Where m
+exceeds :data:`LABELLED_MAX` it is not computed (:func:`guaranteed_judge_ci` raises,
+``random_design_candidates`` reports NaN); in n the cost is capped (a window of at most
+:data:`judgestats.guaranteed.WINDOW_MAX` counts, a bound of fixed cost beyond).
 """
 
 from __future__ import annotations
@@ -80,10 +81,10 @@ from judgestats._binomial import arm_set
 from judgestats._validate import check_level
 from judgestats.data import JudgeData, require_design
 from judgestats.designs.labels_only import check_target
+from judgestats.guaranteed import WINDOW_MAX
 from judgestats.results import ConfidenceInterval
 
 __all__ = [
-    "EXACT_N_MAX",
     "LABELLED_MAX",
     "T_GRID",
     "guaranteed_judge_ci",
@@ -92,8 +93,10 @@ __all__ = [
 
 #: Largest labelled sample for which the interval is computed (cost grows as m^3).
 LABELLED_MAX = 40
-#: Test sizes up to which the test count's tail is summed exactly.
-EXACT_N_MAX = 20_000
+#: Test sizes up to which the log binomial coefficients are tabulated once per dataset.
+_LOG_CHOOSE_MAX = 2_000_000
+#: Half-width of the window, in standard deviations, where the test count's pmf is summed.
+_WINDOW_SD = 13.0
 #: Points of the t grid scanned before the bisection.
 T_GRID = 11
 #: Miss probability of the nuisance confidence set.
@@ -168,41 +171,66 @@ class _Test:
         self._log_choose_n: np.ndarray | None = None
 
     def _test_tail(self, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """P(K >= cut) for every table (rows) at each pi (columns), and the bound's slack."""
-        n, cut = self.n, self.cut
-        if n <= EXACT_N_MAX:
-            # P(K >= c) for c = 0 .. n + 1 from the pmf (reverse cumulative sums)
-            if self._log_choose_n is None:
-                from scipy.special import gammaln
+        """P(K >= cut) for every table (rows) at each pi (columns), and the slack to add.
 
-                counts = np.arange(n + 1, dtype=float)
+        Summed exactly over a window of 13 standard deviations where that window has at most
+        ``WINDOW_MAX`` counts; beyond, the Berry-Esseen upper bound (sigma > 768 there, so it
+        adds less than 6.2e-4).
+        """
+        sigma = np.sqrt(self.n * pi * (1.0 - pi))
+        half = np.ceil(_WINDOW_SD * sigma + 12.0)
+        summed = 2 * half + 1 <= WINDOW_MAX
+        out = np.empty((self.cut.size, pi.size))
+        slack = np.zeros(pi.size)
+        if summed.any():
+            out[:, summed], slack[summed] = self._window_tail(pi[summed], int(half[summed].max()))
+        if not summed.all():
+            out[:, ~summed], slack[~summed] = self._normal_tail(pi[~summed])
+        return out, slack
+
+    def _window_tail(self, pi: np.ndarray, half: int) -> tuple[np.ndarray, np.ndarray]:
+        """Exact sums of Bin(n, pi) over a window of 2 half + 1 counts around n pi."""
+        from scipy.special import gammaln, xlog1py, xlogy
+
+        n = self.n
+        width = min(2 * half + 1, n + 1)
+        start = np.clip(np.floor(n * pi) - half, 0, n + 1 - width).astype(np.int64)
+        counts = start[:, None] + np.arange(width)[None, :]
+        if n <= _LOG_CHOOSE_MAX:
+            if self._log_choose_n is None:
+                every = np.arange(n + 1, dtype=float)
                 self._log_choose_n = (
-                    gammaln(n + 1.0) - gammaln(counts + 1.0) - gammaln(n - counts + 1.0)
+                    gammaln(n + 1.0) - gammaln(every + 1.0) - gammaln(n - every + 1.0)
                 )
-            counts = np.arange(n + 1, dtype=float)[:, None]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                log_pmf = (
-                    self._log_choose_n[:, None]
-                    + np.nan_to_num(counts * np.log(pi)[None, :], nan=0.0, neginf=-np.inf)
-                    + np.nan_to_num((n - counts) * np.log1p(-pi)[None, :], nan=0.0)
-                )
-            sf = np.zeros((n + 2, pi.size))
-            sf[: n + 1] = np.cumsum(np.exp(log_pmf)[::-1], axis=0)[::-1]
-            return sf[cut.astype(np.int64)], np.zeros(pi.size)
+            log_choose = self._log_choose_n[counts]
+        else:
+            c = counts.astype(float)
+            log_choose = gammaln(n + 1.0) - gammaln(c + 1.0) - gammaln(n - c + 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pmf = np.exp(
+                log_choose + xlogy(counts, pi[:, None]) + xlog1py(n - counts, -pi[:, None])
+            )
+        # columns: 1 (cut below the window), P(start + j <= K <= end), 0 (cut above the window)
+        table = np.ones((pi.size, width + 2))
+        table[:, 1:-1] = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
+        table[:, -1] = 0.0
+        index = np.clip(self.cut[:, None] - start[None, :] + 1, 0, width + 1).astype(np.int64)
+        sf = np.take_along_axis(table.T, index, axis=0)
+        # the mass outside the window (beyond its end, where the sums stop) is added back
+        return sf, np.maximum(1.0 - pmf.sum(axis=1), 0.0)
+
+    def _normal_tail(self, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Berry-Esseen upper bound of P(K >= cut): Phi((n pi - c + 1) / sigma) + C rho / sigma."""
         from scipy.special import ndtr
 
-        sigma = np.sqrt(n * pi * (1.0 - pi))
-        spread = sigma > 0
-        scale = 1.0 / np.where(spread, sigma, 1.0)
+        n, cut = self.n, self.cut
+        scale = 1.0 / np.sqrt(n * pi * (1.0 - pi))
         x = (n * pi[None, :] + 1.0 - cut[:, None]) * scale[None, :]
         near = np.flatnonzero(np.abs(x) < _NDTR_BAND)
         values = ndtr(x.flat[near])
-        np.clip(x, 0.0, 1.0, out=x)
+        np.clip(x, 0.0, 1.0, out=x)  # 1 above the band, 0 below it
         x.flat[near] = values
-        sure = ~spread  # pi = 0 or 1: K = n pi surely
-        x[:, sure] = cut[:, None] <= n * pi[None, sure]
-        extra = np.where(spread, _BERRY_ESSEEN * (pi**2 + (1 - pi) ** 2) * scale, 0.0)
-        return x, extra + _NDTR_FLOOR
+        return x, _BERRY_ESSEEN * (pi**2 + (1 - pi) ** 2) * scale + _NDTR_FLOOR
 
     def tail(self, t: float, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
         """P_{t,q0,q1}{D(X) >= D(x)} (an upper bound for large n), one per nuisance point.
