@@ -348,3 +348,16 @@ def test_huge_n_costs_what_a_small_n_costs():
     reference = g.guaranteed_interval(4 * 10**8, 10**9, 140, 200, 180, 200, 0.95)
     assert abs(low - reference.low) < 1e-3 and abs(high - reference.high) < 1e-3
     assert low < (0.4 - 0.3) / 0.6 < high  # the Rogan-Gladen estimate lies inside
+
+
+def test_large_n_keeps_exact_sums_where_the_spread_is_small():
+    """n = 10^7, arms of 20: judges in the box with pi near 0 once got the loose Berry-Esseen
+    term (0.4748 / sigma with sigma about 10) and the interval was [0, 1]; it must lie between
+    the n = 10^6 and n = 10^9 intervals (which the test-set size barely moves)."""
+    ends = {
+        n: g.guaranteed_interval(n // 2, n, 19, 20, 19, 20, 0.95) for n in (10**6, 10**7, 10**9)
+    }
+    for i in (0, 1):
+        values = sorted(end[i] for end in ends.values())
+        assert values[-1] - values[0] < 0.005
+    assert 0.3 < ends[10**7].low < 0.5 < ends[10**7].high < 0.7

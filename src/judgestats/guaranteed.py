@@ -63,9 +63,10 @@ p-value. The exact coverage is checked by enumeration in the tests
 (``tests/test_guaranteed.py``).
 
 Large test sets (cost independent of n). Summing the test count's pmf over its window costs
-time and memory in proportion to :math:`\sqrt n`. Where the window would pass :data:`WINDOW_MAX`
-counts (:math:`n\pi(1-\pi) \gtrsim 5.8 \cdot 10^5`), the tail is replaced by its Berry-Esseen upper
-bound (Shevtsova 2011, :math:`C \le 0.4748`; :math:`\sigma^2 = n\pi(1-\pi)`), which costs the same
+time and memory in proportion to :math:`\sqrt n`. At each nuisance point whose window would
+pass :data:`WINDOW_MAX` counts (:math:`n\pi(1-\pi) \gtrsim 5.8 \cdot 10^5`; points with pi near
+0 or 1 keep their exact window), the tail is replaced by its Berry-Esseen upper bound
+(Shevtsova 2011, :math:`C \le 0.4748`; :math:`\sigma^2 = n\pi(1-\pi)`), which costs the same
 at every n:
 
 .. math:: P(K \ge c) \le \Phi\big((n\pi - c + 1)/\sigma\big) + C(\pi^2 + (1-\pi)^2)/\sigma.
@@ -180,13 +181,28 @@ class _LowerTest:
         )
 
     def tail(self, t: float, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
-        """P_{t, q0, q1}{k >= c(k0, k1)} for every nuisance point (1-D arrays q0, q1)."""
+        """P_{t, q0, q1}{k >= c(k0, k1)} for every nuisance point (1-D arrays q0, q1).
+
+        Summed over a window of the test count where it holds at most ``WINDOW_MAX`` counts;
+        the Berry-Esseen upper bound for the other points (each point on its own: a point with
+        pi near 0 or 1 has a small spread, where the bound would be loose).
+        """
         n = self.n
         pi = np.minimum(np.maximum(t * q1 + (1.0 - t) * (1.0 - q0), 0.0), 1.0)
-        half = int(math.ceil(_WINDOW_SD * math.sqrt(n * float(np.max(pi * (1.0 - pi)))) + 12.0))
+        half = np.ceil(_WINDOW_SD * np.sqrt(n * pi * (1.0 - pi)) + 12.0)
+        summed = np.minimum(2 * half + 1, n + 1) <= WINDOW_MAX
+        out = np.empty(pi.size)
+        if summed.any():
+            part = (pi[summed], q0[summed], q1[summed])
+            out[summed] = self._window_tail(*part, int(half[summed].max()))
+        if not summed.all():
+            out[~summed] = self._tail_bound(pi[~summed], q0[~summed], q1[~summed])
+        return out
+
+    def _window_tail(self, pi: np.ndarray, q0: np.ndarray, q1: np.ndarray, half: int) -> np.ndarray:
+        """:meth:`tail` summed over a window of 2 half + 1 counts around n pi."""
+        n = self.n
         width = min(2 * half + 1, n + 1)
-        if width > WINDOW_MAX:
-            return self._tail_bound(pi, q0, q1)
         start = np.minimum(np.maximum(np.floor(n * pi) - half, 0.0), n + 1 - width)
         counts = start[:, None] + np.arange(width)[None, :]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -215,9 +231,7 @@ class _LowerTest:
         from scipy.special import ndtr
 
         n = float(self.n)
-        sigma = np.sqrt(n * pi * (1.0 - pi))
-        spread = sigma > 0.0
-        scale = 1.0 / np.where(spread, sigma, 1.0)
+        scale = 1.0 / np.sqrt(n * pi * (1.0 - pi))  # sigma > 768 at every point sent here
         # x = (n pi - c + 1) / sigma, built in place: one array of the full (points, k0, k1) size
         sf = np.subtract.outer(n * pi + 1.0, self._threshold_float)
         sf *= scale[:, None, None]
@@ -227,12 +241,8 @@ class _LowerTest:
         values = ndtr(sf.flat[near])
         np.clip(sf, 0.0, 1.0, out=sf)  # 1 above the band, 0 below it
         sf.flat[near] = values
-        if not spread.all():  # pi = 0 or 1: K = n pi surely
-            sure = ~spread
-            sf[sure] = self.threshold[None, :, :] <= (n * pi[sure])[:, None, None]
         w0, w1 = self._weights(q0, q1)
-        extra = np.where(spread, _BERRY_ESSEEN * (pi**2 + (1.0 - pi) ** 2) * scale, 0.0)
-        extra += _NDTR_FLOOR
+        extra = _BERRY_ESSEEN * (pi**2 + (1.0 - pi) ** 2) * scale + _NDTR_FLOOR
         return _weighted_sum(w0, sf, w1) + extra + self.slack
 
     def in_set(self, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
