@@ -16,11 +16,20 @@ Writes benchmarks/results/guaranteed.json.
 ``--scaling`` measures instead how the cost grows with the test-set size (issue 25, item 2): one
 dataset (theta = 0.4 with k = 0.4 n, arms 140/200 and 180/200) at n = 10^3 ... 10^12, each n in
 a fresh process (so its peak memory is its own), ``--repeats`` timings per n; it reports the
-median seconds, the ratio to n = 10^3 measured in the same run, and the peak resident memory.
+median seconds (wall and CPU: on a shared machine the CPU time is the steadier figure), the ratio
+to n = 10^3 measured in the same run, and the peak resident memory.
 
     python benchmarks/bench_guaranteed.py --scaling [--repeats 5]
 
-Writes benchmarks/results/guaranteed_scaling.json.
+Writes benchmarks/results/guaranteed_scaling.json (with the load average before and after).
+
+``--profile`` says where one interval's time goes (issue 27: <= 50 ms asked): for five typical
+datasets, the seconds, the number of p-value evaluations (each a supremum over the nuisance
+set) and of tail sums, and the share of the time in the tail sums.
+
+    python benchmarks/bench_guaranteed.py --profile
+
+Writes benchmarks/results/guaranteed_profile.json.
 """
 
 from __future__ import annotations
@@ -53,13 +62,15 @@ _ONE_N = """
 import json, resource, sys, time
 from judgestats.guaranteed import guaranteed_interval
 n, repeats = int(sys.argv[1]), int(sys.argv[2])
-seconds = []
+seconds, cpu = [], []
 for _ in range(repeats):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     low, high = guaranteed_interval(4 * n // 10, n, 140, 200, 180, 200, 0.95)
     seconds.append(time.perf_counter() - t0)
+    cpu.append(time.process_time() - c0)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"seconds": seconds, "peak_mb": peak, "interval": [low, high]}))
+out = {"seconds": seconds, "cpu_seconds": cpu, "peak_mb": peak, "interval": [low, high]}
+print(json.dumps(out))
 """
 _BARE = "import resource, judgestats.guaranteed, scipy.special, scipy.optimize; " + (
     "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
@@ -68,6 +79,7 @@ _BARE = "import resource, judgestats.guaranteed, scipy.special, scipy.optimize; 
 
 def scaling(repeats: int) -> None:
     """Median time and peak memory of one interval against n (each n in its own process)."""
+    load_before = Path("/proc/loadavg").read_text().split()[:3]
     bare = float(
         subprocess.run(
             [sys.executable, "-c", _BARE], capture_output=True, text=True, check=True
@@ -82,18 +94,85 @@ def scaling(repeats: int) -> None:
             check=True,
         ).stdout
         row = json.loads(out)
-        rows.append({"n": n, "median_s": float(np.median(row["seconds"])), **row})
+        rows.append(
+            {
+                "n": n,
+                "median_s": float(np.median(row["seconds"])),
+                "median_cpu_s": float(np.median(row["cpu_seconds"])),
+                **row,
+            }
+        )
     base = rows[0]["median_s"]
     for row in rows:
         row["ratio_to_n_1e3"] = row["median_s"] / base
         row["peak_mb_above_imports"] = row["peak_mb"] - bare
         print(
-            f"n = {row['n']:>14,}  median {row['median_s']:.3f} s  ratio "
+            f"n = {row['n']:>14,}  median {row['median_s']:.3f} s (CPU "
+            f"{row['median_cpu_s']:.3f} s)  ratio "
             f"{row['ratio_to_n_1e3']:.2f}  peak {row['peak_mb']:.0f} MB "
             f"({row['peak_mb_above_imports']:.0f} MB above imports)  interval "
             f"({row['interval'][0]:.4f}, {row['interval'][1]:.4f})"
         )
-    write_results("guaranteed_scaling", {"repeats": repeats, "import_peak_mb": bare, "rows": rows})
+    load = Path("/proc/loadavg").read_text().split()[:3]
+    print(f"load average before {' '.join(load_before)}, after {' '.join(load)}")
+    write_results(
+        "guaranteed_scaling",
+        {
+            "repeats": repeats,
+            "import_peak_mb": bare,
+            "loadavg_before": load_before,
+            "loadavg_after": load,
+            "rows": rows,
+        },
+    )
+
+
+PROFILE_CASES = [
+    (450, 1000, 16, 20, 18, 20),
+    (500, 1000, 45, 50, 44, 50),
+    (400, 1000, 140, 200, 180, 200),
+    (4 * 10**11, 10**12, 16, 20, 18, 20),
+    (4 * 10**11, 10**12, 140, 200, 180, 200),
+]
+
+
+def profile() -> None:
+    """Where one interval's time goes: calls of the nuisance supremum and of the tail sum.
+
+    One warm-up, then one profiled run per dataset; prints seconds (profiler overhead included),
+    the number of p-value evaluations (``sup``), tail evaluations (``tail``) and their share.
+    """
+    import cProfile
+    import pstats
+
+    rows = []
+    for counts in PROFILE_CASES:
+        guaranteed_interval(*counts, 0.95)
+        profiler = cProfile.Profile()
+        profiler.enable()
+        guaranteed_interval(*counts, 0.95)
+        profiler.disable()
+        stats = pstats.Stats(profiler)
+        calls = {
+            name: (entry[1], entry[3])
+            for (_, _, name), entry in stats.stats.items()
+            if name in ("sup", "tail")
+        }
+        row = {
+            "counts": counts,
+            "seconds": stats.total_tt,
+            "sup_calls": calls["sup"][0],
+            "tail_calls": calls["tail"][0],
+            "tail_share": calls["tail"][1] / stats.total_tt,
+        }
+        rows.append(row)
+        print(
+            f"{counts}: {row['seconds']:.3f} s, {row['sup_calls']} p-values (sup), "
+            f"{row['tail_calls']} tail sums, {row['tail_share']:.0%} of the time in the tail sums"
+        )
+    load = Path("/proc/loadavg").read_text().split()[:3]
+    print(f"load average {' '.join(load)}")
+    write_results("guaranteed_profile", {"loadavg": load, "rows": rows})
 
 
 def main() -> None:
@@ -102,7 +181,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--scaling", action="store_true", help="cost against n only")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--profile", action="store_true", help="where one interval's time goes")
     args = parser.parse_args()
+    if args.profile:
+        profile()
+        return
     if args.scaling:
         scaling(args.repeats)
         return
