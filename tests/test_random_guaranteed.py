@@ -187,3 +187,10 @@ def test_interval_continuous_where_the_tail_changes_method():
     c = guaranteed_judge_counts(50_000, 100_000, 9, 10, 9, 10, target="population", level=0.95)
     assert abs(a[1] - b[1]) < 1e-3 and abs(a[2] - b[2]) < 1e-3
     assert 0.25 < c[1] < 0.35 and 0.65 < c[2] < 0.75
+
+
+def test_items_split_spends_less_on_the_unlabelled_truths_as_n_grows():
+    from judgestats.designs.random_guaranteed import items_split
+
+    shares = [items_split(n, 40, 0.95) for n in (100, 1000, 10**5)]
+    assert 0.005 <= shares[2] < shares[1] < shares[0] <= 0.995

@@ -57,12 +57,13 @@ enumeration of every outcome in ``tests/test_random_guaranteed.py``.
 
 **Items target.** :math:`\theta_{items} = (m_1 + T_u)/N`, with :math:`T_u` the truly correct
 unlabelled items and N = n + m. Marginally :math:`T_u \sim \mathrm{Bin}(n, \theta)`. With
-:math:`[L, U]` the population interval at level :math:`1 - 0.8\alpha` and
-:math:`l(t), u(t)` the :math:`0.1\alpha` and :math:`1 - 0.1\alpha` quantiles of Bin(n, t)
+:math:`[L, U]` the population interval at level :math:`1 - (1 - f)\alpha` and
+:math:`l(t), u(t)` the :math:`f\alpha/2` and :math:`1 - f\alpha/2` quantiles of Bin(n, t)
 (non-decreasing in t), the interval :math:`[(m_1 + l(L))/N, (m_1 + u(U))/N]` misses only if
-:math:`\theta \notin [L, U]` (probability :math:`\le 0.8\alpha`) or
-:math:`T_u \notin [l(\theta), u(\theta)]` (:math:`\le 0.2\alpha`): a union bound, valid whatever
-the dependence, but it ignores what the verdicts say about the individual unlabelled items.
+:math:`\theta \notin [L, U]` (probability :math:`\le (1 - f)\alpha`) or
+:math:`T_u \notin [l(\theta), u(\theta)]` (:math:`\le f\alpha`): a union bound, valid whatever
+the dependence, but it ignores what the verdicts say about the individual unlabelled items. The
+split f is fixed by (n, m, level) (:func:`items_split`: small when n is much larger than m).
 
 Cost. About :math:`(m+1)^3/6` tables times 130 nuisance points per value of t, and about 30
 values of t per end (seconds per interval: ``python benchmarks/random_guaranteed.py``). Where m
@@ -89,6 +90,7 @@ __all__ = [
     "T_GRID",
     "guaranteed_judge_ci",
     "guaranteed_judge_counts",
+    "items_split",
 ]
 
 #: Largest labelled sample for which the interval is computed (cost grows as m^3).
@@ -109,7 +111,6 @@ _TIE = 1e-9
 #: Bisection tolerance for the ends (reported on the rejected side).
 _T_TOL = 1e-5
 _GRID, _FINE = 9, 7
-_ITEMS_SHARE = 0.8
 _LOG_ZERO = -1e30
 
 
@@ -321,7 +322,8 @@ def guaranteed_judge_counts(
     m = m0 + m1
     if m > LABELLED_MAX:
         return (math.nan, math.nan, math.nan)
-    share = level if target == "population" else 1.0 - _ITEMS_SHARE * (1.0 - level)
+    split = items_split(n, m, level) if target == "items" else 0.0
+    share = 1.0 - (1.0 - split) * (1.0 - level)  # the population interval's level
     low = _lower_end(k, n, k0, m0, k1, m1, share)
     high = 1.0 - _lower_end(n - k, n, k1, m1, k0, m0, share)
     if high < low:  # both one-sided tests reject everything between: data of tiny probability
@@ -332,18 +334,34 @@ def guaranteed_judge_counts(
     _, lam, centre = _ordering(*_one_table(m1, k0, k1), m, n, z)
     estimate = float(centre[0] + lam[0] * k / n)
     if target == "items":
-        low, high = _items_ends(low, high, n, m, m1, level)
+        low, high = _items_ends(low, high, n, m, m1, split * (1.0 - level))
         estimate = (m1 + n * estimate) / (n + m)
     return (min(max(estimate, low), high), low, high)
 
 
+def items_split(n: int, m: int, level: float) -> float:
+    """Share f of alpha spent on the unlabelled truths T_u (items target; module docstring).
+
+    Fixed by the design (n, m, level), never by the data: the f in [0.005, 0.995] minimising
+    z(alpha (1 - f) / 2) + sqrt(m / n) z(alpha f / 2), the half-width of the union bound with
+    the population interval's standard error taken as sqrt(theta (1 - theta) / m) and T_u / n's
+    as sqrt(theta (1 - theta) / n).
+    """
+    from scipy.special import ndtri
+
+    alpha = 1.0 - level
+    f = np.linspace(0.005, 0.995, 199)
+    cost = ndtri(1.0 - alpha * (1.0 - f) / 2.0) + math.sqrt(m / n) * ndtri(1.0 - alpha * f / 2.0)
+    return float(f[int(np.argmin(cost))])
+
+
 def _items_ends(
-    low: float, high: float, n: int, m: int, m1: int, level: float
+    low: float, high: float, n: int, m: int, m1: int, alpha_t: float
 ) -> tuple[float, float]:
     """Union bound for theta_items: Bin(n, t) quantiles at the population interval's ends."""
     from scipy.stats import binom
 
-    tail = (1.0 - _ITEMS_SHARE) * (1.0 - level) / 2.0
+    tail = alpha_t / 2.0
     fewest = 0.0 if low <= 0.0 else float(binom.ppf(tail, n, low))
     most = float(n) if high >= 1.0 else float(binom.ppf(1.0 - tail, n, high))
     return (m1 + fewest) / (n + m), (m1 + most) / (n + m)
