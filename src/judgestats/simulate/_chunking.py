@@ -31,7 +31,7 @@ CHUNK_ROWS = 2**19
 #: Replications per Bayesian part at most (about 250 MB of marginals).
 BAYES_MAX_ROWS = 2**18
 #: Replications per Bayesian part at least when splitting for a cluster.
-BAYES_MIN_PART_ROWS = 256
+BAYES_MIN_PART_ROWS = 128
 #: Tasks per worker thread wanted on a cluster (lets fast workers take more).
 TASKS_PER_THREAD = 4
 #: Replications per task at least when splitting for a cluster.

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# One run on a borrowed many-core machine (issue 27): Dask scaling at 1-16 workers, then the
+# quiet-machine figures of the Bayesian paths and of the guaranteed interval.
+#
+#     OUT=/path/to/empty/folder bash benchmarks/device_scaling.sh          # 16 cores, <= 7 min
+#     SCALE=tiny OUT=/tmp/out PYTHON=.venv/bin/python bash benchmarks/device_scaling.sh
+#
+# Runs in the repository root with PYTHONPATH=src. Where dask, distributed, pymc, pytensor or
+# arviz do not import, the wheels in .wheels/ (benchmarks/device_wheels.sh) are installed with
+# --no-deps into $DEPS (default /tmp/judgestats-deps, outside $OUT), by pip --target or, without
+# pip, by unpacking them. Every step runs under `timeout`; the step limits add up to 415 s, so a
+# hang cannot take the run past 7 minutes. Writes into $OUT: env.txt, one log per step,
+# results/*.json (JUDGESTATS_BENCH_RESULTS: the stored benchmarks/results stay as they are) and
+# summary.md (also printed).
+set -u
+: "${OUT:?set OUT to an empty folder}"
+SCALE=${SCALE:-full}
+PYTHON=${PYTHON:-python3}
+DEPS=${DEPS:-/tmp/judgestats-deps}
+cd "$(dirname "$0")/.."
+mkdir -p "$OUT/results"
+export JUDGESTATS_BENCH_RESULTS="$OUT/results"
+export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1 CI=true
+
+if [ "$SCALE" = tiny ]; then  # a local end-to-end check of this script, a few minutes
+    WORKERS=1,2; CLOSED=(--quick --reps 100); GUARANTEED=(--quick --reps 2)
+    BAYES=(--quick --reps 3); LIMITS=(60 60 60 60 240 120)
+else  # sized from 2-core timings: serial ~10-25 s a study on 16 cores
+    WORKERS=1,2,4,8,16; CLOSED=(--reps 3000); GUARANTEED=(--reps 20); BAYES=(--reps 20)
+    LIMITS=(30 80 65 100 90 30)
+fi
+
+SUMMARY="$OUT/summary.md"
+{
+    echo "# device_scaling.sh ($SCALE), $(date -u +%FT%TZ)"
+    echo
+    echo "| step | exit | seconds | limit s |"
+    echo "|---|---|---|---|"
+} > "$SUMMARY"
+
+step() {  # step NAME LIMIT command...: run it under timeout, log to $OUT/NAME.log
+    local name=$1 limit=$2 start rc
+    shift 2
+    start=$(date +%s)
+    echo "== $name (limit ${limit} s, load $(cut -d' ' -f1-3 /proc/loadavg))"
+    timeout --kill-after=5 "$limit" "$@" > "$OUT/$name.log" 2>&1
+    rc=$?
+    echo "| $name | $rc$([ $rc = 124 ] && echo ' (timed out)') | $(($(date +%s) - start)) | $limit |" \
+        >> "$SUMMARY"
+    tail -n 25 "$OUT/$name.log"
+    return 0
+}
+
+install_deps() {
+    if "$PYTHON" -c "import dask.distributed, pymc, pytensor, arviz" 2> /dev/null; then
+        echo "dask, distributed, pymc, pytensor and arviz import: nothing to install"
+        return 0
+    fi
+    ls .wheels/*.whl > /dev/null || { echo "no .wheels/ (benchmarks/device_wheels.sh)"; return 1; }
+    mkdir -p "$DEPS"
+    if ! "$PYTHON" -m pip install --no-index --no-deps --no-compile --target "$DEPS" \
+        .wheels/*.whl; then
+        echo "pip failed or is missing: unpacking the wheels instead"
+        "$PYTHON" -c "import sys, zipfile; [zipfile.ZipFile(w).extractall(sys.argv[1]) for w in sys.argv[2:]]" \
+            "$DEPS" .wheels/*.whl
+    fi
+}
+export -f install_deps
+export PYTHON DEPS
+
+versions() {  # what the benchmarks run with (also checks that everything imports)
+    "$PYTHON" -c "import numpy, scipy, dask, distributed, pymc, pytensor, arviz
+for m in (numpy, scipy, dask, distributed, pymc, pytensor, arviz): print(m.__name__, m.__version__)"
+}
+export -f versions
+
+{
+    echo "nproc $(nproc); $("$PYTHON" --version 2>&1); load $(cat /proc/loadavg)"
+    lscpu 2> /dev/null | grep -E "Model name|^CPU\(s\)|Thread|MHz" || true
+    free -g 2> /dev/null || true
+    command -v g++ > /dev/null && g++ --version | head -1 || echo "no g++ (pytensor: Python backend)"
+    git log --oneline -1 2> /dev/null || true
+} > "$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
+
+step install "${LIMITS[0]}" bash -c install_deps
+if ! "$PYTHON" -c "import dask.distributed" 2> /dev/null; then
+    export PYTHONPATH="$PYTHONPATH:$DEPS"
+fi
+step versions 20 bash -c versions
+
+DASK=("$PYTHON" benchmarks/bench_dask.py --workers "$WORKERS" --repeat 1 --serial-once)
+step dask_closed "${LIMITS[1]}" "${DASK[@]}" --study closed "${CLOSED[@]}"
+step dask_guaranteed "${LIMITS[2]}" "${DASK[@]}" --study guaranteed "${GUARANTEED[@]}"
+step dask_bayes "${LIMITS[3]}" "${DASK[@]}" --study bayes --one-core "${BAYES[@]}"
+step bench_bayes "${LIMITS[4]}" "$PYTHON" benchmarks/bench_bayes.py --quick
+step guaranteed_scaling "${LIMITS[5]}" "$PYTHON" benchmarks/bench_guaranteed.py --scaling \
+    --repeats 3
+
+{
+    echo
+    echo "## Dask (serial timed once a study; speed-up = serial / cluster)"
+    echo
+    for study in closed guaranteed bayes; do
+        grep -E "^(study|$study )" "$OUT/dask_$study.log" | sed 's/^/    /'
+        grep -E "^$study: serial on one CPU" "$OUT/dask_$study.log" | sed 's/^/    /'
+    done
+    echo
+    echo "## Bayesian paths (bench_bayes.py --quick)"
+    echo
+    grep -E "^\|" "$OUT/bench_bayes.log" || grep -E "^  |\.\.\.$" "$OUT/bench_bayes.log" \
+        | sed 's/^/    /'  # cut short: the figures it printed on the way
+    echo
+    echo "## Guaranteed interval against n (bench_guaranteed.py --scaling --repeats 3)"
+    echo
+    grep -E "^n = " "$OUT/guaranteed_scaling.log" | sed 's/^/    /'
+    echo
+    echo "load average at the end: $(cat /proc/loadavg)"
+} >> "$SUMMARY"
+echo
+cat "$SUMMARY"
