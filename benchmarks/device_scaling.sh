@@ -25,10 +25,12 @@ export PYTHONUNBUFFERED=1 CI=true
 
 if [ "$SCALE" = tiny ]; then  # a local end-to-end check of this script, a few minutes
     WORKERS=1,2; CLOSED=(--quick --reps 100); GUARANTEED=(--quick --reps 2)
-    BAYES=(--quick --reps 3); LIMITS=(60 60 60 60 240 120)
-else  # sized from 2-core timings: serial ~10-25 s a study on 16 cores
-    WORKERS=1,2,4,8,16; CLOSED=(--reps 3000); GUARANTEED=(--reps 20); BAYES=(--reps 20)
-    LIMITS=(30 80 65 100 90 30)
+    BAYES=(--quick --reps 3); THREADS=(--datasets 200 --threads 1,2)
+    LIMITS=(60 20 60 60 90 60 240 120)
+else  # sized from serial runs on the 16-core machine (idle): closed form 10,500 x 3,000 21.1 s,
+    # guaranteed 16 x 20 21.2 s, Bayesian 270 x 20 48.8 s (16 engine threads) / 41.5 s (1 CPU)
+    WORKERS=1,2,4,8,16; CLOSED=(--reps 2000); GUARANTEED=(--reps 10); BAYES=(--reps 8)
+    THREADS=(--datasets 1000); LIMITS=(30 15 65 55 90 40 90 30)
 fi
 
 SUMMARY="$OUT/summary.md"
@@ -88,14 +90,15 @@ step install "${LIMITS[0]}" bash -c install_deps
 if ! "$PYTHON" -c "import dask.distributed" 2> /dev/null; then
     export PYTHONPATH="$PYTHONPATH:$DEPS"
 fi
-step versions 20 bash -c versions
+step versions "${LIMITS[1]}" bash -c versions
 
 DASK=("$PYTHON" benchmarks/bench_dask.py --workers "$WORKERS" --repeat 1 --serial-once)
-step dask_closed "${LIMITS[1]}" "${DASK[@]}" --study closed "${CLOSED[@]}"
-step dask_guaranteed "${LIMITS[2]}" "${DASK[@]}" --study guaranteed "${GUARANTEED[@]}"
-step dask_bayes "${LIMITS[3]}" "${DASK[@]}" --study bayes --one-core "${BAYES[@]}"
-step bench_bayes "${LIMITS[4]}" "$PYTHON" benchmarks/bench_bayes.py --quick
-step guaranteed_scaling "${LIMITS[5]}" "$PYTHON" benchmarks/bench_guaranteed.py --scaling \
+step dask_closed "${LIMITS[2]}" "${DASK[@]}" --study closed "${CLOSED[@]}"
+step dask_guaranteed "${LIMITS[3]}" "${DASK[@]}" --study guaranteed "${GUARANTEED[@]}"
+step dask_bayes "${LIMITS[4]}" "${DASK[@]}" --study bayes --one-core "${BAYES[@]}"
+step engine_threads "${LIMITS[5]}" "$PYTHON" benchmarks/bench_engine_threads.py "${THREADS[@]}"
+step bench_bayes "${LIMITS[6]}" "$PYTHON" benchmarks/bench_bayes.py --quick
+step guaranteed_scaling "${LIMITS[7]}" "$PYTHON" benchmarks/bench_guaranteed.py --scaling \
     --repeats 3
 
 {
@@ -106,6 +109,10 @@ step guaranteed_scaling "${LIMITS[5]}" "$PYTHON" benchmarks/bench_guaranteed.py 
         grep -E "^(study|$study )" "$OUT/dask_$study.log" | sed 's/^/    /'
         grep -E "^$study: serial on one CPU" "$OUT/dask_$study.log" | sed 's/^/    /'
     done
+    echo
+    echo "## Exact engine threads (bench_engine_threads.py)"
+    echo
+    grep -E "^ +[0-9]+ +[0-9.]+ +[0-9.]+x|^ +threads" "$OUT/engine_threads.log" | sed 's/^/    /'
     echo
     echo "## Bayesian paths (bench_bayes.py --quick)"
     echo

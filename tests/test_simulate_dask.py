@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from judgestats._dask import available_cpus, session
+from judgestats._dask import ENGINE_MAX_THREADS, available_cpus, session
 from judgestats.simulate import coverage
 from judgestats.simulate._chunking import (
     BAYES_MIN_PART_ROWS,
@@ -125,7 +125,7 @@ def test_local_cluster_workers_use_the_default_allocator_and_leave_the_environme
     before = {key: os.environ.get(key) for key in ("MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS")}
     with session("local", 1) as dask_session:
         assert dask_session is not None and dask_session.threads == 1
-        assert dask_session.engine_threads == available_cpus()
+        assert dask_session.engine_threads == min(available_cpus(), ENGINE_MAX_THREADS)
         seen = dask_session.client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
         assert list(seen.values()) == [None]
         kwargs = dict(theta=[0.3, 0.6], q0=0.8, q1=[0.7, 0.9], n=30, m0=8, m1=8, random_seed=4)
@@ -148,7 +148,7 @@ def test_thread_workers_share_the_cpus_and_bayes_is_identical():
         session(client) as dask_session,
     ):
         assert dask_session is not None and dask_session.threads == 2
-        assert dask_session.engine_threads == max(1, available_cpus() // 2)
+        assert dask_session.engine_threads == min(max(1, available_cpus() // 2), ENGINE_MAX_THREADS)
         remote = coverage("bayes_eti", random_seed=2, client=client, **kwargs)
     xr.testing.assert_identical(local, remote)
 

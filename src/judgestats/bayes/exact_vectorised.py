@@ -130,15 +130,11 @@ def _per_dataset(
 
 
 def _check_workers(workers: Any) -> int:
-    import os
+    """Threads of the engine: ``workers``, or the CPUs available up to ENGINE_MAX_THREADS."""
+    from judgestats._dask import ENGINE_MAX_THREADS, available_cpus
 
     if workers is None:
-        return max(
-            1,
-            len(os.sched_getaffinity(0))
-            if hasattr(os, "sched_getaffinity")
-            else (os.cpu_count() or 1),
-        )
+        return min(available_cpus(), ENGINE_MAX_THREADS)
     return check_positive_int(workers, "workers")
 
 
@@ -165,7 +161,7 @@ def exact_quantiles(
     prior : Prior, optional
         Shared prior (default ``Prior()``).
     workers : int, optional
-        Threads (default: the CPUs available); results do not depend on it.
+        Threads (default: the CPUs available, at most 4); results do not depend on it.
 
     Returns
     -------
@@ -220,7 +216,7 @@ def exact_interval(
     prior : Prior, optional
         Shared prior (default ``Prior()``).
     workers : int, optional
-        Threads (default: the CPUs available); results do not depend on it.
+        Threads (default: the CPUs available, at most 4); results do not depend on it.
 
     Returns
     -------

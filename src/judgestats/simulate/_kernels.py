@@ -58,7 +58,7 @@ class ChunkSpec:
     exact: bool
     entropy: int
     prior: Any = None
-    #: Threads one chunk may use (the exact posterior engine's); None: the CPUs available.
+    #: Threads one chunk may use (the exact posterior engine's); None: its default.
     threads: int | None = None
 
     def with_threads(self, threads: int | None) -> ChunkSpec:
@@ -218,7 +218,7 @@ def interval_and_estimate(
 
     NaN where the method gives no answer (an empty calibration arm in the random design; for the
     closed form, an estimated judge no better than chance). ``threads`` limits the exact
-    posterior engine's threads (None: the CPUs available); results do not depend on it.
+    posterior engine's threads (None: its default); results do not depend on it.
     """
     k, n, k0, m0, k1, m1 = (data[name] for name in ("k", "n", "k0", "m0", "k1", "m1"))
     p_hat = k / n
