@@ -97,7 +97,7 @@ step dask_closed "${LIMITS[2]}" "${DASK[@]}" --study closed "${CLOSED[@]}"
 step dask_guaranteed "${LIMITS[3]}" "${DASK[@]}" --study guaranteed "${GUARANTEED[@]}"
 step dask_bayes "${LIMITS[4]}" "${DASK[@]}" --study bayes --one-core "${BAYES[@]}"
 step engine_threads "${LIMITS[5]}" "$PYTHON" benchmarks/bench_engine_threads.py "${THREADS[@]}"
-step bench_bayes "${LIMITS[6]}" "$PYTHON" benchmarks/bench_bayes.py --quick
+step bench_bayes "${LIMITS[6]}" "$PYTHON" benchmarks/bench_bayes.py --quick --size 10500
 step guaranteed_scaling "${LIMITS[7]}" "$PYTHON" benchmarks/bench_guaranteed.py --scaling \
     --repeats 3
 

@@ -24,14 +24,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 from judgestats._progress import progress_bar
 from judgestats._validate import install_hint
 
-__all__ = ["ENGINE_MAX_THREADS", "Session", "available_cpus", "run_chunks", "session"]
+__all__ = [
+    "ENGINE_MAX_THREADS",
+    "Session",
+    "available_cpus",
+    "one_blas_thread",
+    "run_chunks",
+    "session",
+]
 
 _PRE_SPAWN = "distributed.nanny.pre-spawn-environ"
 #: Threads the exact posterior engine starts by default, at most: its work is many small numpy
@@ -39,6 +46,26 @@ _PRE_SPAWN = "distributed.nanny.pre-spawn-environ"
 #: ``benchmarks/bench_engine_threads.py``: 1.45x at 2 threads, no better at 4, slower at 8-16).
 ENGINE_MAX_THREADS = 4
 _MALLOC = "MALLOC_TRIM_THRESHOLD_"
+
+
+_CONTROLLER: list[Any] = []
+
+
+def one_blas_thread() -> AbstractContextManager[Any]:
+    """A block in which BLAS runs on one thread (threadpoolctl; a no-op without it).
+
+    The exact posterior engine multiplies many small matrices: a multi-threaded BLAS runs them
+    far slower (its threads wait for each other and for the engine's own threads), and rounds
+    them differently with another thread count. The controller that finds the BLAS libraries
+    is made once (a few milliseconds), so entering the block costs microseconds.
+    """
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover - a dependency
+        return nullcontext()
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def available_cpus() -> int:

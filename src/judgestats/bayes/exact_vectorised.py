@@ -109,13 +109,15 @@ def _per_dataset(
     """``operation(marginals)`` -> (rows, width) for every dataset of the flattened counts.
 
     Calibration groups and chunks of the searches run on ``workers`` threads (numpy releases
-    the GIL in its array loops); the result does not depend on ``workers``.
+    the GIL in its array loops), BLAS on one; the result depends on neither.
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    from judgestats._dask import one_blas_thread
+
     size = counts[0].size
     out = np.empty((size, width))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with one_blas_thread(), ThreadPoolExecutor(max_workers=workers) as pool:
         for density, (served, row) in _theta_marginals(counts, prior, pool):
             rows = density.edges.shape[0]
             chunks = [

@@ -16,13 +16,13 @@ it.
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from judgestats._dask import one_blas_thread
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.simulate.process import cell_generator, draw_cell
 
@@ -74,17 +74,8 @@ def evaluate_chunk(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndar
     and a Dask worker has one (dask sets ``OPENBLAS_NUM_THREADS=1``) where this process has one
     per CPU, so the chunk gives the same bits wherever it runs.
     """
-    with _one_blas_thread():
+    with one_blas_thread():
         return _evaluate(spec, cells, values)
-
-
-def _one_blas_thread() -> Any:
-    """Context manager limiting BLAS to one thread (threadpoolctl, a dependency of PyMC)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - installed with pymc
-        return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
 
 
 def _evaluate(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndarray]) -> np.ndarray:
@@ -169,7 +160,7 @@ def evaluate_part(
     usable = np.flatnonzero(values["q0"] + values["q1"] - 1.0 > 0.0)
     if usable.size == 0:
         return np.empty(0, dtype=np.int64), np.empty((0, len(spec.methods), 3))
-    with _one_blas_thread():
+    with one_blas_thread():
         data = _draw(spec, cells, values, usable)
         mine = np.flatnonzero(calibration_parts(data, parts).ravel() == part)
         chosen = {name: a.ravel()[mine] for name, a in data.items()}
