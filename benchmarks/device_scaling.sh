@@ -5,21 +5,28 @@
 #     OUT=/path/to/empty/folder bash benchmarks/device_scaling.sh          # 16 cores, <= 7 min
 #     SCALE=tiny OUT=/tmp/out PYTHON=.venv/bin/python bash benchmarks/device_scaling.sh
 #
+# On a borrowed machine that gets a copy of the checkout: run `bash benchmarks/device_wheels.sh` in
+# that checkout first (.wheels/ is git-ignored), then the command above with `.wheels` carried.
+# Seen there (16 cores, idle): python3 is Python 3.12.3 with pip 24.0, g++ is installed.
+#
 # Runs in the repository root with PYTHONPATH=src. Where dask, distributed, pymc, pytensor or
 # arviz do not import, the wheels in .wheels/ (benchmarks/device_wheels.sh) are installed with
 # --no-deps into $DEPS (default /tmp/judgestats-deps, outside $OUT), by pip --target or, without
 # pip, by unpacking them. Every step runs under `timeout`; the step limits add up to 415 s, so a
-# hang cannot take the run past 7 minutes. Writes into $OUT: env.txt, one log per step,
-# results/*.json (JUDGESTATS_BENCH_RESULTS: the stored benchmarks/results stay as they are) and
-# summary.md (also printed).
+# hang cannot take the run past 7 minutes. Writes env.txt, one log per step and results/*.json
+# (JUDGESTATS_BENCH_RESULTS: the stored benchmarks/results stay as they are) into $LOGS (default
+# a fresh /tmp/judgestats-device.*), and into $OUT only two files (a device machine sends back at most 8):
+# summary.md (also printed) and device_scaling.tar.gz (all of $LOGS), both renewed after every
+# step.
 set -u
 : "${OUT:?set OUT to an empty folder}"
 SCALE=${SCALE:-full}
 PYTHON=${PYTHON:-python3}
 DEPS=${DEPS:-/tmp/judgestats-deps}
+LOGS=${LOGS:-$(mktemp -d /tmp/judgestats-device.XXXXXX)}
 cd "$(dirname "$0")/.."
-mkdir -p "$OUT/results"
-export JUDGESTATS_BENCH_RESULTS="$OUT/results"
+mkdir -p "$OUT" "$LOGS/results"
+export JUDGESTATS_BENCH_RESULTS="$LOGS/results"
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1 CI=true
 
@@ -33,7 +40,7 @@ else  # sized from serial runs on the 16-core machine (idle): closed form 10,500
     THREADS=(--datasets 1000); LIMITS=(30 15 65 55 90 40 90 30)
 fi
 
-SUMMARY="$OUT/summary.md"
+SUMMARY="$LOGS/summary.md"
 {
     echo "# device_scaling.sh ($SCALE), $(date -u +%FT%TZ)"
     echo
@@ -41,16 +48,22 @@ SUMMARY="$OUT/summary.md"
     echo "|---|---|---|---|"
 } > "$SUMMARY"
 
-step() {  # step NAME LIMIT command...: run it under timeout, log to $OUT/NAME.log
+send() {  # the two files of $OUT
+    cp "$SUMMARY" "$OUT/summary.md"
+    tar -czf "$OUT/device_scaling.tar.gz" -C "$LOGS" .
+}
+
+step() {  # step NAME LIMIT command...: run it under timeout, log to $LOGS/NAME.log
     local name=$1 limit=$2 start rc
     shift 2
     start=$(date +%s)
     echo "== $name (limit ${limit} s, load $(cut -d' ' -f1-3 /proc/loadavg))"
-    timeout --kill-after=5 "$limit" "$@" > "$OUT/$name.log" 2>&1
+    timeout --kill-after=5 "$limit" "$@" > "$LOGS/$name.log" 2>&1
     rc=$?
     echo "| $name | $rc$([ $rc = 124 ] && echo ' (timed out)') | $(($(date +%s) - start)) | $limit |" \
         >> "$SUMMARY"
-    tail -n 25 "$OUT/$name.log"
+    tail -n 25 "$LOGS/$name.log"
+    send
     return 0
 }
 
@@ -83,8 +96,8 @@ export -f versions
     free -g 2> /dev/null || true
     command -v g++ > /dev/null && g++ --version | head -1 || echo "no g++ (pytensor: Python backend)"
     git log --oneline -1 2> /dev/null || true
-} > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
+} > "$LOGS/env.txt" 2>&1
+cat "$LOGS/env.txt"
 
 step install "${LIMITS[0]}" bash -c install_deps
 if ! "$PYTHON" -c "import dask.distributed" 2> /dev/null; then
@@ -106,24 +119,25 @@ step guaranteed_scaling "${LIMITS[7]}" "$PYTHON" benchmarks/bench_guaranteed.py 
     echo "## Dask (serial timed once a study; speed-up = serial / cluster)"
     echo
     for study in closed guaranteed bayes; do
-        grep -E "^(study|$study )" "$OUT/dask_$study.log" | sed 's/^/    /'
-        grep -E "^$study: serial on one CPU" "$OUT/dask_$study.log" | sed 's/^/    /'
+        grep -E "^(study|$study )" "$LOGS/dask_$study.log" | sed 's/^/    /'
+        grep -E "^$study: serial on one CPU" "$LOGS/dask_$study.log" | sed 's/^/    /'
     done
     echo
     echo "## Exact engine threads (bench_engine_threads.py)"
     echo
-    grep -E "^ +[0-9]+ +[0-9.]+ +[0-9.]+x|^ +threads" "$OUT/engine_threads.log" | sed 's/^/    /'
+    grep -E "^ +[0-9]+ +[0-9.]+ +[0-9.]+x|^ +threads" "$LOGS/engine_threads.log" | sed 's/^/    /'
     echo
     echo "## Bayesian paths (bench_bayes.py --quick)"
     echo
-    grep -E "^\|" "$OUT/bench_bayes.log" || grep -E "^  |\.\.\.$" "$OUT/bench_bayes.log" \
+    grep -E "^\|" "$LOGS/bench_bayes.log" || grep -E "^  |\.\.\.$" "$LOGS/bench_bayes.log" \
         | sed 's/^/    /'  # cut short: the figures it printed on the way
     echo
     echo "## Guaranteed interval against n (bench_guaranteed.py --scaling --repeats 3)"
     echo
-    grep -E "^n = " "$OUT/guaranteed_scaling.log" | sed 's/^/    /'
+    grep -E "^n = " "$LOGS/guaranteed_scaling.log" | sed 's/^/    /'
     echo
     echo "load average at the end: $(cat /proc/loadavg)"
 } >> "$SUMMARY"
+send
 echo
 cat "$SUMMARY"
