@@ -63,6 +63,7 @@ def reference_quantiles(data, levels, grid=1500):
     return [optimize.brentq(lambda t, q=q: cdf(t) - q, 1e-12, 1 - 1e-12, xtol=1e-8) for q in levels]
 
 
+@pytest.mark.slow
 def test_exact_engine_matches_the_independent_reference():
     exact = jc.posterior(WEAK).quantile(list(EXACT_CHECK_QUANTILES))
     np.testing.assert_allclose(exact, reference_quantiles(WEAK, EXACT_CHECK_QUANTILES), atol=2e-5)
