@@ -12,6 +12,7 @@ from judgestats._dask import ENGINE_MAX_THREADS, available_cpus, session
 from judgestats.simulate import coverage
 from judgestats.simulate._chunking import (
     BAYES_MIN_PART_ROWS,
+    BAYES_TASKS_PER_THREAD,
     TASKS_PER_THREAD,
     bayes_parts,
     plan_chunks,
@@ -65,8 +66,8 @@ def test_bayes_parts_follow_memory_and_the_cluster():
     chunks = plan_chunks(flat, 100, ("bayes_eti",), False, None, None)  # 8 chunks of 6 cells
     assert bayes_parts(chunks, 100, None) == [1] * 8  # 600 rows each: one part here
     assert bayes_parts(chunks, 2**17, None) == [3] * 8  # ceil(6 * 2**17 / 2**18)
-    # 4 tasks per thread over 8 equal chunks: 16 threads -> 8 parts per chunk
-    assert bayes_parts(chunks, 1000, 16) == [8] * 8
+    # BAYES_TASKS_PER_THREAD tasks per thread over 8 equal chunks of 6,000 rows
+    assert bayes_parts(chunks, 1000, 16) == [BAYES_TASKS_PER_THREAD * 16 // 8] * 8
     assert bayes_parts(chunks, 1000, 1000) == [6000 // BAYES_MIN_PART_ROWS] * 8  # part floor
     assert bayes_parts(chunks, 100, 1000) == [600 // BAYES_MIN_PART_ROWS] * 8
 

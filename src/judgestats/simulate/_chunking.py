@@ -15,10 +15,10 @@
   cells of one calibration setting (equal q0, q1, m0, m1, theta_cal), and its datasets are split
   into parts of whole calibration groups (:func:`bayes_parts`; one task each, see
   :func:`judgestats.simulate._kernels.calibration_parts`): at least one part per
-  :data:`BAYES_MAX_ROWS` replications (memory) and, on a cluster, about :data:`TASKS_PER_THREAD`
-  parts per worker thread over the study (not under :data:`BAYES_MIN_PART_ROWS` replications a
-  part). Whatever the parts, every group is computed whole, so the results are the same here
-  and on any number of workers.
+  :data:`BAYES_MAX_ROWS` replications (memory) and, on a cluster, about
+  :data:`BAYES_TASKS_PER_THREAD` parts per worker thread over the study (not under
+  :data:`BAYES_MIN_PART_ROWS` replications a part). Whatever the parts, every group is computed
+  whole, so the results are the same here and on any number of workers.
 * ``chunk_cells`` given: consecutive cells in grid order, that many per chunk.
 """
 
@@ -31,7 +31,10 @@ CHUNK_ROWS = 2**19
 #: Replications per Bayesian part at most (about 250 MB of marginals).
 BAYES_MAX_ROWS = 2**18
 #: Replications per Bayesian part at least when splitting for a cluster.
-BAYES_MIN_PART_ROWS = 128
+BAYES_MIN_PART_ROWS = 32
+#: Bayesian parts wanted per worker thread: a part holds whole calibration groups, so more parts
+#: add no work beyond drawing the chunk again (milliseconds), and they balance uneven settings.
+BAYES_TASKS_PER_THREAD = 8
 #: Tasks per worker thread wanted on a cluster (lets fast workers take more).
 TASKS_PER_THREAD = 4
 #: Replications per task at least when splitting for a cluster.
@@ -59,13 +62,13 @@ def bayes_parts(chunks: list[np.ndarray], reps: int, threads: int | None) -> lis
     """Parts (tasks) of each Bayesian chunk; the results do not depend on them.
 
     ``ceil(rows / BAYES_MAX_ROWS)`` each, and on a cluster of ``threads`` worker threads
-    about ``TASKS_PER_THREAD * threads`` in all, shared in proportion to the chunks' rows,
+    about ``BAYES_TASKS_PER_THREAD * threads`` in all, shared in proportion to the chunks' rows,
     with no part under ``BAYES_MIN_PART_ROWS`` rows where that can be avoided.
     """
     rows = np.array([chunk.size * reps for chunk in chunks])
     parts = -(-rows // BAYES_MAX_ROWS)
     if threads is not None and rows.size:
-        wanted = np.ceil(TASKS_PER_THREAD * threads * rows / rows.sum()).astype(np.int64)
+        wanted = np.ceil(BAYES_TASKS_PER_THREAD * threads * rows / rows.sum()).astype(np.int64)
         parts = np.maximum(parts, np.minimum(wanted, np.maximum(rows // BAYES_MIN_PART_ROWS, 1)))
     return [int(p) for p in parts]
 
