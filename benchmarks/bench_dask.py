@@ -18,7 +18,9 @@ run's (checked every time). Columns:
 * ``speed-up``: serial s / cluster s (median of the pairs);
 * ``overhead``: (W x cluster s - serial s) / serial s, the worker time spent beyond the serial
   work (transfers, scheduling, imports, idle workers at the end), and the same per task in ms;
-* ``start s``: starting and closing the LocalCluster (paid once per ``client="local"`` call).
+* ``start s``: starting and closing the LocalCluster (paid once per ``client="local"`` call);
+  before the timed runs a small study (reps / 50) warms the workers up (imports, caches), as one
+  warms this process up before the serial runs.
 
 The machine's load average is recorded: timings on a shared machine are noisy, ratios less so.
 
@@ -129,6 +131,7 @@ def measure(
     with session("local", workers) as dask_session:
         assert dask_session is not None
         started = time.perf_counter() - start
+        run(study, max(2, reps // 50), dask_session.client)  # imports and caches in the workers
         serial, cluster = [], []
         for _ in range(repeat):
             serial.append(run(study, reps)[0] if not serial_s else statistics.median(serial_s))
