@@ -9,7 +9,11 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+#: Where results go: benchmarks/results, or the folder named by JUDGESTATS_BENCH_RESULTS (the
+#: device script writes there so that a borrowed machine's run leaves the stored results alone).
+RESULTS = Path(
+    os.environ.get("JUDGESTATS_BENCH_RESULTS") or Path(__file__).resolve().parent / "results"
+)
 
 
 def environment() -> dict[str, object]:

@@ -358,11 +358,22 @@ def main() -> None:
 
     print(f"exact end to end over the {'quick ' if args.quick else ''}grid ...", flush=True)
     single = exact_grid(args.quick)
+    print(f"  median {single['median_ms']:.1f} ms, p90 {single['p90_ms']:.1f} ms", flush=True)
     print("README example: idata and summary ...", flush=True)
     extras = readme_extras(repeats)
+    print(
+        f"  first idata {extras['idata_first_access_median_s'] * 1e3:.1f} ms, "
+        f"summary {extras['summary_median_s'] * 1e3:.1f} ms",
+        flush=True,
+    )
     print(f"exact_interval: {size:,} coverage datasets ...", flush=True)
     small = None if args.quick else exact_throughput(SMALL_STUDY, args.budget)
     many = exact_throughput(size, args.budget, pilot=small)
+    print(
+        f"  ETI {many['eti']['datasets_per_second']:,.0f} /s, "
+        f"HDI {many['hdi']['datasets_per_second']:,.0f} /s",
+        flush=True,
+    )
     print(
         f"NUTS (pymc): {CHAINS} chains x {DRAWS} draws, {TUNE} tune, {warm} warm refit(s) "
         "per cores setting and child ...",

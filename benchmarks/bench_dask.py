@@ -18,11 +18,20 @@ run's (checked every time). Columns:
 * ``speed-up``: serial s / cluster s (median of the pairs);
 * ``overhead``: (W x cluster s - serial s) / serial s, the worker time spent beyond the serial
   work (transfers, scheduling, imports, idle workers at the end), and the same per task in ms;
-* ``start s``: starting and closing the LocalCluster (paid once per ``client="local"`` call).
+* ``start s``: starting and closing the LocalCluster (paid once per ``client="local"`` call);
+  before the timed runs a small study (reps / 50) warms the workers up (imports, caches), as one
+  warms this process up before the serial runs.
 
 The machine's load average is recorded: timings on a shared machine are noisy, ratios less so.
 
+``--serial-once`` (a quiet machine, e.g. the 16-core run of benchmarks/device_scaling.sh): the
+serial study is timed ``--repeat`` times once per study, not once per pair, and every worker count
+is compared with the median of those. ``--one-core`` also times the serial study with this process
+pinned to one CPU (the exact posterior engine then runs on one thread): the speed-up over it is
+the parallel efficiency of the cluster, where the plain serial run already uses threads.
+
     python benchmarks/bench_dask.py [--workers 1,2] [--quick] [--repeat 3] [--study bayes]
+                                    [--reps R] [--serial-once] [--one-core]
 
 Prints a table and writes benchmarks/results/dask.json (dask_quick.json with --quick); a run of
 some studies (``--study``) keeps the other studies' entries of an earlier run in that file.
@@ -42,11 +51,11 @@ import numpy as np
 import xarray as xr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _env import write_results  # noqa: E402
+from _env import RESULTS, write_results  # noqa: E402
 
 from judgestats._dask import available_cpus, session  # noqa: E402
 from judgestats.simulate import coverage  # noqa: E402
-from judgestats.simulate._chunking import plan_chunks  # noqa: E402
+from judgestats.simulate._chunking import bayes_parts, plan_chunks  # noqa: E402
 from judgestats.simulate._grid import grid, grid_parameters  # noqa: E402
 
 THETA = np.round(np.linspace(0, 1, 21), 10)
@@ -92,19 +101,40 @@ def run(study: dict, reps: int, client=None) -> tuple[float, xr.Dataset]:
 
 
 def tasks(study: dict, reps: int, threads: int | None) -> int:
+    """Tasks of the study (Bayesian: parts of the calibration settings)."""
     _, flat = grid(grid_parameters(**study["grid"], theta_cal=None, design="stratified"))
-    return len(plan_chunks(flat, reps, (study["method"],), False, None, threads))
+    chunks = plan_chunks(flat, reps, (study["method"],), False, None, threads)
+    if study["method"].startswith("bayes"):
+        return sum(bayes_parts(chunks, reps, threads))
+    return len(chunks)
 
 
-def measure(study: dict, reps: int, workers: int, repeat: int, reference: xr.Dataset) -> dict:
-    """Serial and cluster runs, back to back, ``repeat`` times on one LocalCluster."""
+def one_core(study: dict, reps: int) -> float:
+    """Seconds of the serial study with this process pinned to one CPU."""
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        return run(study, reps)[0]
+    finally:
+        os.sched_setaffinity(0, cpus)
+
+
+def measure(
+    study: dict, reps: int, workers: int, repeat: int, reference: xr.Dataset, serial_s: list
+) -> dict:
+    """Serial and cluster runs, back to back, ``repeat`` times on one LocalCluster.
+
+    With ``serial_s`` given (``--serial-once``) the serial runs are not repeated here: every
+    cluster run is compared with the median of ``serial_s``.
+    """
     start = time.perf_counter()
     with session("local", workers) as dask_session:
         assert dask_session is not None
         started = time.perf_counter() - start
+        run(study, max(2, reps // 50), dask_session.client)  # imports and caches in the workers
         serial, cluster = [], []
         for _ in range(repeat):
-            serial.append(run(study, reps)[0])
+            serial.append(run(study, reps)[0] if not serial_s else statistics.median(serial_s))
             seconds, ds = run(study, reps, dask_session.client)
             xr.testing.assert_identical(ds, reference)  # identical to the serial result
             cluster.append(seconds)
@@ -127,6 +157,22 @@ def measure(study: dict, reps: int, workers: int, repeat: int, reference: xr.Dat
     }
 
 
+def study_record(
+    study: dict, name: str, reps: int, serial_s: float, once: list, single: float | None, rows: list
+) -> dict:
+    """The JSON entry of one study."""
+    return {
+        "method": study["method"],
+        "cells": int(np.prod([np.size(v) for v in study["grid"].values()])),
+        "reps": reps,
+        "serial_tasks": tasks(study, reps, None),
+        "first_serial_s": serial_s,
+        "serial_once_s": once,
+        "one_core_serial_s": single,
+        "by_workers": rows,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cpus = available_cpus()
@@ -136,12 +182,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     parser.add_argument("--study", action="append", choices=list(STUDIES), default=None)
     parser.add_argument("--reps", type=int, default=None, help="override every study's reps")
+    parser.add_argument("--serial-once", action="store_true", help="time serial once per study")
+    parser.add_argument("--one-core", action="store_true", help="also time serial on one CPU")
     args = parser.parse_args()
     workers = [int(w) for w in args.workers.split(",")]
     payload: dict = {"cpus": cpus, "load_before": os.getloadavg(), "studies": {}}
     header = (
         f"{'study':<11}{'cells x reps':>16}{'W':>4}{'tasks':>7}{'serial s':>10}{'cluster s':>10}"
         f"{'speed-up':>10}{'overhead':>10}{'ms/task':>9}{'start s':>9}"
+        + (f"{'vs 1 CPU':>10}" if args.one_core else "")
     )
     print(header)
     for name in args.study or list(STUDIES):
@@ -149,36 +198,44 @@ def main() -> None:
         reps = args.reps or study["reps"][1 if args.quick else 0]
         run(study, max(2, reps // 50))  # imports and caches, here
         serial_s, reference = run(study, reps)
+        once = [serial_s]
+        if args.serial_once:
+            once += [run(study, reps)[0] for _ in range(args.repeat - 1)]
+        single = one_core(study, reps) if args.one_core else None
+        if single is not None:
+            print(f"{name}: serial on one CPU {single:.2f} s (vs {serial_s:.2f} s on {cpus})")
         cells = int(np.prod([np.size(v) for v in study["grid"].values()]))
         rows = []
         for w in workers:
-            row = measure(study, reps, w, args.repeat, reference)
+            row = measure(study, reps, w, args.repeat, reference, once if args.serial_once else [])
+            if single is not None:
+                row["speedup_over_one_core"] = single / statistics.median(row["cluster_s"])
             rows.append(row)
+            payload["studies"][name] = study_record(study, name, reps, serial_s, once, single, rows)
+            save(payload, args.quick)
             print(
                 f"{name:<11}{f'{cells} x {reps}':>16}{w:>4}{row['tasks']:>7}"
                 f"{statistics.median(row['serial_s']):>10.2f}"
                 f"{statistics.median(row['cluster_s']):>10.2f}"
                 f"{row['speedup_median']:>9.2f}x{100 * row['overhead_fraction_median']:>9.1f}%"
-                f"{row['overhead_per_task_ms_median']:>9.1f}{row['cluster_start_and_close_s']:>9.1f}",
+                f"{row['overhead_per_task_ms_median']:>9.1f}{row['cluster_start_and_close_s']:>9.1f}"
+                + (f"{row['speedup_over_one_core']:>9.2f}x" if single is not None else ""),
                 flush=True,
             )
-        payload["studies"][name] = {
-            "method": study["method"],
-            "cells": cells,
-            "reps": reps,
-            "serial_tasks": tasks(study, reps, None),
-            "first_serial_s": serial_s,
-            "by_workers": rows,
-        }
-    payload["load_after"] = os.getloadavg()
-    name = "dask" + ("_quick" if args.quick else "")
-    earlier = Path(__file__).resolve().parent / "results" / f"{name}.json"
-    if earlier.exists():  # keep the studies this run did not measure
-        kept = json.loads(earlier.read_text()).get("studies", {})
-        payload["studies"] = {**kept, **payload["studies"]}
+    path = save(payload, args.quick)
     print(f"load average before {payload['load_before']}, after {payload['load_after']}")
-    path = write_results(name, payload)
     print(f"wrote {path}")
+
+
+def save(payload: dict, quick: bool) -> Path:
+    """Write the results so far (after every worker count: a run cut short keeps its rows)."""
+    payload["load_after"] = os.getloadavg()
+    name = "dask" + ("_quick" if quick else "")
+    earlier = RESULTS / f"{name}.json"
+    studies = dict(payload["studies"])
+    if earlier.exists():  # keep the studies this run did not measure
+        studies = {**json.loads(earlier.read_text()).get("studies", {}), **studies}
+    return write_results(name, {**payload, "studies": studies})
 
 
 if __name__ == "__main__":

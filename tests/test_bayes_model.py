@@ -213,6 +213,7 @@ def test_generator_seed_is_accepted():
     np.testing.assert_array_equal(a.draws("q0"), b.draws("q0"))
 
 
+@pytest.mark.slow
 def test_refit_with_new_counts_uses_new_counts(small_nuts):
     post = fit(EXAMPLE, draws=300, tune=300, chains=1, random_seed=2)
     assert post.mean("q0") == pytest.approx(0.7, abs=0.03)
@@ -220,6 +221,7 @@ def test_refit_with_new_counts_uses_new_counts(small_nuts):
 
 
 # -- the result object -----------------------------------------------------------------------
+@pytest.mark.slow
 def test_result_api(small_nuts):
     post = small_nuts
     assert set(post.idata.posterior.data_vars) == {"theta", "q0", "q1", "p", "youden"}
@@ -239,6 +241,7 @@ def test_result_api(small_nuts):
     assert (ppc["p_value"] > 0.05).all()  # two-sided: no conflict in these counts
 
 
+@pytest.mark.slow
 def test_plot_returns_axes(small_nuts):
     import matplotlib
 
@@ -271,6 +274,7 @@ def test_mock_sample_wiring():
     json.dumps(post.to_dict())
 
 
+@pytest.mark.slow
 def test_unconverged_run_warns_and_flags():
     with pytest.warns(JudgeStatsWarning):
         post = posterior(SMALL, method="nuts", draws=30, tune=30, chains=2, random_seed=1)
@@ -308,6 +312,7 @@ def test_type_errors():
         posterior(SMALL, random_seed="seed")
 
 
+@pytest.mark.slow
 def test_result_argument_errors(small_nuts):
     with pytest.raises(ValueError, match=r"`kind` \('wide'\) must be one of 'eti', 'hdi'"):
         small_nuts.ci(kind="wide")

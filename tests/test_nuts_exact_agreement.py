@@ -63,6 +63,7 @@ def reference_quantiles(data, levels, grid=1500):
     return [optimize.brentq(lambda t, q=q: cdf(t) - q, 1e-12, 1 - 1e-12, xtol=1e-8) for q in levels]
 
 
+@pytest.mark.slow
 def test_exact_engine_matches_the_independent_reference():
     exact = jc.posterior(WEAK).quantile(list(EXACT_CHECK_QUANTILES))
     np.testing.assert_allclose(exact, reference_quantiles(WEAK, EXACT_CHECK_QUANTILES), atol=2e-5)
@@ -74,6 +75,7 @@ def weak_fits():
     return [nuts(WEAK, seed) for seed in (1, 2, 3)]
 
 
+@pytest.mark.slow
 def test_weak_judge_nuts_agrees_with_exact_within_monte_carlo_error(weak_fits):
     for post in weak_fits:
         assert post.diagnostics["exact_check_z"] < 3.0, post.diagnostics
@@ -81,11 +83,13 @@ def test_weak_judge_nuts_agrees_with_exact_within_monte_carlo_error(weak_fits):
         assert not {"r_hat", "low_ess", "divergences"} & set(post.flags)
 
 
+@pytest.mark.slow
 def test_weak_judge_tails_are_sampled_efficiently(weak_fits):
     """The old coordinates gave a tail ESS of theta of 528 with seed 1 (4 x 1000 draws)."""
     assert min(post.diagnostics["ess_tail"] for post in weak_fits) > 1000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(HARD))
 def test_hard_cases_agree_with_exact(case):
     """No flag (4 se). The tail z spreads a little wider than N(0, 1) (sd 1.25 for the 2.5%

@@ -8,10 +8,24 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from judgestats._dask import available_cpus, session
+from judgestats._dask import ENGINE_MAX_THREADS, available_cpus, session
 from judgestats.simulate import coverage
-from judgestats.simulate._chunking import TASKS_PER_THREAD, plan_chunks
+from judgestats.simulate._chunking import (
+    BAYES_MIN_PART_ROWS,
+    BAYES_TASKS_PER_THREAD,
+    TASKS_PER_THREAD,
+    bayes_parts,
+    plan_chunks,
+)
 from judgestats.simulate._grid import grid, grid_parameters
+from judgestats.simulate._kernels import (
+    GROUP_COST,
+    ChunkSpec,
+    calibration_parts,
+    evaluate_chunk,
+    evaluate_part,
+    merge_parts,
+)
 
 GRID = dict(theta=[0.2, 0.5, 0.8], q0=[0.7, 0.9], q1=[0.75, 0.9], n=[40, 80], m0=[10, 20], m1=10)
 
@@ -43,9 +57,50 @@ def test_bayes_chunks_are_calibration_settings_whatever_the_cluster():
     for chunk in plans[0]:
         for name in ("q0", "q1", "m0", "m1"):
             assert np.unique(flat[name][chunk]).size == 1
-    # above the row cap a setting is split, still by the grid alone
-    many = plan_chunks(flat, 2**17, ("bayes_eti",), False, None, None)
-    assert len(many) > len(plans[0])
+    # a setting is never split into chunks; its datasets are split into parts instead
+    assert len(plan_chunks(flat, 2**17, ("bayes_eti",), False, None, None)) == len(plans[0])
+
+
+def test_bayes_parts_follow_memory_and_the_cluster():
+    flat = flat_grid(**GRID)
+    chunks = plan_chunks(flat, 100, ("bayes_eti",), False, None, None)  # 8 chunks of 6 cells
+    assert bayes_parts(chunks, 100, None) == [1] * 8  # 600 rows each: one part here
+    assert bayes_parts(chunks, 2**17, None) == [3] * 8  # ceil(6 * 2**17 / 2**18)
+    # BAYES_TASKS_PER_THREAD tasks per thread over 8 equal chunks of 6,000 rows
+    assert bayes_parts(chunks, 1000, 16) == [BAYES_TASKS_PER_THREAD * 16 // 8] * 8
+    assert bayes_parts(chunks, 1000, 1000) == [6000 // BAYES_MIN_PART_ROWS] * 8  # part floor
+    assert bayes_parts(chunks, 100, 1000) == [600 // BAYES_MIN_PART_ROWS] * 8
+
+
+def test_calibration_parts_keep_groups_whole_and_balance_them():
+    rng = np.random.default_rng(5)
+    data = {name: rng.integers(0, 4, size=(30, 40)) for name in ("k0", "k1")}
+    data |= {"m0": np.full((30, 40), 9), "m1": np.full((30, 40), 9)}
+    owner = calibration_parts(data, 3)
+    key = data["k0"] * 10 + data["k1"]
+    for group in np.unique(key):  # one part per group
+        assert np.unique(owner[key == group]).size == 1
+    assert set(np.unique(owner)) == {0, 1, 2}
+    cost = [(owner == p).sum() + GROUP_COST * np.unique(key[owner == p]).size for p in range(3)]
+    groups = np.unique(key, return_counts=True)[1] + GROUP_COST
+    assert max(cost) - min(cost) <= groups.max()  # greedy: within one group of each other
+    assert (calibration_parts(data, 1) == 0).all()
+
+
+def test_bayes_results_do_not_depend_on_the_parts():
+    """Whole calibration groups per part: 1, 2 or 5 parts give the same bits (both methods)."""
+    flat = flat_grid(theta=[0.3, 0.7], q0=0.8, q1=0.85, n=[40, 300], m0=8, m1=8)
+    reps = 40
+    chunk = plan_chunks(flat, reps, ("bayes_eti",), False, None, None)[0]
+    values = {name: a[chunk] for name, a in flat.items()}
+    for methods in [("bayes_eti",), ("bayes_hdi", "lang_reiczigel")]:
+        spec = ChunkSpec(methods, reps, 0.9, "stratified", "fixed", 0, False, 11)
+        whole = evaluate_chunk(spec, chunk, values)
+        assert np.isfinite(whole[:, :, 0]).all()
+        for parts in (1, 2, 5):
+            results = [evaluate_part(spec, chunk, values, p, parts) for p in range(parts)]
+            assert sorted(np.concatenate([r[0] for r in results])) == list(range(chunk.size * reps))
+            np.testing.assert_array_equal(merge_parts(spec, values, results), whole)
 
 
 def test_closed_form_chunks_adapt_to_the_cluster():
@@ -71,7 +126,7 @@ def test_local_cluster_workers_use_the_default_allocator_and_leave_the_environme
     before = {key: os.environ.get(key) for key in ("MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS")}
     with session("local", 1) as dask_session:
         assert dask_session is not None and dask_session.threads == 1
-        assert dask_session.engine_threads == available_cpus()
+        assert dask_session.engine_threads == min(available_cpus(), ENGINE_MAX_THREADS)
         seen = dask_session.client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
         assert list(seen.values()) == [None]
         kwargs = dict(theta=[0.3, 0.6], q0=0.8, q1=[0.7, 0.9], n=30, m0=8, m1=8, random_seed=4)
@@ -94,7 +149,7 @@ def test_thread_workers_share_the_cpus_and_bayes_is_identical():
         session(client) as dask_session,
     ):
         assert dask_session is not None and dask_session.threads == 2
-        assert dask_session.engine_threads == max(1, available_cpus() // 2)
+        assert dask_session.engine_threads == min(max(1, available_cpus() // 2), ENGINE_MAX_THREADS)
         remote = coverage("bayes_eti", random_seed=2, client=client, **kwargs)
     xr.testing.assert_identical(local, remote)
 

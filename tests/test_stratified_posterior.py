@@ -99,6 +99,7 @@ def test_single_stratum_reduces_exactly_to_the_binary_posterior():
     assert result.idata.posterior["theta_s"].sizes["stratum"] == 1
 
 
+@pytest.mark.slow
 def test_one_stratum_on_request_samples_the_hierarchical_model():
     counts = {"k": 400, "n": 1000, "k0": 140, "m0": 200, "k1": 180, "m1": 200}
     data = StratifiedData(strata=("only",), **{key: [value] for key, value in counts.items()})
@@ -125,6 +126,7 @@ def test_flags_are_convergence_keys_and_warn_exactly_when_raised(rich):
     assert result.diagnostics["divergences"] >= 0
 
 
+@pytest.mark.slow
 def test_lots_of_data_agrees_with_per_stratum_rogan_gladen(rich):
     result, _ = rich
     for name, expected in RICH_THETA.items():
@@ -145,6 +147,7 @@ def test_lots_of_data_agrees_with_per_stratum_rogan_gladen(rich):
             )
 
 
+@pytest.mark.slow
 def test_overall_theta_is_the_weighted_sum_of_the_strata_draw_by_draw(rich):
     result, _ = rich
     stacked = np.column_stack([result.draws("theta", name) for name in RICH.strata])
@@ -164,6 +167,7 @@ def test_tiny_calibration_borrows_strength_from_agreeing_strata(tiny):
         assert result.stratum("big1")[var].estimate == pytest.approx(k / m, abs=0.03)
 
 
+@pytest.mark.slow
 def test_reproducible_with_random_seed(cache):
     options = {"draws": 30, "tune": 30, "chains": 2, "compiled": cache, "progressbar": False}
     with pytest.warns(jc.JudgeStatsWarning):  # 60 draws: low_ess at least
@@ -227,6 +231,7 @@ def test_data_must_be_stratified_counts():
 # -------------------------------------------------------------------------------------------
 # the result contract
 # -------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_summary_is_a_table_of_every_quantity(rich):
     result, _ = rich
     frame = result.summary()
@@ -240,6 +245,7 @@ def test_summary_is_a_table_of_every_quantity(rich):
     assert frame.loc["theta[b]", "weight"] == pytest.approx(5000 / 15000)
 
 
+@pytest.mark.slow
 def test_to_dict_is_json_safe_and_complete(rich):
     result, _ = rich
     out = json.loads(json.dumps(result.to_dict()))
@@ -251,6 +257,7 @@ def test_to_dict_is_json_safe_and_complete(rich):
     assert out["inputs"]["n"] == [5000, 5000, 5000]
 
 
+@pytest.mark.slow
 def test_plot_html_and_text(rich):
     result, _ = rich
     ax = result.plot()

@@ -13,9 +13,9 @@ Where the time goes on a cluster, and what this module does about it:
   the calling process. The LocalCluster started for ``client="local"`` spawns its workers without
   it (glibc's defaults, as in the calling process); for a cluster of your own, start its workers
   with that variable unset (``MALLOC_TRIM_THRESHOLD_`` set to null in that config key).
-* **Threads.** A task must not start a thread per CPU in every worker (the exact posterior
-  engine's default): :attr:`Session.engine_threads` shares the CPUs of a host among the worker
-  threads on it.
+* **Threads.** A task must not start a thread per CPU in every worker:
+  :attr:`Session.engine_threads` shares the CPUs of a host among the worker threads on it (at
+  most :data:`ENGINE_MAX_THREADS`, the exact posterior engine's own default cap).
 * **Task counts.** The caller sizes the chunks with :attr:`Session.threads` (several tasks per
   worker thread), and every task returns its chunk already reduced to per-cell statistics.
 """
@@ -24,17 +24,48 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 from judgestats._progress import progress_bar
 from judgestats._validate import install_hint
 
-__all__ = ["Session", "available_cpus", "run_chunks", "session"]
+__all__ = [
+    "ENGINE_MAX_THREADS",
+    "Session",
+    "available_cpus",
+    "one_blas_thread",
+    "run_chunks",
+    "session",
+]
 
 _PRE_SPAWN = "distributed.nanny.pre-spawn-environ"
+#: Threads the exact posterior engine starts by default, at most: its work is many small numpy
+#: operations that contend for the GIL, so more threads stop paying (16 CPUs, 2,000 datasets,
+#: ``benchmarks/bench_engine_threads.py``: 1.45x at 2 threads, no better at 4, slower at 8-16).
+ENGINE_MAX_THREADS = 4
 _MALLOC = "MALLOC_TRIM_THRESHOLD_"
+
+
+_CONTROLLER: list[Any] = []
+
+
+def one_blas_thread() -> AbstractContextManager[Any]:
+    """A block in which BLAS runs on one thread (threadpoolctl; a no-op without it).
+
+    The exact posterior engine multiplies many small matrices: a multi-threaded BLAS runs them
+    far slower (its threads wait for each other and for the engine's own threads), and rounds
+    them differently with another thread count. The controller that finds the BLAS libraries
+    is made once (a few milliseconds), so entering the block costs microseconds.
+    """
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover - a dependency
+        return nullcontext()
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def available_cpus() -> int:
@@ -51,7 +82,8 @@ class Session:
     client: Any
     #: Worker threads of the cluster (tasks that can run at once).
     threads: int
-    #: Threads one task may start (CPUs of its host / worker threads on that host; at least 1).
+    #: Threads one task may start (CPUs of its host / worker threads on that host; at least 1,
+    #: at most :data:`ENGINE_MAX_THREADS`).
     engine_threads: int
 
 
@@ -119,6 +151,7 @@ def _threads(dask_client: Any) -> tuple[int, int]:
         max(1, int(cpus.get(address, 1)) // per_host[info["host"]])
         for address, info in workers.items()
     )
+    engine = min(engine, ENGINE_MAX_THREADS)
     return sum(per_host.values()), engine
 
 

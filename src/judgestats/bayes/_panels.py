@@ -497,21 +497,25 @@ def _false_position(gap: Any, interior: np.ndarray, bracket: tuple[np.ndarray, .
     rows = lo.shape[0]
     side = np.zeros(rows)
     x_ends = np.full((rows, 2), np.nan)
+    moving = interior.copy()  # a row stops once it has converged: its result is its own
     for step in range(REFINE_ITERATIONS):
         with np.errstate(all="ignore"):
             x = lo - g_lo * (hi - lo) / (g_hi - g_lo)
         bad = ~np.isfinite(x) | (x <= lo) | (x >= hi) | (step % 8 == 7)
         x = np.where(bad, 0.5 * (lo + hi), x)
-        g_x, x_ends = gap(x[:, None])
+        g_x, ends = gap(x[:, None])
         g_x = g_x[:, 0]
-        right = g_x > 0
+        x_ends = np.where(moving[:, None], ends, x_ends)
+        right = moving & (g_x > 0)
+        left = moving & ~right
         hi, g_hi = np.where(right, x, hi), np.where(right, g_x, g_hi)
-        lo, g_lo = np.where(right, lo, x), np.where(right, g_lo, g_x)
-        side = np.where(right, np.minimum(side, 0) - 1, np.maximum(side, 0) + 1)
-        g_lo = np.where(side >= 2, g_lo / 2, g_lo)  # Illinois: halve the stale end's value
-        g_hi = np.where(side <= -2, g_hi / 2, g_hi)
-        if np.all(
-            ~interior | (hi - lo < REFINE_TOLERANCE) | (np.abs(g_x) < RELATIVE_GAP_TOLERANCE)
-        ):
+        lo, g_lo = np.where(left, x, lo), np.where(left, g_x, g_lo)
+        side = np.where(
+            right, np.minimum(side, 0) - 1, np.where(left, np.maximum(side, 0) + 1, side)
+        )
+        g_lo = np.where(moving & (side >= 2), g_lo / 2, g_lo)  # Illinois: halve the stale end
+        g_hi = np.where(moving & (side <= -2), g_hi / 2, g_hi)
+        moving &= ~((hi - lo < REFINE_TOLERANCE) | (np.abs(g_x) < RELATIVE_GAP_TOLERANCE))
+        if not moving.any():
             break
     return x_ends

@@ -191,8 +191,10 @@ def log_prior(
 def logsumexp(v: np.ndarray, axis: int) -> np.ndarray:
     top = np.max(v, axis=axis, keepdims=True)
     top = np.where(np.isfinite(top), top, 0.0)
+    shifted = np.subtract(v, top)
+    np.exp(shifted, out=shifted)
     with np.errstate(divide="ignore"):
-        return np.squeeze(top, axis) + np.log(np.sum(np.exp(v - top), axis=axis))
+        return np.squeeze(top, axis) + np.log(np.sum(shifted, axis=axis))
 
 
 def p_window(rows: Rows, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -222,16 +224,27 @@ def j_window(rows: Rows, t: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def log_calibration(rows: Rows, t: np.ndarray, p: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """Log of g0(1 - p + t J) g1(p + (1 - t) J) (unnormalised Beta densities)."""
+    """Log of g0(1 - p + t J) g1(p + (1 - t) J) (unnormalised Beta densities).
+
+    Computed in place on the full (broadcast) shape: the engine's largest arrays go through
+    here, and fresh temporaries cost more than the logarithms.
+    """
     shape = (-1,) + (1,) * (j.ndim - 1)
     out = np.zeros(j.shape)
-    for (a, b), q in ((rows.beta0, 1 - p + t * j), (rows.beta1, p + (1 - t) * j)):
-        q = np.clip(q, 1e-300, 1 - 1e-16)
+    for (a, b), base, slope in ((rows.beta0, 1 - p, t), (rows.beta1, p, 1 - t)):
+        q = np.multiply(slope, j)
+        q += base  # = base + slope * j, bit for bit
+        np.clip(q, 1e-300, 1 - 1e-16, out=q)
         a, b = a.reshape(shape), b.reshape(shape)
         if np.any(a != 1):
-            out += (a - 1) * np.log(q)
+            term = np.log(q)
+            term *= a - 1
+            out += term
         if np.any(b != 1):
-            out += (b - 1) * np.log1p(-q)
+            np.negative(q, out=q)
+            np.log1p(q, out=q)
+            q *= b - 1
+            out += q
     return out
 
 

@@ -109,13 +109,15 @@ def _per_dataset(
     """``operation(marginals)`` -> (rows, width) for every dataset of the flattened counts.
 
     Calibration groups and chunks of the searches run on ``workers`` threads (numpy releases
-    the GIL in its array loops); the result does not depend on ``workers``.
+    the GIL in its array loops), BLAS on one; the result depends on neither.
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    from judgestats._dask import one_blas_thread
+
     size = counts[0].size
     out = np.empty((size, width))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with one_blas_thread(), ThreadPoolExecutor(max_workers=workers) as pool:
         for density, (served, row) in _theta_marginals(counts, prior, pool):
             rows = density.edges.shape[0]
             chunks = [
@@ -130,15 +132,11 @@ def _per_dataset(
 
 
 def _check_workers(workers: Any) -> int:
-    import os
+    """Threads of the engine: ``workers``, or the CPUs available up to ENGINE_MAX_THREADS."""
+    from judgestats._dask import ENGINE_MAX_THREADS, available_cpus
 
     if workers is None:
-        return max(
-            1,
-            len(os.sched_getaffinity(0))
-            if hasattr(os, "sched_getaffinity")
-            else (os.cpu_count() or 1),
-        )
+        return min(available_cpus(), ENGINE_MAX_THREADS)
     return check_positive_int(workers, "workers")
 
 
@@ -165,7 +163,7 @@ def exact_quantiles(
     prior : Prior, optional
         Shared prior (default ``Prior()``).
     workers : int, optional
-        Threads (default: the CPUs available); results do not depend on it.
+        Threads (default: the CPUs available, at most 4); results do not depend on it.
 
     Returns
     -------
@@ -220,7 +218,7 @@ def exact_interval(
     prior : Prior, optional
         Shared prior (default ``Prior()``).
     workers : int, optional
-        Threads (default: the CPUs available); results do not depend on it.
+        Threads (default: the CPUs available, at most 4); results do not depend on it.
 
     Returns
     -------

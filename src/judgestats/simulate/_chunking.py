@@ -10,11 +10,15 @@
   only between settings (n, m0, m1, q0, q1): the cells of one setting, which draw largely the
   same datasets, share a chunk (at most one chunk per setting, whatever the cluster).
 * **Bayesian** (exact engine): the engine shares work among the datasets of a calibration group
-  (equal k0, m0, k1, m1), and its quadrature depends on the group's members, so results depend
-  on which cells share a chunk. The chunks are therefore fixed by the grid alone -- never by the
-  number of workers -- and each holds the cells of one calibration setting (equal q0, q1, m0,
-  m1, theta_cal), split only above :data:`BAYES_MAX_ROWS` replications: the shared work stays
-  inside one task, and the serial run and every cluster compute the same chunks.
+  (equal k0, m0, k1, m1), and a dataset's numbers depend on the other members of its group (the
+  shared quadrature covers them all), never on datasets outside it. A chunk therefore holds the
+  cells of one calibration setting (equal q0, q1, m0, m1, theta_cal), and its datasets are split
+  into parts of whole calibration groups (:func:`bayes_parts`; one task each, see
+  :func:`judgestats.simulate._kernels.calibration_parts`): at least one part per
+  :data:`BAYES_MAX_ROWS` replications (memory) and, on a cluster, about
+  :data:`BAYES_TASKS_PER_THREAD` parts per worker thread over the study (not under
+  :data:`BAYES_MIN_PART_ROWS` replications a part). Whatever the parts, every group is computed
+  whole, so the results are the same here and on any number of workers.
 * ``chunk_cells`` given: consecutive cells in grid order, that many per chunk.
 """
 
@@ -24,8 +28,13 @@ import numpy as np
 
 #: Replications per closed-form chunk at most (about 100 MB of temporaries).
 CHUNK_ROWS = 2**19
-#: Replications per Bayesian chunk at most (about 250 MB of marginals).
+#: Replications per Bayesian part at most (about 250 MB of marginals).
 BAYES_MAX_ROWS = 2**18
+#: Replications per Bayesian part at least when splitting for a cluster.
+BAYES_MIN_PART_ROWS = 32
+#: Bayesian parts wanted per worker thread: a part holds whole calibration groups, so more parts
+#: add no work beyond drawing the chunk again (milliseconds), and they balance uneven settings.
+BAYES_TASKS_PER_THREAD = 8
 #: Tasks per worker thread wanted on a cluster (lets fast workers take more).
 TASKS_PER_THREAD = 4
 #: Replications per task at least when splitting for a cluster.
@@ -43,15 +52,25 @@ def _sorted_cells(flat: dict[str, np.ndarray], names: tuple[str, ...]) -> tuple[
     return order, np.stack([c[order] for c in columns], axis=1)
 
 
-def _calibration_chunks(flat: dict[str, np.ndarray], reps: int) -> list[np.ndarray]:
-    """One chunk per calibration setting, split in equal parts above BAYES_MAX_ROWS."""
+def _calibration_chunks(flat: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """One chunk per calibration setting, its cells in grid order."""
     order, keys = _sorted_cells(flat, _BAYES_KEY)
-    starts = np.flatnonzero(np.any(keys[1:] != keys[:-1], axis=1)) + 1
-    cap = max(1, BAYES_MAX_ROWS // reps)
-    chunks: list[np.ndarray] = []
-    for unit in np.split(order, starts):
-        chunks += np.array_split(unit, -(-unit.size // cap))
-    return chunks
+    return np.split(order, np.flatnonzero(np.any(keys[1:] != keys[:-1], axis=1)) + 1)
+
+
+def bayes_parts(chunks: list[np.ndarray], reps: int, threads: int | None) -> list[int]:
+    """Parts (tasks) of each Bayesian chunk; the results do not depend on them.
+
+    ``ceil(rows / BAYES_MAX_ROWS)`` each, and on a cluster of ``threads`` worker threads
+    about ``BAYES_TASKS_PER_THREAD * threads`` in all, shared in proportion to the chunks' rows,
+    with no part under ``BAYES_MIN_PART_ROWS`` rows where that can be avoided.
+    """
+    rows = np.array([chunk.size * reps for chunk in chunks])
+    parts = -(-rows // BAYES_MAX_ROWS)
+    if threads is not None and rows.size:
+        wanted = np.ceil(BAYES_TASKS_PER_THREAD * threads * rows / rows.sum()).astype(np.int64)
+        parts = np.maximum(parts, np.minimum(wanted, np.maximum(rows // BAYES_MIN_PART_ROWS, 1)))
+    return [int(p) for p in parts]
 
 
 def _chunk_count(size: int, reps: int, threads: int | None, min_rows: int) -> int:
@@ -102,7 +121,7 @@ def plan_chunks(
         count = size if threads is None else min(size, 4 * TASKS_PER_THREAD * threads)
         return np.array_split(np.arange(size), count)
     if any(method.startswith("bayes") for method in methods):
-        return _calibration_chunks(flat, reps)
+        return _calibration_chunks(flat)
     if "guaranteed" in methods:  # milliseconds to seconds per distinct dataset: any split pays
         order, keys = _sorted_cells(flat, _GUARANTEED_KEY)
         return _split_between_settings(order, keys, _chunk_count(size, reps, threads, 1))

@@ -16,13 +16,13 @@ it.
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from judgestats._dask import one_blas_thread
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.simulate.process import cell_generator, draw_cell
 
@@ -58,7 +58,7 @@ class ChunkSpec:
     exact: bool
     entropy: int
     prior: Any = None
-    #: Threads one chunk may use (the exact posterior engine's); None: the CPUs available.
+    #: Threads one chunk may use (the exact posterior engine's); None: its default.
     threads: int | None = None
 
     def with_threads(self, threads: int | None) -> ChunkSpec:
@@ -74,17 +74,8 @@ def evaluate_chunk(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndar
     and a Dask worker has one (dask sets ``OPENBLAS_NUM_THREADS=1``) where this process has one
     per CPU, so the chunk gives the same bits wherever it runs.
     """
-    with _one_blas_thread():
+    with one_blas_thread():
         return _evaluate(spec, cells, values)
-
-
-def _one_blas_thread() -> Any:
-    """Context manager limiting BLAS to one thread (threadpoolctl, a dependency of PyMC)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - installed with pymc
-        return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
 
 
 def _evaluate(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndarray]) -> np.ndarray:
@@ -100,6 +91,19 @@ def _evaluate(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndarray])
                     method, spec.level, {name: a[i] for name, a in values.items()}
                 )
         return out
+    data = _draw(spec, cells, values, usable)
+    for j, method in enumerate(spec.methods):
+        low, high, est = interval_and_estimate(
+            method, spec.level, data, spec.prior, threads=spec.threads
+        )
+        out[usable, j] = summarise(low, high, est, values["theta"][usable][:, None])
+    return out
+
+
+def _draw(
+    spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndarray], usable: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The datasets of the cells ``usable`` of a chunk: arrays of shape (usable cells, reps)."""
     draws = [
         draw_cell(
             cell_generator(spec.entropy, int(cells[i])),
@@ -111,11 +115,81 @@ def _evaluate(spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndarray])
         )
         for i in usable
     ]
-    data = {name: np.stack([d[name] for d in draws]) for name in draws[0]}
-    for j, method in enumerate(spec.methods):
-        low, high, est = interval_and_estimate(
-            method, spec.level, data, spec.prior, threads=spec.threads
-        )
+    return {name: np.stack([d[name] for d in draws]) for name in draws[0]}
+
+
+# ------------------------------------------------------------------------------------------------
+# Bayesian chunks in parts: whole calibration groups per task
+# ------------------------------------------------------------------------------------------------
+#: A calibration group's shared table costs about as much as this many of its datasets.
+GROUP_COST = 50
+
+
+def calibration_parts(data: dict[str, np.ndarray], parts: int) -> np.ndarray:
+    """The part (0 .. parts - 1) of every dataset: whole calibration groups, balanced.
+
+    A group is the datasets with equal ``(k0, m0, k1, m1)``; the exact engine shares its work
+    among them, and a dataset's posterior depends on its group only, so any assignment of
+    whole groups gives the same numbers. Groups go, largest first (cost: datasets plus
+    :data:`GROUP_COST`; ties in key order), to the part with the least cost so far.
+    """
+    shape = data["k0"].shape
+    if parts == 1:
+        return np.zeros(shape, dtype=np.int64)
+    key = np.stack([data[name].ravel() for name in ("k0", "m0", "k1", "m1")], axis=1)
+    _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    cost = counts + GROUP_COST
+    load = np.zeros(parts)
+    owner = np.empty(counts.size, dtype=np.int64)
+    for group in np.argsort(-cost, kind="stable"):
+        owner[group] = np.argmin(load)
+        load[owner[group]] += cost[group]
+    return owner[inverse.ravel()].reshape(shape)
+
+
+def evaluate_part(
+    spec: ChunkSpec, cells: np.ndarray, values: dict[str, np.ndarray], part: int, parts: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Intervals of part ``part`` of a chunk's datasets (see :func:`calibration_parts`).
+
+    Every part draws the whole chunk (cheap next to the posteriors) and keeps its own groups.
+    Returns the flat indices of its datasets into the (usable cells, reps) array of the chunk
+    and their (low, high, estimate) per method: shape (datasets, methods, 3). BLAS runs on
+    one thread, as in :func:`evaluate_chunk`.
+    """
+    usable = np.flatnonzero(values["q0"] + values["q1"] - 1.0 > 0.0)
+    if usable.size == 0:
+        return np.empty(0, dtype=np.int64), np.empty((0, len(spec.methods), 3))
+    with one_blas_thread():
+        data = _draw(spec, cells, values, usable)
+        mine = np.flatnonzero(calibration_parts(data, parts).ravel() == part)
+        chosen = {name: a.ravel()[mine] for name, a in data.items()}
+        out = np.empty((mine.size, len(spec.methods), 3))
+        for j, method in enumerate(spec.methods):
+            out[:, j] = np.stack(
+                interval_and_estimate(method, spec.level, chosen, spec.prior, threads=spec.threads),
+                axis=1,
+            )
+    return mine, out
+
+
+def merge_parts(
+    spec: ChunkSpec, values: dict[str, np.ndarray], results: list[tuple[np.ndarray, np.ndarray]]
+) -> np.ndarray:
+    """Statistics of a chunk's cells from its parts (:func:`evaluate_part`).
+
+    The same array as :func:`evaluate_chunk` returns: shape (cells, methods, statistics).
+    """
+    out = np.full((values["theta"].size, len(spec.methods), len(STATISTICS)), np.nan)
+    usable = np.flatnonzero(values["q0"] + values["q1"] - 1.0 > 0.0)
+    if usable.size == 0:
+        return out
+    flat = np.full((usable.size * spec.reps, len(spec.methods), 3), np.nan)
+    for index, part in results:
+        flat[index] = part
+    merged = flat.reshape(usable.size, spec.reps, len(spec.methods), 3)
+    for j in range(len(spec.methods)):
+        low, high, est = (np.ascontiguousarray(merged[:, :, j, i]) for i in range(3))
         out[usable, j] = summarise(low, high, est, values["theta"][usable][:, None])
     return out
 
@@ -135,7 +209,7 @@ def interval_and_estimate(
 
     NaN where the method gives no answer (an empty calibration arm in the random design; for the
     closed form, an estimated judge no better than chance). ``threads`` limits the exact
-    posterior engine's threads (None: the CPUs available); results do not depend on it.
+    posterior engine's threads (None: its default); results do not depend on it.
     """
     k, n, k0, m0, k1, m1 = (data[name] for name in ("k", "n", "k0", "m0", "k1", "m1"))
     p_hat = k / n

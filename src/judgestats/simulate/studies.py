@@ -17,7 +17,7 @@ import numpy as np
 
 from judgestats._validate import check_choice, check_counts, check_level, check_positive_int
 from judgestats.exceptions import JudgeStatsWarning
-from judgestats.simulate._chunking import plan_chunks
+from judgestats.simulate._chunking import bayes_parts, plan_chunks
 from judgestats.simulate._grid import (
     DESIGNS,
     as_dataset,
@@ -26,7 +26,13 @@ from judgestats.simulate._grid import (
     grid_parameters,
     root_entropy,
 )
-from judgestats.simulate._kernels import STATISTICS, ChunkSpec, evaluate_chunk
+from judgestats.simulate._kernels import (
+    STATISTICS,
+    ChunkSpec,
+    evaluate_chunk,
+    evaluate_part,
+    merge_parts,
+)
 
 __all__ = ["coverage"]
 
@@ -143,9 +149,11 @@ def coverage(
         Grid cells per chunk, in grid order. The default (see
         :mod:`judgestats.simulate._chunking`): at most about 5e5 replications per chunk and, on
         a cluster, several chunks per worker thread; for the Bayesian methods one chunk per
-        calibration setting (q0, q1, m0, m1), whatever the cluster, so their results are the
-        same here and on any number of workers; one cell with ``exact=True``. Closed-form and
-        guaranteed results do not depend on it.
+        calibration setting (q0, q1, m0, m1), run in parts of whole calibration groups (as
+        many as the cluster needs), so their results are the same here and on any number of
+        workers; one cell with ``exact=True``. Closed-form and guaranteed results do not
+        depend on it; Bayesian results given ``chunk_cells`` can differ in the last digits
+        (a calibration group split between chunks shares its quadrature within each).
     progress : bool, optional
         Show a progress bar on stderr; default on when stderr is a terminal and ``CI`` is unset.
 
@@ -176,8 +184,6 @@ def coverage(
     methods = _check_methods(method, bool(exact), design, allocation)
     if chunk_cells is not None:
         chunk_cells = int(check_counts(chunk_cells, "chunk_cells", minimum=1))
-    from judgestats._dask import run_chunks, session
-
     spec = ChunkSpec(
         methods=methods,
         reps=reps,
@@ -189,22 +195,63 @@ def coverage(
         entropy=root_entropy(random_seed),
         prior=prior,
     )
-    with session(client, n_workers) as dask_session:
-        threads = None if dask_session is None else dask_session.threads
-        chunks = plan_chunks(flat, reps, methods, bool(exact), chunk_cells, threads)
-        payloads = [(cells, {name: a[cells] for name, a in flat.items()}) for cells in chunks]
-        task_spec = spec if dask_session is None else spec.with_threads(dask_session.engine_threads)
-        results = run_chunks(
-            evaluate_chunk, task_spec, payloads, dask_session=dask_session, progress=progress
-        )
-    stats = np.empty((template.size, len(methods), len(STATISTICS)))
-    for cells, result in zip(chunks, results, strict=True):
-        stats[cells] = result
+    stats = _run_study(spec, flat, template.size, chunk_cells, client, n_workers, progress)
     chance = (flat["q0"] + flat["q1"] - 1.0) <= 0.0
     _warn_chance(chance)
     return _coverage_dataset(
         template, stats, chance, methods, isinstance(method, str), attrs=_attrs(spec)
     )
+
+
+def _run_study(
+    spec: ChunkSpec,
+    flat: dict[str, np.ndarray],
+    size: int,
+    chunk_cells: int | None,
+    client: Any,
+    n_workers: int | None,
+    progress: bool | None,
+) -> np.ndarray:
+    """Statistics of every cell, shape (cells, methods, statistics), here or on Dask.
+
+    Bayesian studies (default chunks) run each calibration setting in parts of whole
+    calibration groups (:func:`~judgestats.simulate._chunking.bayes_parts`), merged here.
+    """
+    from judgestats._dask import run_chunks, session
+
+    with session(client, n_workers) as dask_session:
+        threads = None if dask_session is None else dask_session.threads
+        chunks = plan_chunks(flat, spec.reps, spec.methods, spec.exact, chunk_cells, threads)
+        values = [{name: a[cells] for name, a in flat.items()} for cells in chunks]
+        task_spec = spec if dask_session is None else spec.with_threads(dask_session.engine_threads)
+        in_parts = (
+            not spec.exact
+            and chunk_cells is None
+            and any(method.startswith("bayes") for method in spec.methods)
+        )
+        if in_parts:
+            counts = bayes_parts(chunks, spec.reps, threads)
+            payloads: list[tuple[Any, ...]] = [
+                (cells, chunk, part, parts)
+                for cells, chunk, parts in zip(chunks, values, counts, strict=True)
+                for part in range(parts)
+            ]
+            func: Any = evaluate_part
+        else:
+            payloads, func = list(zip(chunks, values, strict=True)), evaluate_chunk
+        results = run_chunks(
+            func, task_spec, payloads, dask_session=dask_session, progress=progress
+        )
+    if in_parts:
+        starts = np.cumsum([0] + counts)
+        results = [
+            merge_parts(spec, chunk, results[starts[i] : starts[i + 1]])
+            for i, chunk in enumerate(values)
+        ]
+    stats = np.empty((size, len(spec.methods), len(STATISTICS)))
+    for cells, result in zip(chunks, results, strict=True):
+        stats[cells] = result
+    return stats
 
 
 def _warn_chance(chance: np.ndarray) -> None:
