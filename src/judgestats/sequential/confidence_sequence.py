@@ -59,6 +59,7 @@ batched over independent sequences for simulations.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,7 @@ __all__ = [
     "EXACT_GRID_LIMIT",
     "GRID_SIZE",
     "betting_confidence_sequence",
+    "bound_steps",
     "plug_in_bets",
     "running_bounds",
 ]
@@ -97,12 +99,80 @@ def plug_in_bets(z: np.ndarray, alpha: float) -> np.ndarray:
 
 
 def _factors(z_t: np.ndarray, bet: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Log wealth factors of the two gamblers at remaining means ``m`` (in [0, 1])."""
+    """Wealth factors of the two gamblers at remaining means ``m`` (in [0, 1])."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.minimum(bet, np.where(m > 0, BET_CAP / m, np.inf))
-        down = np.minimum(bet, np.where(m < 1, BET_CAP / (1.0 - m), np.inf))
+        up = np.minimum(bet, BET_CAP / m)  # m = 0: c / m = inf, the bet stays finite
+        down = np.minimum(bet, BET_CAP / (1.0 - m))
     diff = z_t - m
-    return np.log1p(up * diff), np.log1p(-down * diff)
+    return 1.0 + up * diff, 1.0 - down * diff
+
+
+#: Wealth is capped here once it passes the rejection level (rejection is permanent).
+_WEALTH_CAP = 1e200
+
+
+def bound_steps(
+    z: Any,
+    grid: Any,
+    *,
+    alpha: float,
+    population_size: int | None = None,
+    exact_grid: bool = False,
+    at: Any = None,
+) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """Yield ``(t, low, high)`` after observation t (1-based) for each t in ``at``.
+
+    The generator form of :func:`running_bounds` (same arguments; ``at`` defaults to every
+    time): a caller that stops early, as a simulation of a stopping rule does, stops the work.
+    """
+    z = np.atleast_2d(np.asarray(z, dtype=float))
+    grid = np.asarray(grid, dtype=float)
+    sequences, n = z.shape
+    checkpoints = set(range(1, n + 1) if at is None else (int(t) for t in at))
+    side = alpha / 2.0
+    bets = plug_in_bets(z, side)
+    limit = 1.0 / side
+    up = np.ones((sequences, grid.size))
+    down = np.ones((sequences, grid.size))
+    rejected_low = np.zeros((sequences, grid.size), dtype=bool)
+    rejected_high = np.zeros((sequences, grid.size), dtype=bool)
+    total = np.zeros((sequences, 1))
+    for t in range(n):
+        if population_size is None:
+            m = np.broadcast_to(grid, (sequences, grid.size))
+        else:
+            m = np.clip((population_size * grid - total) / (population_size - t), 0.0, 1.0)
+        gain_up, gain_down = _factors(z[:, t : t + 1], bets[:, t : t + 1], m)
+        up = np.minimum(up * gain_up, _WEALTH_CAP)
+        down = np.minimum(down * gain_down, _WEALTH_CAP)
+        total += z[:, t : t + 1]
+        rejected_low |= up >= limit
+        rejected_high |= down >= limit
+        if t + 1 in checkpoints:
+            possible, too_low, too_high = _feasible(grid, total, population_size, t + 1)
+            yield (
+                t + 1,
+                *_ends(
+                    grid, rejected_low | too_low, rejected_high | too_high, possible, exact_grid
+                ),
+            )
+
+
+def _feasible(
+    grid: np.ndarray, total: np.ndarray, population_size: int | None, seen: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Candidates the data leave possible for sure, and those too low / too high to be.
+
+    Without replacement the remaining sum :math:`N\mu - \sum_{i \le t} z_i` must lie in
+    [0, N - t]; at time t this implies it at every earlier time, so no history is needed.
+    """
+    if population_size is None:
+        none = np.zeros((total.shape[0], grid.size), dtype=bool)
+        return ~none, none, none
+    rest = population_size * grid - total
+    too_low = rest < -1e-9
+    too_high = rest > population_size - seen + 1e-9
+    return ~(too_low | too_high), too_low, too_high
 
 
 def running_bounds(
@@ -136,35 +206,11 @@ def running_bounds(
         The running-intersection interval after each observation.
     """
     z = np.atleast_2d(np.asarray(z, dtype=float))
-    grid = np.asarray(grid, dtype=float)
-    sequences, n = z.shape
-    side = alpha / 2.0
-    bets = plug_in_bets(z, side)
-    limit = math.log(1.0 / side)
-    up = np.zeros((sequences, grid.size))
-    down = np.zeros((sequences, grid.size))
-    rejected_low = np.zeros((sequences, grid.size), dtype=bool)
-    rejected_high = np.zeros((sequences, grid.size), dtype=bool)
-    possible = np.ones((sequences, grid.size), dtype=bool)  # not excluded by the data for sure
-    total = np.zeros((sequences, 1))
-    low, high = np.empty((sequences, n)), np.empty((sequences, n))
-    for t in range(n):
-        if population_size is None:
-            m = np.broadcast_to(grid, (sequences, grid.size))
-        else:
-            m = np.clip((population_size * grid - total) / (population_size - t), 0.0, 1.0)
-        gain_up, gain_down = _factors(z[:, t : t + 1], bets[:, t : t + 1], m)
-        up += gain_up
-        down += gain_down
-        total += z[:, t : t + 1]
-        rejected_low |= up >= limit
-        rejected_high |= down >= limit
-        if population_size is not None:  # the remaining sum must stay in [0, N - t - 1]
-            rest = population_size * grid - total
-            rejected_low |= rest < -1e-9
-            rejected_high |= rest > population_size - t - 1 + 1e-9
-            possible &= (rest >= -1e-9) & (rest <= population_size - t - 1 + 1e-9)
-        low[:, t], high[:, t] = _ends(grid, rejected_low, rejected_high, possible, exact_grid)
+    low, high = np.empty(z.shape), np.empty(z.shape)
+    for t, low_t, high_t in bound_steps(
+        z, grid, alpha=alpha, population_size=population_size, exact_grid=exact_grid
+    ):
+        low[:, t - 1], high[:, t - 1] = low_t, high_t
     return low, high
 
 
