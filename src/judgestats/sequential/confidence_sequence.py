@@ -126,20 +126,21 @@ def bound_steps(
     time): a caller that stops early, as a simulation of a stopping rule does, stops the work.
     """
     z = np.atleast_2d(np.asarray(z, dtype=float))
-    grid = np.asarray(grid, dtype=float)
     sequences, n = z.shape
+    grid = np.asarray(grid, dtype=float)
+    grid = np.broadcast_to(np.atleast_2d(grid), (sequences, grid.shape[-1]))
     checkpoints = set(range(1, n + 1) if at is None else (int(t) for t in at))
     side = alpha / 2.0
     bets = plug_in_bets(z, side)
     limit = 1.0 / side
-    up = np.ones((sequences, grid.size))
-    down = np.ones((sequences, grid.size))
-    rejected_low = np.zeros((sequences, grid.size), dtype=bool)
-    rejected_high = np.zeros((sequences, grid.size), dtype=bool)
+    up = np.ones(grid.shape)
+    down = np.ones(grid.shape)
+    rejected_low = np.zeros(grid.shape, dtype=bool)
+    rejected_high = np.zeros(grid.shape, dtype=bool)
     total = np.zeros((sequences, 1))
     for t in range(n):
         if population_size is None:
-            m = np.broadcast_to(grid, (sequences, grid.size))
+            m = grid
         else:
             m = np.clip((population_size * grid - total) / (population_size - t), 0.0, 1.0)
         gain_up, gain_down = _factors(z[:, t : t + 1], bets[:, t : t + 1], m)
@@ -167,7 +168,7 @@ def _feasible(
     [0, N - t]; at time t this implies it at every earlier time, so no history is needed.
     """
     if population_size is None:
-        none = np.zeros((total.shape[0], grid.size), dtype=bool)
+        none = np.zeros(grid.shape, dtype=bool)
         return ~none, none, none
     rest = population_size * grid - total
     too_low = rest < -1e-9
@@ -189,8 +190,8 @@ def running_bounds(
     ----------
     z : array_like, shape (R, n)
         R independent sequences of n observations in [0, 1].
-    grid : array_like, shape (G,)
-        Increasing candidate means in [0, 1].
+    grid : array_like, shape (G,) or (R, G)
+        Increasing candidate means in [0, 1] (one grid, or one per sequence).
     alpha : float
         1 - the confidence level; each side spends alpha / 2.
     population_size : int, optional
@@ -226,23 +227,25 @@ def _ends(
     When the bets reject every candidate (an event of probability at most alpha), the interval
     falls back to the candidates the data leave possible for sure.
     """
-    size = grid.size
+    size = grid.shape[1]
     # index of the largest rejected-from-below point (-1: none) and smallest from above (G: none)
     below = np.where(rejected_low.any(axis=1), size - 1 - np.argmax(rejected_low[:, ::-1], 1), -1)
     above = np.where(rejected_high.any(axis=1), np.argmax(rejected_high, axis=1), size)
+
+    def pick(index: np.ndarray) -> np.ndarray:
+        index = np.clip(index, 0, size - 1)[:, None]
+        return np.take_along_axis(grid, index, axis=1)[:, 0]
+
     if exact:
-        low = grid[np.minimum(below + 1, size - 1)]
-        high = grid[np.maximum(above - 1, 0)]
+        low, high = pick(below + 1), pick(above - 1)
         empty = below + 1 > above - 1
     else:
-        low = np.where(below >= 0, grid[np.clip(below, 0, size - 1)], 0.0)
-        high = np.where(above < size, grid[np.clip(above, 0, size - 1)], 1.0)
+        low = np.where(below >= 0, pick(below), 0.0)
+        high = np.where(above < size, pick(above), 1.0)
         empty = low > high
     if empty.any():
-        first = np.argmax(possible, axis=1)
-        last = size - 1 - np.argmax(possible[:, ::-1], axis=1)
-        low = np.where(empty, grid[first], low)
-        high = np.where(empty, grid[last], high)
+        low = np.where(empty, pick(np.argmax(possible, axis=1)), low)
+        high = np.where(empty, pick(size - 1 - np.argmax(possible[:, ::-1], axis=1)), high)
     return low, high
 
 

@@ -37,29 +37,72 @@ faster than one from the labels alone.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 
-from judgestats.sequential.confidence_sequence import (
-    EXACT_GRID_LIMIT,
-    GRID_SIZE,
-    running_bounds,
-)
+from judgestats.sequential.confidence_sequence import EXACT_GRID_LIMIT, GRID_SIZE, bound_steps
 
-__all__ = ["interval_path", "point_estimate"]
+__all__ = ["interval_path", "point_estimate", "target_steps", "verdict_interval"]
 
 
-def _items_grid(verdicts: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Candidate shares S, their z-means (S - f-bar + 1) / 2, and whether the grid is exact."""
-    size = verdicts.size
+def _items_grid(judged_total: np.ndarray, size: int) -> tuple[np.ndarray, bool]:
+    """Candidate z-means (S - f-bar + 1) / 2 of the shares S (a row per sequence), and exact."""
     exact = size <= EXACT_GRID_LIMIT
     shares = np.arange(size + 1) / size if exact else np.linspace(0.0, 1.0, GRID_SIZE)
-    return shares, (shares - verdicts.mean() + 1.0) / 2.0, exact
+    return (shares[None, :] - judged_total[:, None] / size + 1.0) / 2.0, exact
+
+
+def target_steps(
+    judged_total: np.ndarray,
+    size: int,
+    truth: np.ndarray,
+    judged: np.ndarray,
+    *,
+    target: str,
+    alpha: float,
+    at: Any = None,
+) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """Yield ``(t, low, high)``: the anytime-valid interval after t labels, for R sequences.
+
+    Parameters
+    ----------
+    judged_total : ndarray, shape (R,)
+        Items judged correct among all N (the sum of every verdict).
+    size : int
+        N, the number of items.
+    truth, judged : ndarray, shape (R, n)
+        The labelled items' human labels and verdicts, in the order they were drawn.
+    target : {"items", "population"}
+    alpha : float
+        1 - the confidence level.
+    at : iterable of int, optional
+        The times (numbers of labels) to report; default every time.
+    """
+    judged_total = np.asarray(judged_total, dtype=float)
+    z = (truth - judged + 1.0) / 2.0
+    rate = judged_total[:, None] / size
+    if target == "items":
+        grid, exact = _items_grid(judged_total, size)
+        known = np.cumsum(truth, axis=1)
+        steps = bound_steps(z, grid, alpha=alpha, population_size=size, exact_grid=exact, at=at)
+        for t, low, high in steps:
+            low = np.maximum(rate[:, 0] + 2.0 * low - 1.0, known[:, t - 1] / size)
+            high = np.minimum(rate[:, 0] + 2.0 * high - 1.0, (known[:, t - 1] + size - t) / size)
+            yield t, np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+        return
+    p_low, p_high = verdict_interval(judged_total, size, alpha / 2.0)
+    grid = np.linspace(0.0, 1.0, GRID_SIZE)
+    for t, low, high in bound_steps(z, grid, alpha=alpha / 2.0, at=at):
+        low, high = p_low + 2.0 * low - 1.0, p_high + 2.0 * high - 1.0
+        yield t, np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
 
 
 def interval_path(
     verdicts: np.ndarray, order: np.ndarray, truth: np.ndarray, *, target: str, alpha: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The anytime-valid interval after each labelled item, in the order they were drawn.
+    """The anytime-valid interval after each labelled item of one labelling.
 
     Parameters
     ----------
@@ -77,36 +120,30 @@ def interval_path(
     -------
     low, high : ndarray of shape (n,)
     """
-    size = verdicts.size
-    delta = truth - verdicts[order]
-    z = (delta + 1.0) / 2.0
-    if target == "items":
-        shares, grid, exact = _items_grid(verdicts)
-        low, high = running_bounds(
-            z[None, :], grid, alpha=alpha, population_size=size, exact_grid=exact
-        )
-        low, high = verdicts.mean() + 2.0 * low[0] - 1.0, verdicts.mean() + 2.0 * high[0] - 1.0
-        known = np.cumsum(truth)
-        labelled = np.arange(1, truth.size + 1)
-        low = np.maximum(low, known / size)
-        high = np.minimum(high, (known + size - labelled) / size)
-        return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
-    p_low, p_high = verdict_interval(int(verdicts.sum()), size, alpha / 2.0)
-    grid = np.linspace(0.0, 1.0, GRID_SIZE)
-    low, high = running_bounds(z[None, :], grid, alpha=alpha / 2.0)
-    low = p_low + 2.0 * low[0] - 1.0
-    high = p_high + 2.0 * high[0] - 1.0
-    return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+    low, high = np.empty(order.size), np.empty(order.size)
+    steps = target_steps(
+        np.array([verdicts.sum()]),
+        verdicts.size,
+        np.asarray(truth, dtype=float)[None, :],
+        verdicts[order].astype(float)[None, :],
+        target=target,
+        alpha=alpha,
+    )
+    for t, low_t, high_t in steps:
+        low[t - 1], high[t - 1] = low_t[0], high_t[0]
+    return low, high
 
 
-def verdict_interval(judged_correct: int, size: int, alpha: float) -> tuple[float, float]:
+def verdict_interval(
+    judged_correct: np.ndarray, size: int, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Clopper-Pearson interval of the judged-correct rate p at level 1 - ``alpha``."""
     from judgestats.designs.labels_only import labels_only_interval
 
     _, low, high = labels_only_interval(
         judged_correct, size, method="clopper_pearson", confidence_level=1.0 - alpha
     )
-    return float(low), float(high)
+    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
 
 
 def point_estimate(
