@@ -98,7 +98,9 @@ def plug_in_bets(z: np.ndarray, alpha: float) -> np.ndarray:
     return np.sqrt(2.0 * math.log(1.0 / alpha) / (var_before * t * np.log1p(t)))
 
 
-def _factors(z_t: np.ndarray, bet: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def wealth_factors(
+    z_t: np.ndarray, bet: np.ndarray, m: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Wealth factors of the two gamblers at remaining means ``m`` (in [0, 1])."""
     with np.errstate(divide="ignore", invalid="ignore"):
         up = np.minimum(bet, BET_CAP / m)  # m = 0: c / m = inf, the bet stays finite
@@ -108,7 +110,7 @@ def _factors(z_t: np.ndarray, bet: np.ndarray, m: np.ndarray) -> tuple[np.ndarra
 
 
 #: Wealth is capped here once it passes the rejection level (rejection is permanent).
-_WEALTH_CAP = 1e200
+WEALTH_CAP = 1e200
 
 
 def bound_steps(
@@ -143,9 +145,9 @@ def bound_steps(
             m = grid
         else:
             m = np.clip((population_size * grid - total) / (population_size - t), 0.0, 1.0)
-        gain_up, gain_down = _factors(z[:, t : t + 1], bets[:, t : t + 1], m)
-        up = np.minimum(up * gain_up, _WEALTH_CAP)
-        down = np.minimum(down * gain_down, _WEALTH_CAP)
+        gain_up, gain_down = wealth_factors(z[:, t : t + 1], bets[:, t : t + 1], m)
+        up = np.minimum(up * gain_up, WEALTH_CAP)
+        down = np.minimum(down * gain_down, WEALTH_CAP)
         total += z[:, t : t + 1]
         rejected_low |= up >= limit
         rejected_high |= down >= limit
@@ -153,7 +155,7 @@ def bound_steps(
             possible, too_low, too_high = _feasible(grid, total, population_size, t + 1)
             yield (
                 t + 1,
-                *_ends(
+                *interval_ends(
                     grid, rejected_low | too_low, rejected_high | too_high, possible, exact_grid
                 ),
             )
@@ -215,7 +217,7 @@ def running_bounds(
     return low, high
 
 
-def _ends(
+def interval_ends(
     grid: np.ndarray,
     rejected_low: np.ndarray,
     rejected_high: np.ndarray,

@@ -1,38 +1,46 @@
 r"""Anytime-valid intervals of the two random-design targets from verdicts and sequential labels.
 
-Every one of the N items has a judge verdict :math:`f_i \in \{0, 1\}`; a labelled item also
-reveals its truth :math:`Y_i`, hence the judge's error :math:`\Delta_i = Y_i - f_i \in
-\{-1, 0, 1\}`, rescaled to :math:`z_i = (\Delta_i + 1)/2 \in \{0, 1/2, 1\}`. The labelled items
-arrive one at a time, each drawn uniformly from the items not yet labelled.
+Every one of the N items has a judge verdict :math:`f_i \in \{0, 1\}` (k of them 1); a labelled
+item also reveals its truth :math:`Y_i`. The labelled items arrive one at a time, each drawn
+uniformly from the items not yet labelled. For a coefficient :math:`\lambda \in [0, 1]` let
+:math:`x_i = Y_i - \lambda f_i \in [-\lambda, 1]`, rescaled to
+:math:`z_i = (x_i + \lambda)/(1 + \lambda) \in [0, 1]`: :math:`\lambda = 0` is the labels alone,
+:math:`\lambda = 1` the judge's error :math:`Y - f`, and in between a control variate as in
+PPI++. Each bettor of :mod:`judgestats.sequential.confidence_sequence` bets on z; here two bet at
+once, and their average wealth is the test (an average of test martingales is one):
 
-``target="items"``, the share of correct items among the N evaluated:
+* the labels alone, :math:`\lambda = 0` (best for a weak judge, and near 0 or 1, where the
+  labels' own range makes large bets safe);
+* the judge, with the predictable coefficient
+  :math:`\lambda_t = \mathrm{clip}\bigl((\widehat{C}_{t-1} + 5 v)/((t - 1 + 5) v), 0, 1\bigr)`,
+  :math:`\widehat C_{t-1} = \sum_{j<t} (Y_j - \bar Y)(f_j - \bar f)` over the first t - 1
+  labels and :math:`v = \bar f(1 - \bar f)` from all N verdicts: the variance-minimising
+  :math:`\mathrm{Cov}(Y, f)/\mathrm{Var}(f)`, shrunk towards 1 by five pseudo-labels.
 
-.. math:: S = \frac{1}{N}\sum_{i=1}^{N} Y_i = \bar f + \bar\Delta,
-          \qquad \bar f = \frac{1}{N}\sum_{i=1}^{N} f_i \text{ (known)}, \quad
-          \bar\Delta = 2\bar z - 1,
+Both wealths decrease in the candidate's null mean m, which increases with the candidate, so the
+rejected candidates still form two half-lines (see that module).
 
-so the without-replacement betting confidence sequence for the finite-population mean
-:math:`\bar z` (:mod:`judgestats.sequential.confidence_sequence`, population size N) maps to an
-exact anytime-valid sequence for S. The possible shares are k / N; for N <= 4000 they are the
-grid itself. It is intersected with what is known for sure, :math:`S \in [\sum_L Y/N,
-(\sum_L Y + N - n)/N]` (n labelled), so with every item labelled it is the known share.
+``target="items"``, the share :math:`S = \frac1N \sum_{i=1}^N Y_i` of correct items among the N:
+for a candidate S the N values :math:`x_i` total :math:`NS - \lambda k`, so after t draws the
+next one has mean
 
-``target="population"``, the accuracy :math:`\theta` of the process that produced the items
-(items i.i.d.):
+.. math:: m_t(S) = \frac{NS - \lambda_t k - \sum_{j \le t} (Y_j - \lambda_t f_j)}{N - t}
 
-.. math:: \theta = E[Y] = E[f] + E[\Delta] = p + \delta.
+(without replacement: exact for the fixed items, whatever the coefficient, since it is chosen
+before the draw). The possible shares are k / N, for N <= 4000 the grid itself, and the interval
+is intersected with what is known for sure, :math:`S \in [\sum_L Y / N, (\sum_L Y + N - n)/N]`
+(n labelled), so with every item labelled it is the known share.
 
-The N verdicts do not change as labels arrive: an exact Clopper-Pearson interval
-:math:`[p_-, p_+]` for p from them, at level :math:`1 - \alpha/2`, holds once and for all; the
-labelled items are an i.i.d. sample (chosen without looking at their values), so the
-with-replacement betting sequence for :math:`E[z]` at level :math:`1 - \alpha/2` gives
-:math:`[\delta_-, \delta_+]` at every time. By the union bound
+``target="population"``, the accuracy :math:`\theta = E[Y]` of the process (items i.i.d.):
+:math:`E[x_t] = \theta - \lambda_t p` with :math:`p = E[f]`. The N verdicts give an exact
+Clopper-Pearson interval :math:`[p_-, p_+]` at level :math:`1 - \alpha/2`; the bettor on
+:math:`z > m` uses :math:`m = \theta - \lambda_t p_-` and the one on :math:`z < m` uses
+:math:`\theta - \lambda_t p_+`, the null means least favourable to them. On the event
+:math:`p \in [p_-, p_+]` each wealth is at most the test martingale at the true p, so by the union
+bound, with :math:`\alpha/4` for each bettor's side,
 
-.. math:: P\bigl(\exists t: \theta \notin [p_- + \delta_{-,t},\ p_+ + \delta_{+,t}]\bigr)
-          \le \alpha/2 + \alpha/2 = \alpha.
-
-A good judge makes :math:`\Delta` mostly 0: the bets grow large and the sequence narrows much
-faster than one from the labels alone.
+.. math:: P(\exists t: \theta \notin C_t) \le P(p \notin [p_-, p_+]) + \alpha/4 + \alpha/4
+          \le \alpha.
 """
 
 from __future__ import annotations
@@ -42,16 +50,42 @@ from typing import Any
 
 import numpy as np
 
-from judgestats.sequential.confidence_sequence import EXACT_GRID_LIMIT, GRID_SIZE, bound_steps
+from judgestats.sequential.confidence_sequence import (
+    BET_CAP,
+    EXACT_GRID_LIMIT,
+    GRID_SIZE,
+    WEALTH_CAP,
+    interval_ends,
+    plug_in_bets,
+)
 
-__all__ = ["interval_path", "point_estimate", "target_steps", "verdict_interval"]
+__all__ = [
+    "PRIOR_LABELS",
+    "control_coefficients",
+    "interval_path",
+    "point_estimate",
+    "target_steps",
+    "verdict_interval",
+]
 
 
-def _items_grid(judged_total: np.ndarray, size: int) -> tuple[np.ndarray, bool]:
-    """Candidate z-means (S - f-bar + 1) / 2 of the shares S (a row per sequence), and exact."""
-    exact = size <= EXACT_GRID_LIMIT
-    shares = np.arange(size + 1) / size if exact else np.linspace(0.0, 1.0, GRID_SIZE)
-    return (shares[None, :] - judged_total[:, None] / size + 1.0) / 2.0, exact
+#: Pseudo-labels that shrink the judge bettor's coefficient towards 1 (see the module docstring).
+PRIOR_LABELS = 5.0
+
+
+def control_coefficients(truth: np.ndarray, judged: np.ndarray, rate: np.ndarray) -> np.ndarray:
+    """The predictable coefficients lambda_t, shape (R, n), from the first t - 1 labels."""
+    seen = np.arange(truth.shape[1], dtype=float)  # labels before time t
+
+    def before(values: np.ndarray) -> np.ndarray:
+        return np.concatenate([np.zeros((values.shape[0], 1)), np.cumsum(values, 1)[:, :-1]], 1)
+
+    sum_y, sum_f, sum_yf = before(truth), before(judged), before(truth * judged)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = np.where(seen > 0, sum_yf - sum_y * sum_f / np.maximum(seen, 1.0), 0.0)
+        var = np.maximum(rate * (1.0 - rate), 1e-12)
+        lam = (cov + PRIOR_LABELS * var) / ((seen + PRIOR_LABELS) * var)
+    return np.clip(lam, 0.0, 1.0)
 
 
 def target_steps(
@@ -69,7 +103,7 @@ def target_steps(
     Parameters
     ----------
     judged_total : ndarray, shape (R,)
-        Items judged correct among all N (the sum of every verdict).
+        Items judged correct among all N (k, the sum of every verdict).
     size : int
         N, the number of items.
     truth, judged : ndarray, shape (R, n)
@@ -80,23 +114,112 @@ def target_steps(
     at : iterable of int, optional
         The times (numbers of labels) to report; default every time.
     """
-    judged_total = np.asarray(judged_total, dtype=float)
-    z = (truth - judged + 1.0) / 2.0
-    rate = judged_total[:, None] / size
-    if target == "items":
-        grid, exact = _items_grid(judged_total, size)
-        known = np.cumsum(truth, axis=1)
-        steps = bound_steps(z, grid, alpha=alpha, population_size=size, exact_grid=exact, at=at)
-        for t, low, high in steps:
-            low = np.maximum(rate[:, 0] + 2.0 * low - 1.0, known[:, t - 1] / size)
-            high = np.minimum(rate[:, 0] + 2.0 * high - 1.0, (known[:, t - 1] + size - t) / size)
-            yield t, np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
-        return
-    p_low, p_high = verdict_interval(judged_total, size, alpha / 2.0)
-    grid = np.linspace(0.0, 1.0, GRID_SIZE)
-    for t, low, high in bound_steps(z, grid, alpha=alpha / 2.0, at=at):
-        low, high = p_low + 2.0 * low - 1.0, p_high + 2.0 * high - 1.0
-        yield t, np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+    truth, judged = np.asarray(truth, dtype=float), np.asarray(judged, dtype=float)
+    total = np.asarray(judged_total, dtype=float)[:, None]
+    sequences, n = truth.shape
+    checkpoints = set(range(1, n + 1) if at is None else (int(t) for t in at))
+    exact = target == "items" and size <= EXACT_GRID_LIMIT
+    grid = np.arange(size + 1) / size if exact else np.linspace(0.0, 1.0, GRID_SIZE)
+    side = alpha / 2.0 if target == "items" else alpha / 4.0
+    p_ends = None if target == "items" else verdict_interval(total[:, 0], size, alpha / 2.0)
+    bettors = [_Bettor(np.zeros_like(truth), truth, judged, side)]
+    bettors.append(_Bettor(control_coefficients(truth, judged, total / size), truth, judged, side))
+    rejected_low = np.zeros((sequences, grid.size), dtype=bool)
+    rejected_high = np.zeros_like(rejected_low)
+    cols = slice(0, grid.size)  # candidates some sequence has not rejected yet
+    for t in range(n):
+        up: Any = 0.0
+        down: Any = 0.0
+        for bettor in bettors:
+            gain_up, gain_down = bettor.step(t, grid, cols, total, size, p_ends)
+            up, down = up + gain_up / len(bettors), down + gain_down / len(bettors)
+        rejected_low[:, cols] |= up >= 1.0 / side
+        rejected_high[:, cols] |= down >= 1.0 / side
+        if t + 1 in checkpoints:
+            finite = size if target == "items" else None
+            yield (t + 1, *_ends(grid, rejected_low, rejected_high, truth, t + 1, finite, exact))
+        if t % 8 == 7:
+            cols = _still_open(rejected_low, rejected_high)
+
+
+def _still_open(rejected_low: np.ndarray, rejected_high: np.ndarray) -> slice:
+    """The grid columns not rejected on one side by every sequence.
+
+    Rejection is permanent and each side's rejected candidates form a half-line, so the
+    columns left of the first one some sequence still accepts from below, and right of the
+    last one some sequence accepts from above, never change an interval again: their wealths
+    need no more updates (the cost falls as the intervals narrow).
+    """
+    size = rejected_low.shape[1]
+    first = np.where(rejected_low.all(axis=0), size, np.arange(size)).min()
+    last = np.where(rejected_high.all(axis=0), -1, np.arange(size)).max()
+    return slice(int(min(first, last)), int(max(last, first)) + 1)
+
+
+def _ends(
+    grid: np.ndarray,
+    rejected_low: np.ndarray,
+    rejected_high: np.ndarray,
+    truth: np.ndarray,
+    seen: int,
+    size: int | None,
+    exact: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The interval's ends; for the items target (``size`` N) with what the labels settle."""
+    candidates = np.broadcast_to(grid, rejected_low.shape)
+    if size is None:
+        possible = np.ones_like(rejected_low)
+        return interval_ends(candidates, rejected_low, rejected_high, possible, exact)
+    known = truth[:, :seen].sum(axis=1, keepdims=True)
+    too_low = candidates < known / size - 1e-12
+    too_high = candidates > (known + size - seen) / size + 1e-12
+    possible = ~(too_low | too_high)
+    return interval_ends(
+        candidates, rejected_low | too_low, rejected_high | too_high, possible, exact
+    )
+
+
+class _Bettor:
+    """One bettor's coefficients, rescaled observations, bets and wealth on the grid."""
+
+    def __init__(self, lam: np.ndarray, truth: np.ndarray, judged: np.ndarray, side: float):
+        self.lam, self.truth, self.judged = lam, truth, judged
+        self.z = (truth - lam * judged + lam) / (1.0 + lam)
+        self.bets = plug_in_bets(self.z, side)
+        self.sum_y = np.zeros((truth.shape[0], 1))
+        self.sum_f = np.zeros((truth.shape[0], 1))
+        self.up = np.ones((truth.shape[0], 0))
+        self.down = np.ones((truth.shape[0], 0))
+
+    def step(
+        self,
+        t: int,
+        grid: np.ndarray,
+        cols: slice,
+        total: np.ndarray,
+        size: int,
+        p_ends: tuple[np.ndarray, np.ndarray] | None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Update the wealths on the grid columns ``cols`` with observation t; return them."""
+        if self.up.shape[1] != grid.size:
+            self.up = np.ones((self.z.shape[0], grid.size))
+            self.down = np.ones((self.z.shape[0], grid.size))
+        lam = self.lam[:, t : t + 1]
+        if p_ends is None:  # items: the mean of the N - t values not yet drawn
+            rest = size * grid[cols] - lam * total - (self.sum_y - lam * self.sum_f)
+            m_up = m_down = np.clip((rest / (size - t) + lam) / (1.0 + lam), 0.0, 1.0)
+        else:  # population: the null means least favourable to each bettor
+            m_up = (grid[cols] - lam * p_ends[0][:, None] + lam) / (1.0 + lam)
+            m_down = (grid[cols] - lam * p_ends[1][:, None] + lam) / (1.0 + lam)
+        z, bet = self.z[:, t : t + 1], self.bets[:, t : t + 1]
+        with np.errstate(divide="ignore"):
+            gain_up = 1.0 + np.minimum(bet, BET_CAP / m_up) * (z - m_up)
+            gain_down = 1.0 - np.minimum(bet, BET_CAP / (1.0 - m_down)) * (z - m_down)
+        up = self.up[:, cols] = np.minimum(self.up[:, cols] * gain_up, WEALTH_CAP)
+        down = self.down[:, cols] = np.minimum(self.down[:, cols] * gain_down, WEALTH_CAP)
+        self.sum_y += self.truth[:, t : t + 1]
+        self.sum_f += self.judged[:, t : t + 1]
+        return up, down
 
 
 def interval_path(
