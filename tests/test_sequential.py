@@ -10,6 +10,7 @@ import pytest
 
 from judgestats.sequential import LabellingSession, betting_confidence_sequence
 from judgestats.sequential.confidence_sequence import BET_CAP, plug_in_bets, running_bounds
+from judgestats.sequential.targets import control_coefficients, target_steps
 
 
 def _capital(z, mu, alpha_side, sign):
@@ -68,6 +69,57 @@ def test_without_replacement_exhaustive_coverage():
     missed = np.any((low > mean + 1e-12) | (high < mean - 1e-12), axis=1)
     assert missed.mean() <= alpha
     assert np.all(low[:, -1] == pytest.approx(mean)) and np.all(high[:, -1] == pytest.approx(mean))
+
+
+@pytest.mark.parametrize(
+    ("truth", "verdicts", "alpha"),
+    [
+        ([1, 1, 1, 0, 0, 1, 1], [1, 1, 0, 0, 1, 1, 1], 0.5),
+        ([1, 0, 1, 0, 1, 1, 1], [1, 1, 1, 0, 0, 0, 1], 0.3),
+        ([1, 1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 0, 1], 0.6),
+    ],
+)
+def test_items_target_exhaustive_coverage(truth, verdicts, alpha):
+    """Over all 5,040 drawing orders of 7 items: P(ever missing the share) <= alpha, exact end."""
+    y, f = np.array(truth, float), np.array(verdicts, float)
+    orders = np.array(list(itertools.permutations(range(y.size))))
+    share = y.mean()
+    missed = np.zeros(len(orders), dtype=bool)
+    steps = target_steps(
+        np.full(len(orders), f.sum()), y.size, y[orders], f[orders], target="items", alpha=alpha
+    )
+    for _, low, high in steps:
+        missed |= (low > share + 1e-12) | (high < share - 1e-12)
+    assert missed.mean() <= alpha
+    assert np.allclose(low, share) and np.allclose(high, share)  # all labelled: known
+
+
+def test_population_target_covers_in_simulation():
+    """Seeded check: theta missed at any of 300 times in at most 5% (+ 3 SE) of 300 sequences."""
+    rng = np.random.default_rng(11)
+    reps, n, size, theta = 300, 300, 5000, 0.7
+    truth = (rng.random((reps, n)) < theta).astype(float)
+    judged = np.where(truth == 1, rng.random(truth.shape) < 0.9, rng.random(truth.shape) < 0.2)
+    p = theta * 0.9 + (1 - theta) * 0.2
+    total = judged.sum(axis=1) + rng.binomial(size - n, p, size=reps)
+    missed = np.zeros(reps, dtype=bool)
+    steps = target_steps(total, size, truth, judged.astype(float), target="population", alpha=0.05)
+    for _, low, high in steps:
+        missed |= (low > theta) | (high < theta)
+    assert missed.mean() <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / reps)
+
+
+def test_control_coefficient_is_predictable_and_shrunk_to_one():
+    truth = np.array([[1.0, 0.0, 0.0, 1.0]])
+    judged = np.array([[1.0, 0.0, 1.0, 1.0]])
+    lam = control_coefficients(truth, judged, np.array([[0.5]]))
+    # t = 4 sees 3 labels: C = sum(yf) - sum(y) sum(f) / 3 = 1 - 2/3; v = 0.5 * 0.5;
+    # lambda = (C + 5 v) / ((3 + 5) v)
+    assert lam[0, 3] == pytest.approx((1 / 3 + 1.25) / (8 * 0.25))
+    assert lam[0, 0] == 1.0  # no label yet: the prior alone
+    later = truth.copy()
+    later[0, 3] = 0.0  # the label at t = 4 does not enter lambda_4
+    assert control_coefficients(later, judged, np.array([[0.5]]))[0, 3] == lam[0, 3]
 
 
 def _session(size=300, seed=1, accuracy=0.7):
