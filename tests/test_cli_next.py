@@ -91,6 +91,14 @@ def test_bad_input_is_one_line_and_exit_2(extra, message, tmp_path, capsys):
     assert message in err
 
 
+def test_a_label_file_with_its_header_only(tmp_path, capsys):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("id,human\n")
+    code, out, _ = _run([*BASE, "--human", str(labels), "--batch", "3", "--seed", "7"], capsys)
+    first = _run([*BASE, "--batch", "3", "--seed", "7"], capsys)[1]
+    assert code == 0 and out == first and "0 of 200 items labelled" in out
+
+
 def test_no_items_file(capsys):
     code, _, err = _run(["next", "--batch", "5"], capsys)
     assert code == 2 and "--items FILE or --log FILE" in err

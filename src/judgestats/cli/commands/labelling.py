@@ -87,7 +87,19 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("give either --items or --log, not both")
     if args.batch < 1:
         raise UserError(f"--batch ({args.batch}) must be at least 1")
+    if args.human is not None and _no_labels_yet(args):
+        args.human = None  # a label file started with its header only: nothing labelled yet
     return emit(next_text(items_from_arguments(args), args))
+
+
+def _no_labels_yet(args: argparse.Namespace) -> bool:
+    """Whether the --human file holds no label yet (only a header, or empty label cells)."""
+    from judgestats.io import read_table
+
+    table = read_table(args.human, string_columns=[args.on])
+    if args.label_column not in table.columns:
+        return False  # the join names the missing column
+    return bool(table[args.label_column].isna().all())
 
 
 def next_text(items: Any, args: argparse.Namespace) -> str:
