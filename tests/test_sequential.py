@@ -216,3 +216,18 @@ def test_constructor_errors():
         betting_confidence_sequence([0.2, 1.5])
     with pytest.raises(ValueError, match="`population_size`"):
         betting_confidence_sequence([0.2, 0.5], population_size=1)
+
+
+def test_a_coarse_grid_only_widens(monkeypatch):
+    """Without the exact grid k / N the ends are rounded outward: the interval contains it."""
+    import judgestats.sequential.targets as targets
+
+    session, truth = _session(size=1000, seed=8)
+    for _ in range(3):
+        batch = session.next_batch(40)
+        session.add_labels(batch, [truth[i] for i in batch])
+    exact = session.interval()
+    monkeypatch.setattr(targets, "EXACT_GRID_LIMIT", 10)  # the 2,001-point grid instead
+    coarse = session.interval()
+    assert coarse.low <= exact.low and exact.high <= coarse.high
+    assert coarse.width - exact.width <= 2 * 0.0005 + 2 / 1000  # a grid step and a share each side
