@@ -112,14 +112,15 @@ def test_population_target_covers_in_simulation():
 def test_control_coefficient_is_predictable_and_shrunk_to_one():
     truth = np.array([[1.0, 0.0, 0.0, 1.0]])
     judged = np.array([[1.0, 0.0, 1.0, 1.0]])
-    lam = control_coefficients(truth, judged, np.array([[0.5]]))
-    # t = 4 sees 3 labels: C = sum(yf) - sum(y) sum(f) / 3 = 1 - 2/3; v = 0.5 * 0.5;
-    # lambda = (C + 5 v) / ((3 + 5) v)
-    assert lam[0, 3] == pytest.approx((1 / 3 + 1.25) / (8 * 0.25))
+    lam = control_coefficients(truth, judged)
+    # t = 4 sees 3 labels: C = sum(yf) - sum(y) sum(f) / 3 = 1 - 2/3; f~ = (1 + 2) / (3 + 2),
+    # v = f~ (1 - f~); lambda = (C + 5 v) / ((3 + 5) v)
+    v = 0.6 * 0.4
+    assert lam[0, 3] == pytest.approx((1 / 3 + 5 * v) / (8 * v))
     assert lam[0, 0] == 1.0  # no label yet: the prior alone
     later = truth.copy()
     later[0, 3] = 0.0  # the label at t = 4 does not enter lambda_4
-    assert control_coefficients(later, judged, np.array([[0.5]]))[0, 3] == lam[0, 3]
+    assert control_coefficients(later, judged)[0, 3] == lam[0, 3]
 
 
 def _session(size=300, seed=1, accuracy=0.7):

@@ -12,10 +12,12 @@ once, and their average wealth is the test (an average of test martingales is on
 * the labels alone, :math:`\lambda = 0` (best for a weak judge, and near 0 or 1, where the
   labels' own range makes large bets safe);
 * the judge, with the predictable coefficient
-  :math:`\lambda_t = \mathrm{clip}\bigl((\widehat{C}_{t-1} + 5 v)/((t - 1 + 5) v), 0, 1\bigr)`,
-  :math:`\widehat C_{t-1} = \sum_{j<t} (Y_j - \bar Y)(f_j - \bar f)` over the first t - 1
-  labels and :math:`v = \bar f(1 - \bar f)` from all N verdicts: the variance-minimising
-  :math:`\mathrm{Cov}(Y, f)/\mathrm{Var}(f)`, shrunk towards 1 by five pseudo-labels.
+  :math:`\lambda_t = \mathrm{clip}\bigl((\widehat{C}_{t-1} + 5 v_{t-1})/((t - 1 + 5)
+  v_{t-1}), 0, 1\bigr)`, :math:`\widehat C_{t-1} = \sum_{j<t} (Y_j - \bar Y)(f_j - \bar f)` and
+  :math:`v_{t-1} = \tilde f(1 - \tilde f)`, :math:`\tilde f = (1 + \sum_{j<t} f_j)/(t + 1)`,
+  over the first t - 1 labelled items only (so it is predictable for both targets): the
+  variance-minimising :math:`\mathrm{Cov}(Y, f)/\mathrm{Var}(f)`, shrunk towards 1 by five
+  pseudo-labels.
 
 Both wealths decrease in the candidate's null mean m, which increases with the candidate, so the
 rejected candidates still form two half-lines (see that module).
@@ -73,8 +75,8 @@ __all__ = [
 PRIOR_LABELS = 5.0
 
 
-def control_coefficients(truth: np.ndarray, judged: np.ndarray, rate: np.ndarray) -> np.ndarray:
-    """The predictable coefficients lambda_t, shape (R, n), from the first t - 1 labels."""
+def control_coefficients(truth: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """The predictable coefficients lambda_t, shape (R, n), from the first t - 1 labels only."""
     seen = np.arange(truth.shape[1], dtype=float)  # labels before time t
 
     def before(values: np.ndarray) -> np.ndarray:
@@ -83,7 +85,8 @@ def control_coefficients(truth: np.ndarray, judged: np.ndarray, rate: np.ndarray
     sum_y, sum_f, sum_yf = before(truth), before(judged), before(truth * judged)
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = np.where(seen > 0, sum_yf - sum_y * sum_f / np.maximum(seen, 1.0), 0.0)
-        var = np.maximum(rate * (1.0 - rate), 1e-12)
+        rate = (sum_f + 1.0) / (seen + 2.0)
+        var = rate * (1.0 - rate)
         lam = (cov + PRIOR_LABELS * var) / ((seen + PRIOR_LABELS) * var)
     return np.clip(lam, 0.0, 1.0)
 
@@ -123,7 +126,7 @@ def target_steps(
     side = alpha / 2.0 if target == "items" else alpha / 4.0
     p_ends = None if target == "items" else verdict_interval(total[:, 0], size, alpha / 2.0)
     bettors = [_Bettor(np.zeros_like(truth), truth, judged, side)]
-    bettors.append(_Bettor(control_coefficients(truth, judged, total / size), truth, judged, side))
+    bettors.append(_Bettor(control_coefficients(truth, judged), truth, judged, side))
     rejected_low = np.zeros((sequences, grid.size), dtype=bool)
     rejected_high = np.zeros_like(rejected_low)
     cols = slice(0, grid.size)  # candidates some sequence has not rejected yet
