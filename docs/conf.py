@@ -57,6 +57,7 @@ PUBLIC_MODULES = (
     "judgestats.planning",
     "judgestats.recommendation",
     "judgestats.reporting",
+    "judgestats.sequential",
     "judgestats.simulate",
     "judgestats.stratified",
     "judgestats.cli",

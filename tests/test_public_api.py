@@ -27,6 +27,8 @@ PUBLIC = {
     "Report",
     "GroupedReport",
     "JudgeStatsWarning",
+    "LabellingSession",
+    "SequentialInterval",
     # the closed form
     "rogan_gladen",
     "rogan_gladen_variance",
@@ -175,6 +177,7 @@ SUBPACKAGES = {
         "required_calibration",
         "smoothed_pilot",
     },
+    "sequential": {"LabellingSession", "SequentialInterval", "betting_confidence_sequence"},
     "simulate": {
         "ALLOCATIONS",
         "DESIGNS",

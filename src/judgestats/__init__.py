@@ -47,6 +47,7 @@ from judgestats.reporting import (  # matplotlib loads only when a figure is dra
     report_items,
 )
 from judgestats.results import ConfidenceInterval
+from judgestats.sequential import LabellingSession, SequentialInterval
 
 __all__ = [
     "CalibrationPlan",
@@ -60,12 +61,14 @@ __all__ = [
     "GroupedReport",
     "JudgeStatsWarning",
     "JudgeData",
+    "LabellingSession",
     "ModelLabels",
     "PPIResult",
     "Posterior",
     "Prior",
     "RandomDesignCandidates",
     "Report",
+    "SequentialInterval",
     "allocate_calibration",
     "class_balance_test",
     "compare",

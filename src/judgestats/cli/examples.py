@@ -12,6 +12,8 @@ __all__ = ["EXAMPLES", "HelpFormatter", "epilog"]
 
 _ITEMS = "src/judgestats/datasets/example_items.csv"
 _INSPECT = "src/judgestats/datasets/example_inspect.eval"
+_LM_EVAL = "src/judgestats/datasets/example_lm_eval_samples.jsonl"
+_HUMAN = "src/judgestats/datasets/example_human_labels.csv"
 _COUNTS = "--k 400 --n 1000 --k0 140 --m0 200 --k1 180 --m1 200"
 
 #: Each command's examples: (what it does, the command line).
@@ -91,6 +93,22 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "Markdown with the figures embedded, from a table of items",
             f"judgestats report --items {_ITEMS} --judge-column verdict "
             "--human-column human_label --positive C --output appendix.md --embed-figures",
+        ),
+    ),
+    "next": (
+        (
+            "the first batch of 20 to label, before any label",
+            f"judgestats next --items {_ITEMS} --judge-column verdict --positive C --batch 20",
+        ),
+        (
+            "after the labels in the table's human_label column, until the interval is 0.2 wide",
+            f"judgestats next --items {_ITEMS} --judge-column verdict --human-column human_label "
+            "--positive C --batch 20 --width 0.2",
+        ),
+        (
+            "an lm-eval log with a file of the labels so far, for the accuracy of the process",
+            f"judgestats next --log {_LM_EVAL} --scorer acc --human {_HUMAN} --batch 10 "
+            "--width 0.1 --target population",
         ),
     ),
 }

@@ -9,6 +9,7 @@ from judgestats.cli.commands import (
     demo,
     estimate,
     figures,
+    labelling,
     plan,
     posterior,
     report,
@@ -26,4 +27,5 @@ COMMANDS = {
     "figures": figures,
     "compare": compare,
     "report": report,
+    "next": labelling,
 }

@@ -1,0 +1,15 @@
+"""Sequential labelling: which items to label next, and intervals valid whenever you stop.
+
+* :mod:`judgestats.sequential.confidence_sequence` -- betting confidence sequences for the mean
+  of [0, 1] values (with or without replacement);
+* :mod:`judgestats.sequential.targets` -- the two random-design targets from verdicts and
+  sequential labels;
+* :mod:`judgestats.sequential.session` -- :class:`LabellingSession`, the labelling loop;
+* :mod:`judgestats.sequential.result` -- :class:`SequentialInterval`.
+"""
+
+from judgestats.sequential.confidence_sequence import betting_confidence_sequence
+from judgestats.sequential.result import SequentialInterval
+from judgestats.sequential.session import LabellingSession
+
+__all__ = ["LabellingSession", "SequentialInterval", "betting_confidence_sequence"]

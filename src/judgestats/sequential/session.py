@@ -1,0 +1,311 @@
+r"""Label until sure: which items to label next, and an interval valid whenever you stop.
+
+:class:`LabellingSession` holds the items (ids and judge verdicts), the labels given so far, and
+the seed of one random order of the items. Each batch is the next unlabelled items in that order,
+so every batch is a uniform random sample of the items not yet labelled, and the labelled items,
+taken in that order, are a sequence of uniform draws without replacement -- what the
+anytime-valid interval (:mod:`judgestats.sequential.targets`) needs. Labels that existed before
+the session (a random sample too) are taken in the same order, which is independent of them.
+
+The interval is a confidence *sequence*: it holds the target at every batch at once with
+probability at least the level, so stopping as soon as it is narrow enough (or for any other
+reason seen in the data) keeps its coverage -- unlike a fixed-size interval recomputed after
+each batch (``benchmarks/sequential_coverage.py`` measures both).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from judgestats._validate import as_generator, check_level, check_positive_int
+from judgestats.designs.labels_only import check_target
+from judgestats.sequential.result import SequentialInterval
+from judgestats.sequential.targets import interval_path, point_estimate
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from judgestats._typing import SeedLike
+
+__all__ = ["LabellingSession"]
+
+
+def _binary(values: Any, name: str) -> np.ndarray:
+    """0/1 (or bool) values as an int8 array; else ValueError / TypeError naming ``name``."""
+    array = np.asarray(values)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"`{name}` must hold 0/1 or booleans, got values of type {array.dtype}.")
+    bad = ~np.isin(array, (0, 1))
+    if bad.any():
+        raise ValueError(
+            f"`{name}` must hold only 0 and 1; got {array[bad][0]!r} "
+            f"({int(bad.sum())} value(s) outside 0/1)."
+        )
+    return array.astype(np.int8)
+
+
+def _ids(values: Any, name: str) -> list[str]:
+    """Ids as strings; a bare string is refused (it would be read letter by letter)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"`{name}` must be a sequence of ids, got {type(values).__name__}.")
+    return [str(v) for v in values]
+
+
+class LabellingSession:
+    """The state of a sequential labelling: the items, the labels so far, one random order.
+
+    Parameters
+    ----------
+    ids : sequence
+        The items' ids (compared as strings; unique).
+    verdicts : sequence of 0/1
+        The judge's verdict on each item (1 = judged correct).
+    labels : mapping of id to 0/1, optional
+        Human labels already given (a random sample of the items).
+    random_seed : int or numpy.random.Generator, optional
+        Fixes the random order of the items that batches follow. Keep it the same for the whole
+        labelling: the interval's validity at stopping needs one order throughout. None draws a
+        fresh one (see :attr:`random_seed`).
+
+    Examples
+    --------
+    >>> session = LabellingSession(["a", "b", "c", "d"], [1, 1, 0, 1], random_seed=3)
+    >>> batch = session.next_batch(2)
+    >>> len(batch)
+    2
+    """
+
+    def __init__(
+        self,
+        ids: Sequence[Any],
+        verdicts: Sequence[Any],
+        *,
+        labels: Mapping[Any, Any] | None = None,
+        random_seed: SeedLike = None,
+    ) -> None:
+        self._ids = _ids(ids, "ids")
+        self._verdicts = _binary(verdicts, "verdicts")
+        if self._verdicts.ndim != 1 or self._verdicts.size != len(self._ids):
+            raise ValueError(
+                f"`verdicts` ({self._verdicts.size} values) must give one verdict per id "
+                f"({len(self._ids)} ids)."
+            )
+        if not self._ids:
+            raise ValueError("`ids` must hold at least one item.")
+        self._index = {item: i for i, item in enumerate(self._ids)}
+        if len(self._index) != len(self._ids):
+            repeated = next(i for i, item in enumerate(self._ids) if self._index[item] != i)
+            raise ValueError(
+                f"`ids` must be unique; {self._ids[repeated]!r} appears more than once."
+            )
+        if random_seed is None:
+            random_seed = int(np.random.SeedSequence().generate_state(1)[0])
+        self.random_seed = random_seed
+        permutation = as_generator(random_seed).permutation(len(self._ids))
+        self._rank = np.empty(len(self._ids), dtype=np.int64)
+        self._rank[permutation] = np.arange(len(self._ids))
+        self._labels = np.full(len(self._ids), -1, dtype=np.int8)
+        self._batches: list[np.ndarray] = []
+        if labels is not None:
+            if not isinstance(labels, Mapping):
+                raise TypeError(
+                    f"`labels` must be a mapping of id to 0/1, got {type(labels).__name__}."
+                )
+            if labels:
+                self.add_labels(list(labels.keys()), list(labels.values()))
+
+    @classmethod
+    def from_items(cls, items: pd.DataFrame, *, random_seed: SeedLike = None) -> LabellingSession:
+        """A session from an items frame of :mod:`judgestats.io` (``id``, ``judge``, ``human``).
+
+        Rows with a human label are the labels already given.
+        """
+        import pandas as pd
+
+        if not isinstance(items, pd.DataFrame) or not {"id", "judge"} <= set(items.columns):
+            raise TypeError(
+                "`items` must be an items frame (a DataFrame with `id` and `judge` columns, "
+                f"as the judgestats.io readers return), got {type(items).__name__}."
+            )
+        if items["judge"].isna().any():
+            raise ValueError("`items`: every item needs a judge verdict (`judge` has gaps).")
+        human = items["human"] if "human" in items.columns else pd.Series(pd.NA, index=items.index)
+        given = {str(i): int(v) for i, v in zip(items["id"], human, strict=True) if not pd.isna(v)}
+        return cls(
+            list(items["id"]),
+            items["judge"].astype(int).to_numpy(),
+            labels=given,
+            random_seed=random_seed,
+        )
+
+    # ---- the state ------------------------------------------------------------------------
+    @property
+    def ids(self) -> list[str]:
+        """The items' ids."""
+        return list(self._ids)
+
+    @property
+    def labels(self) -> dict[str, int]:
+        """The labels given so far, by id, in the order they were given."""
+        return {self._ids[i]: int(self._labels[i]) for batch in self._batches for i in batch}
+
+    @property
+    def n_items(self) -> int:
+        """N, the number of items."""
+        return len(self._ids)
+
+    @property
+    def n_labelled(self) -> int:
+        """The number of labelled items."""
+        return int((self._labels >= 0).sum())
+
+    # ---- what to label next ---------------------------------------------------------------
+    def next_batch(self, size: int) -> list[str]:
+        """The ids to label next: the next ``size`` unlabelled items in the session's order.
+
+        A uniform random sample of the unlabelled items (all of them when fewer remain).
+
+        Raises
+        ------
+        ValueError
+            For a ``size`` below 1, or when every item is labelled.
+        """
+        size = check_positive_int(size, "size")
+        unlabelled = np.flatnonzero(self._labels < 0)
+        if unlabelled.size == 0:
+            raise ValueError(f"every one of the {self.n_items} items is labelled already.")
+        chosen = unlabelled[np.argsort(self._rank[unlabelled], kind="stable")[:size]]
+        return [self._ids[i] for i in chosen]
+
+    def add_labels(self, ids: Sequence[Any], labels: Sequence[Any]) -> None:
+        """Record human labels (1 = correct) of the given items, as one batch.
+
+        A label equal to one already given is accepted and ignored.
+
+        Raises
+        ------
+        ValueError
+            For an id that is not among the items or repeats, a label other than 0/1, a label
+            that contradicts one already given, or lengths that differ.
+        TypeError
+            For ``ids`` that is not a sequence, labels that are not numbers or booleans.
+        """
+        names = _ids(ids, "ids")
+        values = _binary(labels, "labels").ravel()
+        if values.size != len(names):
+            raise ValueError(
+                f"`labels` ({values.size} values) must give one label per id ({len(names)} ids)."
+            )
+        positions = self._positions(names)
+        old = self._labels[positions]
+        conflict = (old >= 0) & (old != values)
+        if conflict.any():
+            where = int(np.flatnonzero(conflict)[0])
+            raise ValueError(
+                f"`labels`: id {names[where]!r} is labelled {int(values[where])} here but "
+                f"{int(old[where])} before; an item has one true label."
+            )
+        new = positions[old < 0]
+        if new.size:
+            self._labels[new] = values[old < 0]
+            self._batches.append(new)
+
+    def _positions(self, names: list[str]) -> np.ndarray:
+        unknown = [item for item in names if item not in self._index]
+        if unknown:
+            raise ValueError(
+                f"`ids`: {len(unknown)} id(s) are not among the {self.n_items} items "
+                f"({', '.join(map(repr, unknown[:5]))}; ids look like "
+                f"{', '.join(map(repr, self._ids[:3]))})."
+            )
+        if len(set(names)) != len(names):
+            raise ValueError("`ids` must not repeat an id within one call.")
+        return np.array([self._index[item] for item in names], dtype=np.int64)
+
+    # ---- the interval ---------------------------------------------------------------------
+    def _order(self, labelled: np.ndarray) -> np.ndarray:
+        """Labelled positions in the session's random order (the drawing order)."""
+        return labelled[np.argsort(self._rank[labelled], kind="stable")]
+
+    def interval(
+        self, *, target: str = "items", confidence_level: float = 0.95
+    ) -> SequentialInterval:
+        """The anytime-valid interval now (running intersection over the labelled items).
+
+        See :mod:`judgestats.sequential.targets` for the two targets' equations.
+        """
+        target = check_target(target)
+        level = check_level(confidence_level)
+        order = self._order(np.flatnonzero(self._labels >= 0))
+        return self._interval_at(order, target, level)
+
+    def _interval_at(self, order: np.ndarray, target: str, level: float) -> SequentialInterval:
+        truth = self._labels[order].astype(float)
+        estimate = point_estimate(self._verdicts, order, truth, target)
+        if order.size == 0:
+            low, high = 0.0, 1.0
+        else:
+            lows, highs = interval_path(
+                self._verdicts, order, truth, target=target, alpha=1.0 - level
+            )
+            low, high = float(lows[-1]), float(highs[-1])
+        return SequentialInterval(
+            target=target,
+            confidence_level=level,
+            estimate=min(max(estimate, low), high),
+            low=low,
+            high=high,
+            n_labelled=int(order.size),
+            n_items=self.n_items,
+        )
+
+    def reached(
+        self, width: float, *, target: str = "items", confidence_level: float = 0.95
+    ) -> bool:
+        """Whether the interval now is at most ``width`` wide (``0 < width <= 1``)."""
+        width = check_width(width)
+        result = self.interval(target=target, confidence_level=confidence_level)
+        return result.width <= width
+
+    def path(self, *, target: str = "items", confidence_level: float = 0.95) -> pd.DataFrame:
+        """The interval after each batch, as a table.
+
+        Columns ``batch``, ``labelled``, ``estimate``, ``low``, ``high``, ``width``: one row per
+        :meth:`add_labels` call that added labels (the labels given at construction are the
+        first).
+        """
+        import pandas as pd
+
+        target = check_target(target)
+        level = check_level(confidence_level)
+        rows = []
+        labelled = np.empty(0, dtype=np.int64)
+        for number, batch in enumerate(self._batches, start=1):
+            labelled = np.concatenate([labelled, batch])
+            result = self._interval_at(self._order(labelled), target, level)
+            rows.append(
+                (number, result.n_labelled, result.estimate, result.low, result.high, result.width)
+            )
+        frame = pd.DataFrame(
+            rows, columns=["batch", "labelled", "estimate", "low", "high", "width"]
+        )
+        frame.attrs["target"] = target
+        return frame
+
+    def __repr__(self) -> str:
+        return (
+            f"LabellingSession(n_items={self.n_items}, n_labelled={self.n_labelled}, "
+            f"random_seed={self.random_seed!r})"
+        )
+
+
+def check_width(width: Any) -> float:
+    """A target width in (0, 1]."""
+    if isinstance(width, bool) or not isinstance(width, (int, float, np.integer, np.floating)):
+        raise TypeError(f"`width` must be a number, got {type(width).__name__}.")
+    if not 0.0 < float(width) <= 1.0:
+        raise ValueError(f"`width` ({width!r}) must lie in (0, 1].")
+    return float(width)

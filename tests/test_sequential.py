@@ -1,0 +1,234 @@
+"""Anytime-valid confidence sequences and the labelling session (judgestats.sequential)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from judgestats.sequential import LabellingSession, betting_confidence_sequence
+from judgestats.sequential.confidence_sequence import BET_CAP, plug_in_bets, running_bounds
+from judgestats.sequential.targets import control_coefficients, target_steps
+
+
+def _capital(z, mu, alpha_side, sign):
+    """K_t(mu) of one gambler by a plain loop over the equations (with replacement)."""
+    wealth, total, squares, path = 1.0, 0.0, 0.0, []
+    for t, value in enumerate(z, start=1):
+        var = (0.25 + squares) / t  # sigma-hat^2_{t-1}
+        bet = math.sqrt(2 * math.log(1 / alpha_side) / (var * t * math.log(1 + t)))
+        cap = BET_CAP / mu if sign > 0 else BET_CAP / (1 - mu)
+        wealth *= 1 + sign * min(bet, cap) * (value - mu)
+        path.append(wealth)
+        total += value
+        squares += (value - (0.5 + total) / (t + 1)) ** 2
+    return np.array(path)
+
+
+def test_bets_follow_the_plug_in_formula():
+    z = np.array([0.0, 1.0, 0.5, 0.5])
+    # t = 1: sigma^2_0 = 1/4; t = 2: mu_1 = 1/4, sigma^2_1 = (1/4 + 1/16)/2
+    expected_1 = math.sqrt(2 * math.log(20) / (0.25 * 1 * math.log(2)))
+    expected_2 = math.sqrt(2 * math.log(20) / ((0.25 + 0.0625) / 2 * 2 * math.log(3)))
+    bets = plug_in_bets(z, 0.05)
+    assert bets[0] == pytest.approx(expected_1)
+    assert bets[1] == pytest.approx(expected_2)
+
+
+def test_ends_are_the_grid_points_the_capital_rejects():
+    rng = np.random.default_rng(3)
+    z = (rng.random(60) < 0.3).astype(float)
+    grid = np.linspace(0.0, 1.0, 101)
+    low, high = running_bounds(z[None, :], grid, alpha=0.1)
+    threshold = 2 / 0.1
+    up = {g: _capital(z, g, 0.05, +1).max() >= threshold for g in grid[1:-1]}
+    down = {g: _capital(z, g, 0.05, -1).max() >= threshold for g in grid[1:-1]}
+    assert low[0, -1] == pytest.approx(max(g for g, r in up.items() if r))
+    assert high[0, -1] == pytest.approx(min(g for g, r in down.items() if r))
+    assert all(r for g, r in up.items() if g <= low[0, -1])  # a half-line: monotone capital
+
+
+def test_sequence_is_nested_and_shrinks_around_the_mean():
+    low, high = betting_confidence_sequence(np.full(400, 0.5))
+    assert np.all(np.diff(low) >= 0) and np.all(np.diff(high) <= 0)
+    assert low[-1] < 0.5 < high[-1] and high[-1] - low[-1] < 0.1
+
+
+def test_without_replacement_exhaustive_coverage():
+    """P(the sequence ever misses) <= alpha, over every order of a population of 7 (exact)."""
+    population = np.array([0.0, 0.0, 0.5, 1.0, 1.0, 1.0, 0.5])
+    size, alpha = population.size, 0.5
+    orders = np.array(list(itertools.permutations(range(size))))
+    grid = np.arange(2 * size + 1) / (2 * size)  # the population mean is a multiple of 1/(2N)
+    low, high = running_bounds(
+        population[orders], grid, alpha=alpha, population_size=size, exact_grid=True
+    )
+    mean = population.mean()
+    missed = np.any((low > mean + 1e-12) | (high < mean - 1e-12), axis=1)
+    assert missed.mean() <= alpha
+    assert np.all(low[:, -1] == pytest.approx(mean)) and np.all(high[:, -1] == pytest.approx(mean))
+
+
+@pytest.mark.parametrize(
+    ("truth", "verdicts", "alpha"),
+    [
+        ([1, 1, 1, 0, 0, 1, 1], [1, 1, 0, 0, 1, 1, 1], 0.5),
+        ([1, 0, 1, 0, 1, 1, 1], [1, 1, 1, 0, 0, 0, 1], 0.3),
+        ([1, 1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 0, 1], 0.6),
+    ],
+)
+def test_items_target_exhaustive_coverage(truth, verdicts, alpha):
+    """Over all 5,040 drawing orders of 7 items: P(ever missing the share) <= alpha, exact end."""
+    y, f = np.array(truth, float), np.array(verdicts, float)
+    orders = np.array(list(itertools.permutations(range(y.size))))
+    share = y.mean()
+    missed = np.zeros(len(orders), dtype=bool)
+    steps = target_steps(
+        np.full(len(orders), f.sum()), y.size, y[orders], f[orders], target="items", alpha=alpha
+    )
+    for _, low, high in steps:
+        missed |= (low > share + 1e-12) | (high < share - 1e-12)
+    assert missed.mean() <= alpha
+    assert np.allclose(low, share) and np.allclose(high, share)  # all labelled: known
+
+
+def test_population_target_covers_in_simulation():
+    """Seeded check: theta missed at any of 300 times in at most 5% (+ 3 SE) of 300 sequences."""
+    rng = np.random.default_rng(11)
+    reps, n, size, theta = 300, 300, 5000, 0.7
+    truth = (rng.random((reps, n)) < theta).astype(float)
+    judged = np.where(truth == 1, rng.random(truth.shape) < 0.9, rng.random(truth.shape) < 0.2)
+    p = theta * 0.9 + (1 - theta) * 0.2
+    total = judged.sum(axis=1) + rng.binomial(size - n, p, size=reps)
+    missed = np.zeros(reps, dtype=bool)
+    steps = target_steps(total, size, truth, judged.astype(float), target="population", alpha=0.05)
+    for _, low, high in steps:
+        missed |= (low > theta) | (high < theta)
+    assert missed.mean() <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / reps)
+
+
+def test_control_coefficient_is_predictable_and_shrunk_to_one():
+    truth = np.array([[1.0, 0.0, 0.0, 1.0]])
+    judged = np.array([[1.0, 0.0, 1.0, 1.0]])
+    lam = control_coefficients(truth, judged)
+    # t = 4 sees 3 labels: C = sum(yf) - sum(y) sum(f) / 3 = 1 - 2/3; f~ = (1 + 2) / (3 + 2),
+    # v = f~ (1 - f~); lambda = (C + 5 v) / ((3 + 5) v)
+    v = 0.6 * 0.4
+    assert lam[0, 3] == pytest.approx((1 / 3 + 5 * v) / (8 * v))
+    assert lam[0, 0] == 1.0  # no label yet: the prior alone
+    later = truth.copy()
+    later[0, 3] = 0.0  # the label at t = 4 does not enter lambda_4
+    assert control_coefficients(later, judged)[0, 3] == lam[0, 3]
+
+
+def _session(size=300, seed=1, accuracy=0.7):
+    rng = np.random.default_rng(seed)
+    truth = (rng.random(size) < accuracy).astype(int)
+    verdicts = np.where(truth == 1, rng.random(size) < 0.9, rng.random(size) >= 0.8).astype(int)
+    ids = [f"q{i}" for i in range(size)]
+    return LabellingSession(ids, verdicts, random_seed=seed), dict(zip(ids, truth, strict=True))
+
+
+def test_every_item_labelled_gives_the_known_share():
+    session, truth = _session(size=80)
+    session.add_labels(list(truth), list(truth.values()))
+    result = session.interval(target="items")
+    share = sum(truth.values()) / 80
+    assert result.low == pytest.approx(share) and result.high == pytest.approx(share)
+    assert result.width == pytest.approx(0.0)
+
+
+def test_batches_are_new_distinct_items_and_the_path_narrows():
+    session, truth = _session()
+    seen: set[str] = set()
+    for _ in range(4):
+        batch = session.next_batch(25)
+        assert len(set(batch)) == 25 and not seen & set(batch)
+        seen |= set(batch)
+        session.add_labels(batch, [truth[i] for i in batch])
+    path = session.path()
+    assert list(path["labelled"]) == [25, 50, 75, 100]
+    assert np.all(np.diff(path["width"]) <= 1e-12)
+    assert session.interval().width == pytest.approx(path["width"].iloc[-1])
+    assert session.reached(path["width"].iloc[-1]) and not session.reached(0.01)
+    population = session.interval(target="population")
+    assert 0 <= population.low <= population.estimate <= population.high <= 1
+
+
+def test_a_batch_is_a_uniform_sample_of_the_unlabelled():
+    """Each of 10 items is first with frequency 1/10 over seeds (chi-square-free check)."""
+    counts = np.zeros(10)
+    for seed in range(2000):
+        session = LabellingSession(list("abcdefghij"), [1] * 10, random_seed=seed)
+        counts["abcdefghij".index(session.next_batch(1)[0])] += 1
+    assert np.all(np.abs(counts / 2000 - 0.1) < 0.03)
+
+
+def test_same_seed_same_order_and_labels_repeat_harmlessly():
+    first, truth = _session(seed=4)
+    second = LabellingSession(first.ids, [0] * first.n_items, random_seed=4)
+    assert first.next_batch(10) == second.next_batch(10)
+    batch = first.next_batch(5)
+    first.add_labels(batch, [truth[i] for i in batch])
+    first.add_labels(batch, [truth[i] for i in batch])  # the same labels again: no new batch
+    assert first.n_labelled == 5 and len(first.path()) == 1
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda s: s.next_batch(0), ValueError, "`size`"),
+        (lambda s: s.add_labels(["nope"], [1]), ValueError, "`ids`.*not among"),
+        (lambda s: s.add_labels(["q0"], [2]), ValueError, "`labels`.*only 0 and 1"),
+        (lambda s: s.add_labels(["q0", "q0"], [1, 1]), ValueError, "repeat"),
+        (lambda s: s.add_labels(["q0"], [1, 0]), ValueError, "one label per id"),
+        (lambda s: s.add_labels("q0", [1]), TypeError, "`ids`"),
+        (lambda s: s.add_labels(["q0"], ["yes"]), TypeError, "`labels`"),
+        (lambda s: s.interval(target="both"), ValueError, "`target`"),
+        (lambda s: s.interval(confidence_level=1.5), ValueError, "confidence_level"),
+        (lambda s: s.reached(0), ValueError, "`width`"),
+    ],
+)
+def test_bad_input_names_the_argument(call, error, match):
+    session, _ = _session(size=20)
+    with pytest.raises(error, match=match):
+        call(session)
+
+
+def test_a_label_that_contradicts_an_earlier_one():
+    session, _ = _session(size=20)
+    session.add_labels(["q3"], [1])
+    with pytest.raises(ValueError, match="`labels`: id 'q3' is labelled 0 here but 1 before"):
+        session.add_labels(["q3"], [0])
+
+
+def test_constructor_errors():
+    with pytest.raises(ValueError, match="`ids` must be unique; 'a'"):
+        LabellingSession(["a", "b", "a"], [1, 0, 1])
+    with pytest.raises(ValueError, match="`verdicts`"):
+        LabellingSession(["a", "b"], [1])
+    with pytest.raises(ValueError, match="`ids` must hold at least one"):
+        LabellingSession([], [])
+    with pytest.raises(ValueError, match="every one of the 1 items"):
+        LabellingSession(["a"], [1], labels={"a": 1}).next_batch(1)
+    with pytest.raises(ValueError, match="`values`"):
+        betting_confidence_sequence([0.2, 1.5])
+    with pytest.raises(ValueError, match="`population_size`"):
+        betting_confidence_sequence([0.2, 0.5], population_size=1)
+
+
+def test_a_coarse_grid_only_widens(monkeypatch):
+    """Without the exact grid k / N the ends are rounded outward: the interval contains it."""
+    import judgestats.sequential.targets as targets
+
+    session, truth = _session(size=1000, seed=8)
+    for _ in range(3):
+        batch = session.next_batch(40)
+        session.add_labels(batch, [truth[i] for i in batch])
+    exact = session.interval()
+    monkeypatch.setattr(targets, "EXACT_GRID_LIMIT", 10)  # the 2,001-point grid instead
+    coarse = session.interval()
+    assert coarse.low <= exact.low and exact.high <= coarse.high
+    assert coarse.width - exact.width <= 2 * 0.0005 + 2 / 1000  # a grid step and a share each side
