@@ -248,18 +248,23 @@ def _shaped(out: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | float:
 def _theta_marginal(rows: Rows, data: JudgeData) -> tuple[tuple, InnerRule, PanelDensity]:
     """The theta rule, its nested rule and the theta marginal, checked (ValueError if unusable).
 
-    Where the data conflict (stretched boxes, :meth:`~judgestats.bayes._terms.Rows._bridge`)
-    the rule is checked by doubling its panels until the 2.5%, 50% and 97.5% quantiles move by
-    less than ``REFINE_TOLERANCE`` of the 95% interval's width.
+    An end of the support where mass was cut off (:func:`_resolved`; the theta prior's box,
+    which the likelihood can tilt the posterior past) is opened to 0 or 1 once. Where the data
+    conflict (stretched boxes, :meth:`~judgestats.bayes._terms.Rows._bridge`) the rule is
+    checked by doubling its panels until the 2.5%, 50% and 97.5% quantiles move by less than
+    ``REFINE_TOLERANCE`` of the 95% interval's width.
     """
-    panels = THETA_PANELS
-    rule = theta_rule(rows, panels=panels)
-    inner = inner_rule(rows, rule[1])
-    if not _resolved(rows, rule[0], inner.log_l + regular_log_prior(rows, rule[1], rule[3])):
+    rule, inner, ok, cut = _checked_rule(rows, THETA_PANELS)
+    if ok and cut.any():
+        low, high = rows.box_t
+        rows.box_t = (np.where(cut[0], 0.0, low), np.where(cut[1], 1.0, high))
+        rule, inner, ok, cut = _checked_rule(rows, THETA_PANELS)
+    if not ok or cut.any():
         raise ValueError(_NOT_INTEGRABLE.format(data=data))
     density = theta_density(rows, inner.log_l, rule[1], rule[0], rule[3])
     levels = np.array([[0.025, 0.5, 0.975]])
     settled = not bool(np.any(rows.conflict))
+    panels = THETA_PANELS
     while not settled and panels < THETA_PANELS * 2**REFINE_STEPS:
         panels *= 2
         finer = theta_rule(rows, panels=panels)
@@ -274,22 +279,31 @@ def _theta_marginal(rows: Rows, data: JudgeData) -> tuple[tuple, InnerRule, Pane
     return rule, inner, density
 
 
-def _resolved(rows: Rows, edges: np.ndarray, log_f: np.ndarray) -> bool:
-    """Whether the theta rule holds the posterior.
+def _checked_rule(rows: Rows, panels: int) -> tuple[tuple, InnerRule, bool, np.ndarray]:
+    """The theta rule and its nested rule, with :func:`_resolved`'s verdict."""
+    rule = theta_rule(rows, panels=panels)
+    inner = inner_rule(rows, rule[1])
+    ok, cut = _resolved(rows, rule[0], inner.log_l + regular_log_prior(rows, rule[1], rule[3]))
+    return rule, inner, ok, cut
+
+
+def _resolved(rows: Rows, edges: np.ndarray, log_f: np.ndarray) -> tuple[bool, np.ndarray]:
+    """Whether the theta rule holds the posterior, and which ends cut mass off.
 
     Some node must be finite, with no needle beyond the outermost nodes
-    (:func:`~judgestats.bayes._quadrature.end_rising`), and at an end of the support inside
-    (0, 1) the density must be ``NEGLIGIBLE`` below the top (else mass was cut off).
+    (:func:`~judgestats.bayes._quadrature.end_rising`); an end of the support inside (0, 1)
+    where the density is not ``NEGLIGIBLE`` below the top has cut mass off (low, high).
     """
     top = np.max(log_f)
+    no_cut = np.zeros(2, dtype=bool)
     if not np.isfinite(top) or np.any(end_rising(rows, edges[:, 0], edges[:, -1])):
-        return False
+        return False, no_cut
     at, bt = rows.theta_prior
     ends = edges[:, [0, -1]]
     inside = (ends > 0.0) & (ends < 1.0)
     ends = np.where(inside, ends, 0.5)  # an end at 0 or 1 is not checked
     log_end = log_likelihood(rows, ends) + log_prior(at, bt, ends, low=at >= 1, high=bt >= 1)
-    return not np.any(inside & (log_end > top - NEGLIGIBLE))
+    return True, (inside & (log_end > top - NEGLIGIBLE))[0]
 
 
 def _check_var(var: Any) -> str:
