@@ -70,7 +70,7 @@ from judgestats.bayes._quadrature import (
     theta_density,
     theta_rule,
 )
-from judgestats.bayes._terms import Rows, log_prior, rows_for
+from judgestats.bayes._terms import P_ORDER, Rows, log_prior, rows_for
 from judgestats.bayes.exact_vectorised import check_kind, exact_interval, exact_quantiles
 from judgestats.bayes.priors import Prior, as_prior
 from judgestats.data import JudgeData
@@ -90,9 +90,12 @@ _NOT_INTEGRABLE = (
 )
 #: Panel doublings of the theta rule's check on conflicting data, and its tolerance.
 REFINE_STEPS = 3
-REFINE_TOLERANCE = 1e-3
-#: Log density below the top at an end of the theta support inside (0, 1) (a cut-off end).
-NEGLIGIBLE = 10.0
+MAX_P_ORDER = 64
+REFINE_TOLERANCE = 1e-2
+#: Mass beyond an end of the theta support, relative to the mass inside, that counts as cut
+#: off, and the points (1, 2, 4, ... support widths out) on which it is summed.
+TAIL_MASS = 1e-4
+TAIL_POINTS = 12
 #: Nodes of the p and J rules behind the diagnostics (posterior predictive p-values, P(J < x)).
 DIAGNOSTIC_ORDERS = (8, 24)
 
@@ -251,8 +254,8 @@ def _theta_marginal(rows: Rows, data: JudgeData) -> tuple[tuple, InnerRule, Pane
     An end of the support where mass was cut off (:func:`_resolved`; the theta prior's box,
     which the likelihood can tilt the posterior past) is opened to 0 or 1 once. Where the data
     conflict (stretched boxes, :meth:`~judgestats.bayes._terms.Rows._bridge`) the rule is
-    checked by doubling its panels until the 2.5%, 50% and 97.5% quantiles move by less than
-    ``REFINE_TOLERANCE`` of the 95% interval's width.
+    checked by doubling its theta panels and p nodes (up to ``MAX_P_ORDER``) until the 2.5%,
+    50% and 97.5% quantiles move by less than ``REFINE_TOLERANCE`` of the 95% interval's width.
     """
     rule, inner, ok, cut = _checked_rule(rows, THETA_PANELS)
     if ok and cut.any():
@@ -264,11 +267,11 @@ def _theta_marginal(rows: Rows, data: JudgeData) -> tuple[tuple, InnerRule, Pane
     density = theta_density(rows, inner.log_l, rule[1], rule[0], rule[3])
     levels = np.array([[0.025, 0.5, 0.975]])
     settled = not bool(np.any(rows.conflict))
-    panels = THETA_PANELS
+    panels, p_order = THETA_PANELS, P_ORDER
     while not settled and panels < THETA_PANELS * 2**REFINE_STEPS:
-        panels *= 2
+        panels, p_order = 2 * panels, min(2 * p_order, MAX_P_ORDER)
         finer = theta_rule(rows, panels=panels)
-        finer_inner = inner_rule(rows, finer[1])
+        finer_inner = inner_rule(rows, finer[1], p_order)
         finer_density = theta_density(rows, finer_inner.log_l, finer[1], finer[0], finer[3])
         old, new = density.quantile(levels)[0], finer_density.quantile(levels)[0]
         settled = bool(np.all(np.abs(new - old) <= REFINE_TOLERANCE * (new[2] - new[0])))
@@ -283,27 +286,38 @@ def _checked_rule(rows: Rows, panels: int) -> tuple[tuple, InnerRule, bool, np.n
     """The theta rule and its nested rule, with :func:`_resolved`'s verdict."""
     rule = theta_rule(rows, panels=panels)
     inner = inner_rule(rows, rule[1])
-    ok, cut = _resolved(rows, rule[0], inner.log_l + regular_log_prior(rows, rule[1], rule[3]))
+    log_f = inner.log_l + regular_log_prior(rows, rule[1], rule[3])
+    ok, cut = _resolved(rows, rule[0], rule[2] + log_f)
     return rule, inner, ok, cut
 
 
-def _resolved(rows: Rows, edges: np.ndarray, log_f: np.ndarray) -> tuple[bool, np.ndarray]:
+def _resolved(rows: Rows, edges: np.ndarray, log_mass: np.ndarray) -> tuple[bool, np.ndarray]:
     """Whether the theta rule holds the posterior, and which ends cut mass off.
 
     Some node must be finite, with no needle beyond the outermost nodes
-    (:func:`~judgestats.bayes._quadrature.end_rising`); an end of the support inside (0, 1)
-    where the density is not ``NEGLIGIBLE`` below the top has cut mass off (low, high).
+    (:func:`~judgestats.bayes._quadrature.end_rising`). Beyond an end of the support inside
+    (0, 1) the density is summed (trapezoids) on points at 1, 2, 4, ... support widths out;
+    an end past which this exceeds ``TAIL_MASS`` of the mass inside has cut mass off.
+    ``log_mass`` holds the log weights plus log density of the rule's nodes.
     """
-    top = np.max(log_f)
-    no_cut = np.zeros(2, dtype=bool)
-    if not np.isfinite(top) or np.any(end_rising(rows, edges[:, 0], edges[:, -1])):
-        return False, no_cut
+    inside_mass = float(np.max(log_mass))
+    if not np.isfinite(inside_mass) or np.any(end_rising(rows, edges[:, 0], edges[:, -1])):
+        return False, np.zeros(2, dtype=bool)
+    inside_mass += float(np.log(np.sum(np.exp(log_mass - inside_mass))))
+    low, high = float(edges[0, 0]), float(edges[0, -1])
+    steps = (high - low) * np.concatenate([[0.0], 2.0 ** np.arange(TAIL_POINTS)])
     at, bt = rows.theta_prior
-    ends = edges[:, [0, -1]]
-    inside = (ends > 0.0) & (ends < 1.0)
-    ends = np.where(inside, ends, 0.5)  # an end at 0 or 1 is not checked
-    log_end = log_likelihood(rows, ends) + log_prior(at, bt, ends, low=at >= 1, high=bt >= 1)
-    return True, (inside & (log_end > top - NEGLIGIBLE))[0]
+    cut = np.zeros(2, dtype=bool)
+    for side, points in ((0, low - steps), (1, high + steps)):
+        points = np.clip(points, 0.0, 1.0)
+        if points[0] in (0.0, 1.0):  # an end at 0 or 1 is not checked
+            continue
+        t = np.unique(points)[None, :]
+        log_f = log_likelihood(rows, t) + log_prior(at, bt, t, low=at >= 1, high=bt >= 1)
+        f = np.exp(log_f[0] - inside_mass)
+        tail = float(np.sum(np.diff(t[0]) * (f[1:] + f[:-1]) / 2))
+        cut[side] = tail > TAIL_MASS
+    return True, cut
 
 
 def _check_var(var: Any) -> str:
