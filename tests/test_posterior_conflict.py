@@ -142,7 +142,9 @@ def test_k_zero_at_large_n_matches_the_exponential_mixture():
         num = integrate.quad(lambda x: q1.pdf(x) * -np.expm1(-n * t * x) / x, 0.9, 1.0)[0]
         return num / integrate.quad(lambda x: q1.pdf(x) / x, 0.9, 1.0)[0]
 
-    reference = [optimize.brentq(lambda t: cdf(t) - u, 1e-12, 1e-4) for u in (0.025, 0.5, 0.975)]
+    reference = [
+        optimize.brentq(lambda t, u=u: cdf(t) - u, 1e-12, 1e-4) for u in (0.025, 0.5, 0.975)
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeStatsWarning)
         post = judgestats.posterior(JudgeData(k=0, n=n, k0=10, m0=20, k1=179, m1=180))
