@@ -517,7 +517,7 @@ def evaluate_recommended_cell(cell: dict) -> dict:
     from judgestats import JudgeStatsWarning
     from judgestats.frequentist import z_quantile
     from judgestats.kclass import KClassData, kclass_posterior, kclass_recommended
-    from judgestats.kclass.recommended import CLOSED_FORM_MIN_M
+    from judgestats.kclass.recommended import CLOSED_FORM_MIN_M, posterior_probability
 
     start = time.perf_counter()
     size, judge, share, m, n = cell["spec"]
@@ -543,7 +543,7 @@ def evaluate_recommended_cell(cell: dict) -> dict:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", JudgeStatsWarning)
             try:  # the rule's posterior step, computed once for every target
-                post = kclass_posterior(data, prob=LEVEL, **options)
+                post = kclass_posterior(data, prob=posterior_probability(LEVEL), **options)
             except ValueError:
                 post = None
             usable = post is not None and "importance_heavy_tail" not in post.flags

@@ -128,3 +128,21 @@ def test_bad_functional_names_the_argument():
         kclass_recommended(GOOD, [1.0, 0.0])
     with pytest.raises(TypeError, match="`data`"):
         kclass_recommended("counts", WIN)
+
+
+def test_posterior_step_reports_the_wider_credible_interval():
+    # issue 25: on the datasets the closed form leaves, the 95% credible interval undercovered
+    # (benchmarks/kclass_coverage.py --recommended); the rule reports probability
+    # 1 - 0.05 / 5 = 0.99 there, the same posterior's interval at that probability
+    from judgestats.kclass import kclass_posterior
+
+    rec = recommended(NOT_DOMINANT)
+    assert rec.method == "posterior" and rec.level == 0.95
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeStatsWarning)
+        post = kclass_posterior(NOT_DOMINANT, prob=0.99, random_seed=1, proposals=50_000)
+        narrow = kclass_posterior(NOT_DOMINANT, prob=0.95, random_seed=1, proposals=50_000)
+    expected = post.functional([1.0, 0.0, 0.5])
+    assert (rec.low, rec.high) == pytest.approx((expected.low, expected.high), abs=1e-12)
+    assert rec.width > narrow.functional([1.0, 0.0, 0.5]).width
+    assert "probability 99%" in rec.reason

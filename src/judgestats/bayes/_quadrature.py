@@ -26,7 +26,6 @@ from judgestats.bayes._panels import (
     to_coefficients,
 )
 from judgestats.bayes._terms import (
-    BOX_TAIL,
     J_ORDER,
     P_ORDER,
     SUPPORT_DROP,
@@ -126,11 +125,8 @@ def theta_range(rows: Rows) -> tuple[np.ndarray, np.ndarray]:
     same_sign = np.all(jj > 0, axis=0) | np.all(jj < 0, axis=0)
     low = np.where(same_sign, np.clip(theta.min(axis=0), 0, 1), 0.0)
     high = np.where(same_sign, np.clip(theta.max(axis=0), 0, 1), 1.0)
-    at, bt = rows.theta_prior
-    if at > 1:  # a prior density that is unbounded at an end keeps that end (singular panel)
-        low = np.maximum(low, sc.betaincinv(at, bt, BOX_TAIL))
-    if bt > 1:
-        high = np.minimum(high, sc.betainccinv(at, bt, BOX_TAIL))
+    # the theta prior's box (an end where its density is unbounded stays: singular panel)
+    low, high = np.maximum(low, rows.box_t[0]), np.minimum(high, rows.box_t[1])
     bad = ~(high > low)
     return np.where(bad, 0.0, low), np.where(bad, 1.0, high)
 
@@ -182,18 +178,20 @@ def _scout_support(
     return (*support, inner, log_w)
 
 
-def _panel_edges(rows: Rows, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """``THETA_PANELS`` panels on [low, high], with an edge at p-hat when it lies inside."""
+def _panel_edges(
+    rows: Rows, low: np.ndarray, high: np.ndarray, panels: int = THETA_PANELS
+) -> np.ndarray:
+    """``panels`` panels on [low, high], with an edge at p-hat when it lies inside."""
     cut = rows.p_hat
     inside = (cut > low) & (cut < high)
     frac = np.where(inside, (cut - low) / (high - low), 0.5)
-    left = np.clip(np.round(frac * THETA_PANELS), 1, THETA_PANELS - 1).astype(int)
-    left = np.where(inside, left, THETA_PANELS // 2)
+    left = np.clip(np.round(frac * panels), 1, panels - 1).astype(int)
+    left = np.where(inside, left, panels // 2)
     cut = np.where(inside, cut, 0.5 * (low + high))
-    j = np.arange(THETA_PANELS + 1)[None, :]
+    j = np.arange(panels + 1)[None, :]
     left_edges = low[:, None] + (cut - low)[:, None] * j / left[:, None]
     right_edges = cut[:, None] + (high - cut)[:, None] * (j - left[:, None]) / (
-        THETA_PANELS - left[:, None]
+        panels - left[:, None]
     )
     return np.where(j <= left[:, None], left_edges, right_edges)
 
@@ -266,18 +264,63 @@ def theta_density(
     return PanelDensity(edges, coef, *powers)
 
 
+#: A density that rises by more than this factor from the rule's first (last) node to a point
+#: 100 times nearer the support's end has its mass below the node spacing: a needle.
+NEEDLE_RISE = 10.0
+#: Zoom steps towards such an end, and the share of the support each keeps.
+ZOOM_STEPS = 12
+ZOOM_KEEP = 1 / 50
+
+
+def end_rising(rows: Rows, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Whether the theta density rises steeply beyond the rule's first and last nodes.
+
+    The final rule's outermost nodes lie ``(1 - x_max) / 2`` of a panel inside the support;
+    the density (likelihood times the regular part of the prior) is compared there and at a
+    point 100 times nearer the end. A rise of more than ``NEEDLE_RISE`` means that the
+    posterior's mass lies between the end and the first node, where no node sees it.
+    """
+    x = gauss_legendre(THETA_ORDER)[0]
+    offset = (high - low) * (1 - x[-1]) / (2 * THETA_PANELS)
+    t = np.stack([low + offset, low + offset / 100, high - offset, high - offset / 100], axis=1)
+    at, bt = rows.theta_prior
+    log_f = log_likelihood(rows, t) + log_prior(at, bt, t, low=at >= 1, high=bt >= 1)
+    with np.errstate(invalid="ignore"):
+        rise = np.log(NEEDLE_RISE)
+        return log_f[:, 1] > log_f[:, 0] + rise, log_f[:, 3] > log_f[:, 2] + rise
+
+
+def resolve_ends(rows: Rows, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Zoom the support towards an end where the density is a needle (:func:`end_rising`).
+
+    At k = 0 or n with n huge the posterior of theta can sit within 1e-9 of an end, below
+    every node of the scouting pass; each step keeps ``ZOOM_KEEP`` of the support next to
+    the end where the density rises.
+    """
+    low, high = low.copy(), high.copy()
+    for _ in range(ZOOM_STEPS):
+        rise_low, rise_high = end_rising(rows, low, high)
+        if not (rise_low | rise_high).any():
+            break
+        width = (high - low) * ZOOM_KEEP
+        high = np.where(rise_low, low + width, high)
+        low = np.where(rise_high & ~rise_low, high - width, low)
+    return low, high
+
+
 def theta_rule(
-    rows: Rows, scout: list | None = None
+    rows: Rows, scout: list | None = None, panels: int = THETA_PANELS
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """Support, panel edges, nodes, log weights and singular powers of the theta rule.
 
     When ``scout`` is a list, the scouting pass's rule and theta log weights are appended to it.
+    ``panels`` theta panels (more where a check of the rule asks for them).
     """
     found = _scout_support(rows, keep_rule=scout is not None)
-    low, high = found[:2]
+    low, high = resolve_ends(rows, *found[:2])
     if scout is not None:
         scout.extend(found[2:])
-    edges = _panel_edges(rows, low, high)
+    edges = _panel_edges(rows, low, high, panels)
     powers = _singular_powers(rows, edges)
     t, log_w = _theta_nodes(edges, powers)
     return edges, t, log_w, powers

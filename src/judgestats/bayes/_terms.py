@@ -9,6 +9,8 @@ intersections of these boxes, mapped through ``q0 = 1 - p + theta J``, ``q1 = p 
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +35,7 @@ __all__ = [
     "p_window",
     "prior_rule",
     "rows_for",
+    "theta_box",
 ]
 
 #: Mass of each Beta (calibration, test kernel, theta prior) left outside its integration box.
@@ -65,6 +68,7 @@ class Rows:
         self.box_p = beta_box(self.k + 1.0, self.n - self.k + 1.0)
         self.p_hat = self.k / self.n
         self.calibration_box = (self.box0, self.box1)
+        self.box_t = theta_box(self.theta_prior, self.k.shape)
         self._bridge()
         if self.truncate:
             for _ in range(2):
@@ -92,15 +96,18 @@ class Rows:
     def _bridge(self) -> None:
         """Widen the boxes where test and calibration data conflict so that they meet.
 
-        p ranges over ``(1 - q0, q1)`` under truncation (over the hull of ``1 - q0`` and ``q1``
-        without it). When the kernel's window lies entirely outside that range, the posterior
-        sits in the gap between them, in the tails of both: the kernel's window is stretched
-        across the gap and the calibration box that limits the range is stretched to reach
-        the kernel.
+        ``p = theta q1 + (1 - theta)(1 - q0)`` is linear in each variable, so over the boxes of
+        theta, q0 and q1 it ranges between its values at their corners. When the kernel's
+        window lies entirely outside that range, the posterior sits in the gap between them,
+        in the tails of all: the kernel's window is stretched across the gap, the calibration
+        box that limits the range is stretched to reach the kernel, and the theta box (the
+        theta prior's, informative under the random design) is opened to the end of [0, 1]
+        towards which p moves.
         """
-        (l0, u0), (l1, u1), (pl, pu) = self.box0, self.box1, self.box_p
-        reach_low = 1 - u0 if self.truncate else np.minimum(1 - u0, l1)
-        reach_high = u1 if self.truncate else np.maximum(1 - l0, u1)
+        (l0, u0), (l1, u1), (pl, pu), (tl, tu) = self.box0, self.box1, self.box_p, self.box_t
+        ends_low = [t * l1 + (1 - t) * (1 - u0) for t in (tl, tu)]
+        ends_high = [t * u1 + (1 - t) * (1 - l0) for t in (tl, tu)]
+        reach_low, reach_high = np.minimum(*ends_low), np.maximum(*ends_high)
         below, above = pu < reach_low, pl > reach_high
         self.box_p = (np.where(above, reach_high, pl), np.where(below, reach_low, pu))
         self.box0 = (
@@ -111,13 +118,19 @@ class Rows:
             np.where(below, np.minimum(l1, pl), l1),
             np.where(above, np.maximum(u1, pu), u1),
         )
+        # p falls with theta where q1 > 1 - q0 at the corner that limits the range
+        open_low = (below & (l1 > 1 - u0)) | (above & (u1 < 1 - l0))
+        open_high = (below & (l1 <= 1 - u0)) | (above & (u1 >= 1 - l0))
+        self.box_t = (np.where(open_low, 0.0, tl), np.where(open_high, 1.0, tu))
+        self.conflict = below | above
+        _tighten(self, self.conflict)
 
     def take(self, rows: np.ndarray) -> Rows:
         """The sub-batch ``rows``."""
         out = Rows.__new__(Rows)
-        for name in ("k", "n", "p_hat"):
+        for name in ("k", "n", "p_hat", "conflict"):
             setattr(out, name, getattr(self, name)[rows])
-        for name in ("beta0", "beta1", "box0", "box1", "box_p"):
+        for name in ("beta0", "beta1", "box0", "box1", "box_p", "box_t"):
             setattr(out, name, tuple(v[rows] for v in getattr(self, name)))
         (l0, u0), (l1, u1) = self.calibration_box
         out.calibration_box = ((l0[rows], u0[rows]), (l1[rows], u1[rows]))
@@ -131,10 +144,12 @@ class Rows:
         """
         out = Rows.__new__(Rows)
         out.k, out.n, out.p_hat = self.n - self.k, self.n, 1 - self.p_hat
+        out.conflict = self.conflict
         out.beta0, out.beta1 = self.beta1, self.beta0
         out.box0, out.box1 = self.box1, self.box0
         out.calibration_box = self.calibration_box[::-1]
         out.box_p = (1 - self.box_p[1], 1 - self.box_p[0])
+        out.box_t = (1 - self.box_t[1], 1 - self.box_t[0])
         out.theta_prior = self.theta_prior[::-1]
         out.truncate = self.truncate
         return out
@@ -147,6 +162,14 @@ class Rows:
 def beta_box(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Quantiles ``BOX_TAIL`` and ``1 - BOX_TAIL`` of Beta(a, b)."""
     return sc.betaincinv(a, b, BOX_TAIL), sc.betainccinv(a, b, BOX_TAIL)
+
+
+def theta_box(prior: tuple[float, float], shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Box of the theta prior: its ``BOX_TAIL`` quantiles (an end stays where a parameter <= 1)."""
+    at, bt = prior
+    low = sc.betaincinv(at, bt, BOX_TAIL) if at > 1 else 0.0
+    high = sc.betainccinv(at, bt, BOX_TAIL) if bt > 1 else 1.0
+    return np.full(shape, low), np.full(shape, high)
 
 
 def _upper_given_above(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -317,3 +340,148 @@ def prior_rule(
     t = np.concatenate([halves[0][0], halves[1][0]], axis=-1)
     log_w = np.concatenate([halves[0][1], halves[1][1]], axis=-1)
     return t, log_w
+
+
+# ------------------------------------------------------------------------------------------------
+# boxes of conflicting data
+# ------------------------------------------------------------------------------------------------
+
+
+#: Grid points per variable of the search for a good point, and the zoom rounds.
+SEARCH_POINTS = 17
+ZOOM_ROUNDS = 6
+#: Bisection steps of the superlevel-set ends.
+BISECTION_STEPS = 60
+
+
+def _log_beta_rel(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``log Beta(a, b)(x)`` minus its maximum (a, b >= 1: the mode lies in [0, 1])."""
+    mode = np.where(a + b > 2, (a - 1) / np.maximum(a + b - 2, 1e-300), 0.5)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = np.where(a > 1, (a - 1) * (np.log(x) - np.log(mode)), 0.0)
+        high = np.where(b > 1, (b - 1) * (np.log1p(-x) - np.log1p(-mode)), 0.0)
+    return low + high
+
+
+def _factors(rows: Rows, t: np.ndarray, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
+    """``log f - sum F`` at the points (R, ...) (-inf outside the truncation)."""
+    shape = (-1,) + (1,) * (t.ndim - 1)
+    (a0, b0), (a1, b1) = ((a.reshape(shape), b.reshape(shape)) for a, b in (rows.beta0, rows.beta1))
+    at, bt = (np.asarray(float(v)) for v in rows.theta_prior)
+    p = t * q1 + (1 - t) * (1 - q0)
+    out = (
+        _log_beta_rel(at, bt, t)
+        + _log_beta_rel(a0, b0, q0)
+        + _log_beta_rel(a1, b1, q1)
+        + log_kernel(rows.k.reshape(shape), rows.n.reshape(shape), p)
+    )
+    if rows.truncate:
+        out = np.where(q0 + q1 > 1, out, -np.inf)
+    return np.where(np.isfinite(out), out, -np.inf)
+
+
+def _best_point(rows: Rows) -> np.ndarray:
+    """``max log f - sum F`` over a zooming grid on the boxes (a lower bound of it), (R,)."""
+    boxes = [np.stack(box, axis=1) for box in (rows.box_t, rows.box0, rows.box1)]  # (R, 2)
+    s = np.linspace(0.0, 1.0, SEARCH_POINTS)
+    best = np.full(rows.size, -np.inf)
+    for _ in range(ZOOM_ROUNDS):
+        axes = [box[:, :1] + (box[:, 1:] - box[:, :1]) * s for box in boxes]  # (R, S)
+        values = _factors(
+            rows, axes[0][:, :, None, None], axes[1][:, None, :, None], axes[2][:, None, None, :]
+        )
+        flat = values.reshape(rows.size, -1)
+        index = np.argmax(flat, axis=1)
+        best = np.maximum(best, flat[np.arange(rows.size), index])
+        where = np.unravel_index(index, values.shape[1:])
+        step = [(box[:, 1] - box[:, 0]) / (SEARCH_POINTS - 1) for box in boxes]
+        boxes = [
+            np.stack(
+                [
+                    np.maximum(box[:, 0], axis[np.arange(rows.size), i] - h),
+                    np.minimum(box[:, 1], axis[np.arange(rows.size), i] + h),
+                ],
+                axis=1,
+            )
+            for box, axis, i, h in zip(boxes, axes, where, step, strict=True)
+        ]
+    return best
+
+
+def _level_ends(
+    log_rel: Callable[[np.ndarray], np.ndarray],
+    mode: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    depth: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Ends of ``{x in [low, high]: log_rel(x) >= -depth}`` for a unimodal ``log_rel``."""
+    mode = np.clip(mode, low, high)
+    ends = []
+    for far in (low, high):
+        inside = log_rel(far) >= -depth  # the set reaches the box's end
+        near, out = mode.copy(), far.copy()
+        for _ in range(BISECTION_STEPS):
+            mid = 0.5 * (near + out)
+            ok = log_rel(mid) >= -depth
+            near, out = np.where(ok, mid, near), np.where(ok, out, mid)
+        ends.append(np.where(inside, far, out))
+    return ends[0], ends[1]
+
+
+def _tighten(rows: Rows, hit: np.ndarray) -> None:
+    r"""Cut the stretched boxes of the datasets ``hit`` back to what the posterior can reach.
+
+    Where the binomial kernel's window and the range of ``p`` that the theta and calibration
+    boxes allow do not meet, :meth:`Rows._bridge` stretches the boxes across the gap; the
+    stretched boxes hold the posterior but can be far wider than it, and a Gauss rule on a
+    window of 70 kernel widths is not accurate. Where the theta prior is informative (the
+    random design) they are cut back with a bound that needs no knowledge of where the
+    posterior lies.
+
+    Write the log posterior as a sum of factors, each a function of one variable,
+
+    .. math:: \log f = \sum_i \ell_i(x_i), \qquad
+              x = (\theta, q_0, q_1, p), \quad \ell_i \le F_i = \max \ell_i,
+
+    (theta prior, the two calibration Betas, the kernel ``p^k (1 - p)^(n - k)``). For any point
+    ``x'`` the deficit ``C = \sum_i F_i - \log f(x') \ge \sum_i F_i - \max \log f``, so wherever
+    ``\log f \ge \max \log f - D``,
+
+    .. math:: \ell_i(x_i) \ge F_i - C - D \quad \text{for every } i,
+
+    i.e. each variable lies in the superlevel set of its own factor at depth ``C + D``. The point
+    ``x'`` is the best of a grid over the stretched boxes, refined by zooming; any point gives a
+    valid bound, a better one a tighter box.
+
+    Only Betas with both parameters at least 1 are cut (an unbounded density has no
+    maximum); the kernel's box is always cut.
+    """
+    if not hit.any():
+        return
+    part = rows.take(np.flatnonzero(hit))
+    depth = -_best_point(part) + SUPPORT_DROP
+    ok = np.isfinite(depth)
+    at, bt = part.theta_prior
+    a_t, b_t = np.full(part.size, float(at)), np.full(part.size, float(bt))
+    new: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for name, (a, b) in (("box_t", (a_t, b_t)), ("box0", part.beta0), ("box1", part.beta1)):
+        box = getattr(part, name)
+        if np.any((a < 1) | (b < 1)):
+            continue
+        mode = np.where(a + b > 2, (a - 1) / np.maximum(a + b - 2, 1e-300), 0.5)
+        low, high = _level_ends(functools.partial(_log_beta_rel, a, b), mode, box[0], box[1], depth)
+        new[name] = (low, high)
+    new["box_p"] = _level_ends(
+        functools.partial(log_kernel, part.k, part.n),
+        part.p_hat,
+        part.box_p[0],
+        part.box_p[1],
+        depth,
+    )
+    index = np.flatnonzero(hit)
+    for name, (low, high) in new.items():
+        old_low, old_high = getattr(rows, name)
+        old_low, old_high = old_low.copy(), old_high.copy()
+        old_low[index[ok]], old_high[index[ok]] = low[ok], high[ok]
+        setattr(rows, name, (old_low, old_high))

@@ -59,14 +59,18 @@ from judgestats._validate import as_generator, check_choice, check_level, check_
 from judgestats.bayes._marginals import marginal
 from judgestats.bayes._panels import PanelDensity
 from judgestats.bayes._quadrature import (
+    THETA_PANELS,
+    InnerRule,
     NestedRule,
     conditional_draws,
+    end_rising,
     inner_rule,
+    log_likelihood,
     regular_log_prior,
     theta_density,
     theta_rule,
 )
-from judgestats.bayes._terms import rows_for
+from judgestats.bayes._terms import P_ORDER, Rows, log_prior, rows_for
 from judgestats.bayes.exact_vectorised import check_kind, exact_interval, exact_quantiles
 from judgestats.bayes.priors import Prior, as_prior
 from judgestats.data import JudgeData
@@ -75,6 +79,23 @@ __all__ = ["ExactPosterior", "VARIABLES", "exact_interval", "exact_quantiles"]
 
 #: Variables with an exact marginal.
 VARIABLES = ("theta", "q0", "q1", "youden", "p")
+#: The error of data whose posterior lies outside every window the quadrature can build.
+_NOT_INTEGRABLE = (
+    "`data` ({data!r}): the exact posterior could not be integrated: the test count and the "
+    "calibration counts conflict so strongly that no (theta, q0, q1) in the quadrature's "
+    "windows explains them together (with the better-than-chance prior, also calibration "
+    "counts below chance), or the posterior of theta spreads over many orders of magnitude "
+    "next to 0 or 1 (k = 0 or n with n huge); check the counts, or use method='nuts', "
+    "Prior(better_than_chance=False) or judgestats.guaranteed_ci."
+)
+#: Panel doublings of the theta rule's check on conflicting data, and its tolerance.
+REFINE_STEPS = 3
+MAX_P_ORDER = 64
+REFINE_TOLERANCE = 1e-2
+#: Mass beyond an end of the theta support, relative to the mass inside, that counts as cut
+#: off, and the points (1, 2, 4, ... support widths out) on which it is summed.
+TAIL_MASS = 1e-4
+TAIL_POINTS = 12
 #: Nodes of the p and J rules behind the diagnostics (posterior predictive p-values, P(J < x)).
 DIAGNOSTIC_ORDERS = (8, 24)
 
@@ -116,9 +137,8 @@ class ExactPosterior:
             np.array([float(getattr(data, name))]) for name in ("k", "n", "k0", "m0", "k1", "m1")
         )
         self._rows = rows_for(k, n, k0, m0, k1, m1, self.prior)
-        edges, t, log_w, powers = theta_rule(self._rows)
-        inner = inner_rule(self._rows, t)
-        self._marginals = {"theta": theta_density(self._rows, inner.log_l, t, edges, powers)}
+        (edges, t, log_w, powers), inner, density = _theta_marginal(self._rows, data)
+        self._marginals = {"theta": density}
         # the diagnostics' expectations need less: the same theta rule, coarser p and J rules
         self._nested = NestedRule(
             inner_rule(self._rows, t, *DIAGNOSTIC_ORDERS),
@@ -226,6 +246,78 @@ class ExactPosterior:
 def _shaped(out: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | float:
     out = np.asarray(out).reshape(shape)
     return float(out) if out.ndim == 0 else out
+
+
+def _theta_marginal(rows: Rows, data: JudgeData) -> tuple[tuple, InnerRule, PanelDensity]:
+    """The theta rule, its nested rule and the theta marginal, checked (ValueError if unusable).
+
+    An end of the support where mass was cut off (:func:`_resolved`; the theta prior's box,
+    which the likelihood can tilt the posterior past) is opened to 0 or 1 once. Where the data
+    conflict (stretched boxes, :meth:`~judgestats.bayes._terms.Rows._bridge`) the rule is
+    checked by doubling its theta panels and p nodes (up to ``MAX_P_ORDER``) until the 2.5%,
+    50% and 97.5% quantiles move by less than ``REFINE_TOLERANCE`` of the 95% interval's width.
+    """
+    rule, inner, ok, cut = _checked_rule(rows, THETA_PANELS)
+    if ok and cut.any():
+        low, high = rows.box_t
+        rows.box_t = (np.where(cut[0], 0.0, low), np.where(cut[1], 1.0, high))
+        rule, inner, ok, cut = _checked_rule(rows, THETA_PANELS)
+    if not ok or cut.any():
+        raise ValueError(_NOT_INTEGRABLE.format(data=data))
+    density = theta_density(rows, inner.log_l, rule[1], rule[0], rule[3])
+    levels = np.array([[0.025, 0.5, 0.975]])
+    settled = not bool(np.any(rows.conflict))
+    panels, p_order = THETA_PANELS, P_ORDER
+    while not settled and panels < THETA_PANELS * 2**REFINE_STEPS:
+        panels, p_order = 2 * panels, min(2 * p_order, MAX_P_ORDER)
+        finer = theta_rule(rows, panels=panels)
+        finer_inner = inner_rule(rows, finer[1], p_order)
+        finer_density = theta_density(rows, finer_inner.log_l, finer[1], finer[0], finer[3])
+        old, new = density.quantile(levels)[0], finer_density.quantile(levels)[0]
+        settled = bool(np.all(np.abs(new - old) <= REFINE_TOLERANCE * (new[2] - new[0])))
+        if not settled:  # a settled rule is kept: the vectorised path computes the same
+            rule, inner, density = finer, finer_inner, finer_density
+    if not settled:
+        raise ValueError(_NOT_INTEGRABLE.format(data=data))
+    return rule, inner, density
+
+
+def _checked_rule(rows: Rows, panels: int) -> tuple[tuple, InnerRule, bool, np.ndarray]:
+    """The theta rule and its nested rule, with :func:`_resolved`'s verdict."""
+    rule = theta_rule(rows, panels=panels)
+    inner = inner_rule(rows, rule[1])
+    log_f = inner.log_l + regular_log_prior(rows, rule[1], rule[3])
+    ok, cut = _resolved(rows, rule[0], rule[2] + log_f)
+    return rule, inner, ok, cut
+
+
+def _resolved(rows: Rows, edges: np.ndarray, log_mass: np.ndarray) -> tuple[bool, np.ndarray]:
+    """Whether the theta rule holds the posterior, and which ends cut mass off.
+
+    Some node must be finite, with no needle beyond the outermost nodes
+    (:func:`~judgestats.bayes._quadrature.end_rising`). Beyond an end of the support inside
+    (0, 1) the density is summed (trapezoids) on points at 1, 2, 4, ... support widths out;
+    an end past which this exceeds ``TAIL_MASS`` of the mass inside has cut mass off.
+    ``log_mass`` holds the log weights plus log density of the rule's nodes.
+    """
+    inside_mass = float(np.max(log_mass))
+    if not np.isfinite(inside_mass) or np.any(end_rising(rows, edges[:, 0], edges[:, -1])):
+        return False, np.zeros(2, dtype=bool)
+    inside_mass += float(np.log(np.sum(np.exp(log_mass - inside_mass))))
+    low, high = float(edges[0, 0]), float(edges[0, -1])
+    steps = (high - low) * np.concatenate([[0.0], 2.0 ** np.arange(TAIL_POINTS)])
+    at, bt = rows.theta_prior
+    cut = np.zeros(2, dtype=bool)
+    for side, points in ((0, low - steps), (1, high + steps)):
+        points = np.clip(points, 0.0, 1.0)
+        if points[0] in (0.0, 1.0):  # an end at 0 or 1 is not checked
+            continue
+        t = np.unique(points)[None, :]
+        log_f = log_likelihood(rows, t) + log_prior(at, bt, t, low=at >= 1, high=bt >= 1)
+        f = np.exp(log_f[0] - inside_mass)
+        tail = float(np.sum(np.diff(t[0]) * (f[1:] + f[:-1]) / 2))
+        cut[side] = tail > TAIL_MASS
+    return True, cut
 
 
 def _check_var(var: Any) -> str:
