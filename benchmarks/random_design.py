@@ -71,7 +71,7 @@ POSTERIOR_CELLS = {
 }  # the posterior's subgrid (0.1 s a dataset); fmt: skip
 LEVEL = 0.95
 TABLE = Path(__file__).resolve().parents[1] / "src/judgestats/datasets/random_coverage_table.npz"
-BAN_BELOW = 0.948  # pass 2 bans where the recommended interval covers less than this
+BAN_BELOW = 0.946  # pass 2 bans where the recommended interval covers less than this
 CHUNK = 2000  # replications simulated at once (memory)
 
 
@@ -520,7 +520,7 @@ def markdown(first_cov, first_wid, rec_cov, rec_wid, exact_share, summary):
 def _parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=4000, help="replications a table cell")
-    parser.add_argument("--tune-reps", type=int, default=3000, help="pass 2 (the bans)")
+    parser.add_argument("--tune-reps", type=int, default=8000, help="pass 2 (the bans)")
     parser.add_argument("--rec-reps", type=int, default=1900, help="pass 3 (the rule)")
     parser.add_argument("--confirm-reps", type=int, default=20000, help="pass 4")
     parser.add_argument("--posterior-reps", type=int, default=0)
