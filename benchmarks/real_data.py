@@ -49,6 +49,7 @@ sqrt(c (1 - c) / splits).
     python benchmarks/real_data.py --splits 20 --tag quick
     python benchmarks/real_data.py --datasets llmbar --all-judges --splits 50 --tag llmbar_all
     python benchmarks/real_data.py --from-json benchmarks/results/real_data.json   # rewrite .md
+    python benchmarks/real_data.py --from-json benchmarks/results/real_data.json --snippet 0.6
 
 Writes benchmarks/results/real_data[_TAG].json and .md.
 """
@@ -456,6 +457,12 @@ def markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def snippet(result: dict, min_j: float | None = None) -> str:
+    """The table (only judges with J >= ``min_j`` if given) and the totals, for README / docs."""
+    cells = [c for c in result["cells"] if min_j is None or c["J"] >= min_j]
+    return "\n".join([*table(cells, short=True), "", *totals_lines(result)]) + "\n"
+
+
 def main() -> None:
     import os
     from importlib import metadata
@@ -471,7 +478,14 @@ def main() -> None:
     parser.add_argument("--random-seed", type=int, default=RANDOM_SEED)
     parser.add_argument("--tag", default=None, help="results suffix")
     parser.add_argument("--from-json", type=Path, default=None, help="only rewrite the .md")
+    parser.add_argument(
+        "--snippet", type=float, nargs="?", const=-9.0, default=None, metavar="MIN_J",
+        help="with --from-json: print the table of judges with J >= MIN_J (all without) and totals",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.from_json is not None and args.snippet is not None:
+        print(snippet(json.loads(args.from_json.read_text()), args.snippet), end="")
+        return
     if args.from_json is not None:
         md = args.from_json.with_suffix(".md")
         md.write_text(markdown(json.loads(args.from_json.read_text())))
