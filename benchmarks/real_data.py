@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import math
 import sys
@@ -116,6 +117,10 @@ PPI_SLACK = 1.05
 STRONG_J, STRONG_RATIO, STRONG_WIDTH = 0.8, 10, 0.85
 
 Judges = dict[str, tuple[np.ndarray, np.ndarray]]
+
+# the labels-only intervals depend on (labelled positives, M, N) only: shared by every judge
+exact_binomial = functools.lru_cache(maxsize=None)(clopper_pearson)
+exact_finite = functools.lru_cache(maxsize=None)(finite_population_exact)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,8 +236,8 @@ def run_cell(
     for split in range(splits):
         mask = labelled_mask(population, size, split, seed)
         x = int(z[mask].sum())
-        tallies["cp"].add(theta, *clopper_pearson(x, size)[1:])
-        tallies["cp_fp"].add(theta, *finite_population_exact(x, size, population)[1:])
+        tallies["cp"].add(theta, *exact_binomial(x, size)[1:])
+        tallies["cp_fp"].add(theta, *exact_finite(x, size, population)[1:])
         try:
             tallies["ppi"].add(theta, *ppi_plus_plus(z[mask], z_hat[mask], z_hat[~mask])[1:])
         except Exception as error:  # noqa: BLE001 - counted, not raised
