@@ -293,6 +293,16 @@ def statements(cell: dict, j: float) -> dict[str, dict[str, object]]:
     return out
 
 
+def _cell_task(task: tuple) -> dict[str, object]:
+    """One cell, for a worker process: (header, z, z_hat, size, splits, seed, verify)."""
+    header, z, z_hat, size, splits, seed, verify = task
+    start = time.perf_counter()
+    cell = header | run_cell(z, z_hat, size, splits, seed, verify)
+    cell["statements"] = statements(cell, header["J"])
+    cell["seconds"] = time.perf_counter() - start
+    return cell
+
+
 def harness(
     datasets: Sequence[str],
     sizes: Sequence[int] = SIZES,
@@ -300,28 +310,35 @@ def harness(
     seed: int = RANDOM_SEED,
     verify: int = VERIFY,
     all_judges: bool = False,
+    workers: int = 1,
 ) -> dict[str, object]:
-    """Every (dataset, judge, M) cell; judges ordered by J within a dataset."""
-    cells, judges_out = [], {}
+    """Every (dataset, judge, M) cell; judges ordered by J within a dataset.
+
+    The cells are independent and seeded per split, so ``workers`` processes give the same
+    numbers as one.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    tasks, judges_out = [], {}
     for dataset in datasets:
         judges = load_dataset(dataset, all_judges)
         summaries = {j: judge_summary(*arrays) for j, arrays in judges.items()}
         judges_out[dataset] = summaries
         for judge in sorted(judges, key=lambda j: summaries[j]["J"]):
             for size in sizes:
-                start = time.perf_counter()
-                cell = {"dataset": dataset, "judge": judge, "M": size, "J": summaries[judge]["J"]}
-                cell |= run_cell(*judges[judge], size, splits, seed, verify)
-                cell["statements"] = statements(cell, summaries[judge]["J"])
-                cell["seconds"] = time.perf_counter() - start
-                cells.append(cell)
-                print(
-                    f"{dataset} {judge} M={size}: " + ", ".join(
-                        f"rec {t} {cell['methods'][f'rec_{t}']['coverage']:.3f}/"
-                        f"{cell['methods'][f'rec_{t}']['mean_width']:.3f}" for t in TARGETS
-                    ) + f" ({cell['seconds']:.1f} s)",
-                    file=sys.stderr, flush=True,
-                )  # fmt: skip
+                header = {"dataset": dataset, "judge": judge, "M": size, "J": summaries[judge]["J"]}
+                tasks.append((header, *judges[judge], size, splits, seed, verify))
+    cells = []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for cell in pool.map(_cell_task, tasks):
+            cells.append(cell)
+            print(
+                f"{cell['dataset']} {cell['judge']} M={cell['M']}: " + ", ".join(
+                    f"rec {t} {cell['methods'][f'rec_{t}']['coverage']:.3f}/"
+                    f"{cell['methods'][f'rec_{t}']['mean_width']:.3f}" for t in TARGETS
+                ) + f" ({cell['seconds']:.1f} s)",
+                file=sys.stderr, flush=True,
+            )  # fmt: skip
     return {"judges": judges_out, "cells": cells, "totals": totals(cells)}
 
 
@@ -429,7 +446,9 @@ def markdown(result: dict) -> str:
         f"{config['splits']} random splits per cell (seed {config['random_seed']}), M labelled "
         f"items of N; 95% intervals; each entry coverage / mean width. Truth: the share of gold "
         f"positives among the N items (both targets). `python benchmarks/real_data.py` "
-        f"({config['seconds'] / 60:.1f} min on {config['cpu_count']} cores); judgestats "
+        f"({config['seconds'] / 60:.1f} min wall, {config.get('cpu_seconds', 0) / 60:.1f} min CPU, "
+        f"{config.get('workers', 1)} processes on {config['cpu_count']} cores, load average "
+        f"{config['load_average'][1]:.1f}); judgestats "
         f"{config['judgestats_version']}, ppi-python {config['ppi_python_version']}.",
         "",
         "CP: labels-only Clopper-Pearson (binomial); CP finite pop.: hypergeometric over N; "
@@ -470,6 +489,7 @@ def snippet(result: dict, min_j: float | None = None) -> str:
 
 def main() -> None:
     import os
+    import resource
     from importlib import metadata
 
     import judgestats
@@ -480,6 +500,7 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     parser.add_argument("--verify", type=int, default=VERIFY, help="crosscheck splits per cell")
     parser.add_argument("--all-judges", action="store_true", help="every LLMBar evaluator")
+    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--random-seed", type=int, default=RANDOM_SEED)
     parser.add_argument("--tag", default=None, help="results suffix")
     parser.add_argument("--from-json", type=Path, default=None, help="only rewrite the .md")
@@ -498,13 +519,20 @@ def main() -> None:
         return
     start = time.perf_counter()
     result = harness(
-        args.datasets, args.sizes, args.splits, args.random_seed, args.verify, args.all_judges
+        args.datasets,
+        args.sizes,
+        args.splits,
+        args.random_seed,
+        args.verify,
+        args.all_judges,
+        args.workers,
     )
     result["config"] = {
         "splits": args.splits,
         "sizes": args.sizes,
         "datasets": args.datasets,
         "verify": args.verify,
+        "workers": args.workers,
         "random_seed": args.random_seed,
         "level": LEVEL,
         "judgestats_version": judgestats.__version__,
@@ -512,6 +540,11 @@ def main() -> None:
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
         "seconds": time.perf_counter() - start,
+        "cpu_seconds": sum(
+            getattr(resource.getrusage(who), field)
+            for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+            for field in ("ru_utime", "ru_stime")
+        ),
     }
     name = "real_data" + (f"_{args.tag}" if args.tag else "")
     path = write_results(name, result)
