@@ -349,6 +349,11 @@ def totals(cells: list[dict]) -> dict[str, dict[str, object]]:
         rows = [c["statements"][target] for c in cells]
         judged = [r for r in rows if r["near_ppi"] is not None]
         strong = [r["over_exact"] for r in rows if r["strong"] and r["over_exact"] is not None]
+        good = [
+            c["statements"][target]["over_exact"]
+            for c in cells
+            if c["J"] >= 0.6 and c["statements"][target]["over_exact"] is not None
+        ]
         low_se = [
             c for c in cells
             if c["methods"][f"rec_{target}"]["coverage"]
@@ -363,6 +368,8 @@ def totals(cells: list[dict]) -> dict[str, dict[str, object]]:
             "near_ppi": sum(bool(r["near_ppi"]) for r in judged),
             "strong_cells": len(strong),
             "strong_median_over_exact": float(np.median(strong)) if strong else None,
+            "j06_cells": len(good),
+            "j06_median_over_exact": float(np.median(good)) if good else None,
         }
     checks = [c["verification"] for c in cells]
     out["verification"] = {
@@ -422,6 +429,11 @@ def totals_lines(result: dict) -> list[str]:
             if t["strong_cells"]
             else "no cell has J >= 0.8 and n >= 10 M (the J >= 0.8 statement is not tested here)"
         )
+        if t.get("j06_cells"):
+            strong += (
+                f"; median rec./CP width over the {t['j06_cells']} cells with J >= 0.6: "
+                f"{t['j06_median_over_exact']:.2f}"
+            )
         lines.append(
             f"- {target}: covers >= {COVERAGE_TARGET} in {t['covers']}/{t['cells']} cells "
             f"({t['below_by_2se']} below by more than 2 SE); width <= labels-only CP in "
@@ -509,12 +521,14 @@ def main() -> None:
         help="with --from-json: print the table of judges with J >= MIN_J (all without) and totals",
     )  # fmt: skip
     args = parser.parse_args()
-    if args.from_json is not None and args.snippet is not None:
-        print(snippet(json.loads(args.from_json.read_text()), args.snippet), end="")
-        return
     if args.from_json is not None:
+        stored = json.loads(args.from_json.read_text())
+        stored["totals"] = totals(stored["cells"])  # recounted with this version's statements
+        if args.snippet is not None:
+            print(snippet(stored, args.snippet), end="")
+            return
         md = args.from_json.with_suffix(".md")
-        md.write_text(markdown(json.loads(args.from_json.read_text())))
+        md.write_text(markdown(stored))
         print(f"wrote {md}")
         return
     start = time.perf_counter()
