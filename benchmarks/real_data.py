@@ -50,6 +50,7 @@ sqrt(c (1 - c) / splits).
     python benchmarks/real_data.py --datasets llmbar --all-judges --splits 50 --tag llmbar_all
     python benchmarks/real_data.py --from-json benchmarks/results/real_data.json   # rewrite .md
     python benchmarks/real_data.py --from-json benchmarks/results/real_data.json --snippet 0.6
+    python benchmarks/real_data.py --from-json benchmarks/results/real_data.json --docs
 
 Writes benchmarks/results/real_data[_TAG].json and .md.
 """
@@ -398,7 +399,7 @@ def _flags(statement: dict) -> str:
     return "".join(marks) or "ok"
 
 
-def table(cells: list[dict], short: bool = False) -> list[str]:
+def table(cells: list[dict]) -> list[str]:
     """The coverage / mean width table (one row per cell)."""
     lines = [
         "| data | judge | J | M | CP | PPI++ | rec. population | CP finite pop. | rec. items "
@@ -410,7 +411,7 @@ def table(cells: list[dict], short: bool = False) -> list[str]:
         se = max(m[f"rec_{t}"]["coverage_se"] for t in TARGETS)
         judge = c["judge"].split(":", 1)[-1]
         lines.append(
-            f"| {c['dataset']} | {judge[:28] if short else judge} | {c['J']:.2f} | {c['M']} | "
+            f"| {c['dataset']} | {judge} | {c['J']:.2f} | {c['M']} | "
             f"{_entry(m['cp'])} | {_entry(m['ppi'])} | {_entry(m['rec_population'])} | "
             f"{_entry(m['cp_fp'])} | {_entry(m['rec_items'])} | {se:.3f} | "
             f"{_flags(s['population'])} / {_flags(s['items'])} |"
@@ -496,7 +497,26 @@ def markdown(result: dict) -> str:
 def snippet(result: dict, min_j: float | None = None) -> str:
     """The table (only judges with J >= ``min_j`` if given) and the totals, for README / docs."""
     cells = [c for c in result["cells"] if min_j is None or c["J"] >= min_j]
-    return "\n".join([*table(cells, short=True), "", *totals_lines(result)]) + "\n"
+    return "\n".join([*table(cells), "", *totals_lines(result)]) + "\n"
+
+
+#: Pages holding the table between these markers, with the J floor of their rows (None: all).
+DOC_PAGES = {"README.md": 0.6, "docs/guide/random_design.md": None}
+START, END = "<!-- real_data.py table: start -->", "<!-- real_data.py table: end -->"
+
+
+def write_docs(result: dict, source: str) -> None:
+    """Replace the text between :data:`START` and :data:`END` on each page of DOC_PAGES."""
+    for name, min_j in DOC_PAGES.items():
+        path = ROOT / name
+        text = path.read_text(encoding="utf-8")
+        head, sep, rest = text.partition(START)
+        _, sep2, tail = rest.partition(END)
+        if not (sep and sep2):
+            raise SystemExit(f"{name} has no {START} ... {END} markers")
+        body = f"\n<!-- from {source}; do not edit by hand -->\n" + snippet(result, min_j)
+        path.write_text(head + START + body + END + tail, encoding="utf-8")
+        print(f"rewrote the table in {name}")
 
 
 def main() -> None:
@@ -520,12 +540,18 @@ def main() -> None:
         "--snippet", type=float, nargs="?", const=-9.0, default=None, metavar="MIN_J",
         help="with --from-json: print the table of judges with J >= MIN_J (all without) and totals",
     )  # fmt: skip
+    parser.add_argument(
+        "--docs", action="store_true", help="with --from-json: rewrite the README / guide tables"
+    )
     args = parser.parse_args()
     if args.from_json is not None:
         stored = json.loads(args.from_json.read_text())
         stored["totals"] = totals(stored["cells"])  # recounted with this version's statements
         if args.snippet is not None:
             print(snippet(stored, args.snippet), end="")
+            return
+        if args.docs:
+            write_docs(stored, str(args.from_json.resolve().relative_to(ROOT)))
             return
         md = args.from_json.with_suffix(".md")
         md.write_text(markdown(stored))
