@@ -6,7 +6,7 @@ baseline is the exact interval from the labels alone (Blaker's, inside Clopper-P
 uses it is narrower *and* covers. The coverage table ``datasets/random_coverage_table.npz``
 (made by ``python benchmarks/random_design.py --table``) holds each candidate's simulated
 coverage over a regime grid, for both targets: labelled items m, unlabelled items n, the judge's
-specificity q0 and sensitivity q1 (from chance, 0.5, to 0.97), and the accuracy theta (0.02 to
+specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy theta (0.02 to
 0.98). The rule:
 
 1. **The regime** (counts only). m: the largest grid value not above the data's m (errs towards
@@ -27,17 +27,31 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.97), and the accuracy 
    c_min = 0.938. The table's cells are independent simulations, so the minimum over a regime
    of many cells is already biased downwards; a requirement of 0.945 in every cell would
    exclude an interval of true coverage 0.95 in about a third of the cells by noise alone.
-   Only PPI++ qualifies today: the posterior intervals are not in the table (no batched
-   random-design posterior is cheap enough for thousands of replications per cell), so they
-   are reported as candidates but never recommended.
+   A candidate is also ineligible where the regime holds a cell in which *the rule's own
+   pick* of it undercovered (the table's ``banned``): the table's per-candidate coverage
+   cannot see selection -- PPI++ is picked exactly when it happens to be narrow, and on a
+   lopsided judge with few labels in one arm a narrow PPI++ is a too-small variance estimate.
+   ``benchmarks/random_design.py`` finds the bans by a fixed point on fixed seeds: simulate
+   the rule in every cell; where the recommended interval covers less than 0.945, ban the
+   approximate candidate whose picks there fall furthest short of the level; repeat until no
+   cell changes. The candidates in the table are PPI++ with its small-sample correction
+   (``ppi_pp``) and without it (``ppi_pp_wald``, ppi-python's interval, narrower where the
+   judge errs rarely and the labels are many). The posterior intervals are not in the table
+   (no batched random-design posterior is cheap enough for thousands of replications per
+   cell), so they are reported as candidates but never recommended.
 3. **The pick**: the narrowest eligible interval on these data if it is at least
-   :data:`PICK_MARGIN` (5%) narrower than the labels-only Blaker interval; otherwise the
-   labels-only interval (exact: coverage at least the level for every accuracy, by
-   construction). So the recommendation is never wider than the labels-only exact interval.
-   The margin is what makes "narrower" mean "the judge helps": with a judge at chance PPI++
-   reduces to the Agresti-Coull interval of the labelled share, an approximate interval 0-3%
-   narrower than Blaker's exact one on the same labels, a gain owed to the approximation and
-   not to the judge.
+   :data:`PICK_MARGIN` (5%) narrower than the narrowest exact interval, else that exact
+   interval. The exact candidates (:data:`EXACT_CANDIDATES`: labels-only Blaker, and a
+   ``guaranteed_judge`` interval where one is given and finite) need no table: coverage at
+   least the level for every accuracy, by construction. So the recommendation is never wider
+   than the labels-only exact interval. The margin is what makes "narrower" mean "the judge
+   helps": with a judge at chance PPI++ reduces to the Agresti-Coull interval of the labelled
+   share, an approximate interval 0-3% narrower than Blaker's exact one on the same labels, a
+   gain owed to the approximation and not to the judge.
+4. **Never zero width** unless the truth is known (``target="items"`` with no unlabelled
+   item, :func:`truth_known`): a zero-width candidate is passed over. Where Blaker's
+   finite-population interval is itself one point (items target, one or two unlabelled items
+   beside many labelled ones), Clopper-Pearson's (:data:`WIDEST_EXACT`) is used instead.
 
 A random sample is an assumption. Where the class-balance test
 (:func:`judgestats.class_balance_test`) rejects it at :data:`SAMPLING_ALPHA` (stricter than the
@@ -60,10 +74,14 @@ from judgestats._html import fmt_percent
 from judgestats.data import JudgeData
 from judgestats.recommendation.result import METHOD_LABELS, Recommendation
 
+Triple = tuple[float, float, float]
+
 __all__ = [
     "APPROXIMATE",
+    "CHOICES",
     "COVERAGE_SLACK",
     "EXACT",
+    "EXACT_CANDIDATES",
     "MIN_REPS",
     "PICK_MARGIN",
     "SAMPLING_ALPHA",
@@ -71,19 +89,27 @@ __all__ = [
     "random_coverage_table",
     "random_regime_coverage",
     "recommend_random",
+    "truth_known",
+    "WIDEST_EXACT",
 ]
 
 #: The candidates whose coverage rests on the table, in column order.
-APPROXIMATE = ("ppi_pp", "posterior_eti", "posterior_hdi")
-#: The exact labels-only interval the rule never exceeds.
+APPROXIMATE = ("ppi_pp", "ppi_pp_wald", "posterior_eti", "posterior_hdi")
+#: The exact labels-only interval: always a candidate, and the last resort.
 EXACT = "labels_only_blaker"
+#: Candidates that cover by construction (no table needed); used where present and finite.
+EXACT_CANDIDATES = (EXACT, "guaranteed_judge")
+#: The exact interval used where every other exact one has zero width but the truth is unknown.
+WIDEST_EXACT = "labels_only_cp"
+#: What :func:`choose_random` indexes into.
+CHOICES = (*APPROXIMATE, *EXACT_CANDIDATES, WIDEST_EXACT)
 #: Class-balance p-value below which the random-sampling assumption is taken to fail.
 SAMPLING_ALPHA = 0.001
 #: How far below the level a table cell's coverage may lie, besides two Monte Carlo errors.
 COVERAGE_SLACK = 0.005
 #: Replications a table cell needs before its coverage counts.
 MIN_REPS = 1000
-#: How much narrower than the exact labels-only interval a judge-using interval must be.
+#: How much narrower than the narrowest exact interval a judge-using interval must be.
 PICK_MARGIN = 0.05
 _TABLE = "random_coverage_table.npz"
 
@@ -94,11 +120,22 @@ def random_coverage_table() -> dict[str, np.ndarray]:
 
     Keys: ``targets``, ``methods``, ``m``, ``n``, ``q``, ``theta``; ``coverage`` and
     ``width`` of shape (target, method, m, n, q0, q1, theta) (NaN where not simulated);
-    ``reps`` of the same shape; ``level``.
+    ``reps`` of the same shape; ``banned`` (bool, same shape: cells where the rule's own pick
+    of that method undercovered, so the method is ineligible in every regime holding the
+    cell); ``level``.
     """
     path = resources.files("judgestats.datasets").joinpath(_TABLE)
     with path.open("rb") as handle, np.load(handle) as table:
         return {name: table[name] for name in table.files}
+
+
+def truth_known(counts: tuple[Any, ...], target: str) -> np.ndarray:
+    """Per dataset: True where the estimand is known exactly (``items`` with no unlabelled item).
+
+    Only there may a zero-width interval be recommended.
+    """
+    n = np.atleast_1d(np.asarray(counts[1]))
+    return np.broadcast_to(np.asarray(target == "items") & (n == 0), n.shape)
 
 
 def _grid_mask(
@@ -121,24 +158,32 @@ def _features(counts: tuple[np.ndarray, ...], table: dict[str, np.ndarray]) -> n
     """Per dataset: m index, then masks over n, q0, q1 and theta (one int row each; -1 = out)."""
     from judgestats.guaranteed import clopper_pearson
 
+    def plausible(x: np.ndarray, size: np.ndarray, grid: np.ndarray) -> np.ndarray:
+        # the Clopper-Pearson limits once per distinct (x, size): datasets repeat them
+        pairs, inverse = np.unique(size * (1 << 32) + x, return_inverse=True)
+        low, high = clopper_pearson(pairs % (1 << 32), pairs >> 32, 0.95)
+        return _grid_mask(low, high, grid)[inverse.ravel()]
+
     _, n, k0, m0, k1, m1 = counts
     m = m0 + m1
     m_index = np.searchsorted(table["m"], m, side="right") - 1
     n_grid = table["n"].astype(float)
     n_mask = _grid_mask(n.astype(float), n.astype(float), n_grid, always=True)
-    q0_mask = _grid_mask(*clopper_pearson(k0, m0, 0.95), table["q"])
-    q1_mask = _grid_mask(*clopper_pearson(k1, m1, 0.95), table["q"])
-    t_mask = _grid_mask(*clopper_pearson(m1, m, 0.95), table["theta"])
+    q0_mask = plausible(k0, m0, table["q"])
+    q1_mask = plausible(k1, m1, table["q"])
+    t_mask = plausible(m1, m, table["theta"])
     out = (m_index < 0) | (n < n_grid[0])
     m_index = np.where(out, -1, m_index)
     return np.column_stack([m_index, n_mask, q0_mask, q1_mask, t_mask]).astype(np.int64)
 
 
-def _worst(key: np.ndarray, coverage: np.ndarray, reps: np.ndarray, level: float) -> np.ndarray:
+def _worst(
+    key: np.ndarray, coverage: np.ndarray, reps: np.ndarray, banned: np.ndarray, level: float
+) -> np.ndarray:
     """(smallest coverage - c_min, smallest coverage) over the key's cells, per method.
 
     c_min is the cell's threshold of the module docstring; NaN where a cell has too few
-    replications.
+    replications or is banned.
     """
     sizes = [coverage.shape[i] for i in (2, 3, 4, 5)]  # n, q0, q1, theta
     parts = np.split(key[1:].astype(bool), np.cumsum(sizes[:-1]))
@@ -146,22 +191,46 @@ def _worst(key: np.ndarray, coverage: np.ndarray, reps: np.ndarray, level: float
     out = np.full((2, coverage.shape[0]), math.nan)
     for j in range(coverage.shape[0]):
         block, count = coverage[j, key[0]][index], reps[j, key[0]][index]
-        if np.isnan(block).any() or (count < MIN_REPS).any():
+        if np.isnan(block).any() or (count < MIN_REPS).any() or banned[j, key[0]][index].any():
             continue
         floor = level - COVERAGE_SLACK - 2.0 * np.sqrt(level * (1.0 - level) / count)
         out[:, j] = float(np.min(block - floor)), float(np.min(block))
     return out
 
 
+def _table_columns(
+    table: dict[str, np.ndarray], target: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """coverage, reps and banned of :data:`APPROXIMATE` for ``target`` (missing methods: NaN)."""
+    t = list(table["targets"]).index(target)
+    methods = list(table["methods"])
+    shape = table["coverage"].shape[2:]
+    coverage = np.full((len(APPROXIMATE), *shape), np.nan)
+    reps = np.zeros((len(APPROXIMATE), *shape), dtype=np.int64)
+    banned = np.zeros((len(APPROXIMATE), *shape), dtype=bool)
+    for j, name in enumerate(APPROXIMATE):
+        if name in methods:
+            i = methods.index(name)
+            coverage[j], reps[j] = table["coverage"][t, i], table["reps"][t, i]
+            if "banned" in table:
+                banned[j] = table["banned"][t, i]
+    return coverage, reps, banned
+
+
 def random_regime_coverage(
-    counts: tuple[Any, ...], level: float, target: str
+    counts: tuple[Any, ...],
+    level: float,
+    target: str,
+    *,
+    table: dict[str, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each approximate candidate's worst table coverage over each dataset's regime.
 
     Returns ``(margin, raw)``: arrays (datasets, len(:data:`APPROXIMATE`)); ``raw`` is the
     smallest coverage, ``margin`` the smallest excess of a cell's coverage over its threshold
-    c_min (module docstring; eligible where ``margin >= 0``). NaN outside the table and at
-    levels other than 95%.
+    c_min (module docstring; eligible where ``margin >= 0``). NaN outside the table, at
+    levels other than 95%, and where the regime holds a banned cell. ``table`` defaults to
+    :func:`random_coverage_table` (the benchmark passes the one it is building).
     """
     arrays = tuple(np.atleast_1d(np.asarray(c, dtype=np.int64)) for c in counts)
     size = arrays[0].size
@@ -169,18 +238,40 @@ def random_regime_coverage(
     raw = margin.copy()
     if abs(level - 0.95) > 1e-12 or size == 0:
         return margin, raw
-    table = random_coverage_table()
-    t = list(table["targets"]).index(target)
-    columns = [list(table["methods"]).index(name) for name in APPROXIMATE]
-    coverage, reps = table["coverage"][t][columns], table["reps"][t][columns]
+    table = random_coverage_table() if table is None else table
+    coverage, reps, banned = _table_columns(table, target)
     keys = _features(arrays, table)
-    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
-    for u, key in enumerate(unique):
-        if key[0] < 0:
+    # one integer per distinct regime: the mask bits, then the m index (-1 = outside)
+    packed = keys[:, 1:] @ (1 << np.arange(keys.shape[1] - 1, dtype=np.int64))
+    packed = packed * 64 + keys[:, 0] + 1
+    _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(first.size + 1))
+    for u, row in enumerate(first):
+        if keys[row, 0] < 0:
             continue
-        rows = inverse.ravel() == u
-        margin[rows], raw[rows] = _worst(key, coverage, reps, level)
+        rows = order[bounds[u] : bounds[u + 1]]
+        margin[rows], raw[rows] = _worst(keys[row], coverage, reps, banned, level)
     return margin, raw
+
+
+def _widths(
+    intervals: dict[str, tuple[Any, Any]], names: tuple[str, ...], size: int, allowed: np.ndarray
+) -> np.ndarray:
+    """(datasets, names): width where the candidate is present, finite and ``allowed``, else inf.
+
+    A zero width is allowed only where the truth is known (:func:`truth_known`).
+    """
+    widths = np.full((size, len(names)), np.inf)
+    for j, name in enumerate(names):
+        if name not in intervals:
+            continue
+        low, high = (np.broadcast_to(np.asarray(a, dtype=float), (size,)) for a in intervals[name])
+        with np.errstate(invalid="ignore"):
+            width = high - low
+            ok = allowed[:, j] & np.isfinite(low) & np.isfinite(high) & (width >= 0)
+        widths[:, j] = np.where(ok, width, np.inf)
+    return widths
 
 
 def choose_random(
@@ -188,25 +279,44 @@ def choose_random(
     intervals: dict[str, tuple[Any, Any]],
     level: float,
     target: str,
+    *,
+    table: dict[str, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The rule for many datasets: index into :data:`APPROXIMATE`, or -1 for :data:`EXACT`.
+    """The rule for many datasets: an index into :data:`CHOICES` per dataset.
 
-    ``intervals`` maps candidate names (at least :data:`EXACT`) to (low, high) arrays. Returns
-    the choice and the chosen candidate's worst table coverage (NaN for the exact interval).
+    ``intervals`` maps candidate names (at least :data:`EXACT`) to (low, high) arrays. The
+    exact pick is the narrowest of :data:`EXACT_CANDIDATES` present with finite limits and a
+    positive width (zero only where :func:`truth_known`; else :data:`EXACT`, and where that has
+    zero width too, :data:`WIDEST_EXACT`, which is zero-width only where no total but the
+    observed one passes its test); an approximate
+    candidate replaces it where it is eligible in the table, has a positive width and is at
+    least :data:`PICK_MARGIN` narrower. Returns the choice and the chosen candidate's worst
+    table coverage (NaN for an exact pick).
     """
-    margin, raw = random_regime_coverage(counts, level, target)
-    exact_low, exact_high = (np.asarray(a, dtype=float) for a in intervals[EXACT])
-    widths = np.full(margin.shape, np.inf)
-    for j, name in enumerate(APPROXIMATE):
-        if name in intervals:
-            low, high = (np.asarray(a, dtype=float) for a in intervals[name])
-            with np.errstate(invalid="ignore"):
-                ok = (margin[:, j] >= 0.0) & np.isfinite(low) & np.isfinite(high)
-            widths[:, j] = np.where(ok, high - low, np.inf)
+    from judgestats.designs.labels_only import check_target
+
+    target = check_target(target)
+    size = np.atleast_1d(np.asarray(counts[0])).size
+    known = truth_known(counts, target)[:, None]
+    exact = _widths(intervals, EXACT_CANDIDATES, size, np.ones((size, 2), dtype=bool))
+    exact[:, 1:] = np.where(known | (exact[:, 1:] > 0), exact[:, 1:], np.inf)  # Blaker: last
+    exact_best = np.argmin(exact, axis=1)
+    rows = np.arange(size)
+    exact_width = exact[rows, exact_best]
+    if WIDEST_EXACT in intervals:  # Blaker's can be zero-width (items, n tiny): Clopper-Pearson
+        cp = _widths(intervals, (WIDEST_EXACT,), size, np.ones((size, 1), dtype=bool))[:, 0]
+        zero = (exact_width == 0) & ~known[:, 0] & np.isfinite(cp)
+        exact_best = np.where(zero, len(EXACT_CANDIDATES), exact_best)
+        exact_width = np.where(zero, cp, exact_width)
+    margin, raw = random_regime_coverage(counts, level, target, table=table)
+    with np.errstate(invalid="ignore"):
+        eligible = margin >= 0.0
+    widths = _widths(intervals, APPROXIMATE, size, eligible)
+    widths = np.where(widths > 0, widths, np.inf)  # never a zero-width approximate interval
     best = np.argmin(widths, axis=1)
-    rows = np.arange(best.size)
-    picked = widths[rows, best] <= (1.0 - PICK_MARGIN) * (exact_high - exact_low)
-    return np.where(picked, best, -1), np.where(picked, raw[rows, best], np.nan)
+    picked = widths[rows, best] <= (1.0 - PICK_MARGIN) * exact_width
+    choice = np.where(picked, best, len(APPROXIMATE) + exact_best)
+    return choice, np.where(picked, raw[rows, best], np.nan)
 
 
 def _user_values(data: JudgeData, target: str) -> str:
@@ -226,26 +336,60 @@ def _user_values(data: JudgeData, target: str) -> str:
     )
 
 
+def _with_wald(
+    data: JudgeData, candidates: dict[str, Triple], level: float, target: str
+) -> dict[str, Triple]:
+    """``candidates`` plus PPI++ without the small-sample correction (``ppi_pp_wald``)."""
+    if "ppi_pp_wald" in candidates:
+        return candidates
+    from judgestats.designs.prediction_powered import ppi_pp_counts
+
+    counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
+    with np.errstate(all="ignore"):
+        estimate, low, high, _ = ppi_pp_counts(
+            *counts, target=target, confidence_level=level, small_sample=False
+        )
+    return {**candidates, "ppi_pp_wald": (float(estimate), float(low), float(high))}
+
+
+def _exact_reason(name: str, values: str, data: JudgeData, level: float) -> str:
+    if name == EXACT:
+        return (
+            f"{values}: the judge adds no information here beyond the labels (no interval that "
+            "uses it is known to cover in this regime and is at least 5% narrower); this "
+            f"interval comes from the {data.m} labelled items alone (Blaker's exact interval: "
+            f"coverage at least {fmt_percent(level)} for every accuracy, by construction)."
+        )
+    return (
+        f"{values}: the {METHOD_LABELS[name]} interval is the narrowest of the intervals that "
+        f"cover by construction (at least {fmt_percent(level)} for every accuracy and judge), "
+        "and no approximate interval known to cover in this regime is at least 5% narrower."
+    )
+
+
 def recommend_random(
     data: JudgeData,
     level: float,
-    candidates: dict[str, tuple[float, float, float]],
+    candidates: dict[str, Triple],
     *,
     target: str = "population",
 ) -> Recommendation:
     """Apply the rule of the module docstring to one random-design dataset.
 
     ``candidates`` maps names of :func:`judgestats.random_design_candidates` to (estimate, low,
-    high) for ``target``. The class-balance switch is made by the caller
-    (:func:`judgestats.crosscheck`), which holds the stratified candidates.
+    high) for ``target`` (a ``guaranteed_judge`` key is used where finite); PPI++ without the
+    small-sample correction (``ppi_pp_wald``) is added from the counts when absent. The
+    class-balance switch is made by the caller (:func:`judgestats.crosscheck`), which holds
+    the stratified candidates.
     """
     counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
+    candidates = _with_wald(data, candidates, level, target)
     intervals = {name: (value[1], value[2]) for name, value in candidates.items()}
     choice, worst = choose_random(counts, intervals, level, target)
+    name = CHOICES[int(choice[0])]
     values = _user_values(data, target)
-    if choice[0] >= 0:
-        name = APPROXIMATE[int(choice[0])]
-        estimate, low, high = candidates[name]
+    estimate, low, high = candidates[name]
+    if name in APPROXIMATE:
         reason = (
             f"{values}: in simulations of this regime the {METHOD_LABELS[name]} interval "
             f"covered at least {worst[0]:.1%} of the time in every cell, and it is narrower "
@@ -255,13 +399,7 @@ def recommend_random(
             float(estimate), float(low), float(high), name, level, reason,
             coverage=float(worst[0]), target=target,
         )  # fmt: skip
-    estimate, low, high = candidates[EXACT]
-    reason = (
-        f"{values}: the judge adds no information here beyond the labels (no interval that "
-        "uses it is known to cover in this regime and is at least 5% narrower); this interval "
-        f"comes from the {data.m} labelled items alone (Blaker's exact interval: coverage at least "
-        f"{fmt_percent(level)} for every accuracy, by construction)."
-    )
+    reason = _exact_reason(name, values, data, level)
     return Recommendation(
-        float(estimate), float(low), float(high), EXACT, level, reason, target=target
+        float(estimate), float(low), float(high), name, level, reason, target=target
     )

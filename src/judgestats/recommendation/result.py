@@ -21,9 +21,11 @@ METHOD_LABELS = {
     "bayes_eti": "posterior median + equal-tailed",
     "bayes_hdi": "posterior mode + HDI",
     "ppi_pp": "PPI++",
+    "ppi_pp_wald": "PPI++ (Wald, no small-sample correction)",
     "guaranteed": "Rogan-Gladen + guaranteed",
     "labels_only_blaker": "labels only, Blaker (exact)",
     "labels_only_cp": "labels only, Clopper-Pearson (exact)",
+    "guaranteed_judge": "guaranteed, labels and judge (exact)",
     "posterior_eti": "random-design posterior, equal-tailed",
     "posterior_hdi": "random-design posterior, HDI",
 }

@@ -318,9 +318,10 @@ def _sampling_fails(data: JudgeData) -> str | None:
     test = class_balance_test(data)
     if test.p_value >= SAMPLING_ALPHA:
         return None
+    shown = min(1.0, max(0.0, test.test_accuracy))  # Rogan-Gladen, unclipped in the test
     return (
         f"the labelled items' share of correct items ({test.labelled_accuracy:.3f}) contradicts "
-        f"the test set's ({test.test_accuracy:.3f}; class-balance test p = {test.p_value:.2g}), "
+        f"the test set's ({shown:.3f}; class-balance test p = {test.p_value:.2g}), "
         "so the random-sampling assumption fails and the stratified rule applies"
     )
 

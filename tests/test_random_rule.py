@@ -1,0 +1,189 @@
+"""The random-design rule's guards (issue 24): never wider than the labels alone, no zero width
+where the truth is unknown, exact candidates used generically, and the class-balance reason.
+
+Expected values come from the intervals handed to the rule or from hand arithmetic, not from the
+rule's own output.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import judgestats as jc
+from judgestats.designs.random_candidates import count_candidates
+from judgestats.recommendation.random_rule import (
+    CHOICES,
+    EXACT,
+    choose_random,
+    random_coverage_table,
+    recommend_random,
+)
+
+# a strong judge (q0, q1 about 0.97), 200 random labels, 100,000 unlabelled items
+STRONG = (59400, 100000, 78, 80, 117, 120)
+
+
+def _intervals(counts, target):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = count_candidates(*counts, target=target, level=0.95)
+    return found, {name: (value[1], value[2]) for name, value in found.items()}
+
+
+def _width_of_choice(choice, intervals):
+    low, high = intervals[CHOICES[int(choice)]]
+    return float(high) - float(low)
+
+
+edge = st.one_of(st.just(0.0), st.just(1.0), st.floats(0.0, 1.0))
+counts_strategy = st.tuples(
+    st.sampled_from([1, 2, 5, 10, 11, 30, 99, 200, 501]),  # m
+    st.sampled_from([1, 50, 100, 101, 1000, 99_999, 1_000_000]),  # n
+    edge,  # labelled share correct
+    edge,  # q0-ish
+    edge,  # q1-ish
+    edge,  # p-ish
+    st.sampled_from(["population", "items"]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(counts_strategy)
+def test_recommended_never_wider_than_labels_only_exact_including_edge_counts(values):
+    m, n, share, a, b, c, target = values
+    m1 = round(share * m)
+    m0 = m - m1
+    counts = (round(c * n), n, round(a * m0), m0, round(b * m1), m1)
+    found, intervals = _intervals(counts, target)
+    choice, _ = choose_random(counts, intervals, 0.95, target)
+    _, low, high = found[EXACT]
+    _, cp_low, cp_high = found["labels_only_cp"]
+    width = _width_of_choice(choice[0], intervals)
+    data = jc.JudgeData(*counts, design="random")
+    rec = recommend_random(data, 0.95, found, target=target)
+    for got in (width, rec.high - rec.low):
+        if high > low:
+            assert got <= (high - low) + 1e-12
+            assert got > 0.0  # n >= 1: the truth is unknown, so never a zero-width interval
+        else:  # Blaker's finite-population interval is one point (items, n tiny): CP instead
+            assert target == "items" and got == pytest.approx(cp_high - cp_low)
+
+
+def test_many_count_vectors_at_once_never_wider_than_blaker():
+    rng = np.random.default_rng(5)
+    size = 3000
+    m = rng.choice([10, 20, 37, 100, 500], size)
+    m1 = rng.binomial(m, rng.choice([0.0, 0.02, 0.5, 0.98, 1.0], size))
+    m0 = m - m1
+    k0 = rng.binomial(m0, rng.choice([0.5, 0.9, 1.0], size))
+    k1 = rng.binomial(m1, rng.choice([0.5, 0.9, 1.0], size))
+    n = rng.choice([100, 10_000, 1_000_000], size)
+    k = rng.binomial(n, rng.choice([0.0, 0.3, 1.0], size))
+    counts = (k, n, k0, m0, k1, m1)
+    for target in ("population", "items"):
+        intervals = {}
+        for i in range(size):
+            _, one = _intervals(tuple(int(c[i]) for c in counts), target)
+            for name, (low, high) in one.items():
+                intervals.setdefault(name, ([], []))
+                intervals[name][0].append(float(low))
+                intervals[name][1].append(float(high))
+        arrays = {name: (np.array(lo), np.array(hi)) for name, (lo, hi) in intervals.items()}
+        choice, _ = choose_random(counts, arrays, 0.95, target)
+        names = np.array(CHOICES)[choice]
+        low = np.choose(choice, [arrays.get(c, arrays[EXACT])[0] for c in CHOICES])
+        high = np.choose(choice, [arrays.get(c, arrays[EXACT])[1] for c in CHOICES])
+        blaker = arrays[EXACT][1] - arrays[EXACT][0]
+        assert np.all(blaker > 0)  # n >= 100 here
+        assert np.all(high - low <= blaker + 1e-12)
+        assert np.all(high - low > 0)
+        assert set(names) <= {"ppi_pp", "ppi_pp_wald", EXACT}
+
+
+def test_one_point_blaker_interval_with_an_unknown_truth_falls_back_to_clopper_pearson():
+    # items target, 30 labelled (none correct), 1 unlabelled item: N = 31 and the total correct
+    # is 0 or 1; P(0 of 30 | total 1) = 1/31 = 0.032 > 0.025, so Clopper-Pearson keeps total 1
+    counts = (0, 1, 0, 30, 0, 0)
+    found, intervals = _intervals(counts, "items")
+    assert found["labels_only_cp"][1:] == pytest.approx((0.0, 1 / 31))
+    choice, _ = choose_random(counts, dict(intervals, **{EXACT: (0.0, 0.0)}), 0.95, "items")
+    assert CHOICES[int(choice[0])] == "labels_only_cp"
+
+
+def test_every_item_labelled_the_known_share_is_recommended_with_zero_width():
+    # items target, n = 0 unlabelled: every candidate is the known share 30 / 40 (width 0);
+    # the truth is known, so the zero-width guard does not fire and the exact pick stands
+    counts = (0, 0, 7, 10, 25, 30)
+    found = count_candidates(*counts, target="items", level=0.95)
+    assert found[EXACT] == (0.75, 0.75, 0.75)
+    intervals = {name: (value[1], value[2]) for name, value in found.items()}
+    choice, coverage = choose_random(counts, intervals, 0.95, "items")
+    assert CHOICES[int(choice[0])] == EXACT and np.isnan(coverage[0])
+    assert _width_of_choice(choice[0], intervals) == 0.0
+
+
+def test_a_zero_width_interval_is_never_recommended_where_the_truth_is_unknown():
+    found, intervals = _intervals(STRONG, "population")
+    _, low, high = found[EXACT]
+    for name in ("ppi_pp", "ppi_pp_wald", "guaranteed_judge"):
+        rigged = dict(intervals, **{name: (0.6, 0.6)})  # zero width, inside everything
+        rigged.update({other: (0.0, 1.0) for other in ("ppi_pp", "ppi_pp_wald") if other != name})
+        choice, _ = choose_random(STRONG, rigged, 0.95, "population")
+        assert CHOICES[int(choice[0])] == EXACT
+        assert _width_of_choice(choice[0], rigged) == pytest.approx(high - low)
+
+
+def test_exact_candidates_need_no_table_and_the_narrowest_finite_one_is_the_fallback():
+    weak = (5000, 10000, 100, 200, 50, 100)  # a judge at chance: no approximate pick
+    found, intervals = _intervals(weak, "population")
+    _, low, high = found[EXACT]
+    inner = (low + 0.01, high - 0.01)
+    choice, _ = choose_random(weak, dict(intervals, guaranteed_judge=inner), 0.95, "population")
+    assert CHOICES[int(choice[0])] == "guaranteed_judge"
+    for absent in ((np.nan, np.nan), (low - 0.1, high + 0.1)):  # NaN, or wider than Blaker
+        choice, _ = choose_random(
+            weak, dict(intervals, guaranteed_judge=absent), 0.95, "population"
+        )
+        assert CHOICES[int(choice[0])] == EXACT
+    data = jc.JudgeData(*weak, design="random")
+    triple = (float(found[EXACT][0]), *inner)
+    rec = recommend_random(data, 0.95, dict(found, guaranteed_judge=triple))
+    assert rec.method == "guaranteed_judge" and (rec.low, rec.high) == inner
+    assert "cover by construction" in rec.reason
+
+
+def test_a_banned_cell_makes_the_judge_using_intervals_ineligible():
+    table = dict(random_coverage_table())
+    found, intervals = _intervals(STRONG, "population")
+    choice, coverage = choose_random(STRONG, intervals, 0.95, "population", table=table)
+    assert CHOICES[int(choice[0])] in ("ppi_pp", "ppi_pp_wald") and coverage[0] >= 0.93
+    table["banned"] = np.ones(table["coverage"].shape, dtype=bool)
+    choice, coverage = choose_random(STRONG, intervals, 0.95, "population", table=table)
+    assert CHOICES[int(choice[0])] == EXACT and np.isnan(coverage[0])
+
+
+def test_a_target_that_does_not_apply_is_refused_by_name():
+    _, intervals = _intervals(STRONG, "population")
+    with pytest.raises(ValueError, match="`target`"):
+        choose_random(STRONG, intervals, 0.95, "sample")
+    with pytest.raises(ValueError, match="target='population'"):
+        count_candidates(0, 0, 7, 10, 25, 30, target="population", level=0.95)
+    with pytest.raises(ValueError, match="`target`"):
+        jc.crosscheck(jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200), target="items")
+
+
+def test_class_balance_reason_with_no_verdict_correct_prints_a_share_in_0_1():
+    # k = 0: the unclipped Rogan-Gladen estimate is (0 - (1 - 0.9)) / (0.9 + 0.9 - 1) = -0.125
+    data = jc.JudgeData(k=0, n=1000, k0=9, m0=10, k1=9, m1=10, design="random")
+    test = jc.class_balance_test(data)
+    assert test.test_accuracy == pytest.approx(-0.125)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rec = jc.crosscheck(data, random_seed=0).recommended
+    assert rec is not None and "random-sampling assumption fails" in rec.reason
+    assert "the test set's (0.000;" in rec.reason and "-0.125" not in rec.reason
