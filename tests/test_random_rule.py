@@ -159,6 +159,7 @@ def test_exact_candidates_need_no_table_and_the_narrowest_finite_one_is_the_fall
 
 def test_a_banned_cell_makes_the_judge_using_intervals_ineligible():
     table = dict(random_coverage_table())
+    table["banned"] = np.zeros(table["coverage"].shape, dtype=bool)
     found, intervals = _intervals(STRONG, "population")
     choice, coverage = choose_random(STRONG, intervals, 0.95, "population", table=table)
     assert CHOICES[int(choice[0])] in ("ppi_pp", "ppi_pp_wald") and coverage[0] >= 0.93
