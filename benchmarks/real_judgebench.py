@@ -1,5 +1,9 @@
 """Real-data check (issue 24 item 5): coverage and width on JudgeBench's 350 GPT-4o pairs.
 
+``benchmarks/real_data.py`` is the check over every real-data fixture (this one and LLMBar's),
+fast enough for 200 splits; it reuses this module's data and baseline helpers. This script
+stays for its extra columns (every crosscheck row on every split), at about 2 s a split.
+
 Data: ``tests/fixtures/judgebench/judgebench_gpt4o_verdicts.csv`` (6 judges' verdicts on the same
 350 response pairs with gold labels; see the README beside it). Binary framing: the positive class
 is "A>B"; a pair is truly positive iff its gold label is "A>B" (193 of 350) and judged positive iff
