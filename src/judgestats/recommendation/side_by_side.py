@@ -333,20 +333,20 @@ def _recommend(
     post: Posterior,
     no_closed_form: str | None,
     target: str,
-    seed: SeedLike,
 ) -> Recommendation:
     """The recommendation: the random-design rule, or the stratified one (with its candidates)."""
     from judgestats.recommendation.stratified_rule import recommend
 
     failed = _sampling_fails(data)
     if data.design == "random" and failed is None:
-        from judgestats.designs.random_candidates import random_design_candidates
+        from judgestats.designs.random_candidates import count_candidates
         from judgestats.recommendation.random_rule import recommend_random
 
-        found = random_design_candidates(
-            data, target=target, confidence_level=level, random_seed=seed
-        )
-        return recommend_random(data, level, found.intervals, target=target)
+        # the candidates the rule can pick (the posterior and guaranteed_judge it only reports:
+        # random_design_candidates gives them)
+        counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
+        found = count_candidates(*counts, target=target, level=level)
+        return recommend_random(data, level, found, target=target)
     candidates = {
         key: (rows[row].estimate, rows[row].low, rows[row].high)
         for key, row in (
@@ -462,7 +462,7 @@ def crosscheck(
         )
         rows = _rows(data, est, post, level)
         flags = _flags(data, est, no_closed_form, rows, tolerance, post)
-        recommended = _recommend(data, level, rows, post, no_closed_form, target, random_seed)
+        recommended = _recommend(data, level, rows, post, no_closed_form, target)
     if recommended.method == "lang_reiczigel":
         # the older, coarser Lang-Reiczigel atlas must not contradict the coverage table's pick
         flags.pop("closed_form_undercovers", None)
