@@ -91,6 +91,13 @@ def check_target(target: Any, *, design: str = "random") -> str:
     return target
 
 
+def describe_target(target: str, evaluated: int) -> str:
+    """The quantity ``target`` names, in words, for ``evaluated`` = N = n + m items."""
+    if target == "population":
+        return "the accuracy of the process"
+    return f"the share of correct items among the {evaluated} evaluated"
+
+
 # ---------------------------------------------------------------------------------------------
 # laws of the labelled count, for a vector of parameters
 # ---------------------------------------------------------------------------------------------

@@ -53,7 +53,7 @@ from judgestats._html import fmt_percent
 from judgestats._json import to_json
 from judgestats._validate import as_generator, check_level
 from judgestats.data import JudgeData, require_design
-from judgestats.designs.labels_only import check_target, labels_only_triple
+from judgestats.designs.labels_only import check_target, describe_target, labels_only_triple
 from judgestats.designs.prediction_powered import ppi_pp_counts
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.results import FLAG_MESSAGES, Result
@@ -156,11 +156,7 @@ class RandomDesignCandidates(Result):
         return frame
 
     def __str__(self) -> str:
-        what = (
-            "accuracy of the process"
-            if self.target == "population"
-            else f"share of correct items among the {self.data.n + self.data.m} evaluated"
-        )
+        what = describe_target(self.target, self.data.n + self.data.m).removeprefix("the ")
         lines = [
             f"judgestats random-design candidates ({fmt_percent(self.confidence_level)}; target "
             f"{self.target}: {what})"

@@ -45,8 +45,8 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    table: coverage at least the level for every accuracy, by construction. The guaranteed
    interval that also uses the judge (``guaranteed_judge``) is reported beside them but not
    picked: taking per dataset the narrower of two valid intervals keeps only a 1 - 2 alpha
-   guarantee (a union bound), and that choice has not been simulated. So the recommendation is never wider
-   than the labels-only exact interval. The margin is what makes "narrower" mean "the judge
+   guarantee (a union bound), and that choice has not been simulated. So the recommendation is
+   never wider than the labels-only exact interval. The margin is what makes "narrower" mean "the judge
    helps": with a judge at chance PPI++ reduces to the Agresti-Coull interval of the labelled
    share, an approximate interval 0-3% narrower than Blaker's exact one on the same labels, a
    gain owed to the approximation and not to the judge.
@@ -323,11 +323,9 @@ def choose_random(
 
 
 def _user_values(data: JudgeData, target: str) -> str:
-    what = (
-        "the accuracy of the process"
-        if target == "population"
-        else f"the share of correct items among the {data.n + data.m} evaluated"
-    )
+    from judgestats.designs.labels_only import describe_target
+
+    what = describe_target(target, data.n + data.m)
     judge = (
         f"a judge with q0-hat {data.q0:.2f}, q1-hat {data.q1:.2f} (J-hat {data.youden:.2f})"
         if not data.one_class

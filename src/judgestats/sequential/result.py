@@ -78,11 +78,9 @@ class SequentialInterval(Result):
         return frame
 
     def __str__(self) -> str:
-        what = (
-            "accuracy of the process"
-            if self.target == "population"
-            else f"share of correct items among the {self.n_items} evaluated"
-        )
+        from judgestats.designs.labels_only import describe_target
+
+        what = describe_target(self.target, self.n_items).removeprefix("the ")
         return (
             f"anytime-valid {fmt_percent(self.confidence_level)} interval (target "
             f"{self.target}: {what}): {self.estimate:.4f} ({self.low:.4f}, {self.high:.4f}), "

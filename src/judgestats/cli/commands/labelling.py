@@ -11,12 +11,12 @@ from typing import Any
 
 from judgestats.cli.arguments import (
     INT,
-    LEVEL,
     UserError,
     _add_item_files,
     _add_label_join_options,
     _add_record_options,
     _add_verdict_options,
+    add_output_arguments,
     number,
 )
 from judgestats.cli.inputs import items_from_arguments
@@ -69,14 +69,7 @@ def add_command(commands: Any) -> None:
     session.add_argument(
         "--seed", type=INT, default=0, help="seed of the labelling order (default 0; keep it)"
     )
-    parser.add_argument(
-        "--confidence-level",
-        type=LEVEL,
-        default=0.95,
-        metavar="LEVEL",
-        help="level of the interval, strictly between 0 and 1 (default 0.95)",
-    )
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_output_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
