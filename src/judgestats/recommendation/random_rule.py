@@ -46,8 +46,8 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    interval that also uses the judge (``guaranteed_judge``) is reported beside them but not
    picked: taking per dataset the narrower of two valid intervals keeps only a 1 - 2 alpha
    guarantee (a union bound), and that choice has not been simulated. So the recommendation is
-   never wider than the labels-only exact interval. The margin is what makes "narrower" mean "the judge
-   helps": with a judge at chance PPI++ reduces to the Agresti-Coull interval of the labelled
+   never wider than the labels-only exact interval. The margin is what makes "narrower" mean
+   "the judge helps": with a judge at chance PPI++ reduces to the Agresti-Coull interval of the labelled
    share, an approximate interval 0-3% narrower than Blaker's exact one on the same labels, a
    gain owed to the approximation and not to the judge.
 4. **Never zero width** unless the truth is known (``target="items"`` with no unlabelled
