@@ -84,9 +84,9 @@ class GroupCrossCheck:
     def agree(self) -> bool | None:
         """Whether the Lang-Reiczigel and equal-tailed ends lie within the tolerance.
 
-        None where there is no closed form (or no cross-check) to compare.
+        None where there is no closed form or no posterior (or no cross-check) to compare.
         """
-        if self.result is None or self.result.estimate is None:
+        if self.result is None or self.result.estimate is None or self.result.posterior is None:
             return None
         return bool(self.result.max_difference <= self.result.tolerance)
 
@@ -388,7 +388,10 @@ def crosscheck_items(
                 options=options,
             )
         )
-    checked = next((row.result for row in rows if row.result is not None), None)
+    checked = next(
+        (row.result for row in rows if row.result is not None and row.result.posterior is not None),
+        None,
+    )
     return GroupedCrossChecks(
         by=columns,
         rows=tuple(rows),

@@ -124,17 +124,31 @@ def _flags(
     no_closed_form: str | None,
     rows: dict[str, IntervalResult],
     tolerance: float,
-    posterior: Posterior,
+    posterior: Posterior | None,
+    no_posterior: str | None = None,
 ) -> dict[str, str]:
-    """Flag key -> its sentence for these data; each names the interval it talks about."""
+    """Flag key -> its sentence for these data; each names the interval it talks about.
+
+    ``posterior`` is None where it could not be computed; ``no_posterior`` then says why.
+    """
     from judgestats.bayes.binary_posterior import DIAGNOSTIC_FLAGS
 
     flags: dict[str, str] = {}
-    conflict = [flag for flag in CONFLICT_FLAGS if flag in posterior.flags]
+    posterior_flags = () if posterior is None else posterior.flags
+    conflict = [flag for flag in CONFLICT_FLAGS if flag in posterior_flags]
     if no_closed_form is not None:
+        rest = (
+            "only the posterior rows are reported"
+            if posterior is not None
+            else "the posterior could not be computed either (see posterior_unavailable)"
+        )
         flags["no_closed_form"] = (
-            f"no Rogan-Gladen estimate or Lang-Reiczigel interval: {no_closed_form}; only the "
-            "posterior rows are reported."
+            f"no Rogan-Gladen estimate or Lang-Reiczigel interval: {no_closed_form}; {rest}."
+        )
+    if posterior is None:
+        flags["posterior_unavailable"] = (
+            f"no posterior: {(no_posterior or 'it could not be computed').rstrip('.')}. The "
+            "posterior rows are empty and the recommended interval is chosen without them."
         )
     lr, eti = rows["rogan_gladen"], rows["posterior_eti"]
     small = min(data.m0, data.m1) < SMALL_CALIBRATION
@@ -149,11 +163,16 @@ def _flags(
         )
     if est is not None and "clipped" in est.flags:
         bound = 0 if est.theta <= 0.0 else 1
+        credible = (
+            ""
+            if posterior is None
+            else f"The equal-tailed credible interval ({eti.low:.4f}, {eti.high:.4f}) never "
+            f"contains {bound} by construction; the"
+        )
         flags["boundary"] = (
             f"the Rogan-Gladen estimate is clipped to {bound}: p-hat lies outside the range "
-            "[1 - q0-hat, q1-hat] that the calibration allows. The equal-tailed credible "
-            f"interval ({eti.low:.4f}, {eti.high:.4f}) never contains {bound} by construction; "
-            f"the Lang-Reiczigel interval ({lr.low:.4f}, {lr.high:.4f}) is truncated at it."
+            f"[1 - q0-hat, q1-hat] that the calibration allows. {credible or 'The'} "
+            f"Lang-Reiczigel interval ({lr.low:.4f}, {lr.high:.4f}) is truncated at it."
         )
     atlas = _atlas_coverage(data, est)
     if atlas is not None and atlas[0] < ATLAS_COVERAGE_FLOOR:
@@ -168,6 +187,6 @@ def _flags(
             "the Lang-Reiczigel interval has zero width after truncation to [0, 1]; it does not "
             "describe the uncertainty."
         )
-    for flag in posterior.flags:
+    for flag in posterior_flags:
         flags[flag] = DIAGNOSTIC_FLAGS[flag]
     return flags

@@ -11,7 +11,9 @@ credible interval excludes the boundary by construction.
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -58,6 +60,7 @@ NOTE_ORDER = {
     "low_ess": 0,
     "divergences": 0,
     "no_closed_form": 1,
+    "posterior_unavailable": 1,
     "closed_form_undercovers": 2,
     "intervals_disagree": 2,
     "boundary": 3,
@@ -65,6 +68,11 @@ NOTE_ORDER = {
     "weak_judge": 3,
     "zero_width": 4,
 }
+#: What the stratified rule's reason adds where the posterior could not be computed.
+NO_POSTERIOR_CLAUSE = (
+    "the posterior could not be computed (see the posterior_unavailable note), so its "
+    "intervals were no candidates"
+)
 ROW_LABELS = {
     "naive": "naive p-hat + Wald",
     "rogan_gladen": "Rogan-Gladen + Lang-Reiczigel",
@@ -81,6 +89,11 @@ FLAGS = register_flags(
         "no_closed_form": "the closed form (Rogan-Gladen estimate, Lang-Reiczigel interval) has "
         "no answer for these data (a judge no better than chance on the calibration set, or one "
         "labelled class under the random design); only the posterior rows are reported",
+        "posterior_unavailable": "the posterior could not be computed for these data (the exact "
+        "engine's quadrature cannot hold it: counts that conflict beyond its windows, or theta "
+        "spread over many orders of magnitude next to 0 or 1); the posterior rows are empty "
+        "and the recommended interval is chosen without them (the closed form where the "
+        "coverage table supports it, else the guaranteed interval)",
         "intervals_disagree": "the ends of the Lang-Reiczigel and equal-tailed intervals differ "
         "by more than the cross-check's tolerance; the note says why and which to trust",
         "boundary": "the Rogan-Gladen estimate is clipped to 0 or 1: p-hat lies outside the "
@@ -112,12 +125,14 @@ class CrossCheck(Result):
         Keys of :data:`judgestats.results.FLAG_MESSAGES` that apply (the cross-check's own,
         :data:`FLAGS`, the closed form's and the posterior's).
     prob_weak_judge : float
-        Posterior probability that J = q0 + q1 - 1 < 0.2 (from the posterior of J).
+        Posterior probability that J = q0 + q1 - 1 < 0.2 (from the posterior of J); NaN
+        without a posterior.
     estimate : Estimate or None
         The closed-form result (None where no correction exists: see the ``no_closed_form``
         flag).
-    posterior : Posterior
-        The posterior result.
+    posterior : Posterior or None
+        The posterior result; None where it cannot be computed for these data (the
+        ``posterior_unavailable`` flag says why; the posterior rows are then NaN).
     recommended : Recommendation
         The one interval to report and why (:mod:`judgestats.recommendation`): the narrowest
         interval whose simulated coverage in this regime is at least the level, else the guaranteed
@@ -138,7 +153,7 @@ class CrossCheck(Result):
     flags: tuple[str, ...]
     prob_weak_judge: float
     estimate: Estimate | None
-    posterior: Posterior
+    posterior: Posterior | None
     recommended: Recommendation | None = None
     messages: dict[str, str] = field(default_factory=dict)
     target: str = "population"
@@ -149,16 +164,19 @@ class CrossCheck(Result):
         return [self.messages.get(flag, FLAG_MESSAGES[flag]) for flag in self.flags]
 
     @property
+    def posterior_method(self) -> str | None:
+        """How the posterior was computed ("exact" or "nuts"); None where it could not be."""
+        return None if self.posterior is None else self.posterior.method
+
+    @property
     def max_difference(self) -> float:
         """Largest |difference| between Lang-Reiczigel and equal-tailed interval ends."""
         lr, eti = self.rows["rogan_gladen"], self.rows["posterior_eti"]
         return max(abs(lr.low - eti.low), abs(lr.high - eti.high))
 
     def _heading(self) -> str:
-        return (
-            f"judgestats cross-check ({fmt_percent(self.confidence_level)} intervals; posterior "
-            f"by {self.posterior.method})"
-        )
+        how = "no posterior" if self.posterior is None else f"posterior by {self.posterior.method}"
+        return f"judgestats cross-check ({fmt_percent(self.confidence_level)} intervals; {how})"
 
     def summary(self) -> pd.DataFrame:
         """One row per method: estimate, low, high, width; the flags are in ``.attrs["flags"]``."""
@@ -180,7 +198,7 @@ class CrossCheck(Result):
             {
                 "inputs": self.data.to_dict(),
                 "confidence_level": self.confidence_level,
-                "posterior_method": self.posterior.method,
+                "posterior_method": self.posterior_method,
                 "tolerance": self.tolerance,
                 "rows": {
                     key: {"estimate": e, "low": lo, "high": hi, "width": hi - lo}
@@ -258,15 +276,20 @@ class CrossCheck(Result):
         return result_block(self._heading(), header, rows, notes)
 
     def plot(self, ax: Axes | None = None) -> Axes:
-        """Posterior density of theta with every interval drawn beneath it; returns the Axes."""
+        """Posterior density of theta with every interval drawn beneath it; returns the Axes.
+
+        Without a posterior (``posterior_unavailable``) only the intervals are drawn.
+        """
         import matplotlib.pyplot as plt
 
         if ax is None:
             _, ax = plt.subplots(figsize=(7, 4))
         grid = np.linspace(0.0, 1.0, 1001)
-        density = _density(self.posterior, grid)
-        ax.plot(grid, density, color="black", lw=1.5, label="posterior density of theta")
-        top = float(np.nanmax(density)) if np.isfinite(density).any() else 1.0
+        top = 1.0
+        if self.posterior is not None:  # without one, only the intervals are drawn
+            density = _density(self.posterior, grid)
+            ax.plot(grid, density, color="black", lw=1.5, label="posterior density of theta")
+            top = float(np.nanmax(density)) if np.isfinite(density).any() else 1.0
         colours = ("tab:gray", "tab:blue", "tab:orange", "tab:green")
         for i, (key, colour) in enumerate(zip(self.rows, colours, strict=True)):
             value, low, high = self.rows[key]
@@ -275,27 +298,28 @@ class CrossCheck(Result):
             ax.plot([value], [y], "o", color=colour)
         ax.axhline(0.0, color="0.8", lw=0.8)
         ax.set_xlabel("true accuracy theta")
-        ax.set_ylabel("density")
+        ax.set_ylabel("density" if self.posterior is not None else "")
         ax.set_title(f"Cross-check, {fmt_percent(self.confidence_level)} intervals")
         ax.legend(fontsize="small", loc="upper right")
         return ax
 
 
 def _rows(
-    data: JudgeData, est: Estimate | None, post: Posterior, level: float
+    data: JudgeData, est: Estimate | None, post: Posterior | None, level: float
 ) -> dict[str, IntervalResult]:
-    """The four rows of the table (NaN where a row has no answer)."""
+    """The four rows of the table (NaN where a row has no answer, e.g. without a posterior)."""
     from judgestats.recommendation.cross_flags import _posterior_mode
 
-    eti = post.ci(prob=level, kind="eti")
-    hdi = post.ci(prob=level, kind="hdi")
     nan3 = (float("nan"),) * 3
     triples = {
         "naive": (data.p, *naive_wald_ci(data.p, data.n, confidence_level=level)),
         "rogan_gladen": (est.theta, *est.ci) if est is not None else nan3,
-        "posterior_eti": (float(post.quantile(0.5)), *eti),
-        "posterior_hdi": (_posterior_mode(post), *hdi),
+        "posterior_eti": nan3,
+        "posterior_hdi": nan3,
     }
+    if post is not None:
+        triples["posterior_eti"] = (float(post.quantile(0.5)), *post.ci(prob=level, kind="eti"))
+        triples["posterior_hdi"] = (_posterior_mode(post), *post.ci(prob=level, kind="hdi"))
     return {
         key: IntervalResult(
             float(value[0]),
@@ -306,6 +330,26 @@ def _rows(
         )
         for key, value in triples.items()
     }
+
+
+def _posterior_rows(
+    data: JudgeData, est: Estimate | None, level: float, compute: Callable[[], Posterior]
+) -> tuple[Posterior | None, dict[str, IntervalResult], str | None]:
+    """The posterior and the four rows; without a posterior, NaN rows and the reason.
+
+    The exact engine refuses data whose posterior its quadrature cannot hold with a ValueError
+    naming ``data`` (:mod:`judgestats.bayes.exact`); the cross-check then answers without the
+    posterior. Any other error (an invalid option names that option) is passed on.
+    """
+    try:
+        post = compute()
+        return post, _rows(data, est, post, level), None
+    except ValueError as error:
+        text = str(error)
+        if not text.startswith("`data`"):
+            raise
+    # the message names the data first: "`data` (JudgeData(...)): <why>"
+    return None, _rows(data, est, None, level), re.sub(r"^`data` \(.*?\): ", "", text)
 
 
 def _sampling_fails(data: JudgeData) -> str | None:
@@ -330,11 +374,15 @@ def _recommend(
     data: JudgeData,
     level: float,
     rows: dict[str, IntervalResult],
-    post: Posterior,
+    post: Posterior | None,
     no_closed_form: str | None,
     target: str,
 ) -> Recommendation:
-    """The recommendation: the random-design rule, or the stratified one (with its candidates)."""
+    """The recommendation: the random-design rule, or the stratified one (with its candidates).
+
+    Without a posterior the stratified rule chooses among the closed form and the guaranteed
+    interval only (the random-design rule never picks the posterior).
+    """
     from judgestats.recommendation.stratified_rule import recommend
 
     failed = _sampling_fails(data)
@@ -357,18 +405,23 @@ def _recommend(
     }
     if failed is not None:  # the random-design posterior trusts the labelled share: drop it
         data = JudgeData(data.k, data.n, data.k0, data.m0, data.k1, data.m1)
+    if failed is not None or post is None:
         candidates = {"lang_reiczigel": candidates["lang_reiczigel"]}
     result = recommend(
         data,
         level,
         candidates,
-        conflicts=tuple(f for f in CONFLICT_FLAGS if f in post.flags),
+        conflicts=() if post is None else tuple(f for f in CONFLICT_FLAGS if f in post.flags),
         no_closed_form=no_closed_form,
-        fallback_estimate=rows["posterior_eti"].estimate,
+        fallback_estimate=None if post is None else rows["posterior_eti"].estimate,
     )
-    if failed is None:
+    reason = result.reason
+    if post is None:
+        reason = f"{reason.rstrip('.')}; {NO_POSTERIOR_CLAUSE}."
+    if failed is not None:
+        reason = f"{failed}; {reason[0].lower()}{reason[1:]}"
+    if reason == result.reason:
         return result
-    reason = f"{failed}; {result.reason[0].lower()}{result.reason[1:]}"
     return dataclasses.replace(result, reason=reason, target=target)
 
 
@@ -457,11 +510,15 @@ def crosscheck(
             est, no_closed_form = None, str(error).rstrip(".")  # one class (the posterior is)
         if est is not None and "labels_only" in est.flags:
             est, no_closed_form = None, "the judge is no better than chance on the labelled items"
-        post = compute_posterior(
-            data, prior=prior, method=method, random_seed=random_seed, **posterior_options
+        post, rows, no_posterior = _posterior_rows(
+            data,
+            est,
+            level,
+            lambda: compute_posterior(
+                data, prior=prior, method=method, random_seed=random_seed, **posterior_options
+            ),
         )
-        rows = _rows(data, est, post, level)
-        flags = _flags(data, est, no_closed_form, rows, tolerance, post)
+        flags = _flags(data, est, no_closed_form, rows, tolerance, post, no_posterior)
         recommended = _recommend(data, level, rows, post, no_closed_form, target)
     if recommended.method == "lang_reiczigel":
         # the older, coarser Lang-Reiczigel atlas must not contradict the coverage table's pick
@@ -472,7 +529,7 @@ def crosscheck(
         tolerance=tolerance,
         rows=rows,
         flags=tuple(flags),
-        prob_weak_judge=float(post.diagnostics["prob_weak"]),
+        prob_weak_judge=float("nan") if post is None else float(post.diagnostics["prob_weak"]),
         estimate=est,
         posterior=post,
         recommended=recommended,

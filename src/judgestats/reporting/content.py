@@ -25,7 +25,14 @@ from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.reporting import html, markdown
 from judgestats.reporting.figures import draw_judge, draw_theta, png, theta_size
-from judgestats.reporting.layout import DESIGN_TEXT, VARIABLE_LABELS, VARIABLES
+from judgestats.reporting.layout import (
+    DESIGN_TEXT,
+    FIGURES,
+    GROUP_FIGURE,
+    NO_POSTERIOR_FIGURE,
+    VARIABLE_LABELS,
+    VARIABLES,
+)
 from judgestats.reporting.saving import save_document
 from judgestats.results import FLAG_MESSAGES
 
@@ -180,8 +187,24 @@ class Report(ReportDocument):
 
     @property
     def posterior(self) -> Any:
-        """The posterior of the cross-check (:class:`judgestats.Posterior`)."""
+        """The posterior of the cross-check (:class:`judgestats.Posterior`).
+
+        None where it could not be computed (the ``posterior_unavailable`` flag): the report
+        then shows the intervals without the posterior's rows, density and judge figure.
+        """
         return self.crosscheck.posterior
+
+    def intervals_caption(self) -> str:
+        """The caption of the cross-check table: its level and how the posterior was computed."""
+        method = self.crosscheck.posterior_method
+        how = "no posterior" if method is None else f"posterior by {method}"
+        return f"judgestats cross-check ({fmt_percent(self.prob)} intervals; {how})"
+
+    def figure_caption(self, name: str, *, group: bool = False) -> str:
+        """The caption of figure ``name`` ("theta" or "judge"), as drawn for these data."""
+        if name == "theta" and self.posterior is None:
+            return NO_POSTERIOR_FIGURE
+        return GROUP_FIGURE if group else FIGURES[name]
 
     @property
     def recommended(self) -> Any:
@@ -298,13 +321,18 @@ class Report(ReportDocument):
         }
 
     def posterior_rows(self) -> list[tuple[str, ...]]:
-        """theta, q0, q1, J: the calibration estimate, then the posterior summary (as the CLI)."""
+        """theta, q0, q1, J: the calibration estimate, then the posterior summary (as the CLI).
+
+        Without a posterior its columns read "n/a".
+        """
         post, d = self.posterior, self.data
         observed = {"theta": float("nan"), "q0": d.q0, "q1": d.q1, "youden": d.youden}
         rows = []
         for var in VARIABLES:
-            eti, hdi = post.ci(self.prob, "eti", var), post.ci(self.prob, "hdi", var)
-            values = (post.mean(var), float(post.quantile(0.5, var)), *eti, *hdi)
+            values: tuple[float, ...] = (float("nan"),) * 6
+            if post is not None:
+                eti, hdi = post.ci(self.prob, "eti", var), post.ci(self.prob, "hdi", var)
+                values = (post.mean(var), float(post.quantile(0.5, var)), *eti, *hdi)
             rows.append(
                 (
                     VARIABLE_LABELS[var],
@@ -315,7 +343,9 @@ class Report(ReportDocument):
         return rows
 
     def check_text(self) -> str:
-        """The posterior's checks, as ``judgestats posterior`` prints them."""
+        """The posterior's checks, as ``judgestats posterior`` prints them (or why none)."""
+        if self.posterior is None:
+            return "none: the posterior could not be computed (see posterior_unavailable)"
         d = self.posterior.diagnostics
         return (
             f"posterior predictive p-values k {d['p_value_k']:.3f}, k0 {d['p_value_k0']:.3f}"
@@ -373,20 +403,26 @@ class Report(ReportDocument):
     def reproducibility_rows(self) -> list[tuple[str, str]]:
         """(label, value): version, command, seed, posterior settings, prior, date, platform."""
         post = self.posterior
-        return [
-            *self._provenance_rows(),
-            ("posterior", f"method {post.method}, {post.n_chains} x {post.n_draws} draws"),
-            ("prior", post.prior.describe()),
-            *self._closing_rows(),
-        ]
+        if post is None:
+            computed = [("posterior", "not computed for these data (see posterior_unavailable)")]
+        else:
+            computed = [
+                ("posterior", f"method {post.method}, {post.n_chains} x {post.n_draws} draws"),
+                ("prior", post.prior.describe()),
+            ]
+        return [*self._provenance_rows(), *computed, *self._closing_rows()]
 
     @cached_property
     def figures(self) -> dict[str, bytes]:
-        """PNG bytes of each figure in :data:`~judgestats.reporting.layout.FIGURES`."""
-        return {
-            "theta": png(partial(draw_theta, self), theta_size(self)),
-            "judge": png(partial(draw_judge, self), (7.5, 3.2)),
-        }
+        """PNG bytes of each figure in :data:`~judgestats.reporting.layout.FIGURES`.
+
+        Without a posterior, the theta figure holds the intervals alone and there is no judge
+        figure.
+        """
+        figures = {"theta": png(partial(draw_theta, self), theta_size(self))}
+        if self.posterior is not None:
+            figures["judge"] = png(partial(draw_judge, self), (7.5, 3.2))
+        return figures
 
     def _html_body(self) -> str:
         return html.report_body(self)
@@ -464,7 +500,10 @@ class GroupedReport(ReportDocument):
         t = self.table
         groups = f"by {', '.join(t.by)}: {len(t.rows)}; correction {t.correction}: {t.statement}"
         rows = [*self._provenance_rows(), ("groups", groups)]
-        post = next((s.posterior for s in self.sections if s is not None), None)
+        post = next(
+            (s.posterior for s in self.sections if s is not None and s.posterior is not None),
+            None,
+        )
         if post is not None:
             rows += [
                 (

@@ -44,15 +44,17 @@ RECOMMENDED_COLOUR = "tab:red"
 
 
 def theta_size(report: Any) -> tuple[float, float]:
-    """The theta figure's size: the density panel, then one row per interval."""
-    return 8.0, 3.2 + 0.36 * len(report.interval_values()[0])
+    """The theta figure's size: the density panel (with a posterior), then one row per interval."""
+    density = 0.0 if report.posterior is None else 2.6
+    return 8.0, 0.6 + density + 0.36 * len(report.interval_values()[0])
 
 
 def _theta_range(report: Any, rows: list[tuple[str, float, float, float]]) -> tuple[float, float]:
     """The x range: every interval and the bulk of the posterior, padded, within [0, 1]."""
     post = report.posterior
     ends = [v for _, _, low, high in rows for v in (low, high) if np.isfinite(v)]
-    ends += [float(post.quantile(0.0005)), float(post.quantile(0.9995))]
+    if post is not None:
+        ends += [float(post.quantile(0.0005)), float(post.quantile(0.9995))]
     low, high = min(ends), max(ends)
     pad = max(0.06 * (high - low), 0.01)
     return max(0.0, low - pad), min(1.0, high + pad)
@@ -65,14 +67,34 @@ def draw_theta(report: Any, figure: Any) -> None:
     :meth:`~judgestats.reporting.content.Report.interval_values` below (labelled with the
     methods' display names, a dot at each point estimate); the recommended row is red, and its
     interval is shaded under the density. No legend covers the curve: the rows are labelled on
-    the axis.
+    the axis. Without a posterior (``posterior_unavailable``) only the rows are drawn.
     """
     rows, recommended = report.interval_values()
-    top, bottom = figure.subplots(
-        2, 1, sharex=True, gridspec_kw={"height_ratios": [2.6, 0.36 * len(rows) + 0.3]}
-    )
     x_low, x_high = _theta_range(report, rows)
-    grid = np.linspace(x_low, x_high, 801)
+    if report.posterior is None:
+        bottom = figure.subplots()
+        bottom.set_title(
+            f"theta: {fmt_percent(report.prob)} intervals (no posterior for these data)",
+            fontsize="medium",
+        )
+    else:
+        top, bottom = figure.subplots(
+            2, 1, sharex=True, gridspec_kw={"height_ratios": [2.6, 0.36 * len(rows) + 0.3]}
+        )
+        _density_panel(top, report, np.linspace(x_low, x_high, 801), rows, recommended)
+    _interval_rows(bottom, rows, recommended)
+    bottom.set_xlim(x_low, x_high)
+    bottom.set_xlabel("true accuracy theta")
+
+
+def _density_panel(
+    top: Any,
+    report: Any,
+    grid: np.ndarray,
+    rows: list[tuple[str, float, float, float]],
+    recommended: int | None,
+) -> None:
+    """The posterior density of theta on ``grid``, the recommended interval shaded under it."""
     density = np.asarray(report.posterior.pdf(grid), dtype=float)
     top.plot(grid, density, color="black", lw=1.5)
     if recommended is not None:
@@ -86,9 +108,6 @@ def draw_theta(report: Any, figure: Any) -> None:
         f"{fmt_percent(report.prob)} intervals",
         fontsize="medium",
     )
-    _interval_rows(bottom, rows, recommended)
-    bottom.set_xlim(x_low, x_high)
-    bottom.set_xlabel("true accuracy theta")
 
 
 def _interval_rows(ax: Any, rows: list[tuple[str, float, float, float]], pick: int | None) -> None:

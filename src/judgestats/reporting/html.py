@@ -15,7 +15,6 @@ from judgestats._html import escape, fmt_percent, table
 from judgestats.reporting.figures import data_uri
 from judgestats.reporting.layout import (
     FIGURES,
-    GROUP_FIGURE,
     INTERVAL_HEADER,
     NO_FLAGS,
     POSTERIOR_HEADER,
@@ -85,8 +84,7 @@ def intervals_table(report: Report) -> str:
         INTERVAL_HEADER,
         report.interval_rows(),
         css_class="intervals",
-        caption=f"judgestats cross-check ({fmt_percent(report.prob)} intervals; posterior by "
-        f"{report.posterior.method})",
+        caption=report.intervals_caption(),
     )
 
 
@@ -134,6 +132,7 @@ def report_body(report: Report) -> str:
         for k, v in notes
     )
     post = report.posterior
+    method = "not computed" if post is None else post.method
     sections = [
         f'<section id="recommendation"><p class="headline">{escape(head)}</p>',
         f'<ul class="notes">{note_items}</ul></section>' if note_items else "</section>",
@@ -142,7 +141,7 @@ def report_body(report: Report) -> str:
         "</section>",
         f'<section id="estimates"><h2>True accuracy theta ({escape(pct)} intervals)</h2>',
         intervals_table(report),
-        figure("theta", report.figures["theta"], FIGURES["theta"]),
+        figure("theta", report.figures["theta"], report.figure_caption("theta")),
         "</section>",
         _random_design(report),
         '<section id="judge-quality"><h2>Judge quality</h2>',
@@ -150,10 +149,14 @@ def report_body(report: Report) -> str:
             POSTERIOR_HEADER,
             report.posterior_rows(),
             css_class="posterior",
-            caption=f"judgestats posterior (method {post.method}, {pct} credible intervals)",
+            caption=f"judgestats posterior (method {method}, {pct} credible intervals)",
         ),
         f"<p>Checks: {escape(report.check_text())}</p>",
-        figure("judge", report.figures["judge"], FIGURES["judge"]),
+        *(
+            [figure("judge", report.figures["judge"], FIGURES["judge"])]
+            if "judge" in report.figures
+            else []
+        ),
         "</section>",
     ]
     title = "judgestats report: the true accuracy of a model graded by an LLM judge"
@@ -214,7 +217,7 @@ def _group(report: GroupedReport, index: int) -> str:
             head,
             kv_table(section.input_rows(), "inputs"),
             intervals_table(section),
-            figure(name, report.figures[name], GROUP_FIGURE),
+            figure(name, report.figures[name], section.figure_caption("theta", group=True)),
             "</section>",
         ]
     )

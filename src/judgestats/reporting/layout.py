@@ -12,6 +12,7 @@ __all__ = [
     "GROUP_FIGURE",
     "INTERVAL_HEADER",
     "NO_FLAGS",
+    "NO_POSTERIOR_FIGURE",
     "POSTERIOR_HEADER",
     "VARIABLES",
     "VARIABLE_LABELS",
@@ -25,6 +26,12 @@ FIGURES = {
     "judge": "Posterior densities of the judge's specificity q0 and sensitivity q1, with their "
     "equal-tailed credible intervals.",
 }
+#: Caption of the theta figure where the posterior could not be computed (no judge figure then).
+NO_POSTERIOR_FIGURE = (
+    "Each interval of the table on its own row (dot: that row's point estimate; red: the "
+    "recommended interval); no posterior density: the posterior could not be computed for "
+    "these data."
+)
 #: The posterior quantities of the judge-quality table, in order, and their labels.
 VARIABLES = ("theta", "q0", "q1", "youden")
 VARIABLE_LABELS = {

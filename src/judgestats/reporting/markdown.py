@@ -17,7 +17,6 @@ from judgestats._html import fmt_percent
 from judgestats.reporting.figures import data_uri
 from judgestats.reporting.layout import (
     FIGURES,
-    GROUP_FIGURE,
     INTERVAL_HEADER,
     NO_FLAGS,
     POSTERIOR_HEADER,
@@ -60,11 +59,7 @@ def figure(name: str, png: bytes, caption: str, figure_stem: str | None) -> list
 
 def intervals(report: Report) -> list[str]:
     """One dataset's cross-check table, with its caption line."""
-    caption = (
-        f"judgestats cross-check ({escape(fmt_percent(report.prob))} intervals; posterior by "
-        f"{report.posterior.method})"
-    )
-    return [caption, "", *table(INTERVAL_HEADER, report.interval_rows())]
+    return [escape(report.intervals_caption()), "", *table(INTERVAL_HEADER, report.interval_rows())]
 
 
 def document(
@@ -88,6 +83,7 @@ def report_text(report: Report, figure_stem: str | None) -> str:
     """The Markdown of a :class:`~judgestats.Report`."""
     pct = fmt_percent(report.prob)
     post = report.posterior
+    method = "not computed" if post is None else post.method
     head, notes = report.recommendation()
     lines = [
         "# judgestats report: the true accuracy of a model graded by an LLM judge",
@@ -99,7 +95,7 @@ def report_text(report: Report, figure_stem: str | None) -> str:
     lines += ["", "## Inputs", ""]
     lines += table(("", "value"), report.input_rows(), numeric=False)
     lines += ["", f"## True accuracy theta ({pct} intervals)", "", *intervals(report), ""]
-    lines += figure("theta", report.figures["theta"], FIGURES["theta"], figure_stem)
+    lines += figure("theta", report.figures["theta"], report.figure_caption("theta"), figure_stem)
     if report.random_design is not None:
         block, d = report.random_design, report.data
         lines += [
@@ -113,12 +109,13 @@ def report_text(report: Report, figure_stem: str | None) -> str:
     lines += [
         "## Judge quality",
         "",
-        f"judgestats posterior (method {post.method}, {escape(pct)} credible intervals)",
+        f"judgestats posterior (method {method}, {escape(pct)} credible intervals)",
         "",
     ]
     lines += table(POSTERIOR_HEADER, report.posterior_rows())
     lines += ["", f"Checks: {escape(report.check_text())}", ""]
-    lines += figure("judge", report.figures["judge"], FIGURES["judge"], figure_stem)
+    if "judge" in report.figures:
+        lines += figure("judge", report.figures["judge"], FIGURES["judge"], figure_stem)
     flags = [("", *flag) for flag in report.flag_rows()]
     return document(lines, flags, report.reproducibility_rows())
 
@@ -161,5 +158,6 @@ def _group(report: GroupedReport, index: int, figure_stem: str | None) -> list[s
         return [*lines, escape(report.no_crosscheck_text(index)), ""]
     lines += table(("", "value"), section.input_rows(), numeric=False)
     name = f"group{index + 1}_theta"
-    figure_lines = figure(name, report.figures[name], GROUP_FIGURE, figure_stem)
+    caption = section.figure_caption("theta", group=True)
+    figure_lines = figure(name, report.figures[name], caption, figure_stem)
     return [*lines, "", *intervals(section), "", *figure_lines]

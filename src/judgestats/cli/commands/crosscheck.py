@@ -57,7 +57,7 @@ def crosscheck_text(data: JudgeData, args: argparse.Namespace) -> str:
         result = crosscheck(data, confidence_level=args.confidence_level, **posterior_options(args))
     if args.json:
         return json_text(result.to_dict())
-    if result.posterior.method != "nuts":
+    if result.posterior is None or result.posterior.method != "nuts":
         return str(result)
     return "\n".join([str(result), *nuts_diagnostic_lines(result.posterior.diagnostics)])
 
