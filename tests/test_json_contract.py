@@ -30,6 +30,8 @@ from judgestats.results import ConfidenceInterval
 ONE_CLASS = jc.JudgeData(k=50, n=100, k0=0, m0=0, k1=18, m1=20, design="random")
 #: q0 + q1 - 1 = 0: no correction exists, the closed-form rows of the cross-check are NaN.
 CHANCE = jc.JudgeData(k=50, n=100, k0=10, m0=20, k1=10, m1=20)
+#: k = 0 of 1e9 with a perfect judge: the exact posterior refuses it, the posterior rows are NaN.
+NO_POSTERIOR = jc.JudgeData(k=0, n=10**9, k0=20, m0=20, k1=20, m1=20)
 
 
 def _no_class_0_in_b() -> Any:
@@ -44,6 +46,7 @@ DEGENERATE: dict[str, Callable[[], Any]] = {
     "posterior, one class": lambda: jc.posterior(ONE_CLASS, method="exact", random_seed=0),
     "crosscheck, one class": lambda: jc.crosscheck(ONE_CLASS, random_seed=0),
     "crosscheck, no better than chance": lambda: jc.crosscheck(CHANCE, random_seed=0),
+    "crosscheck, posterior unavailable": lambda: jc.crosscheck(NO_POSTERIOR, random_seed=0),
     "required_calibration, unreachable": lambda: jc.required_calibration(0.001, 0.4, 0.7, 0.9),
     "allocate_calibration, weak judge": lambda: jc.allocate_calibration(
         200, 0.4, q0_pilot=0.5, q1_pilot=0.52, m_pilot=40
@@ -91,6 +94,9 @@ def test_the_degenerate_inputs_do_hold_non_finite_numbers(results):
     chance = results["crosscheck, no better than chance"]
     assert math.isnan(chance.rows["rogan_gladen"].estimate)
     assert chance.to_dict()["rows"]["rogan_gladen"]["estimate"] is None
+    no_posterior = results["crosscheck, posterior unavailable"]
+    assert math.isnan(no_posterior.rows["posterior_eti"].low)
+    assert no_posterior.to_dict()["rows"]["posterior_eti"]["low"] is None
     shift = results["shift_estimators, one class"]
     assert any(math.isnan(row.estimate) for row in shift.rows.values())
 

@@ -388,17 +388,15 @@ def crosscheck_items(
                 options=options,
             )
         )
-    checked = next(
-        (row.result for row in rows if row.result is not None and row.result.posterior is not None),
-        None,
-    )
+    computed = (None if row.result is None else row.result.posterior_method for row in rows)
+    found = next((name for name in computed if name is not None), None)
     return GroupedCrossChecks(
         by=columns,
         rows=tuple(rows),
         confidence_level=level,
         interval_level=interval_level,
         correction=correction,
-        method=method if checked is None else checked.posterior.method,
+        method=method if found is None else found,
         tolerance=float(tolerance),
         design=design,
         source=source,
