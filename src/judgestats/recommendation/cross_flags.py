@@ -118,6 +118,43 @@ def _atlas_coverage(data: JudgeData, est: Estimate | None) -> tuple[float, str] 
     return float(atlas["coverage"][index]), cell
 
 
+def _missing_answers(
+    no_closed_form: str | None, has_posterior: bool, no_posterior: str | None
+) -> dict[str, str]:
+    """The ``no_closed_form`` and ``posterior_unavailable`` sentences, where they apply."""
+    flags: dict[str, str] = {}
+    if no_closed_form is not None:
+        rest = (
+            "only the posterior rows are reported"
+            if has_posterior
+            else "the posterior could not be computed either (see posterior_unavailable)"
+        )
+        flags["no_closed_form"] = (
+            f"no Rogan-Gladen estimate or Lang-Reiczigel interval: {no_closed_form}; {rest}."
+        )
+    if not has_posterior:
+        flags["posterior_unavailable"] = (
+            f"no posterior: {(no_posterior or 'it could not be computed').rstrip('.')}. The "
+            "posterior rows are empty and the recommended interval is chosen without them."
+        )
+    return flags
+
+
+def _boundary(bound: int, lr: IntervalResult, eti: IntervalResult, has_posterior: bool) -> str:
+    """The ``boundary`` sentence: the estimate clipped to ``bound``, and what each interval does."""
+    credible = (
+        f"The equal-tailed credible interval ({eti.low:.4f}, {eti.high:.4f}) never contains "
+        f"{bound} by construction; the"
+        if has_posterior
+        else "The"
+    )
+    return (
+        f"the Rogan-Gladen estimate is clipped to {bound}: p-hat lies outside the range "
+        f"[1 - q0-hat, q1-hat] that the calibration allows. {credible} Lang-Reiczigel interval "
+        f"({lr.low:.4f}, {lr.high:.4f}) is truncated at it."
+    )
+
+
 def _flags(
     data: JudgeData,
     est: Estimate | None,
@@ -133,23 +170,9 @@ def _flags(
     """
     from judgestats.bayes.binary_posterior import DIAGNOSTIC_FLAGS
 
-    flags: dict[str, str] = {}
     posterior_flags = () if posterior is None else posterior.flags
     conflict = [flag for flag in CONFLICT_FLAGS if flag in posterior_flags]
-    if no_closed_form is not None:
-        rest = (
-            "only the posterior rows are reported"
-            if posterior is not None
-            else "the posterior could not be computed either (see posterior_unavailable)"
-        )
-        flags["no_closed_form"] = (
-            f"no Rogan-Gladen estimate or Lang-Reiczigel interval: {no_closed_form}; {rest}."
-        )
-    if posterior is None:
-        flags["posterior_unavailable"] = (
-            f"no posterior: {(no_posterior or 'it could not be computed').rstrip('.')}. The "
-            "posterior rows are empty and the recommended interval is chosen without them."
-        )
+    flags = _missing_answers(no_closed_form, posterior is not None, no_posterior)
     lr, eti = rows["rogan_gladen"], rows["posterior_eti"]
     small = min(data.m0, data.m1) < SMALL_CALIBRATION
     disagreement = _disagreement(data, est, rows, tolerance, conflict, small)
@@ -162,18 +185,7 @@ def _flags(
             "label more items."
         )
     if est is not None and "clipped" in est.flags:
-        bound = 0 if est.theta <= 0.0 else 1
-        credible = (
-            ""
-            if posterior is None
-            else f"The equal-tailed credible interval ({eti.low:.4f}, {eti.high:.4f}) never "
-            f"contains {bound} by construction; the"
-        )
-        flags["boundary"] = (
-            f"the Rogan-Gladen estimate is clipped to {bound}: p-hat lies outside the range "
-            f"[1 - q0-hat, q1-hat] that the calibration allows. {credible or 'The'} "
-            f"Lang-Reiczigel interval ({lr.low:.4f}, {lr.high:.4f}) is truncated at it."
-        )
+        flags["boundary"] = _boundary(0 if est.theta <= 0.0 else 1, lr, eti, posterior is not None)
     atlas = _atlas_coverage(data, est)
     if atlas is not None and atlas[0] < ATLAS_COVERAGE_FLOOR:
         coverage, cell = atlas
