@@ -463,6 +463,13 @@ def crosscheck(
     (:mod:`judgestats.recommendation.stratified_rule`) for stratified data and the random-design
     rule (:mod:`judgestats.recommendation.random_rule`) for random-design data, for ``target``.
 
+    Where the exact posterior cannot be computed for the data (its quadrature refuses them
+    with a ValueError naming ``data``: e.g. k = 0 of n = 1e9 with a perfect judge, or p-hat at
+    0 or 1 against a judge at chance), the cross-check still answers: :attr:`CrossCheck.posterior`
+    is None, the posterior rows are NaN, the ``posterior_unavailable`` flag says why, and the
+    recommendation is chosen without the posterior (the Lang-Reiczigel interval where the
+    coverage table supports it, else the guaranteed interval).
+
     Parameters
     ----------
     data : JudgeData
