@@ -150,3 +150,14 @@ def test_k_zero_at_large_n_matches_the_exponential_mixture():
         post = judgestats.posterior(JudgeData(k=0, n=n, k0=10, m0=20, k1=179, m1=180))
     got = [float(post.quantile(u)) for u in (0.025, 0.5, 0.975)]
     np.testing.assert_allclose(got, reference, rtol=2e-3)
+
+
+def test_the_exact_engine_leaks_no_numpy_warning():
+    # theta at 0 or 1 makes a window side unbounded; that must stay inside the engine
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for counts in ((420, 1000, 160, 200, 175, 200), (450, 1000, 16, 20, 18, 20)):
+            post = jc.posterior(jc.JudgeData(*counts))
+            assert 0.0 < float(post.quantile(0.025)) < float(post.quantile(0.975)) < 1.0

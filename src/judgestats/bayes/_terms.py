@@ -239,8 +239,9 @@ def j_window(rows: Rows, t: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.n
     shape = (-1,) + (1,) * (p.ndim - 1)
     (l0, u0), (l1, u1) = ((v.reshape(shape) for v in box) for box in (rows.box0, rows.box1))
     tt = t.reshape(t.shape + (1,) * (p.ndim - t.ndim))
-    low = np.maximum((l0 - 1 + p) / tt, (l1 - p) / (1 - tt))
-    high = np.minimum((u0 - 1 + p) / tt, (u1 - p) / (1 - tt))
+    with np.errstate(divide="ignore", invalid="ignore"):  # theta at 0 or 1: an unbounded side
+        low = np.maximum((l0 - 1 + p) / tt, (l1 - p) / (1 - tt))
+        high = np.minimum((u0 - 1 + p) / tt, (u1 - p) / (1 - tt))
     if rows.truncate:
         low = np.maximum(low, 0.0)
     return low, high
@@ -255,7 +256,8 @@ def log_calibration(rows: Rows, t: np.ndarray, p: np.ndarray, j: np.ndarray) -> 
     shape = (-1,) + (1,) * (j.ndim - 1)
     out = np.zeros(j.shape)
     for (a, b), base, slope in ((rows.beta0, 1 - p, t), (rows.beta1, p, 1 - t)):
-        q = np.multiply(slope, j)
+        with np.errstate(invalid="ignore"):  # 0 x inf at theta 0 or 1: NaN, clipped to a bound
+            q = np.multiply(slope, j)
         q += base  # = base + slope * j, bit for bit
         np.clip(q, 1e-300, 1 - 1e-16, out=q)
         a, b = a.reshape(shape), b.reshape(shape)
