@@ -154,10 +154,8 @@ def test_k_zero_at_large_n_matches_the_exponential_mixture():
 
 def test_the_exact_engine_leaks_no_numpy_warning():
     # theta at 0 or 1 makes a window side unbounded; that must stay inside the engine
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         for counts in ((420, 1000, 160, 200, 175, 200), (450, 1000, 16, 20, 18, 20)):
-            post = jc.posterior(jc.JudgeData(*counts))
+            post = judgestats.posterior(JudgeData(*counts))
             assert 0.0 < float(post.quantile(0.025)) < float(post.quantile(0.975)) < 1.0
