@@ -93,3 +93,19 @@ def test_weak_stratum_near_a_boundary_exact_coverage(theta, side):
     assert near > 0.045 and far < 0.001
     assert adjusted < 0.035
     assert covered >= 0.95
+
+
+def test_a_stratum_no_better_than_chance_after_the_agresti_coull_adjustment_is_named():
+    # stratum "a": raw J = 1/7 + 3/3 - 1 > 0, Laplace (2/9 + 4/5 - 1 = 0.022) > 0, but with
+    # z^2/2 ~ 1.92 added to each arm's successes and failures (1 + 1.92) / (7 + 3.84) +
+    # (3 + 1.92) / (3 + 3.84) - 1 = -0.011 <= 0: MOVER has no limits for it
+    data = StratifiedData(
+        strata=("a", "b"), k=[50, 92], n=[100, 200],
+        k0=[1, 70], m0=[7, 100], k1=[3, 70], m1=[3, 100],
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="stratum 'a'.*Agresti-Coull"):
+        _quiet(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JudgeStatsWarning)
+        summed = stratified_estimate(data, interval="summed")  # Laplace-adjusted: defined
+    assert 0.0 <= summed.ci.low < summed.ci.high <= 1.0

@@ -133,8 +133,9 @@ def stratified_estimate(
         If ``data`` is not a :class:`StratifiedData`.
     ValueError
         If the level or ``interval`` is invalid, or a stratum's judge is no better than
-        chance (J_s <= 0, or its Laplace-adjusted version of eq. 6): that stratum, hence the
-        overall accuracy, has no correction; the message names the stratum.
+        chance (J_s <= 0, or its Laplace-adjusted version of eq. 6, or, for MOVER, its
+        Agresti-Coull-adjusted one; they differ only with unequal arms): that stratum, hence
+        the overall accuracy, has no correction; the message names the stratum.
 
     Examples
     --------
