@@ -22,7 +22,7 @@ arXiv 2511.21140 v1 ("Lee et al. v1"). With test shares :math:`w_s = n_s / N`:
   interval covered 0.940-0.947 with such a stratum holding half the test items (issue 25);
   with the Agresti-Coull arms (Agresti and Coull, "Approximate is better than 'exact' for
   interval estimation of binomial proportions", The American Statistician 52, 1998) it covers
-  0.949-0.983 there, at 3-7% more width (up to 20% more elsewhere with 10 labels per arm,
+  0.949-0.983 there, at 1-7% more width (up to 20% more elsewhere with 10 labels per arm,
   where it was already conservative; ``benchmarks/stratified_coverage.py``).
   The limits are *not* truncated to [0, 1] (cutting them at 0 or 1 before combining drops the
   uncertainty that a stratum near the boundary passes to the sum: about 0.90); only the
