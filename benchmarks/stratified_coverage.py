@@ -2,11 +2,13 @@
 
 Issue 15's evidence for stratified calibration: over a grid of 2-6 strata whose judge quality
 differs, the interval of ``judgestats.stratified.stratified_estimate`` (the overall row: the
-strata's Lang-Reiczigel intervals combined by MOVER, the default; and, as ``stratified_summed``,
-the symmetric form, every stratum's Lang-Reiczigel centre and variance summed with the test
-shares, from ``judgestats.stratified.closed_form.summed_interval``) is compared with the
-pooled binary correction (``judgestats.estimate`` on ``data.pooled()``: all counts summed, one
-Rogan-Gladen estimate and Lang-Reiczigel interval), both at level 0.95. The target is the
+strata's Lang-Reiczigel limits, with Agresti-Coull-adjusted calibration arms since issue 25,
+combined by MOVER, the default; as ``stratified_summed``, the symmetric form, every stratum's
+Lang-Reiczigel centre and variance summed with the test shares, from
+``judgestats.stratified.closed_form.summed_interval``; and, as ``stratified_laplace``, MOVER
+over the Laplace-adjusted limits, the default before issue 25) is compared with the pooled
+binary correction (``judgestats.estimate`` on ``data.pooled()``: all counts summed, one
+Rogan-Gladen estimate and Lang-Reiczigel interval), all at level 0.95. The target is the
 overall accuracy ``theta = sum_s w_s theta_s`` with the realised test shares ``w_s = n_s / N``.
 
 Every dataset is drawn stratum by stratum: ``k_s ~ Bin(n_s, theta_s q1_s + (1 - theta_s)(1 -
@@ -55,6 +57,8 @@ from _env import write_results  # noqa: E402
 LEVEL = 0.95
 #: Issue 15's target: the stratified interval covers at least this often.
 TARGET = 0.94
+#: Issue 25's target for every cell, the weak-stratum cells (``weak_half_*``) included.
+TARGET_25 = 0.945
 M = (10, 30, 100)
 N = (1000, 20000)
 
@@ -112,8 +116,9 @@ SCENARIOS: dict[str, dict[str, object]] = {
         "q0": (0.95, 0.90, 0.85, 0.75, 0.65, 0.60),
         "q1": (0.97, 0.93, 0.88, 0.80, 0.70, 0.65),
     },
-    # issue 25 item 8: a weak stratum holding half the test items, its accuracy near 0 or 1
-    # (its Lang-Reiczigel limits pass 0 or 1; cutting them before combining undercovered)
+    # issue 25 items 8 and 10: a weak stratum holding half the test items, its accuracy near 0
+    # or 1 (its Lang-Reiczigel limits pass 0 or 1; cutting them before combining undercovered,
+    # about 0.90; the uncut Laplace-adjusted limits 0.940-0.947, Agresti-Coull arms >= 0.95)
     "weak_half_near_0": {
         "about": "2 strata 50/50, weak judge (0.60, 0.65) on a stratum of accuracy 0.05",
         "shares": (0.5, 0.5),
@@ -197,6 +202,24 @@ def _method_summary(
     }
 
 
+def laplace_mover(data, estimates: np.ndarray, z: float) -> tuple[float, float]:
+    """MOVER over the strata's Laplace-adjusted Lang-Reiczigel limits (the default before issue 25).
+
+    Each stratum's uncut limits ``c_s -/+ z se_s`` from the package's
+    ``judgestats.frequentist.lang_reiczigel_parts`` (calibration arms (k + 1) / (m + 2)),
+    combined by the package's ``mover_interval``: the "before" of issue 25 item 10 on the same
+    datasets.
+    """
+    from judgestats.frequentist import lang_reiczigel_parts
+    from judgestats.stratified.closed_form import mover_interval
+
+    sizes = (data.n, data.m0, data.m1)
+    n, m0, m1 = (x.astype(np.float64) for x in sizes)
+    centre, se, _ = lang_reiczigel_parts(data.p, data.q0, data.q1, n, m0, m1, z, np.sqrt)
+    ci = mover_interval(data.weights, estimates, centre - z * se, centre + z * se)
+    return ci.low, ci.high
+
+
 def evaluate_cell(cell: dict) -> dict:
     """Draw ``reps`` datasets of one cell and evaluate both intervals on each."""
     import judgestats
@@ -221,6 +244,7 @@ def evaluate_cell(cell: dict) -> dict:
     k1 = rng.binomial(m, q1, (reps, size))
     arm = np.full(size, m)
     strat = np.full((reps, 3), np.nan)  # low, high, point
+    laplace = np.full((reps, 3), np.nan)
     summed = np.full((reps, 3), np.nan)
     z = z_quantile(LEVEL)
     pooled = np.full((reps, 3), np.nan)
@@ -236,6 +260,8 @@ def evaluate_cell(cell: dict) -> dict:
             else:
                 strat[r] = (result.ci.low, result.ci.high, result.theta)
                 centre, se = summed_interval(data, z)
+                rows = np.array([row.estimate for row in result.by_stratum])
+                laplace[r] = (*laplace_mover(data, rows, z), result.theta)
                 summed[r] = (
                     min(1.0, max(0.0, centre - z * se)),
                     min(1.0, max(0.0, centre + z * se)),
@@ -263,6 +289,7 @@ def evaluate_cell(cell: dict) -> dict:
         "reps": reps,
         "stratified": _method_summary(strat[:, 0], strat[:, 1], strat[:, 2], theta),
         "stratified_summed": _method_summary(summed[:, 0], summed[:, 1], summed[:, 2], theta),
+        "stratified_laplace": _method_summary(laplace[:, 0], laplace[:, 1], laplace[:, 2], theta),
         "pooled": _method_summary(pooled[:, 0], pooled[:, 1], pooled[:, 2], theta),
         "pooled_biased_flag_rate": float(flagged[defined].mean()) if defined.any() else None,
         "seconds": time.perf_counter() - start,
@@ -285,6 +312,7 @@ def print_table(results: list[dict]) -> None:
         f"{'scenario':<17}{'S':>2}{'m':>5}{'N':>7}{'bias':>8} | "
         f"{'stratified cov ± se':>19} {'width':>7} {'undef%':>6} | "
         f"{'summed cov ± se':>15} {'width':>7} | "
+        f"{'laplace cov ± se':>15} {'width':>7} | "
         f"{'pooled cov ± se':>15} {'width':>7} {'undef%':>6} | {'flag':>5}"
     )
     print(head)
@@ -295,6 +323,7 @@ def print_table(results: list[dict]) -> None:
             f"{r['scenario']:<17}{r['strata']:>2}{r['m']:>5}{r['n']:>7}"
             f"{r['pooled_population_bias']:+8.3f} |     {_fmt(r['stratified'])} | "
             f"{_fmt(r['stratified_summed'])[:-7]} | "
+            f"{_fmt(r['stratified_laplace'])[:-7]} | "
             f"{_fmt(r['pooled'])} | {'-' if flag is None else f'{flag:5.2f}':>5}"
         )
 
@@ -334,6 +363,8 @@ def summarise(results: list[dict]) -> dict:
         "summed_min_coverage": min(c for c in summed_cov.values() if c is not None),
         "target_holds_in": holds,
         "target_fails_in": [key(r) for r in pooled_fails if key(r) not in holds],
+        "stratified_cells_below_0.945": [k for k, c in strat_cov.items() if (c or 0.0) < TARGET_25],
+        "weak_half_cells": {k: c for k, c in strat_cov.items() if k.startswith("weak_half")},
         "stratified_max_undefined_fraction": max(
             r["stratified"]["undefined_fraction"] for r in results
         ),
@@ -395,6 +426,8 @@ def main() -> None:
     print(f"stratified coverage below {TARGET}:")
     for row in summary["stratified_cells_below_0.94"]:
         print(f"  {row}")
+    below_25 = summary["stratified_cells_below_0.945"]
+    print(f"stratified coverage below {TARGET_25} (issue 25): {below_25}")
     print(
         f"target holds in {len(summary['target_holds_in'])} of the "
         f"{len(summary['pooled_cells_below_0.94'])} cells where the pooled coverage < {TARGET}"

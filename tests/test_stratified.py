@@ -94,8 +94,19 @@ def test_one_stratum_is_estimate(row, level):
     )
     assert abs(result.theta - single.theta) <= 1e-15
     assert abs(result.theta_raw - single.theta_raw) <= 1e-15
-    assert abs(result.ci.low - single.ci.low) <= 1e-15
-    assert abs(result.ci.high - single.ci.high) <= 1e-15
+    summed = quiet(
+        stratified_estimate,
+        StratifiedData.from_counts({"all": judge}),
+        confidence_level=level,
+        interval="summed",
+    )
+    assert abs(summed.ci.low - single.ci.low) <= 1e-15
+    assert abs(summed.ci.high - single.ci.high) <= 1e-15
+    # MOVER of one stratum is its own Agresti-Coull-adjusted interval (issue 25), truncated
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    centre, se = ac_parts_by_hand(*row, z=z)
+    assert math.isclose(result.ci.low, min(1.0, max(0.0, centre - z * se)), abs_tol=1e-12)
+    assert math.isclose(result.ci.high, min(1.0, max(0.0, centre + z * se)), abs_tol=1e-12)
     assert ("clipped" in result.flags) == ("clipped" in single.flags)
     # the stratum's row and the pooled row are the estimate itself; nothing to pool: no bias
     assert tuple(result.by_stratum[0]) == tuple(single.interval)
@@ -125,6 +136,18 @@ def lr_parts_by_hand(k, n, k0, m0, k1, m1, z):
     return theta_t + shift, math.sqrt(var)
 
 
+def ac_parts_by_hand(k, n, k0, m0, k1, m1, z):
+    """Eqs. 5-7 with z^2/2 added to the successes and failures of every arm (Agresti-Coull)."""
+    n_t, m0_t, m1_t = n + z * z, m0 + z * z, m1 + z * z
+    p_t, q0_t, q1_t = (k + z * z / 2) / n_t, (k0 + z * z / 2) / m0_t, (k1 + z * z / 2) / m1_t
+    youden = q0_t + q1_t - 1
+    theta_t = (p_t + q0_t - 1) / youden
+    v0, v1 = q0_t * (1 - q0_t) / m0_t, q1_t * (1 - q1_t) / m1_t
+    shift = 2 * z * z * (theta_t * v1 - (1 - theta_t) * v0)
+    var = p_t * (1 - p_t) / n_t + (1 - theta_t) ** 2 * v0 + theta_t**2 * v1
+    return theta_t + shift, math.sqrt(var) / youden
+
+
 def test_three_strata_by_hand():
     data = StratifiedData.from_counts(THREE)
     result = quiet(stratified_estimate, data)
@@ -146,8 +169,9 @@ def test_three_strata_by_hand():
     assert math.isclose(summed.ci.low, centre - Z95 * se, rel_tol=1e-12)
     assert math.isclose(summed.ci.high, centre + Z95 * se, rel_tol=1e-12)
     assert summed.theta == result.theta
-    # MOVER (the default): each stratum's interval [c - z se, c + z se] around its estimate,
-    # distances below and above combined separately (Zou and Donner 2008)
+    # MOVER (the default): each stratum's Agresti-Coull-adjusted interval [c - z se, c + z se]
+    # around its estimate, distances below and above combined separately (Zou and Donner 2008)
+    parts = [ac_parts_by_hand(*THREE[s].values(), z=Z95) for s in "ABC"]
     estimates = (9 / 14, 0.5, 0.6)
     lows = [c - Z95 * s for c, s in parts]
     highs = [c + Z95 * s for c, s in parts]
@@ -181,7 +205,7 @@ def test_mover_combines_the_uncut_limits_of_a_boundary_stratum():
     w_a, w_b = 0.4, 0.6
     assert math.isclose(mover.theta, w_a * 1.0 + w_b * b.estimate, rel_tol=1e-14)
     (c_a, s_a), (c_b, s_b) = (
-        lr_parts_by_hand(*counts(*x).values(), z=Z95)
+        ac_parts_by_hand(*counts(*x).values(), z=Z95)
         for x in ((400, 400, 49, 50, 50, 50), (300, 600, 45, 50, 44, 50))
     )
     high_a, low_a = c_a + Z95 * s_a, c_a - Z95 * s_a
