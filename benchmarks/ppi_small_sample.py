@@ -1,0 +1,225 @@
+"""Small-sample corrections of PPI++: per-candidate coverage and width on the random-design grid.
+
+Issue 24 asks the recommended interval to be within 5% of ppi-python's PPI++ wherever that one
+covers, and the ``ppi_pp`` candidate (z^2/4 pseudo-items in each cell of the labelled 2x2 table)
+is more than 5% wider than it in some of those cells. This script measures cheaper
+corrections without rebuilding the coverage table: each variant's coverage and mean width in
+every cell of benchmarks/random_design.py's grid (same simulation, ``--reps`` replications a
+cell), against ppi-python's PPI++ (the plug-in interval, ``small_sample=False``; its population
+interval for both targets, as in benchmarks/random_design.py).
+
+It then reads benchmarks/results/random_design.json (the rule on fresh data) and counts, in the
+cells where ppi-python's PPI++ covers but the recommended interval is more than 5% wider, how
+many already have a ``ppi_pp`` candidate within 5% that covers: the share of the gap that a
+narrower candidate cannot close, because the rule did not pick ``ppi_pp`` there.
+
+Variants (a: pseudo-items added to each labelled 2x2 cell, b: to each unlabelled verdict count):
+
+- ``z2_4``: a = z^2/4, b = z^2/2 (today's ``ppi_pp``);
+- ``z2_8``: a = z^2/8, b = z^2/4;
+- ``half``: a = 1/2, b = 1;
+- ``adaptive``: a = z^2/4, b = z^2/2 only where an off-diagonal cell (judge error) of the
+  labelled table is empty, else none;
+- ``adaptive_5``: a = z^2/4, b = z^2/2 where a judge-error cell or a true class of the
+  labelled table holds fewer than 5 items, else none;
+- ``m_scaled``: a = (z^2/4) min(1, sqrt(50 / m)), b = 2a (the correction fades with m);
+- ``split``: each true class gets z^2/2 pseudo-items as in ``z2_4`` (Agresti-Coull at
+  lambda = 0), 3/4 of them on the diagonal and 1/4 (z^2/8) in the judge-error cell;
+- ``z2_8_t``: a = z^2/8 with Student's t quantile, m - 1 degrees of freedom;
+- ``wald_t``: no pseudo-items, t quantile;
+- ``floor``: no pseudo-items, Var(r) floored at the Agresti-Coull variance
+  of a share with no events, Var(r) >= z^2 / (4 (m + z^2)).
+
+    python benchmarks/ppi_small_sample.py [--reps 4000]
+
+Writes benchmarks/results/ppi_small_sample.{json,md}."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _env import RESULTS, write_results  # noqa: E402
+from random_design import LEVEL, M_GRID, N_GRID, Q_GRID, THETA_GRID, simulate  # noqa: E402
+
+VARIANTS = (
+    "z2_4",
+    "z2_8",
+    "half",
+    "adaptive",
+    "adaptive_5",
+    "m_scaled",
+    "split",
+    "z2_8_t",
+    "wald_t",
+    "floor",
+    "ppi_python",
+)
+
+
+def interval(counts, target, variant):
+    """(low, high) of one PPI++ variant on simulated counts."""
+    from scipy import stats
+
+    from judgestats._closed_form import z_quantile
+    from judgestats.designs.prediction_powered import _pp_parts
+
+    k, n, k0, m0, k1, m1 = (np.asarray(c, dtype=float) for c in counts)
+    m = m0 + m1
+    z = z_quantile(LEVEL)
+    quant = z
+    a = {"z2_4": z**2 / 4, "z2_8": z**2 / 8, "half": 0.5, "z2_8_t": z**2 / 8}.get(variant, 0.0)
+    a = np.full(k.shape, a)
+    if variant == "adaptive":
+        a = np.where((m1 - k1 == 0) | (m0 - k0 == 0), z**2 / 4, 0.0)
+    if variant == "adaptive_5":
+        few = np.minimum(np.minimum(m1 - k1, m0 - k0), np.minimum(m0, m1)) < 5
+        a = np.where(few, z**2 / 4, 0.0)
+    if variant == "m_scaled":
+        a = np.full(k.shape, z**2 / 4) * np.minimum(1.0, np.sqrt(50.0 / m))
+    if variant in ("z2_8_t", "wald_t"):
+        quant = stats.t.ppf(0.5 + LEVEL / 2, m - 1)
+    if variant == "split":  # z^2/2 a class as before, 3/4 of it on the diagonal
+        k1, k0 = k1 + 3 * z**2 / 8, k0 + 3 * z**2 / 8
+        m1, m0 = m1 + z**2 / 2, m0 + z**2 / 2
+        m_true = m
+    if variant == "ppi_python":  # ppi-python has no items target: its interval for both
+        target = "population"
+    inflation = (1.0 + m / n) if target == "population" else 1.0
+    b = np.full(k.shape, z**2 / 2) if variant == "split" else 2 * a
+    lam, rect, var_r, var_u = _pp_parts((k, n, k0, m0, k1, m1), a, b, inflation)
+    if variant == "split":
+        m, m1 = m_true, m1 - z**2 / 2
+    if variant == "floor":
+        var_r = np.maximum(var_r, z**2 / (4 * (m + z**2)))
+    if target == "population":
+        centre, se = rect, np.sqrt(lam**2 * var_u / n + var_r / m)
+    else:
+        centre = (m1 + n * rect) / (n + m)
+        se = (n / (n + m)) * np.sqrt(var_r * (1.0 / m + 1.0 / n))
+    return np.clip(centre - quant * se, 0, 1), np.clip(centre + quant * se, 0, 1)
+
+
+def block(m, n, reps, seed):
+    """Coverage and mean width (variant, target, q0, q1, theta) for one (m, n)."""
+    rng = np.random.default_rng(seed)
+    counts, truth = simulate(m, n, reps, rng)
+    cov = np.zeros((len(VARIANTS), 2) + counts[0].shape[:-1])
+    wid = np.zeros_like(cov)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for t, target in enumerate(("population", "items")):
+            for v, variant in enumerate(VARIANTS):
+                low, high = interval(counts, target, variant)
+                hit = (low <= truth[target]) & (truth[target] <= high)
+                cov[v, t], wid[v, t] = hit.mean(-1), (high - low).mean(-1)
+    return cov, wid
+
+
+def summarise(cov, wid, reps):
+    """Per variant and target: cells below the level by > 2 SE, min coverage, width ratios."""
+    se = np.sqrt(LEVEL * (1 - LEVEL) / reps)
+    ref = VARIANTS.index("ppi_python")
+    out = {}
+    for t, target in enumerate(("population", "items")):
+        ref_cov, ref_wid = cov[ref, t], wid[ref, t]
+        peer = ref_cov >= 0.945
+        rows = {}
+        for v, variant in enumerate(VARIANTS):
+            ratio = wid[v, t] / ref_wid
+            rows[variant] = {
+                "below_level_by_2se": int((cov[v, t] < LEVEL - 2 * se).sum()),
+                "below_0.945": int((cov[v, t] < 0.945).sum()),
+                "min_coverage": round(float(cov[v, t].min()), 4),
+                "within_5pct_of_ppi_python_where_it_covers": (
+                    f"{int((ratio[peer] <= 1.05).sum())}/{int(peer.sum())}"
+                ),
+                "median_width_ratio_where_it_covers": round(float(np.median(ratio[peer])), 4),
+            }
+        out[target] = rows
+    return out
+
+
+def diagnose(path=RESULTS / "random_design.json"):
+    """Where the recommendation misses 5% of ppi-python: was ``ppi_pp`` already within 5%?"""
+    cells = json.loads(path.read_text())["cells"]
+    out = {}
+    for target, table in cells.items():
+        cov = {k: np.asarray(v["coverage"], dtype=float) for k, v in table.items()}
+        wid = {k: np.asarray(v["width"], dtype=float) for k, v in table.items()}
+        peer = cov["ppi_python"] >= 0.945
+        gap = peer & (wid["recommended"] > 1.05 * wid["ppi_python"])
+        fine = gap & (wid["ppi_pp"] <= 1.05 * wid["ppi_python"]) & (cov["ppi_pp"] >= 0.945)
+        out[target] = {
+            "ppi_python_covers_0.945": int(peer.sum()),
+            "recommended_more_than_5pct_wider_there": int(gap.sum()),
+            "of_these_ppi_pp_candidate_within_5pct_and_covering": int(fine.sum()),
+            "median_recommended_over_ppi_python_there": round(
+                float(np.median(wid["recommended"][gap] / wid["ppi_python"][gap])), 3
+            ),
+        }
+    return out
+
+
+def markdown(payload):
+    """The results page: one table per target, the rule's gap, and the reading."""
+    se = payload["monte_carlo_se_at_0.95"]
+    text = ["# PPI++ small-sample corrections (per candidate)", ""]
+    text += [f"Command: `{payload['command']}` ({payload['seconds']} s); Monte Carlo SE {se}.", ""]
+    head = "| variant | cells below 0.95 by > 2 SE | below 0.945 | min coverage | "
+    head += "width within 5% of ppi-python where it covers | median width ratio there |"
+    for target, rows in payload["summary"].items():
+        text += [f"## target = {target} ({payload['cells_per_target']} cells)", "", head]
+        text += ["|" + "---|" * 6]
+        text += [
+            "| " + " | ".join([name, *map(str, row.values())]) + " |" for name, row in rows.items()
+        ]
+        text += [""]
+    text += ["## The rule's gap (benchmarks/results/random_design.json)", "", "```"]
+    text += [json.dumps(payload["rule_gap_in_random_design_json"], indent=1), "```", ""]
+    text += [
+        "Reading: every variant narrower than `z2_4` (today's `ppi_pp`) has several times more",
+        "cells below the level by more than 2 SE and a lower minimum coverage, so none replaces",
+        "it. In many of the cells where the recommendation misses 5% of ppi-python's width",
+        "(above), the `ppi_pp` candidate is already within 5% and covers: there the rule's",
+        "choice, not the candidate's correction, makes the gap.",
+        "",
+    ]
+    return "\n".join(text)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=4000)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    shape = (len(VARIANTS), 2, len(M_GRID), len(N_GRID), Q_GRID.size, Q_GRID.size, THETA_GRID.size)
+    cov, wid = np.zeros(shape), np.zeros(shape)
+    for i, m in enumerate(M_GRID):
+        for j, n in enumerate(N_GRID):
+            cov[:, :, i, j], wid[:, :, i, j] = block(int(m), int(n), args.reps, 1000 * i + j)
+    summary = summarise(cov, wid, args.reps)
+    rule = diagnose()
+    payload = {
+        "command": f"python benchmarks/ppi_small_sample.py --reps {args.reps}",
+        "reps": args.reps,
+        "cells_per_target": int(np.prod(shape[2:])),
+        "monte_carlo_se_at_0.95": round(float(np.sqrt(LEVEL * (1 - LEVEL) / args.reps)), 4),
+        "seconds": round(time.perf_counter() - start, 1),
+        "summary": summary,
+        "rule_gap_in_random_design_json": rule,
+    }
+    write_results("ppi_small_sample", payload)
+    (RESULTS / "ppi_small_sample.md").write_text(markdown(payload))
+    print(json.dumps({"summary": summary, "rule_gap_in_random_design_json": rule}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
