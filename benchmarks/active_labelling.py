@@ -91,8 +91,10 @@ def active_path(scores, truth, rng, floor):
 
 
 def stop_active(path, value, batch, width):
-    """Labels and coverage at the first checkpoint (a new label after a whole batch) narrow
-    enough; a replication that never gets there stops at its last checkpoint."""
+    """Labels and coverage at the first checkpoint narrow enough (the last if none).
+
+    A checkpoint is a draw that needs a new label after a whole number of batches.
+    """
     low, high, before, new = path
     check = new & (before % batch == 0) & (before > 0)
     ok = check & (high - low <= width + 1e-12)

@@ -98,7 +98,7 @@ def check_scores(scores: Any, size: int) -> np.ndarray:
     bad = (array < 0) | (array > 1)
     if bad.any():
         raise ValueError(
-            f"`scores` must lie in [0, 1]; got {array[bad][0]!r} ({int(bad.sum())} outside)."
+            f"`scores` must lie in [0, 1]; got {float(array[bad][0])!r} ({int(bad.sum())} outside)."
         )
     return array
 
@@ -121,9 +121,7 @@ def ipw_range(scores: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.nda
     return mean - (scores / probs).max(axis=-1), mean + ((1.0 - scores) / probs).max(axis=-1)
 
 
-def ipw_values(
-    mean_score: Any, scores: Any, probs: Any, selected: Any, truth: Any
-) -> np.ndarray:
+def ipw_values(mean_score: Any, scores: Any, probs: Any, selected: Any, truth: Any) -> np.ndarray:
     r"""The increments :math:`\phi_t` from each draw's score, probability, selection and label.
 
     ``truth`` is only read where ``selected`` is true (elsewhere it may be anything finite).
@@ -209,8 +207,10 @@ class ActiveDraws:
             start = self.items.size
 
     def next_items(self, labelled: np.ndarray, count: int) -> list[int]:
-        """The first ``count`` distinct unlabelled items of the selected draws (fewer if fewer
-        remain), in the order drawn."""
+        """The first ``count`` distinct unlabelled items of the selected draws, in order drawn.
+
+        Fewer when fewer remain unlabelled.
+        """
         start = self.stop(labelled)
         chosen: dict[int, None] = {}
         want = min(count, int((~labelled).sum()))
