@@ -11,6 +11,9 @@ The interval is a confidence *sequence*: it holds the target at every batch at o
 probability at least the level, so stopping as soon as it is narrow enough (or for any other
 reason seen in the data) keeps its coverage -- unlike a fixed-size interval recomputed after
 each batch (``benchmarks/sequential_coverage.py`` measures both).
+
+With judge ``scores``, batches follow active selection instead (:mod:`judgestats.sequential.active`:
+seeded draws that favour uncertain items, and an inverse-probability-weighted interval).
 """
 
 from __future__ import annotations
