@@ -4,6 +4,8 @@
   of [0, 1] values (with or without replacement);
 * :mod:`judgestats.sequential.targets` -- the two random-design targets from verdicts and
   sequential labels;
+* :mod:`judgestats.sequential.active` -- active selection by judge scores, with an
+  inverse-probability-weighted confidence sequence;
 * :mod:`judgestats.sequential.session` -- :class:`LabellingSession`, the labelling loop;
 * :mod:`judgestats.sequential.result` -- :class:`SequentialInterval`.
 """

@@ -11,6 +11,9 @@ The interval is a confidence *sequence*: it holds the target at every batch at o
 probability at least the level, so stopping as soon as it is narrow enough (or for any other
 reason seen in the data) keeps its coverage -- unlike a fixed-size interval recomputed after
 each batch (``benchmarks/sequential_coverage.py`` measures both).
+
+With judge ``scores``, batches follow active selection instead (:mod:`judgestats.sequential.active`:
+seeded draws that favour uncertain items, and an inverse-probability-weighted interval).
 """
 
 from __future__ import annotations
@@ -22,6 +25,15 @@ import numpy as np
 
 from judgestats._validate import as_generator, check_level, check_positive_int
 from judgestats.designs.labels_only import check_target
+from judgestats.sequential.active import (
+    MIN_PROBABILITY,
+    ActiveDraws,
+    active_interval,
+    check_scores,
+    ipw_range,
+    ipw_values,
+    selection_probabilities,
+)
 from judgestats.sequential.result import SequentialInterval
 from judgestats.sequential.targets import interval_path, point_estimate
 
@@ -69,6 +81,12 @@ class LabellingSession:
         Fixes the random order of the items that batches follow. Keep it the same for the whole
         labelling: the interval's validity at stopping needs one order throughout. None draws a
         fresh one (see :attr:`random_seed`).
+    scores : sequence of float in [0, 1], optional
+        The judge's probability that each item is correct. Given, the batches favour the items
+        the judge is least certain about (active selection, :mod:`judgestats.sequential.active`)
+        and the interval is the inverse-probability-weighted one (``target="items"`` only).
+    min_probability : float, default 0.6
+        The floor of the active selection probabilities (ignored without ``scores``).
 
     Examples
     --------
@@ -85,6 +103,8 @@ class LabellingSession:
         *,
         labels: Mapping[Any, Any] | None = None,
         random_seed: SeedLike = None,
+        scores: Sequence[Any] | None = None,
+        min_probability: float = MIN_PROBABILITY,
     ) -> None:
         self._ids = _ids(ids, "ids")
         self._verdicts = _binary(verdicts, "verdicts")
@@ -104,11 +124,17 @@ class LabellingSession:
         if random_seed is None:
             random_seed = int(np.random.SeedSequence().generate_state(1)[0])
         self.random_seed = random_seed
-        permutation = as_generator(random_seed).permutation(len(self._ids))
+        generator = as_generator(random_seed)
+        permutation = generator.permutation(len(self._ids))
         self._rank = np.empty(len(self._ids), dtype=np.int64)
         self._rank[permutation] = np.arange(len(self._ids))
         self._labels = np.full(len(self._ids), -1, dtype=np.int8)
         self._batches: list[np.ndarray] = []
+        self._draws: ActiveDraws | None = None
+        if scores is not None:
+            self._scores = check_scores(scores, len(self._ids))
+            probs = selection_probabilities(self._scores, min_probability)
+            self._draws = ActiveDraws(probs, generator)
         if labels is not None:
             if not isinstance(labels, Mapping):
                 raise TypeError(
@@ -118,10 +144,18 @@ class LabellingSession:
                 self.add_labels(list(labels.keys()), list(labels.values()))
 
     @classmethod
-    def from_items(cls, items: pd.DataFrame, *, random_seed: SeedLike = None) -> LabellingSession:
+    def from_items(
+        cls,
+        items: pd.DataFrame,
+        *,
+        random_seed: SeedLike = None,
+        score_column: str | None = None,
+        min_probability: float = MIN_PROBABILITY,
+    ) -> LabellingSession:
         """A session from an items frame of :mod:`judgestats.io` (``id``, ``judge``, ``human``).
 
-        Rows with a human label are the labels already given.
+        Rows with a human label are the labels already given. ``score_column`` names a column
+        of judge scores in [0, 1] for active selection (see ``scores``).
         """
         import pandas as pd
 
@@ -132,6 +166,16 @@ class LabellingSession:
             )
         if items["judge"].isna().any():
             raise ValueError("`items`: every item needs a judge verdict (`judge` has gaps).")
+        scores = None
+        if score_column is not None:
+            if score_column not in items.columns:
+                raise ValueError(
+                    f"`score_column`: {score_column!r} is not a column of the items "
+                    f"({', '.join(map(str, items.columns))})."
+                )
+            scores = pd.to_numeric(items[score_column], errors="coerce").to_numpy(float)
+            if np.isnan(scores).any() and not items[score_column].isna().any():
+                raise TypeError(f"`score_column` {score_column!r} must hold numbers.")
         human = items["human"] if "human" in items.columns else pd.Series(pd.NA, index=items.index)
         given = {str(i): int(v) for i, v in zip(items["id"], human, strict=True) if not pd.isna(v)}
         return cls(
@@ -139,6 +183,8 @@ class LabellingSession:
             items["judge"].astype(int).to_numpy(),
             labels=given,
             random_seed=random_seed,
+            scores=scores,
+            min_probability=min_probability,
         )
 
     # ---- the state ------------------------------------------------------------------------
@@ -166,7 +212,8 @@ class LabellingSession:
     def next_batch(self, size: int) -> list[str]:
         """The ids to label next: the next ``size`` unlabelled items in the session's order.
 
-        A uniform random sample of the unlabelled items (all of them when fewer remain).
+        A uniform random sample of the unlabelled items (all of them when fewer remain); with
+        ``scores``, the unlabelled items of the next selected draws of active selection.
 
         Raises
         ------
@@ -177,6 +224,8 @@ class LabellingSession:
         unlabelled = np.flatnonzero(self._labels < 0)
         if unlabelled.size == 0:
             raise ValueError(f"every one of the {self.n_items} items is labelled already.")
+        if self._draws is not None:
+            return [self._ids[i] for i in self._draws.next_items(self._labels >= 0, size)]
         chosen = unlabelled[np.argsort(self._rank[unlabelled], kind="stable")[:size]]
         return [self._ids[i] for i in chosen]
 
@@ -243,6 +292,8 @@ class LabellingSession:
         return self._interval_at(order, target, level)
 
     def _interval_at(self, order: np.ndarray, target: str, level: float) -> SequentialInterval:
+        if self._draws is not None:
+            return self._active_interval_at(self._draws, order, target, level)
         truth = self._labels[order].astype(float)
         estimate = point_estimate(self._verdicts, order, truth, target)
         if order.size == 0:
@@ -252,6 +303,50 @@ class LabellingSession:
                 self._verdicts, order, truth, target=target, alpha=1.0 - level
             )
             low, high = float(lows[-1]), float(highs[-1])
+        return SequentialInterval(
+            target=target,
+            confidence_level=level,
+            estimate=min(max(estimate, low), high),
+            low=low,
+            high=high,
+            n_labelled=int(order.size),
+            n_items=self.n_items,
+        )
+
+    def _active_interval_at(
+        self, active: ActiveDraws, order: np.ndarray, target: str, level: float
+    ) -> SequentialInterval:
+        """The inverse-probability-weighted interval (module :mod:`~.active`), items only.
+
+        The estimate is the mean increment, the IPW estimate of the items' share.
+        """
+        if target != "items":
+            raise ValueError(
+                f"`target` ({target!r}): active selection (`scores`) estimates the items "
+                "target only; use target='items'."
+            )
+        labelled = np.zeros(self.n_items, dtype=bool)
+        labelled[order] = True
+        known = float(self._labels[order].sum())
+        low, high = known / self.n_items, (known + self.n_items - order.size) / self.n_items
+        draws = active.stop(labelled)
+        estimate = float(self._scores.mean())
+        if draws > 0:
+            items = active.items[:draws]
+            probs, scores = active.probs, self._scores
+            phi = ipw_values(
+                np.array([scores.mean()]),
+                scores[items],
+                probs[items],
+                active.selected[:draws],
+                np.maximum(self._labels[items], 0),
+            )
+            bounds = ipw_range(scores[None, :], probs[None, :])
+            steps = active_interval(phi, bounds, self.n_items, alpha=1.0 - level, at=[draws])
+            _, cs_low, cs_high = next(steps)
+            estimate = float(phi.mean())
+            if cs_low[0] <= high and cs_high[0] >= low:  # else: the level's rare miss
+                low, high = max(low, float(cs_low[0])), min(high, float(cs_high[0]))
         return SequentialInterval(
             target=target,
             confidence_level=level,

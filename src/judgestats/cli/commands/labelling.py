@@ -1,7 +1,8 @@
 """``judgestats next``: the next items to label, and an interval valid whenever you stop.
 
 A thin client of :class:`judgestats.sequential.LabellingSession`: the items of --items / --log,
-the labels so far (--human FILE, or --human-column), --seed for the session's random order.
+the labels so far (--human FILE, or --human-column), --seed for the session's random order,
+and --score-column for active selection by the judge's scores.
 """
 
 from __future__ import annotations
@@ -67,6 +68,14 @@ def add_command(commands: Any) -> None:
         "the accuracy of the process that produced them",
     )
     session.add_argument(
+        "--score-column",
+        default=None,
+        metavar="NAME",
+        help="a column of judge scores in [0, 1] (its probability that the item is correct): "
+        "the batches favour the items the judge is least certain about, with an "
+        "inverse-probability-weighted anytime-valid interval (target items only)",
+    )
+    session.add_argument(
         "--seed", type=INT, default=0, help="seed of the labelling order (default 0; keep it)"
     )
     add_output_arguments(parser)
@@ -99,7 +108,15 @@ def next_text(items: Any, args: argparse.Namespace) -> str:
     """The next batch, the interval and the stopping verdict, as text (or JSON)."""
     from judgestats.sequential import LabellingSession
 
-    session = LabellingSession.from_items(items, random_seed=args.seed)
+    column = getattr(args, "score_column", None)
+    if column is not None and args.target != "items":
+        raise UserError("--score-column (active selection) supports --target items only")
+    try:
+        session = LabellingSession.from_items(items, random_seed=args.seed, score_column=column)
+    except (TypeError, ValueError) as error:
+        if column is None:
+            raise
+        raise UserError(f"--score-column {column}: {error}") from error
     result = session.interval(target=args.target, confidence_level=args.confidence_level)
     reached = result.width <= args.width
     done = session.n_labelled == session.n_items
@@ -116,9 +133,10 @@ def next_text(items: Any, args: argparse.Namespace) -> str:
         verdict = f"not reached: width {result.width:.4f} > {args.width:g}; label the batch"
     lines = [str(result), f"target width {args.width:g}: {verdict}"]
     if batch:
+        how = f", active by {column}" if column is not None else ""
         lines += [
             f"next {len(batch)} items to label ({session.n_labelled} of {session.n_items} "
-            f"labelled, seed {args.seed}):",
+            f"labelled, seed {args.seed}{how}):",
             *batch,
         ]
     return "\n".join(lines)
