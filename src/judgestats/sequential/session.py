@@ -303,15 +303,7 @@ class LabellingSession:
                 self._verdicts, order, truth, target=target, alpha=1.0 - level
             )
             low, high = float(lows[-1]), float(highs[-1])
-        return SequentialInterval(
-            target=target,
-            confidence_level=level,
-            estimate=min(max(estimate, low), high),
-            low=low,
-            high=high,
-            n_labelled=int(order.size),
-            n_items=self.n_items,
-        )
+        return self._result(target, level, estimate, (low, high), order.size)
 
     def _active_interval_at(
         self, active: ActiveDraws, order: np.ndarray, target: str, level: float
@@ -347,13 +339,20 @@ class LabellingSession:
             estimate = float(phi.mean())
             if cs_low[0] <= high and cs_high[0] >= low:  # else: the level's rare miss
                 low, high = max(low, float(cs_low[0])), min(high, float(cs_high[0]))
+        return self._result(target, level, estimate, (low, high), order.size)
+
+    def _result(
+        self, target: str, level: float, estimate: float, ends: tuple[float, float], labelled: int
+    ) -> SequentialInterval:
+        """The interval at this time, its estimate clipped into it."""
+        low, high = ends
         return SequentialInterval(
             target=target,
             confidence_level=level,
             estimate=min(max(estimate, low), high),
             low=low,
             high=high,
-            n_labelled=int(order.size),
+            n_labelled=int(labelled),
             n_items=self.n_items,
         )
 
