@@ -29,9 +29,11 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _snapshot import Snapshot  # noqa: E402
 
 PAIRS = "data/dataset=judgebench,response_model=gpt-4o-2024-05-13.jsonl"
 PREFIX = "outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name="
@@ -44,39 +46,6 @@ DEFAULT_OUT = (
 )
 COLUMNS = ("pair_id", "source", "judge", "decision_1", "decision_2", "verdict", "gold")
 FLIP = {"A>B": "B>A", "B>A": "A>B"}
-
-
-class Snapshot:
-    """Read files from a checkout or from a git directory at one revision."""
-
-    def __init__(self, path: Path, rev: str) -> None:
-        self.path = path
-        self.checkout = (path / "outputs").is_dir()
-        self.rev = rev
-        self.commit = "" if self.checkout else self._git("rev-parse", rev).strip()
-
-    def _git(self, *args: str) -> str:
-        done = subprocess.run(
-            ["git", f"--git-dir={self.path}", *args], capture_output=True, text=True, check=True
-        )
-        return done.stdout
-
-    def names(self) -> list[str]:
-        if self.checkout:
-            return sorted(
-                str(p.relative_to(self.path)).replace("\\", "/")
-                for p in (self.path / "outputs").glob("*.jsonl")
-            )
-        return sorted(self._git("ls-tree", "-r", "--name-only", self.rev, "outputs/").split("\n"))
-
-    def read(self, name: str) -> str | None:
-        if self.checkout:
-            file = self.path / name
-            return file.read_text(encoding="utf-8") if file.is_file() else None
-        try:
-            return self._git("show", f"{self.rev}:{name}")
-        except subprocess.CalledProcessError:  # listed in the tree, blob absent from snapshot
-            return None
 
 
 def jsonl(text: str) -> list[dict]:
@@ -109,7 +78,7 @@ def extract(snapshot: Snapshot) -> tuple[list[dict[str, str]], list[str]]:
     gold = {p["pair_id"]: p["label"] for p in jsonl(pairs_text)}
     rows: list[dict[str, str]] = []
     missing: list[str] = []
-    for name in snapshot.names():
+    for name in snapshot.names("outputs"):
         if not name.startswith(PREFIX):
             continue
         text = snapshot.read(name)
@@ -146,7 +115,7 @@ def main() -> None:
     parser.add_argument("--rev", default="HEAD", help="revision of a git directory (HEAD)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
-    snapshot = Snapshot(args.snapshot, args.rev)
+    snapshot = Snapshot(args.snapshot, args.rev, "outputs")
     rows, missing = extract(snapshot)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", newline="", encoding="utf-8") as handle:

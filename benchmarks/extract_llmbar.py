@@ -35,8 +35,11 @@ import argparse
 import ast
 import csv
 import json
-import subprocess
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _snapshot import Snapshot  # noqa: E402
 
 DEFAULT_OUT = (
     Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "llmbar" / "llmbar_verdicts.csv"
@@ -52,36 +55,6 @@ SETS = (
     "Processed/MT-Bench",
 )
 ORDERS = ("swap = False", "swap = True")
-
-
-class Snapshot:
-    """Read files from a checkout or from a git directory at one revision."""
-
-    def __init__(self, path: Path, rev: str) -> None:
-        self.path = path
-        self.checkout = (path / "Dataset").is_dir()
-        self.rev = rev
-        self.commit = "" if self.checkout else self._git("rev-parse", rev).strip()
-
-    def _git(self, *args: str) -> str:
-        done = subprocess.run(
-            ["git", f"--git-dir={self.path}", *args], capture_output=True, text=True, check=True
-        )
-        return done.stdout
-
-    def names(self, folder: str) -> list[str]:
-        if self.checkout:
-            return sorted(
-                str(p.relative_to(self.path)).replace("\\", "/")
-                for p in (self.path / folder).rglob("*")
-                if p.is_file()
-            )
-        return self._git("ls-tree", "-r", "--name-only", self.rev, folder + "/").split()
-
-    def read(self, name: str) -> str:
-        if self.checkout:
-            return (self.path / name).read_text(encoding="utf-8")
-        return self._git("show", f"{self.rev}:{name}")
 
 
 def final_verdict(results: object) -> str:
@@ -104,7 +77,7 @@ def extract(snapshot: Snapshot) -> tuple[list[dict[str, str]], list[str]]:
     judges: set[str] = set()
     for item_set in SETS:
         folder = f"Dataset/{item_set}"
-        items = json.loads(snapshot.read(f"{folder}/dataset.json"))
+        items = json.loads(snapshot.require(f"{folder}/dataset.json"))
         set_rows = [
             {"item_id": f"{item_set}#{i}", "set": item_set, "gold": str(item["label"])}
             for i, item in enumerate(items)
@@ -114,7 +87,7 @@ def extract(snapshot: Snapshot) -> tuple[list[dict[str, str]], list[str]]:
                 continue
             model, strategy = name.split("/")[-3:-1]
             judge = f"{model}/{strategy}"
-            judged = json.loads(snapshot.read(name))
+            judged = json.loads(snapshot.require(name))
             if len(judged) != len(items):
                 raise SystemExit(f"{name}: {len(judged)} items, dataset.json has {len(items)}")
             for row, item, record in zip(set_rows, items, judged, strict=True):
@@ -132,7 +105,7 @@ def main() -> None:
     parser.add_argument("--rev", default="HEAD", help="revision of a git directory (HEAD)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
-    snapshot = Snapshot(args.snapshot, args.rev)
+    snapshot = Snapshot(args.snapshot, args.rev, "Dataset")
     rows, judges = extract(snapshot)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", newline="", encoding="utf-8") as handle:
