@@ -129,13 +129,33 @@ def fixed_size(truth, judged, total, size, value, target, batch):
     return at, {"naive_ppi": high - low, "naive_cp": cp_high - cp_low}, covers
 
 
+def at_stopping(data, target, batch, width):
+    """Coverage and labels at the stopping time: anytime-valid, and naive PPI++ / CP.
+
+    ``data`` as :func:`anytime` takes it (one row per replication); the naive intervals are
+    recomputed after every batch and stopped at the first one at most ``width`` wide; the
+    fixed-size columns are the labels at which their median width first reaches ``width``.
+    """
+    labels, covered = anytime(*data, target, batch, width)
+    at, widths, covers = fixed_size(*data, target, batch)
+    numbers = {
+        "anytime_coverage": float(covered.mean()),
+        "anytime_median_labels": float(np.median(labels)),
+    }
+    for name in ("naive_ppi", "naive_cp"):
+        stop = stop_first(widths[name], width)
+        numbers[f"{name}_coverage"] = float(covers[name][np.arange(stop.size), stop].mean())
+        numbers[f"{name}_median_labels"] = float(np.median(at[stop]))
+        enough = np.flatnonzero(np.median(widths[name], axis=0) <= width + 1e-12)
+        numbers[f"fixed_{name[6:]}_labels"] = float(at[enough[0]]) if enough.size else None
+    return numbers
+
+
 def cell(job):
     """Every number of one (judge, theta, target, batch, width) cell."""
     index, (judge, theta, target, batch, width), reps, seed = job
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
     data = simulate(judge, theta, target, reps, rng)
-    labels, covered = anytime(*data, target, batch, width)
-    at, widths, covers = fixed_size(*data, target, batch)
     row = {
         "judge": judge,
         "q0": JUDGES[judge][0],
@@ -145,16 +165,8 @@ def cell(job):
         "batch": batch,
         "width": width,
         "reps": reps,
-        "anytime_coverage": float(covered.mean()),
-        "anytime_median_labels": float(np.median(labels)),
     }
-    for name in ("naive_ppi", "naive_cp"):
-        stop = stop_first(widths[name], width)
-        row[f"{name}_coverage"] = float(covers[name][np.arange(reps), stop].mean())
-        row[f"{name}_median_labels"] = float(np.median(at[stop]))
-        median = np.median(widths[name], axis=0)
-        enough = np.flatnonzero(median <= width + 1e-12)
-        row[f"fixed_{name[6:]}_labels"] = float(at[enough[0]]) if enough.size else None
+    row.update(at_stopping(data, target, batch, width))
     return row
 
 

@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import RESULTS, write_results  # noqa: E402
 from real_judgebench import judge_summary, load_fixture  # noqa: E402
-from sequential_coverage import anytime, fixed_size, stop_first  # noqa: E402
+from sequential_coverage import at_stopping  # noqa: E402
 
 BATCHES = (10, 25)
 WIDTHS = (0.1, 0.2)
@@ -44,21 +44,8 @@ def replay(z, z_hat, batch, width, orders, rng):
     total = np.full(orders, float(z_hat.sum()))
     value = np.full(orders, z.mean())
     data = (truth, judged, total, z.size, value)
-    labels, covered = anytime(*data, "items", batch, width)
-    at, widths, covers = fixed_size(*data, "items", batch)
-    row = {
-        "batch": batch,
-        "width": width,
-        "orders": orders,
-        "anytime_coverage": float(covered.mean()),
-        "anytime_median_labels": float(np.median(labels)),
-    }
-    for name in ("naive_ppi", "naive_cp"):
-        stop = stop_first(widths[name], width)
-        row[f"{name}_coverage"] = float(covers[name][np.arange(orders), stop].mean())
-        row[f"{name}_median_labels"] = float(np.median(at[stop]))
-        enough = np.flatnonzero(np.median(widths[name], axis=0) <= width + 1e-12)
-        row[f"fixed_{name[6:]}_labels"] = float(at[enough[0]]) if enough.size else None
+    row = {"batch": batch, "width": width, "orders": orders}
+    row.update(at_stopping(data, "items", batch, width))
     return row
 
 
