@@ -307,3 +307,23 @@ def test_the_reason_states_the_users_own_values_before_the_table_cells():
         "your data: m0 = 110, m1 = 95, n = 2400, q0-hat = 0.79, q1-hat = 0.84;"
     )
     assert "nearby simulated regimes (m0 = 50, m1 = 50" in reason
+
+
+def test_guaranteed_without_a_rogan_gladen_estimate_names_where_its_estimate_comes_from():
+    # q0-hat = q1-hat = 0.5: q0 + q1 - 1 = 0, so no Rogan-Gladen estimate exists; the
+    # guaranteed interval is reported with the posterior median, and its label says so
+    data = jc.JudgeData(k=500, n=1000, k0=40, m0=80, k1=40, m1=80)
+    with pytest.warns(jc.JudgeStatsWarning):
+        rec = jc.crosscheck(data, random_seed=0).recommended
+    assert rec.method == "guaranteed" and rec.estimate_from == "posterior median"
+    assert rec.label == "posterior median + guaranteed"
+    assert "Rogan-Gladen" not in str(rec).splitlines()[0]
+    assert rec.to_dict()["estimate_from"] == "posterior median"
+    # 3 labels an arm (q0-hat = q1-hat = 2/3): the guaranteed interval, with a Rogan-Gladen
+    # estimate (0.3 - 1/3) / (1/3) clipped to 0, so the label keeps its name
+    tiny = jc.JudgeData(k=300, n=1000, k0=2, m0=3, k1=2, m1=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        other = jc.crosscheck(tiny, random_seed=0).recommended
+    assert other.method == "guaranteed" and other.estimate_from is None
+    assert other.label == "Rogan-Gladen + guaranteed" and other.estimate == 0.0

@@ -56,6 +56,11 @@ class Recommendation(Result):
     target : {"population", "items"}
         What the interval estimates: the accuracy of the process, or the share of correct
         items among the items evaluated (random design).
+    estimate_from : str or None
+        Where the point estimate comes from when it is not the method's own: for the
+        guaranteed interval where the Rogan-Gladen estimate does not exist (an empty arm, or
+        q0-hat + q1-hat <= 1), ``"posterior median"`` or ``"midpoint"``; it names the estimate
+        in :attr:`label`. None: the method's own estimate.
     """
 
     title: ClassVar[str] = "judgestats recommended interval"
@@ -70,6 +75,7 @@ class Recommendation(Result):
     widened: bool = False
     flags: tuple[str, ...] = ()
     target: str = "population"
+    estimate_from: str | None = None
 
     @property
     def ci(self) -> ConfidenceInterval:
@@ -88,8 +94,11 @@ class Recommendation(Result):
 
     @property
     def label(self) -> str:
-        """Display name of the method."""
-        return METHOD_LABELS[self.method] + (", widened" if self.widened else "")
+        """Display name of the method (the point estimate's source first, where it differs)."""
+        name = METHOD_LABELS[self.method]
+        if self.estimate_from is not None and self.method == "guaranteed":
+            name = f"{self.estimate_from} + guaranteed"
+        return name + (", widened" if self.widened else "")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of every field."""
@@ -106,6 +115,7 @@ class Recommendation(Result):
                 "widened": self.widened,
                 "reason": self.reason,
                 "target": self.target,
+                "estimate_from": self.estimate_from,
             }
         )
 

@@ -534,10 +534,13 @@ def _guaranteed(
     if lang_reiczigel is not None:
         new_low, new_high, changed = widen(low, high, lang_reiczigel[1], lang_reiczigel[2])
         low, high, widened = float(new_low), float(new_high), bool(changed)
+    estimate_from = None
     if data.m0 > 0 and data.m1 > 0 and data.q0 + data.q1 > 1.0:
         estimate = float(rogan_gladen(data.p, data.q0, data.q1, clip=True))
+    elif fallback_estimate is None:
+        estimate, estimate_from = 0.5 * (low + high), "midpoint"
     else:
-        estimate = 0.5 * (low + high) if fallback_estimate is None else fallback_estimate
+        estimate, estimate_from = fallback_estimate, "posterior median"
     estimate = min(max(estimate, low), high)
     if isinstance(where, Regime) and zero_width:
         why = (
@@ -561,8 +564,14 @@ def _guaranteed(
             ", and it is widened here to contain the Lang-Reiczigel interval, which "
             "reaches beyond it (a wider interval keeps the guarantee)"
         )
+    if estimate_from is not None:
+        notes.append(
+            f"the point estimate is the {estimate_from}: the Rogan-Gladen estimate does not "
+            "exist here (an empty arm, or q0-hat + q1-hat <= 1)"
+        )
     if notes:
         reason += "; " + "; ".join(notes)
     return Recommendation(
-        estimate, float(low), float(high), "guaranteed", level, reason + ".", widened=widened
-    )
+        estimate, float(low), float(high), "guaranteed", level, reason + ".", widened=widened,
+        estimate_from=estimate_from,
+    )  # fmt: skip
