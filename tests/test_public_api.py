@@ -188,7 +188,12 @@ SUBPACKAGES = {
         "required_calibration",
         "smoothed_pilot",
     },
-    "sequential": {"LabellingSession", "SequentialInterval", "betting_confidence_sequence"},
+    "sequential": {
+        "LabellingSession",
+        "SequentialInterval",
+        "StratifiedLabellingSession",
+        "betting_confidence_sequence",
+    },
     "simulate": {
         "ALLOCATIONS",
         "DESIGNS",
