@@ -157,7 +157,8 @@ def draw_path(report: LabellingReport, figure: Any) -> None:
         ax.axhline(report.interval.estimate - report.width / 2, color="0.5", ls=":", lw=1)
         ax.axhline(report.interval.estimate + report.width / 2, color="0.5", ls=":", lw=1)
     ax.set_xlabel("labels so far")
-    ax.set_ylabel(report.target + " accuracy")
+    what = "share of correct items" if report.target == "items" else "accuracy theta"
+    ax.set_ylabel(what)
     level = fmt_percent(report.interval.confidence_level)
     ax.set_title(f"anytime-valid {level} interval, target {report.target}", fontsize="medium")
     ax.set_ylim(-0.02, 1.02)
