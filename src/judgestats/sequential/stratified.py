@@ -65,6 +65,7 @@ from judgestats._validate import (
 from judgestats.planning.algorithm1 import algorithm1_split, smoothed_pilot
 from judgestats.sequential.confidence_sequence import GRID_SIZE, running_bounds
 from judgestats.sequential.result import SequentialInterval
+from judgestats.sequential.session import _binary, _ids
 from judgestats.sequential.targets import verdict_interval
 
 __all__ = [
@@ -125,12 +126,6 @@ def next_arm(m0: Any, m1: Any, q0: Any, q1: Any, p_hat: Any, pilot: int = PILOT)
     _, wanted, _, _ = algorithm1_split(m0 + m1 + 1, p_hat, q0, q1, pilot)
     choice = (m1 < wanted).astype(np.int64)
     return np.where(m0 < pilot, 0, np.where(m1 < pilot, 1, choice))
-
-
-def _ids(values: Any, name: str) -> list[str]:
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"`{name}` must be a sequence of ids, got {type(values).__name__}.")
-    return [str(v) for v in values]
 
 
 def _check_test_counts(k: Any, n: Any) -> tuple[int, int]:
@@ -259,8 +254,6 @@ class StratifiedLabellingSession:
             For an id in neither pool or repeated, a verdict other than 0/1, one that
             contradicts an earlier verdict on the item, or lengths that differ.
         """
-        from judgestats.sequential.session import _binary
-
         names = _ids(ids, "ids")
         values = _binary(verdicts, "verdicts").ravel()
         if values.size != len(names):
