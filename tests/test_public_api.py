@@ -26,6 +26,7 @@ PUBLIC = {
     "CalibrationPlan",
     "Report",
     "GroupedReport",
+    "LabellingReport",
     "JudgeStatsWarning",
     "LabellingSession",
     "SequentialInterval",
@@ -53,6 +54,7 @@ PUBLIC = {
     "required_calibration",
     "report",
     "report_items",
+    "labelling_report",
 }
 
 
@@ -96,7 +98,16 @@ SUBPACKAGES = {
         "recommend",
         "recommend_random",
     },
-    "reporting": {"FIGURES", "FORMATS", "GroupedReport", "Report", "report", "report_items"},
+    "reporting": {
+        "FIGURES",
+        "FORMATS",
+        "GroupedReport",
+        "LabellingReport",
+        "Report",
+        "labelling_report",
+        "report",
+        "report_items",
+    },
     "bayes": {"DirichletPrior", "Prior", "StratifiedPrior"},
     "comparison": {
         "BAYES_OPTIONS",
@@ -177,7 +188,12 @@ SUBPACKAGES = {
         "required_calibration",
         "smoothed_pilot",
     },
-    "sequential": {"LabellingSession", "SequentialInterval", "betting_confidence_sequence"},
+    "sequential": {
+        "LabellingSession",
+        "SequentialInterval",
+        "StratifiedLabellingSession",
+        "betting_confidence_sequence",
+    },
     "simulate": {
         "ALLOCATIONS",
         "DESIGNS",

@@ -42,7 +42,9 @@ from judgestats.planning import (
 from judgestats.recommendation import CrossCheck, crosscheck
 from judgestats.reporting import (  # matplotlib loads only when a figure is drawn
     GroupedReport,
+    LabellingReport,
     Report,
+    labelling_report,
     report,
     report_items,
 )
@@ -61,6 +63,7 @@ __all__ = [
     "GroupedReport",
     "JudgeStatsWarning",
     "JudgeData",
+    "LabellingReport",
     "LabellingSession",
     "ModelLabels",
     "PPIResult",
@@ -78,6 +81,7 @@ __all__ = [
     "estimate_items",
     "expected_width",
     "guaranteed_ci",
+    "labelling_report",
     "lang_reiczigel_ci",
     "naive_wald_ci",
     "optimal_allocation",

@@ -7,7 +7,9 @@ cross-check makes no single recommendation, its table and notes), the posterior 
 with every interval marked, the judge's quality (q0, q1 and Youden's J with credible intervals),
 every flag with its advice, and a reproducibility block. :func:`report_items` does the same for
 every group of an items frame (:class:`GroupedReport`: the table across groups, then one section
-per group, rendered with the same pieces).
+per group, rendered with the same pieces). :func:`labelling_report` reports a
+:class:`~judgestats.LabellingSession` (:class:`LabellingReport`: the anytime-valid interval now
+and its path over the labels, :mod:`~judgestats.reporting.labelling`).
 
 Numbers are printed with the CLI's rounding (four decimals; three for the posterior checks) so
 the report shows exactly what ``judgestats estimate``, ``judgestats posterior`` and
@@ -31,7 +33,17 @@ Modules: :mod:`~judgestats.reporting.content` (what a report says, as data: :cla
 
 from judgestats.reporting.build import report, report_items
 from judgestats.reporting.content import GroupedReport, Report
+from judgestats.reporting.labelling import LabellingReport, labelling_report
 from judgestats.reporting.layout import FIGURES
 from judgestats.reporting.saving import FORMATS
 
-__all__ = ["FIGURES", "FORMATS", "GroupedReport", "Report", "report", "report_items"]
+__all__ = [
+    "FIGURES",
+    "FORMATS",
+    "GroupedReport",
+    "LabellingReport",
+    "Report",
+    "labelling_report",
+    "report",
+    "report_items",
+]

@@ -7,11 +7,19 @@
 * :mod:`judgestats.sequential.active` -- active selection by judge scores, with an
   inverse-probability-weighted confidence sequence;
 * :mod:`judgestats.sequential.session` -- :class:`LabellingSession`, the labelling loop;
+* :mod:`judgestats.sequential.stratified` -- :class:`StratifiedLabellingSession`, the stratified
+  design's calibration made sequential (Algorithm 1 per draw, an interval valid at stopping);
 * :mod:`judgestats.sequential.result` -- :class:`SequentialInterval`.
 """
 
 from judgestats.sequential.confidence_sequence import betting_confidence_sequence
 from judgestats.sequential.result import SequentialInterval
 from judgestats.sequential.session import LabellingSession
+from judgestats.sequential.stratified import StratifiedLabellingSession
 
-__all__ = ["LabellingSession", "SequentialInterval", "betting_confidence_sequence"]
+__all__ = [
+    "LabellingSession",
+    "SequentialInterval",
+    "StratifiedLabellingSession",
+    "betting_confidence_sequence",
+]

@@ -204,6 +204,11 @@ class LabellingSession:
         return len(self._ids)
 
     @property
+    def active(self) -> bool:
+        """Whether batches follow active selection (the session was given ``scores``)."""
+        return self._draws is not None
+
+    @property
     def n_labelled(self) -> int:
         """The number of labelled items."""
         return int((self._labels >= 0).sum())
@@ -364,17 +369,28 @@ class LabellingSession:
         result = self.interval(target=target, confidence_level=confidence_level)
         return result.width <= width
 
-    def path(self, *, target: str = "items", confidence_level: float = 0.95) -> pd.DataFrame:
-        """The interval after each batch, as a table.
+    def path(
+        self, *, target: str = "items", confidence_level: float = 0.95, by: str = "batch"
+    ) -> pd.DataFrame:
+        """The interval after each batch (or each label), as a table.
 
-        Columns ``batch``, ``labelled``, ``estimate``, ``low``, ``high``, ``width``: one row per
-        :meth:`add_labels` call that added labels (the labels given at construction are the
-        first).
+        Columns ``batch``, ``labelled``, ``estimate``, ``low``, ``high``, ``width``. With
+        ``by="batch"``, one row per :meth:`add_labels` call that added labels (the labels given
+        at construction are the first). With ``by="label"`` (random batches only), one row per
+        labelled item in the session's order: row t is the interval from the first t labelled
+        items, what :meth:`interval` gave when those were all the labels -- the path a
+        labelling that followed :meth:`next_batch` went through, even when its labels were
+        read back in one piece (as ``judgestats next`` does); ``batch`` is then the batch that
+        gave the t-th item.
         """
         import pandas as pd
 
         target = check_target(target)
         level = check_level(confidence_level)
+        if by not in ("batch", "label"):
+            raise ValueError(f"`by` ({by!r}) must be 'batch' or 'label'.")
+        if by == "label":
+            return self._label_path(target, level)
         rows = []
         labelled = np.empty(0, dtype=np.int64)
         for number, batch in enumerate(self._batches, start=1):
@@ -383,6 +399,33 @@ class LabellingSession:
             rows.append(
                 (number, result.n_labelled, result.estimate, result.low, result.high, result.width)
             )
+        frame = pd.DataFrame(
+            rows, columns=["batch", "labelled", "estimate", "low", "high", "width"]
+        )
+        frame.attrs["target"] = target
+        return frame
+
+    def _label_path(self, target: str, level: float) -> pd.DataFrame:
+        """:meth:`path` with ``by="label"``: one pass of the confidence sequence."""
+        import pandas as pd
+
+        if self._draws is not None:
+            raise ValueError(
+                "`by`: the path by label needs random batches; with active selection "
+                "(`scores`) use by='batch'."
+            )
+        order = self._order(np.flatnonzero(self._labels >= 0))
+        truth = self._labels[order].astype(float)
+        batch_of = np.zeros(self.n_items, dtype=np.int64)
+        for number, batch in enumerate(self._batches, start=1):
+            batch_of[batch] = number
+        lows, highs = interval_path(self._verdicts, order, truth, target=target, alpha=1 - level)
+        rows = []
+        for t in range(1, order.size + 1):
+            low, high = float(lows[t - 1]), float(highs[t - 1])
+            estimate = point_estimate(self._verdicts, order[:t], truth[:t], target)
+            estimate = min(max(estimate, low), high)
+            rows.append((int(batch_of[order[t - 1]]), t, estimate, low, high, high - low))
         frame = pd.DataFrame(
             rows, columns=["batch", "labelled", "estimate", "low", "high", "width"]
         )

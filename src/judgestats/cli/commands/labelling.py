@@ -78,6 +78,14 @@ def add_command(commands: Any) -> None:
     session.add_argument(
         "--seed", type=INT, default=0, help="seed of the labelling order (default 0; keep it)"
     )
+    session.add_argument(
+        "--report",
+        default=None,
+        metavar="FILE",
+        help="also write the labelling report to FILE (.html, or .md with its figure as a PNG "
+        "file next to it): the interval now and its path over the labels so far; written only "
+        "when everything succeeds",
+    )
     add_output_arguments(parser)
 
 
@@ -121,9 +129,16 @@ def next_text(items: Any, args: argparse.Namespace) -> str:
     reached = result.width <= args.width
     done = session.n_labelled == session.n_items
     batch = [] if reached or done else session.next_batch(int(args.batch))
+    written = _write_report(session, args) if args.report is not None else None
     if args.json:
         return json_text(
-            {"next": batch, "interval": result.to_dict(), "width": args.width, "reached": reached}
+            {
+                "next": batch,
+                "interval": result.to_dict(),
+                "width": args.width,
+                "reached": reached,
+                "report": written,
+            }
         )
     if reached:
         verdict = f"reached: width {result.width:.4f} <= {args.width:g}; you may stop"
@@ -132,6 +147,8 @@ def next_text(items: Any, args: argparse.Namespace) -> str:
     else:
         verdict = f"not reached: width {result.width:.4f} > {args.width:g}; label the batch"
     lines = [str(result), f"target width {args.width:g}: {verdict}"]
+    if written is not None:
+        lines.append(f"wrote the labelling report to {written}")
     if batch:
         how = f", active by {column}" if column is not None else ""
         lines += [
@@ -140,3 +157,34 @@ def next_text(items: Any, args: argparse.Namespace) -> str:
             *batch,
         ]
     return "\n".join(lines)
+
+
+def _write_report(session: Any, args: argparse.Namespace) -> str:
+    """Write the labelling report of --report (all files or none); return the document's path."""
+    import shlex
+
+    from judgestats.cli.commands.report import _source
+    from judgestats.reporting import labelling_report
+
+    if session.n_labelled == 0:
+        raise UserError(f"--report {args.report}: no label yet, so no interval path to report")
+    words = ["judgestats", "next"]
+    for option in ("items", "log", "human", "human_column", "score_column", "target", "seed"):
+        value = getattr(args, option, None)
+        if value is not None:
+            words += ["--" + option.replace("_", "-"), str(value)]
+    words += ["--width", f"{args.width:g}", "--report", str(args.report)]
+    document = labelling_report(
+        session,
+        target=args.target,
+        confidence_level=args.confidence_level,
+        width=args.width,
+        source=_source(args),
+        command=shlex.join(words),
+    )
+    try:
+        paths = document.save(args.report)
+    except OSError as error:  # the path that blocked the write; nothing was written
+        where = error.filename or args.report
+        raise UserError(f"cannot write {where}: {error.strerror or error}") from None
+    return str(paths[0])
