@@ -99,12 +99,15 @@ def plug_in_bets(z: np.ndarray, alpha: float) -> np.ndarray:
 
 
 def wealth_factors(
-    z_t: np.ndarray, bet: np.ndarray, m: np.ndarray
+    z_t: np.ndarray, bet: np.ndarray, m: np.ndarray, cap: float = BET_CAP
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Wealth factors of the two gamblers at remaining means ``m`` (in [0, 1])."""
+    """Wealth factors of the two gamblers at remaining means ``m`` (in [0, 1]).
+
+    ``cap`` is the truncation c in [0, 1) (every factor stays positive for any c < 1).
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.minimum(bet, BET_CAP / m)  # m = 0: c / m = inf, the bet stays finite
-        down = np.minimum(bet, BET_CAP / (1.0 - m))
+        up = np.minimum(bet, cap / m)  # m = 0: c / m = inf, the bet stays finite
+        down = np.minimum(bet, cap / (1.0 - m))
     diff = z_t - m
     return 1.0 + up * diff, 1.0 - down * diff
 
