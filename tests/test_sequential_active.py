@@ -13,8 +13,10 @@ import pytest
 from judgestats import LabellingSession
 from judgestats.cli import main
 from judgestats.sequential.active import (
-    ACTIVE_BET_CAP,
+    CAP_RANGE,
+    VARIANCE_RANGE,
     active_interval,
+    bet_caps,
     draw_order,
     ipw_increments,
     selection_probabilities,
@@ -107,12 +109,37 @@ def test_coverage_at_every_time_with_confidently_wrong_scores():
 
 
 def test_bet_cap_truncates_both_gamblers():
-    # m = .5, bet 10: both bets cut to c / .5 = 2c; z = 1 gives 1 + c, z = 0 gives 1 + c too
-    up, down = wealth_factors(
-        np.array([1.0, 0.0]), np.array([10.0, 10.0]), np.array([0.5, 0.5]), cap=ACTIVE_BET_CAP
-    )
-    np.testing.assert_allclose(up, [1 + ACTIVE_BET_CAP, 1 - ACTIVE_BET_CAP])
-    np.testing.assert_allclose(down, [1 - ACTIVE_BET_CAP, 1 + ACTIVE_BET_CAP])
+    # m = .5, bet 10: both bets cut to c / .5 = 2c, so the factors are 1 +- c
+    cap = np.array([[0.9], [0.5]])
+    up, down = wealth_factors(np.ones((2, 1)), np.full((2, 1), 10.0), np.full((2, 1), 0.5), cap)
+    np.testing.assert_allclose(up[:, 0], [1.9, 1.5])
+    np.testing.assert_allclose(down[:, 0], [0.1, 0.5])
+
+
+def test_bet_caps_follow_the_running_variance():
+    # z = 1/2 throughout: the running mean stays 1/2 and the variance before time t is
+    # (1/4) / t; the cap is c0 until it falls to v1, c1 from v0 on, linear in between
+    assert CAP_RANGE == (0.5, 0.9) and VARIANCE_RANGE == (0.02, 0.05)
+    caps = bet_caps(np.full((1, 20), 0.5))[0]
+    t = np.arange(1, 21)
+    expected = 0.5 + 0.4 * np.clip((0.05 - 0.25 / t) / 0.03, 0.0, 1.0)
+    np.testing.assert_allclose(caps, expected)
+    assert caps[4] == 0.5 and caps[12] == pytest.approx(0.9)  # 1/20 and 1/52 <= 0.02
+    # alternating 0 / 1 keeps the variance near 1/4: the uniform design's cap throughout
+    np.testing.assert_allclose(bet_caps(np.tile([0.0, 1.0], (1, 20))), 0.5)
+
+
+def test_variance_driven_cap_narrows_steady_increments():
+    # the same steady increments: the schedule's interval is no wider than a fixed cap of 1/2
+    rng = np.random.default_rng(3)
+    scores = np.broadcast_to(rng.beta(0.05, 0.45, 400), (50, 400))
+    truth = (rng.random((50, 400)) < scores).astype(float)
+    weights = selection_probabilities(scores, 0.6)
+    order = draw_order(weights, rng)
+    phi, low, high = ipw_increments(scores, weights, order, np.take_along_axis(truth, order, 1))
+    ((_, lo_s, hi_s),) = active_interval(phi, (low, high), 400, alpha=0.05, at=[100])
+    ((_, lo_h, hi_h),) = active_interval(phi, (low, high), 400, alpha=0.05, at=[100], cap=0.5)
+    assert np.median(hi_s - lo_s) < np.median(hi_h - lo_h)
 
 
 def _expected_uncertain_share(heavy, light, weight, picks):

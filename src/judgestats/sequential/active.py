@@ -62,11 +62,11 @@ items are used up, :math:`W_t / N` shrinks and so does the range (the finite-pop
 under a candidate S its conditional mean is :math:`m_t(S) = (S - \ell_t)/(u_t - \ell_t)`,
 predictable and increasing in S. The two gamblers of
 :mod:`~judgestats.sequential.confidence_sequence` bet the plug-in :math:`\tilde\lambda_t` on z,
-truncated at :math:`c / m_t` and :math:`c / (1 - m_t)` with :math:`c` = :data:`ACTIVE_BET_CAP`:
+truncated at :math:`c_t / m_t` and :math:`c_t / (1 - m_t)`:
 
 .. math:: K_t^{\pm}(S) = \prod_{j \le t} \bigl(1 \pm \lambda_j^{\pm} (z_j - m_j(S))\bigr).
 
-Each factor is positive for any :math:`c < 1` and has conditional mean 1 at the true S, so
+Each factor is positive when :math:`c_t < 1` and has conditional mean 1 at the true S, so
 :math:`K^{\pm}(S)` are non-negative martingales and, by Ville's inequality, reach
 :math:`2/\alpha` with probability at most :math:`\alpha/2` each, at any time. The candidates
 never rejected form the confidence sequence, valid at any stopping time; the factors decrease
@@ -74,9 +74,20 @@ in :math:`m_t` and :math:`m_t` increases in S, so the rejected candidates are tw
 the grid (the shares k / N for N <=
 :data:`~judgestats.sequential.confidence_sequence.EXACT_GRID_LIMIT`, else a fine grid) gives
 the ends. The interval is intersected with what the labels settle for sure,
-:math:`S \in [\sum_L Y / N, (\sum_L Y + N - n)/N]`. A cap above the uniform design's 1/2 lets
-the bets grow where the increments barely vary (a strong judge, whose residuals are small): the
-wealth there is limited by the cap, not the variance (``benchmarks/active_labelling.py``).
+:math:`S \in [\sum_L Y / N, (\sum_L Y + N - n)/N]`.
+
+**The truncation.** Any predictable :math:`c_t \in (0, 1)` keeps the argument. With the running
+variance :math:`\hat\sigma^2_{t-1}` of :math:`z_1..z_{t-1}` (the plug-in's, 1/4 before any
+label) and :data:`CAP_RANGE` :math:`= (c_0, c_1)`, :data:`VARIANCE_RANGE` :math:`= (v_0, v_1)`,
+
+.. math:: c_t = c_0 + (c_1 - c_0)\,
+          \mathrm{clip}\Bigl(\frac{v_1 - \hat\sigma^2_{t-1}}{v_1 - v_0}, 0, 1\Bigr):
+
+the uniform design's 1/2 while the increments vary (a weak judge, and the first labels, whose
+variance is mostly the prior's: large early bets lose wealth that later labels must win back),
+rising to 0.9 where they barely vary (a strong judge: most residuals are tiny, the growth of the
+wealth is limited by the cap rather than the variance). ``benchmarks/active_labelling.py
+--cap`` measures fixed caps against it.
 
 **Stopping.** The interval after t labels uses the first t items of the order; stopping after
 any batch, for any reason seen in the labels, is a stopping time.
@@ -97,14 +108,17 @@ from judgestats.sequential.confidence_sequence import (
     WEALTH_CAP,
     interval_ends,
     plug_in_bets,
+    predictable_variance,
     wealth_factors,
 )
 
 __all__ = [
-    "ACTIVE_BET_CAP",
+    "CAP_RANGE",
     "MIN_PROBABILITY",
+    "VARIANCE_RANGE",
     "ActiveDraws",
     "active_interval",
+    "bet_caps",
     "check_scores",
     "draw_order",
     "ipw_increments",
@@ -114,8 +128,10 @@ __all__ = [
 
 #: Default floor pi_min of the weights (benchmarks/active_labelling.py measures it).
 MIN_PROBABILITY = 0.6
-#: Truncation c of the bets on the rescaled increments (any c < 1 keeps the factors positive).
-ACTIVE_BET_CAP = 0.9
+#: The bets' truncation c_t runs from the first value to the second (module docstring) ...
+CAP_RANGE = (0.5, 0.9)
+#: ... as the running variance of the rescaled increments falls from the second value to the first.
+VARIANCE_RANGE = (0.02, 0.05)
 
 
 def check_scores(scores: Any, size: int) -> np.ndarray:
@@ -186,6 +202,13 @@ def ipw_increments(
     return phi, base - remaining * below / size, base + remaining * above / size
 
 
+def bet_caps(z: np.ndarray) -> np.ndarray:
+    r"""The predictable truncations :math:`c_t` of the module docstring, the shape of ``z``."""
+    low, high = VARIANCE_RANGE
+    share = np.clip((high - predictable_variance(z)) / (high - low), 0.0, 1.0)
+    return CAP_RANGE[0] + (CAP_RANGE[1] - CAP_RANGE[0]) * share
+
+
 def active_interval(
     phi: np.ndarray,
     low_high: tuple[np.ndarray, np.ndarray],
@@ -193,7 +216,7 @@ def active_interval(
     *,
     alpha: float,
     at: Any = None,
-    cap: float = ACTIVE_BET_CAP,
+    cap: Any = None,
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     r"""Yield ``(t, low, high)``: the anytime-valid interval of S after t labels, R sequences.
 
@@ -209,8 +232,9 @@ def active_interval(
         1 - the confidence level; each side spends alpha / 2.
     at : iterable of int, optional
         The times to report; default every label.
-    cap : float, default ACTIVE_BET_CAP
-        The truncation c of the bets, in (0, 1).
+    cap : float, optional
+        A fixed truncation c in (0, 1) of the bets instead of :func:`bet_caps` (for the
+        benchmark's ablation).
 
     The ends are not yet intersected with what the labels settle (the caller knows them).
     """
@@ -222,6 +246,7 @@ def active_interval(
     z = np.clip((phi - lo) / (hi - lo), 0.0, 1.0)  # rounding only: phi lies in [lo, hi]
     side = alpha / 2.0
     bets = plug_in_bets(z, side)
+    caps = bet_caps(z) if cap is None else np.full(z.shape, float(cap))
     checkpoints = set(range(1, n + 1) if at is None else (int(t) for t in at))
     up, down = np.ones(grid.shape), np.ones(grid.shape)
     rejected_low = np.zeros(grid.shape, dtype=bool)
@@ -229,7 +254,9 @@ def active_interval(
     for t in range(n):
         span = hi[:, t : t + 1] - lo[:, t : t + 1]
         m = np.clip((grid - lo[:, t : t + 1]) / span, 0.0, 1.0)
-        gain_up, gain_down = wealth_factors(z[:, t : t + 1], bets[:, t : t + 1], m, cap=cap)
+        gain_up, gain_down = wealth_factors(
+            z[:, t : t + 1], bets[:, t : t + 1], m, cap=caps[:, t : t + 1]
+        )
         up = np.minimum(up * gain_up, WEALTH_CAP)
         down = np.minimum(down * gain_down, WEALTH_CAP)
         rejected_low |= up >= 1.0 / side
