@@ -274,8 +274,8 @@ def prefix_interval(
     """The interval from the labelled prefix of one session's order.
 
     ``labels`` holds every item's label (-1: none). Returns the prefix length t, the estimate
-    (the mean increment, unbiased for S) and the interval's ends before the intersection with
-    what the labels settle; with t = 0: the mean score and (0, 1).
+    (the mean increment, unbiased for S at a fixed t) and the interval's ends before the
+    intersection with what the labels settle; with t = 0: the mean score and (0, 1).
     """
     labelled = labels[order] >= 0
     prefix = int(np.argmin(labelled)) if not labelled.all() else labelled.size

@@ -84,7 +84,8 @@ class LabellingSession:
         the judge is least certain about (active selection, :mod:`judgestats.sequential.active`)
         and the interval is the inverse-probability-weighted one (``target="items"`` only).
     min_probability : float, default 0.6
-        The floor of the active selection probabilities (ignored without ``scores``).
+        The floor of the active selection weights, relative to the most uncertain item's 1
+        (ignored without ``scores``).
 
     Examples
     --------
