@@ -6,10 +6,10 @@ strong judge), a large one near theta (a weak judge). The target is the items' s
 S = mean(Y). The analyst labels in batches and stops after the first batch whose interval is at
 most ``width`` wide. Two designs, each with the product's code:
 
-* ``active``: :class:`judgestats.LabellingSession` with ``scores`` -- selection probabilities
-  favouring uncertain items and the inverse-probability-weighted confidence sequence
-  (:mod:`judgestats.sequential.active`: the same draws, increments and interval, vectorised
-  over replications);
+* ``active``: :class:`judgestats.LabellingSession` with ``scores`` -- a labelling order drawn
+  without replacement with weights favouring uncertain items, and the inverse-probability-
+  weighted confidence sequence (:mod:`judgestats.sequential.active`: the same order, increments
+  and interval, vectorised over replications);
 * ``uniform``: today's session without scores -- uniform random batches and the verdict-based
   confidence sequence (:func:`judgestats.sequential.targets.target_steps`), the verdict being
   1[s >= 0.5].
@@ -19,8 +19,11 @@ Per cell: coverage of S at the stopping time (both designs) and the median label
 batch size and width (the stopping rule only reads the path).
 
     python benchmarks/active_labelling.py [--quick] [--reps 200] [--seed 28] [--floor 0.6]
+        [--cap C]
 
-Writes benchmarks/results/active_labelling.json and .md (``--quick``: ..._quick.*).
+Writes benchmarks/results/active_labelling.json and .md (``--quick``: ..._quick.*; ``--cap``, a
+fixed truncation of the active bets instead of the variance-driven one: ..._cap<C>.*, an
+ablation; a seed other than 28: ..._seed<S>.*).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ THETAS = (0.3, 0.7, 0.9)
 BATCHES = (5, 20, 50)
 WIDTHS = (0.05, 0.1, 0.2)
 QUICK = {"judges": ("weak", "strong"), "thetas": (0.7,), "batches": (20,), "widths": (0.1, 0.2)}
-N_ITEMS, LEVEL, DRAWS = 2_000, 0.95, 3
+N_ITEMS, LEVEL, SEED = 2_000, 0.95, 28
 
 
 def population(kappa, theta, reps, rng):
@@ -54,55 +57,35 @@ def population(kappa, theta, reps, rng):
     return scores, (rng.random(scores.shape) < scores).astype(float)
 
 
-def active_path(scores, truth, rng, floor):
-    """Per draw: interval ends (with what the labels settle), labels before it, new-label flag."""
+def active_path(scores, truth, rng, floor, cap):
+    """Per label t = 1..N: the active interval's ends, with what the labels settle."""
     from judgestats.sequential.active import (
         active_interval,
-        ipw_range,
-        ipw_values,
+        draw_order,
+        ipw_increments,
         selection_probabilities,
     )
 
     reps, size = scores.shape
-    probs = selection_probabilities(scores, floor)
-    rows = np.arange(reps)[:, None]
-    items = rng.integers(0, size, size=(reps, DRAWS * size))
-    selected = rng.random(items.shape) < probs[rows, items]
-    first = np.full((reps, size), items.shape[1])
-    for r in range(reps):  # the first draw that selects each item
-        hit = np.flatnonzero(selected[r])
-        np.minimum.at(first[r], items[r, hit], hit)
-    new = selected & (first[rows, items] == np.arange(items.shape[1]))
-    before = np.cumsum(new, axis=1) - new  # labels given before draw t (0-based)
-    known = np.cumsum(new * truth[rows, items], axis=1) - new * truth[rows, items]
-    phi = ipw_values(
-        scores.mean(axis=1), scores[rows, items], probs[rows, items], selected, truth[rows, items]
-    )
-    low, high = np.zeros(phi.shape), np.ones(phi.shape)
-    steps = active_interval(phi, ipw_range(scores, probs), size, alpha=1 - LEVEL)
-    for t, low_t, high_t in steps:  # interval after draws 0..t-1, read before draw t
-        if t < phi.shape[1]:
-            low[:, t], high[:, t] = low_t, high_t
-    sure_low, sure_high = known / size, (known + size - before) / size
-    inside = (low <= sure_high) & (high >= sure_low)
-    low = np.where(inside, np.maximum(low, sure_low), sure_low)
-    high = np.where(inside, np.minimum(high, sure_high), sure_high)
-    return low, high, before, new
-
-
-def stop_active(path, value, batch, width):
-    """Labels and coverage at the first checkpoint narrow enough (the last if none).
-
-    A checkpoint is a draw that needs a new label after a whole number of batches.
-    """
-    low, high, before, new = path
-    check = new & (before % batch == 0) & (before > 0)
-    ok = check & (high - low <= width + 1e-12)
-    last = check.shape[1] - 1 - np.argmax(check[:, ::-1], axis=1)
-    index = np.where(ok.any(axis=1), np.argmax(ok, axis=1), last)
-    rows = np.arange(low.shape[0])
-    lo, hi = low[rows, index], high[rows, index]
-    return before[rows, index], (lo <= value + 1e-12) & (value <= hi + 1e-12)
+    weights = selection_probabilities(scores, floor)
+    order = draw_order(weights, rng)
+    labels = np.take_along_axis(truth, order, axis=1)
+    phi, low_t, high_t = ipw_increments(scores, weights, order, labels)
+    known = np.cumsum(labels, axis=1)
+    sure_low, sure_high = known / size, (known + size - np.arange(1, size + 1)) / size
+    low, high = sure_low.copy(), sure_high.copy()
+    last = size
+    for t, low_cs, high_cs in active_interval(phi, (low_t, high_t), size, alpha=1 - LEVEL, cap=cap):
+        lo, hi = sure_low[:, t - 1], sure_high[:, t - 1]
+        inside = (low_cs <= hi) & (high_cs >= lo)
+        low[:, t - 1] = np.where(inside, np.maximum(low_cs, lo), lo)
+        high[:, t - 1] = np.where(inside, np.minimum(high_cs, hi), hi)
+        if last == size and np.all(high[:, t - 1] - low[:, t - 1] <= min(WIDTHS) + 1e-12):
+            last = min(size, t + max(BATCHES))  # every stop falls before the next batch ends
+        if t >= last:  # the widths only shrink: later intervals are never read
+            low[:, t:], high[:, t:] = low[:, t - 1 : t], high[:, t - 1 : t]
+            break
+    return low, high
 
 
 def uniform_path(scores, truth):
@@ -119,7 +102,7 @@ def uniform_path(scores, truth):
     return low, high
 
 
-def stop_uniform(path, value, batch, width):
+def stop_at_width(path, value, batch, width):
     """Labels and coverage after the first batch narrow enough (all labels if none)."""
     low, high = path
     at = np.arange(batch, N_ITEMS + 1, batch) - 1
@@ -130,16 +113,16 @@ def stop_uniform(path, value, batch, width):
     return index + 1, (lo <= value + 1e-12) & (value <= hi + 1e-12)
 
 
-def simulation(judge, theta, grid, reps, seed, floor):
+def simulation(judge, theta, grid, reps, seed, floor, cap):
     """Every (batch, width) cell of one (judge, theta)."""
     rng = np.random.default_rng([seed, list(JUDGES).index(judge), int(theta * 100)])
     scores, truth = population(JUDGES[judge], theta, reps, rng)
     value = truth.mean(axis=1)
-    active, uniform = active_path(scores, truth, rng, floor), uniform_path(scores, truth)
+    active, uniform = active_path(scores, truth, rng, floor, cap), uniform_path(scores, truth)
     rows = []
     for batch, width in itertools.product(grid["batches"], grid["widths"]):
-        labels_a, cover_a = stop_active(active, value, batch, width)
-        labels_u, cover_u = stop_uniform(uniform, value, batch, width)
+        labels_a, cover_a = stop_at_width(active, value, batch, width)
+        labels_u, cover_u = stop_at_width(uniform, value, batch, width)
         median_a, median_u = float(np.median(labels_a)), float(np.median(labels_u))
         rows.append(
             {
@@ -185,11 +168,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small grid, 50 replications")
     parser.add_argument("--reps", type=int, default=None, help="replications per cell")
-    parser.add_argument("--seed", type=int, default=28)
+    parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument(
         "--floor", type=float, default=MIN_PROBABILITY, help="the selection probabilities' floor"
     )
+    parser.add_argument(
+        "--cap", type=float, default=None, help="a fixed truncation c in (0, 1) of the active bets"
+    )
     args = parser.parse_args(argv)
+    if args.cap is not None and not 0.0 < args.cap < 1.0:
+        parser.error(f"--cap ({args.cap}) must lie in (0, 1)")
     grid = (
         QUICK
         if args.quick
@@ -199,12 +187,17 @@ def main(argv=None):
     start = time.perf_counter()
     rows = []
     for judge, theta in itertools.product(grid["judges"], grid["thetas"]):
-        rows += simulation(judge, theta, grid, reps, args.seed, args.floor)
+        rows += simulation(judge, theta, grid, reps, args.seed, args.floor, args.cap)
     summary = summarise(rows)
     summary["seconds"] = round(time.perf_counter() - start, 1)
     command = "python benchmarks/active_labelling.py" + (" --quick" if args.quick else "")
     command += f" --reps {reps} --seed {args.seed} --floor {args.floor}"
     name = "active_labelling" + ("_quick" if args.quick else "")
+    if args.cap is not None:  # an ablation: kept apart from the main results
+        command += f" --cap {args.cap}"
+        name += f"_cap{args.cap}"
+    if args.seed != SEED:  # another draw of the same grid: its Monte Carlo spread
+        name += f"_seed{args.seed}"
     write_results(name, {"command": command, "summary": summary, "cells": rows})
     (RESULTS / f"{name}.md").write_text(markdown(rows, summary, command))
     print(json.dumps(summary, indent=1))

@@ -73,6 +73,7 @@ __all__ = [
     "betting_confidence_sequence",
     "bound_steps",
     "plug_in_bets",
+    "predictable_variance",
     "running_bounds",
 ]
 
@@ -84,27 +85,39 @@ GRID_SIZE = 2001
 EXACT_GRID_LIMIT = 4000
 
 
-def plug_in_bets(z: np.ndarray, alpha: float) -> np.ndarray:
-    r"""The predictable plug-in bets :math:`\tilde\lambda_t` of the module docstring.
+def predictable_variance(z: np.ndarray) -> np.ndarray:
+    r"""The running variance :math:`\hat\sigma^2_{t-1}` before each time t (module docstring).
 
-    ``z`` has shape (..., n); the bet for time t uses z_1 .. z_{t-1} only.
+    ``z`` has shape (..., n); the value for time t uses z_1 .. z_{t-1} only (1/4 at t = 1).
     """
     n = z.shape[-1]
     t = np.arange(1, n + 1, dtype=float)
     mean = (0.5 + np.cumsum(z, axis=-1)) / (t + 1.0)  # mu-hat_t, t = 1..n
     squares = np.cumsum((z - mean) ** 2, axis=-1)
     var = (0.25 + squares) / (t + 1.0)  # sigma-hat^2_t, t = 1..n
-    var_before = np.concatenate([np.full(z.shape[:-1] + (1,), 0.25), var[..., :-1]], axis=-1)
-    return np.sqrt(2.0 * math.log(1.0 / alpha) / (var_before * t * np.log1p(t)))
+    return np.concatenate([np.full(z.shape[:-1] + (1,), 0.25), var[..., :-1]], axis=-1)
+
+
+def plug_in_bets(z: np.ndarray, alpha: float) -> np.ndarray:
+    r"""The predictable plug-in bets :math:`\tilde\lambda_t` of the module docstring.
+
+    ``z`` has shape (..., n); the bet for time t uses z_1 .. z_{t-1} only.
+    """
+    t = np.arange(1, z.shape[-1] + 1, dtype=float)
+    return np.sqrt(2.0 * math.log(1.0 / alpha) / (predictable_variance(z) * t * np.log1p(t)))
 
 
 def wealth_factors(
-    z_t: np.ndarray, bet: np.ndarray, m: np.ndarray
+    z_t: np.ndarray, bet: np.ndarray, m: np.ndarray, cap: float | np.ndarray = BET_CAP
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Wealth factors of the two gamblers at remaining means ``m`` (in [0, 1])."""
+    """Wealth factors of the two gamblers at remaining means ``m`` (in [0, 1]).
+
+    ``cap`` is the truncation c in (0, 1), one or one per sequence (every factor stays
+    positive for any c < 1).
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.minimum(bet, BET_CAP / m)  # m = 0: c / m = inf, the bet stays finite
-        down = np.minimum(bet, BET_CAP / (1.0 - m))
+        up = np.minimum(bet, cap / m)  # m = 0: c / m = inf, the bet stays finite
+        down = np.minimum(bet, cap / (1.0 - m))
     diff = z_t - m
     return 1.0 + up * diff, 1.0 - down * diff
 

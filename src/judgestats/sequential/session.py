@@ -13,7 +13,7 @@ reason seen in the data) keeps its coverage -- unlike a fixed-size interval reco
 each batch (``benchmarks/sequential_coverage.py`` measures both).
 
 With judge ``scores``, batches follow active selection instead (:mod:`judgestats.sequential.active`:
-seeded draws that favour uncertain items, and an inverse-probability-weighted interval).
+a seeded order that favours uncertain items, and an inverse-probability-weighted interval).
 """
 
 from __future__ import annotations
@@ -28,10 +28,8 @@ from judgestats.designs.labels_only import check_target
 from judgestats.sequential.active import (
     MIN_PROBABILITY,
     ActiveDraws,
-    active_interval,
     check_scores,
-    ipw_range,
-    ipw_values,
+    prefix_interval,
     selection_probabilities,
 )
 from judgestats.sequential.result import SequentialInterval
@@ -86,7 +84,8 @@ class LabellingSession:
         the judge is least certain about (active selection, :mod:`judgestats.sequential.active`)
         and the interval is the inverse-probability-weighted one (``target="items"`` only).
     min_probability : float, default 0.6
-        The floor of the active selection probabilities (ignored without ``scores``).
+        The floor of the active selection weights, relative to the most uncertain item's 1
+        (ignored without ``scores``).
 
     Examples
     --------
@@ -218,7 +217,7 @@ class LabellingSession:
         """The ids to label next: the next ``size`` unlabelled items in the session's order.
 
         A uniform random sample of the unlabelled items (all of them when fewer remain); with
-        ``scores``, the unlabelled items of the next selected draws of active selection.
+        ``scores``, the next unlabelled items of the active selection order.
 
         Raises
         ------
@@ -322,28 +321,13 @@ class LabellingSession:
                 f"`target` ({target!r}): active selection (`scores`) estimates the items "
                 "target only; use target='items'."
             )
-        labelled = np.zeros(self.n_items, dtype=bool)
-        labelled[order] = True
         known = float(self._labels[order].sum())
         low, high = known / self.n_items, (known + self.n_items - order.size) / self.n_items
-        draws = active.stop(labelled)
-        estimate = float(self._scores.mean())
-        if draws > 0:
-            items = active.items[:draws]
-            probs, scores = active.probs, self._scores
-            phi = ipw_values(
-                np.array([scores.mean()]),
-                scores[items],
-                probs[items],
-                active.selected[:draws],
-                np.maximum(self._labels[items], 0),
-            )
-            bounds = ipw_range(scores[None, :], probs[None, :])
-            steps = active_interval(phi, bounds, self.n_items, alpha=1.0 - level, at=[draws])
-            _, cs_low, cs_high = next(steps)
-            estimate = float(phi.mean())
-            if cs_low[0] <= high and cs_high[0] >= low:  # else: the level's rare miss
-                low, high = max(low, float(cs_low[0])), min(high, float(cs_high[0]))
+        _, estimate, cs_low, cs_high = prefix_interval(
+            self._scores, active.probs, active.order, self._labels, 1.0 - level
+        )
+        if cs_low <= high and cs_high >= low:  # else: the level's rare miss
+            low, high = max(low, cs_low), min(high, cs_high)
         return self._result(target, level, estimate, (low, high), order.size)
 
     def _result(
