@@ -83,6 +83,7 @@ argument lies in (-9, 9): above it the tail is set to 1 (an upper bound), below 
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -159,26 +160,33 @@ class _LowerTest:
             i, j = int(k0 - self.k0[0]), int(k1 - self.k1[0])
             threshold[i, j] = min(threshold[i, j], k)  # the observed outcome is in its tail
         self.threshold = np.clip(threshold, 0, n + 1).astype(np.int64)
-        self._threshold_float = self.threshold.astype(float)
+        # the tails are evaluated once per distinct threshold, then spread over (k0, k1)
+        self._distinct, inverse = np.unique(self.threshold, return_inverse=True)
+        self._inverse = inverse.ravel()
         self.slack = 4.0 * _ARM_TAIL
-        self._log_choose: np.ndarray | None = None
-        if n <= _LOG_CHOOSE_MAX:
-            from scipy.special import gammaln
-
-            counts = np.arange(n + 1, dtype=float)
-            self._log_choose = gammaln(n + 1.0) - gammaln(counts + 1.0) - gammaln(n - counts + 1.0)
+        self._log_choose = _log_choose(n) if n <= _LOG_CHOOSE_MAX else None
+        self._coarse: dict[bool, tuple[np.ndarray, ...]] = {}
 
     def _test_log_pmf(self, counts: np.ndarray, pi: np.ndarray) -> np.ndarray:
-        """Log Bin(counts; n, pi) (pi a column), from a table of log binomial coefficients."""
+        """Log Bin(counts; n, pi) (pi a column), from a table of log binomial coefficients.
+
+        ``xlogy(c, pi) = c log(pi)`` and ``xlog1py(n - c, -pi) = (n - c) log1p(-pi)`` with the
+        logarithms taken once per row; the rows with pi at 0 or 1 (0 log 0 = 0) use the
+        elementwise functions.
+        """
         if self._log_choose is None:
             return _log_pmf(counts, self.n, pi)
         from scipy.special import xlog1py, xlogy
 
-        return (
-            self._log_choose[counts.astype(np.int64)]
-            + xlogy(counts, pi)
-            + xlog1py(self.n - counts, -pi)
-        )
+        log_pi, log_rest = xlogy(1.0, pi), xlog1py(1.0, -pi)
+        out = self._log_choose[counts.astype(np.int64)]
+        out += counts * log_pi
+        out += (self.n - counts) * log_rest
+        edge = np.flatnonzero((pi <= 0.0) | (pi >= 1.0))
+        if edge.size:
+            c, p = counts[edge], pi[edge]
+            out[edge] = self._log_choose[c.astype(np.int64)] + xlogy(c, p) + xlog1py(self.n - c, -p)
+        return out
 
     def tail(self, t: float, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
         """P_{t, q0, q1}{k >= c(k0, k1)} for every nuisance point (1-D arrays q0, q1).
@@ -205,20 +213,21 @@ class _LowerTest:
         width = min(2 * half + 1, n + 1)
         start = np.minimum(np.maximum(np.floor(n * pi) - half, 0.0), n + 1 - width)
         counts = start[:, None] + np.arange(width)[None, :]
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             pmf = np.exp(self._test_log_pmf(counts, pi[:, None]))
         # columns: 1 (counts below the window), P(K >= start + j) in the window, 0 above it
         table = np.ones((pi.size, width + 2))
-        table[:, 1:-1] = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
+        np.cumsum(pmf[:, ::-1], axis=1, out=table[:, -2:0:-1])
         table[:, -1] = 0.0
-        offset = self.threshold[None, :, :] - start.astype(np.int64)[:, None, None]
+        offset = self._distinct[None, :] - start.astype(np.int64)[:, None]
         index = np.minimum(np.maximum(offset + 1, 0), width + 1)
-        index += (np.arange(pi.size) * (width + 2))[:, None, None]
-        sf = np.take(table.ravel(), index)
+        index += (np.arange(pi.size) * (width + 2))[:, None]
+        sf = np.take(np.take(table.ravel(), index), self._inverse, axis=1)
         w0, w1 = self._weights(q0, q1)
         # the test count's mass outside the window (set to 0 above it) is added back
         outside = np.maximum(1.0 - pmf.sum(axis=1), 0.0)
-        return _weighted_sum(w0, sf, w1) + self.slack + outside
+        shape = (pi.size, *self.threshold.shape)
+        return _weighted_sum(w0, sf.reshape(shape), w1) + self.slack + outside
 
     def _weights(self, q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Calibration pmfs on the supports, one row per nuisance point."""
@@ -232,15 +241,16 @@ class _LowerTest:
 
         n = float(self.n)
         scale = 1.0 / np.sqrt(n * pi * (1.0 - pi))  # sigma > 768 at every point sent here
-        # x = (n pi - c + 1) / sigma, built in place: one array of the full (points, k0, k1) size
-        sf = np.subtract.outer(n * pi + 1.0, self._threshold_float)
-        sf *= scale[:, None, None]
+        # x = (n pi - c + 1) / sigma at each distinct threshold c, built in place
+        sf = np.subtract.outer(n * pi + 1.0, self._distinct.astype(float))
+        sf *= scale[:, None]
         # Phi(x) only where |x| < _NDTR_BAND; elsewhere 1 (x above: an upper bound) or 0 (x
         # below: Phi(x) < Phi(-band), added to every p-value); at large n few elements are near 0
         near = np.flatnonzero(np.abs(sf) < _NDTR_BAND)  # (ndtr's where= crashes scipy 1.17)
         values = ndtr(sf.flat[near])
         np.clip(sf, 0.0, 1.0, out=sf)  # 1 above the band, 0 below it
         sf.flat[near] = values
+        sf = np.take(sf, self._inverse, axis=1).reshape(pi.size, *self.threshold.shape)
         w0, w1 = self._weights(q0, q1)
         extra = _BERRY_ESSEEN * (pi**2 + (1.0 - pi) ** 2) * scale + _NDTR_FLOOR
         return _weighted_sum(w0, sf, w1) + extra + self.slack
@@ -278,11 +288,13 @@ class _LowerTest:
         q0 + q1 = 1, then refined around the best point (along its arc, or in 2-D).
         """
         ranges = self._arc_ranges()
-        q0, q1, label, param = self._candidates(ranges)
-        keep = _usable(q0, q1, better_than_chance)
-        if not keep.any():
+        if better_than_chance not in self._coarse:  # the same points at every t
+            q0, q1, label, param = self._candidates(ranges)
+            keep = _usable(q0, q1, better_than_chance)
+            self._coarse[better_than_chance] = (q0[keep], q1[keep], label[keep], param[keep])
+        q0, q1, label, param = self._coarse[better_than_chance]
+        if not q0.size:
             return -math.inf
-        q0, q1, label, param = q0[keep], q1[keep], label[keep], param[keep]
         values = self.tail(t, q0, q1)
         best = int(np.argmax(values))
         if label[best] >= 0:  # refine along the arc
@@ -376,6 +388,21 @@ class _LowerTest:
                     best_value, c0, c1 = float(local[i]), float(r0[ok][i]), float(r1[ok][i])
             step0, step1 = step0 * 2.0 / (_FINE - 1), step1 * 2.0 / (_FINE - 1)
         return best_value
+
+
+@functools.lru_cache(maxsize=4)
+def _log_choose(n: int) -> np.ndarray:
+    """Log binomial coefficients log C(n, c) for c = 0..n, read-only.
+
+    The tables of the last few test sizes are kept (at most 16 MB each): both ends of an
+    interval, and the datasets of a coverage study, share them.
+    """
+    from scipy.special import gammaln
+
+    counts = np.arange(n + 1, dtype=float)
+    table = gammaln(n + 1.0) - gammaln(counts + 1.0) - gammaln(n - counts + 1.0)
+    table.flags.writeable = False
+    return table
 
 
 def _weighted_sum(w0: np.ndarray, sf: np.ndarray, w1: np.ndarray) -> np.ndarray:
