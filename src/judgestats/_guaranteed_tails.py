@@ -43,6 +43,9 @@ _NDTR_BAND = 9.0
 _NDTR_FLOOR = 1.2e-19
 #: Nuisance grid: points per side of the coarse grid, and of each refinement grid.
 _COARSE, _ARC, _FINE, _ROUNDS = 9, 25, 9, 3
+#: A coarse point is left out of a supremum when a bound of its tail is this far below the best
+#: tail found (module docstring).
+_PRUNE_MARGIN = 1e-9
 #: Test sizes up to which the log binomial coefficients are tabulated once per dataset.
 _LOG_CHOOSE_MAX = 2_000_000
 #: Slack in units of k when comparing n * max h with an integer count (ties are included).
@@ -82,6 +85,8 @@ class LowerTest:
         self.slack = 4.0 * _ARM_TAIL
         self._log_choose = _log_choose(n) if n <= _LOG_CHOOSE_MAX else None
         self._coarse: dict[bool, tuple[np.ndarray, ...]] = {}
+        self._seen: dict[float, np.ndarray] = {}  # coarse tails (better than chance) by t
+        self._coarse_weights: dict[bool, tuple[np.ndarray, np.ndarray]] = {}
 
     def _test_log_pmf(self, counts: np.ndarray, pi: np.ndarray) -> np.ndarray:
         """Log Bin(counts; n, pi) (pi a column), from a table of log binomial coefficients.
@@ -123,25 +128,35 @@ class LowerTest:
             out[~summed] = self._tail_bound(pi[~summed], q0[~summed], q1[~summed])
         return out
 
-    def _window_tail(self, pi: np.ndarray, q0: np.ndarray, q1: np.ndarray, half: int) -> np.ndarray:
-        """:meth:`tail` summed over a window of 2 half + 1 counts around n pi."""
+    def _window_tail(
+        self,
+        pi: np.ndarray,
+        q0: np.ndarray,
+        q1: np.ndarray,
+        half: int,
+        weights: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """:meth:`tail` summed over a window of 2 half + 1 counts around n pi.
+
+        ``weights``: the calibration pmfs of the points (:meth:`_weights`), where known.
+        """
         n = self.n
         width = min(2 * half + 1, n + 1)
         start = np.minimum(np.maximum(np.floor(n * pi) - half, 0.0), n + 1 - width)
-        counts = start[:, None] + np.arange(width)[None, :]
+        counts = (start + (width - 1))[:, None] - np.arange(width)[None, :]  # downwards
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             pmf = np.exp(self._test_log_pmf(counts, pi[:, None]))
-        # columns: 1 (counts below the window), P(K >= start + j) in the window, 0 above it
-        table = np.ones((pi.size, width + 2))
-        np.cumsum(pmf[:, ::-1], axis=1, out=table[:, -2:0:-1])
-        table[:, -1] = 0.0
-        offset = self._distinct[None, :] - start.astype(np.int64)[:, None]
-        index = np.minimum(np.maximum(offset + 1, 0), width + 1)
-        index += (np.arange(pi.size) * (width + 2))[:, None]
+        # columns: 0 (counts above the window), P(K >= start + width - j) in the window, 1 below
+        table = np.empty((pi.size, width + 2))
+        table[:, 0], table[:, -1] = 0.0, 1.0
+        np.cumsum(pmf, axis=1, out=table[:, 1:-1])
+        index = (width - 1) - self._distinct[None, :] + start.astype(np.int64)[:, None]
+        np.clip(index, -1, width, out=index)
+        index += (np.arange(pi.size) * (width + 2) + 1)[:, None]
         sf = np.take(np.take(table.ravel(), index), self._inverse, axis=1)
-        w0, w1 = self._weights(q0, q1)
+        w0, w1 = self._weights(q0, q1) if weights is None else weights
         # the test count's mass outside the window (set to 0 above it) is added back
-        outside = np.maximum(1.0 - pmf.sum(axis=1), 0.0)
+        outside = np.maximum(1.0 - pmf[:, ::-1].sum(axis=1), 0.0)
         shape = (pi.size, *self.threshold.shape)
         return _weighted_sum(w0, sf.reshape(shape), w1) + self.slack + outside
 
@@ -211,7 +226,7 @@ class LowerTest:
         q0, q1, label, param = self._coarse[better_than_chance]
         if not q0.size:
             return -math.inf
-        values = self.tail(t, q0, q1)
+        values = self._coarse_tails(t, q0, q1, better_than_chance)
         best = int(np.argmax(values))
         if label[best] >= 0:  # refine along the arc
             arc = list(ranges)[label[best]]
@@ -221,6 +236,43 @@ class LowerTest:
         return self._refine_in_box(
             t, (float(q0[best]), float(q1[best])), float(values[best]), better_than_chance
         )
+
+    def _coarse_tails(
+        self, t: float, q0: np.ndarray, q1: np.ndarray, better_than_chance: bool
+    ) -> np.ndarray:
+        """:meth:`tail` at the coarse points, where it can be their largest value.
+
+        On judges better than chance each point's tail rises with t (pi does), so its tail at
+        the nearest t' >= t seen before bounds it. The point with the largest bound is summed
+        first; points whose bound is below that value (less ``_PRUNE_MARGIN``, far above the
+        round-off of a tail) cannot be the maximiser, and keep their bound (which stays a bound
+        at every smaller t). The points summed get the window they would get all together, so
+        their values, the maximiser and the supremum are those of summing every point.
+        """
+        pi = np.minimum(np.maximum(t * q1 + (1.0 - t) * (1.0 - q0), 0.0), 1.0)
+        half = np.ceil(_WINDOW_SD * np.sqrt(self.n * pi * (1.0 - pi)) + 12.0)
+        if not better_than_chance or np.minimum(2 * half + 1, self.n + 1).max() > WINDOW_MAX:
+            return self.tail(t, q0, q1)  # the Berry-Esseen bound is not monotone in t
+        width = int(half.max())
+        if better_than_chance not in self._coarse_weights:
+            self._coarse_weights[better_than_chance] = self._weights(q0, q1)
+        w0, w1 = self._coarse_weights[better_than_chance]
+        above = [seen for seen in self._seen if seen >= t]
+        if not above:
+            return self._seen.setdefault(t, self._window_tail(pi, q0, q1, width, (w0, w1)))
+        values = self._seen[min(above)].copy()
+
+        def summed(rows: np.ndarray) -> np.ndarray:
+            return self._window_tail(pi[rows], q0[rows], q1[rows], width, (w0[rows], w1[rows]))
+
+        first = np.array([np.argmax(values)])  # the largest bound first, then the others
+        values[first] = summed(first)
+        rest = np.flatnonzero(values >= values[first] - _PRUNE_MARGIN)
+        rest = rest[rest != first[0]]
+        if rest.size:
+            values[rest] = summed(rest)
+        self._seen[t] = values
+        return values
 
     def _arc_ranges(self) -> dict[str, tuple[float, float]]:
         """Parameter range of each boundary arc of the set, and of the line q0 + q1 = 1."""
