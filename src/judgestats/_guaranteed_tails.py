@@ -59,21 +59,17 @@ class LowerTest:
     """The p-value P+(t) of one dataset: sup over the nuisance set of P{D(X) >= D(x)}."""
 
     def __init__(self, k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float):
-        z, self.p_threshold, fisher = settings(level)
-        box = (_arm_set(k0, m0, 1.0 - fisher), _arm_set(k1, m1, 1.0 - fisher))
+        shared = _calibration(n, k0, m0, k1, m1, level)
+        z, self.p_threshold, self.fisher = shared.settings
         self.n = n
-        self.box = box
-        self.fisher = fisher
+        self.box = shared.box
         self.calibration = (k0, m0, k1, m1)
-        self.k0 = arm_support(m0, *box[0], _ARM_TAIL)
-        self.k1 = arm_support(m1, *box[1], _ARM_TAIL)
+        self.k0, self.k1 = shared.supports
         self.m0, self.m1 = m0, m1
         observed = Curves(np.array([k0], float), np.array([k1], float), m0, m1, n, z)
         bound = designating_bound(observed, k / n)
         self.everything = bound == 0.0  # D(x) = 0: every outcome is as extreme
-        grid0, grid1 = np.meshgrid(self.k0, self.k1, indexing="ij")
-        curves = Curves(grid0, grid1, m0, m1, n, z)
-        top = curves.max_on(min(bound, 1.0))
+        top = shared.curves.max_on(min(bound, 1.0))
         threshold = np.ceil(n * top - max(_TIE, 8.0 * np.finfo(float).eps * n))
         if self.k0[0] <= k0 <= self.k0[-1] and self.k1[0] <= k1 <= self.k1[-1]:
             i, j = int(k0 - self.k0[0]), int(k1 - self.k1[0])
@@ -84,9 +80,8 @@ class LowerTest:
         self._inverse = inverse.ravel()
         self.slack = 4.0 * _ARM_TAIL
         self._log_choose = _log_choose(n) if n <= _LOG_CHOOSE_MAX else None
-        self._coarse: dict[bool, tuple[np.ndarray, ...]] = {}
+        self._coarse, self._coarse_weights = shared.coarse, shared.coarse_weights
         self._seen: dict[float, np.ndarray] = {}  # coarse tails (better than chance) by t
-        self._coarse_weights: dict[bool, tuple[np.ndarray, np.ndarray]] = {}
 
     def _test_log_pmf(self, counts: np.ndarray, pi: np.ndarray) -> np.ndarray:
         """Log Bin(counts; n, pi) (pi a column), from a table of log binomial coefficients.
@@ -356,6 +351,34 @@ class LowerTest:
                     best_value, c0, c1 = float(local[i]), float(r0[ok][i]), float(r1[ok][i])
             step0, step1 = step0 * 2.0 / (_FINE - 1), step1 * 2.0 / (_FINE - 1)
         return best_value
+
+
+class _Calibration:
+    """What the tests of all datasets with the same calibration counts and n share.
+
+    The level's constants, the nuisance set's bounding box, the arms' supports, the curves h
+    of the designating statistic on them, and (filled by the first test that needs them) the
+    coarse nuisance points and their calibration pmfs, for each side of q0 + q1 = 1.
+    """
+
+    def __init__(self, n: int, k0: int, m0: int, k1: int, m1: int, level: float):
+        self.settings = settings(level)
+        z, _, fisher = self.settings
+        self.box = (_arm_set(k0, m0, 1.0 - fisher), _arm_set(k1, m1, 1.0 - fisher))
+        self.supports = (
+            arm_support(m0, *self.box[0], _ARM_TAIL),
+            arm_support(m1, *self.box[1], _ARM_TAIL),
+        )
+        grid0, grid1 = np.meshgrid(*self.supports, indexing="ij")
+        self.curves = Curves(grid0, grid1, m0, m1, n, z)
+        self.coarse: dict[bool, tuple[np.ndarray, ...]] = {}
+        self.coarse_weights: dict[bool, tuple[np.ndarray, np.ndarray]] = {}
+
+
+@functools.lru_cache(maxsize=32)
+def _calibration(n: int, k0: int, m0: int, k1: int, m1: int, level: float) -> _Calibration:
+    """The shared part of a test, kept for the last few calibrations (coverage studies)."""
+    return _Calibration(n, k0, m0, k1, m1, level)
 
 
 @functools.lru_cache(maxsize=4)

@@ -99,6 +99,7 @@ __all__ = [
     "guaranteed_ci",
     "guaranteed_covers",
     "guaranteed_interval",
+    "guaranteed_intervals",
 ]
 
 #: Bisection stops when the bracket of the interval end is this narrow.
@@ -186,6 +187,39 @@ def guaranteed_interval(
     if high < low:  # both one-sided tests reject everything between: data of tiny probability
         low, high = high, low
     return ConfidenceInterval(low, high)
+
+
+def guaranteed_intervals(
+    k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any, level: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The guaranteed intervals of many datasets (arrays that broadcast), for coverage studies.
+
+    Each interval is :func:`guaranteed_interval` of its counts (the same numbers); it is
+    computed once per distinct dataset, and the datasets are taken in the order of their
+    calibration counts, so that those sharing (n, k0, m0, k1, m1) share the nuisance set, its
+    grid, the calibration pmfs and the designating curves (``python
+    benchmarks/bench_guaranteed.py --speed`` times it). Counts are checked as in
+    :func:`guaranteed_ci` (whole, non-negative, a part at most its total, n >= 1); empty arms
+    and judges at or below chance are allowed.
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+        The ends, in the broadcast shape of the counts.
+    """
+    names = ("k", "n", "k0", "m0", "k1", "m1")
+    checked = check_six_counts(dict(zip(names, (k, n, k0, m0, k1, m1), strict=True)))
+    level = check_level(level)
+    arrays = np.broadcast_arrays(*(checked[name] for name in names))
+    rows = np.stack([a.ravel() for a in arrays], axis=1).astype(np.int64)
+    unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+    low, high = np.empty(len(unique)), np.empty(len(unique))
+    # grouped by (n, k0, m0, k1, m1), then k: a calibration's shared part is built once
+    for i in np.lexsort((unique[:, 0], unique[:, 5], unique[:, 4], unique[:, 3], unique[:, 2])):
+        k_, n_, k0_, m0_, k1_, m1_ = (int(c) for c in unique[i])
+        low[i], high[i] = guaranteed_interval(k_, n_, k0_, m0_, k1_, m1_, level)
+    inverse = inverse.ravel()
+    return low[inverse].reshape(arrays[0].shape), high[inverse].reshape(arrays[0].shape)
 
 
 def guaranteed_ci(
