@@ -79,29 +79,38 @@ class LowerTest:
         self._distinct, inverse = np.unique(self.threshold, return_inverse=True)
         self._inverse = inverse.ravel()
         self.slack = 4.0 * _ARM_TAIL
-        self._log_choose = _log_choose(n) if n <= _LOG_CHOOSE_MAX else None
+        # log C(n, n - i) at i: the coefficients of a row of counts going down are contiguous
+        self._log_choose = _log_choose_down(n) if n <= _LOG_CHOOSE_MAX else None
         self._coarse, self._coarse_weights = shared.coarse, shared.coarse_weights
         self._seen: dict[float, np.ndarray] = {}  # coarse tails (better than chance) by t
 
-    def _test_log_pmf(self, counts: np.ndarray, pi: np.ndarray) -> np.ndarray:
-        """Log Bin(counts; n, pi) (pi a column), from a table of log binomial coefficients.
+    def _test_log_pmf(self, counts: np.ndarray, pi: np.ndarray, top: np.ndarray) -> np.ndarray:
+        """Log Bin(counts; n, pi) (pi a column) for rows of counts top, top - 1, ... .
 
+        The log binomial coefficients are read from a table, a contiguous run per row;
         ``xlogy(c, pi) = c log(pi)`` and ``xlog1py(n - c, -pi) = (n - c) log1p(-pi)`` with the
         logarithms taken once per row; the rows with pi at 0 or 1 (0 log 0 = 0) use the
         elementwise functions.
         """
         if self._log_choose is None:
             return _log_pmf(counts, self.n, pi)
+        from numpy.lib.stride_tricks import sliding_window_view
         from scipy.special import xlog1py, xlogy
 
+        n, width = self.n, counts.shape[1]
         log_pi, log_rest = xlogy(1.0, pi), xlog1py(1.0, -pi)
-        out = self._log_choose[counts.astype(np.int64)]
-        out += counts * log_pi
-        out += (self.n - counts) * log_rest
+        # row p: log C(n, top_p - j) = downwards[n - top_p + j], j = 0 .. width - 1
+        out = sliding_window_view(self._log_choose, width)[n - top.astype(np.int64)]
+        work = counts * log_pi
+        out += work
+        np.subtract(n, counts, out=work)
+        work *= log_rest
+        out += work
         edge = np.flatnonzero((pi <= 0.0) | (pi >= 1.0))
         if edge.size:
             c, p = counts[edge], pi[edge]
-            out[edge] = self._log_choose[c.astype(np.int64)] + xlogy(c, p) + xlog1py(self.n - c, -p)
+            down = self._log_choose[n - c.astype(np.int64)]
+            out[edge] = down + xlogy(c, p) + xlog1py(n - c, -p)
         return out
 
     def tail(self, t: float, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
@@ -138,9 +147,11 @@ class LowerTest:
         n = self.n
         width = min(2 * half + 1, n + 1)
         start = np.minimum(np.maximum(np.floor(n * pi) - half, 0.0), n + 1 - width)
-        counts = (start + (width - 1))[:, None] - np.arange(width)[None, :]  # downwards
+        top = start + (width - 1)
+        counts = top[:, None] - np.arange(width)[None, :]  # downwards
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            pmf = np.exp(self._test_log_pmf(counts, pi[:, None]))
+            pmf = self._test_log_pmf(counts, pi[:, None], top)
+            np.exp(pmf, out=pmf)
         # columns: 0 (counts above the window), P(K >= start + width - j) in the window, 1 below
         table = np.empty((pi.size, width + 2))
         table[:, 0], table[:, -1] = 0.0, 1.0
@@ -382,8 +393,8 @@ def _calibration(n: int, k0: int, m0: int, k1: int, m1: int, level: float) -> _C
 
 
 @functools.lru_cache(maxsize=4)
-def _log_choose(n: int) -> np.ndarray:
-    """Log binomial coefficients log C(n, c) for c = 0..n, read-only.
+def _log_choose_down(n: int) -> np.ndarray:
+    """Log binomial coefficients log C(n, n - i) for i = 0..n, read-only.
 
     The tables of the last few test sizes are kept (at most 16 MB each): both ends of an
     interval, and the datasets of a coverage study, share them.
@@ -392,8 +403,9 @@ def _log_choose(n: int) -> np.ndarray:
 
     counts = np.arange(n + 1, dtype=float)
     table = gammaln(n + 1.0) - gammaln(counts + 1.0) - gammaln(n - counts + 1.0)
-    table.flags.writeable = False
-    return table
+    down = np.ascontiguousarray(table[::-1])
+    down.flags.writeable = False
+    return down
 
 
 def _weighted_sum(w0: np.ndarray, sf: np.ndarray, w1: np.ndarray) -> np.ndarray:
