@@ -81,8 +81,7 @@ class LowerTest:
         self.slack = 4.0 * _ARM_TAIL
         # log C(n, n - i) at i: the coefficients of a row of counts going down are contiguous
         self._log_choose = _log_choose_down(n) if n <= _LOG_CHOOSE_MAX else None
-        self._coarse = shared.coarse
-        self._grouped: np.ndarray | None = None  # _grouped_weights at the coarse points
+        self._coarse, self._coarse_weights = shared.coarse, shared.coarse_weights
         self._seen: dict[float, np.ndarray] = {}  # coarse tails (better than chance) by t
 
     def _test_log_pmf(self, counts: np.ndarray, pi: np.ndarray, top: np.ndarray) -> np.ndarray:
@@ -95,14 +94,13 @@ class LowerTest:
         """
         if self._log_choose is None:
             return _log_pmf(counts, self.n, pi)
+        from numpy.lib.stride_tricks import sliding_window_view
         from scipy.special import xlog1py, xlogy
 
         n, width = self.n, counts.shape[1]
         log_pi, log_rest = xlogy(1.0, pi), xlog1py(1.0, -pi)
         # row p: log C(n, top_p - j) = downwards[n - top_p + j], j = 0 .. width - 1
-        down = self._log_choose  # rows of the (n + 2 - width, width) view overlap
-        windows = np.ndarray((n + 2 - width, width), float, down, strides=2 * down.strides)
-        out = windows[n - top.astype(np.int64)]
+        out = sliding_window_view(self._log_choose, width)[n - top.astype(np.int64)]
         work = counts * log_pi
         out += work
         np.subtract(n, counts, out=work)
@@ -140,13 +138,11 @@ class LowerTest:
         q0: np.ndarray,
         q1: np.ndarray,
         half: int,
-        grouped: np.ndarray | None = None,
+        weights: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> np.ndarray:
         """:meth:`tail` summed over a window of 2 half + 1 counts around n pi.
 
-        ``grouped``: where known, the calibration probability of each distinct threshold at
-        each point (:meth:`_grouped_weights`); the tail is then a sum over distinct thresholds
-        instead of over the calibration outcomes.
+        ``weights``: the calibration pmfs of the points (:meth:`_weights`), where known.
         """
         n = self.n
         width = min(2 * half + 1, n + 1)
@@ -163,27 +159,12 @@ class LowerTest:
         index = (width - 1) - self._distinct[None, :] + start.astype(np.int64)[:, None]
         np.clip(index, -1, width, out=index)
         index += (np.arange(pi.size) * (width + 2) + 1)[:, None]
-        distinct = np.take(table.ravel(), index)
+        sf = np.take(np.take(table.ravel(), index), self._inverse, axis=1)
+        w0, w1 = self._weights(q0, q1) if weights is None else weights
         # the test count's mass outside the window (set to 0 above it) is added back
         outside = np.maximum(1.0 - pmf[:, ::-1].sum(axis=1), 0.0)
-        if grouped is not None:
-            return np.einsum("pu,pu->p", distinct, grouped) + self.slack + outside
-        sf = np.take(distinct, self._inverse, axis=1).reshape(pi.size, *self.threshold.shape)
-        w0, w1 = self._weights(q0, q1)
-        return _weighted_sum(w0, sf, w1) + self.slack + outside
-
-    def _grouped_weights(self, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
-        """P(c(K0, K1) = c_u) at each point, for each distinct threshold c_u (points x u).
-
-        The sum over the calibration outcomes (i, j) of w0_i S(c_ij) w1_j regrouped as the
-        sum over u of S(c_u) times the mass of the outcomes whose threshold is c_u: the same
-        number to round-off, and the regrouped masses serve every t.
-        """
-        w0, w1 = self._weights(q0, q1)
-        order = np.argsort(self._inverse, kind="stable")
-        starts = np.flatnonzero(np.r_[True, np.diff(self._inverse[order]) != 0])
-        joint = (w0[:, :, None] * w1[:, None, :]).reshape(q0.size, -1)
-        return np.add.reduceat(joint[:, order], starts, axis=1)
+        shape = (pi.size, *self.threshold.shape)
+        return _weighted_sum(w0, sf.reshape(shape), w1) + self.slack + outside
 
     def _weights(self, q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Calibration pmfs on the supports, one row per nuisance point."""
@@ -279,16 +260,16 @@ class LowerTest:
         if not better_than_chance or np.minimum(2 * half + 1, self.n + 1).max() > WINDOW_MAX:
             return self.tail(t, q0, q1)  # the Berry-Esseen bound is not monotone in t
         width = int(half.max())
-        if self._grouped is None:
-            self._grouped = self._grouped_weights(q0, q1)
-        grouped = self._grouped
+        if better_than_chance not in self._coarse_weights:
+            self._coarse_weights[better_than_chance] = self._weights(q0, q1)
+        w0, w1 = self._coarse_weights[better_than_chance]
         above = [seen for seen in self._seen if seen >= t]
         if not above:
-            return self._seen.setdefault(t, self._window_tail(pi, q0, q1, width, grouped))
+            return self._seen.setdefault(t, self._window_tail(pi, q0, q1, width, (w0, w1)))
         values = self._seen[min(above)].copy()
 
         def summed(rows: np.ndarray) -> np.ndarray:
-            return self._window_tail(pi[rows], q0[rows], q1[rows], width, grouped[rows])
+            return self._window_tail(pi[rows], q0[rows], q1[rows], width, (w0[rows], w1[rows]))
 
         first = np.array([np.argmax(values)])  # the largest bound first, then the others
         values[first] = summed(first)
@@ -388,7 +369,7 @@ class _Calibration:
 
     The level's constants, the nuisance set's bounding box, the arms' supports, the curves h
     of the designating statistic on them, and (filled by the first test that needs them) the
-    coarse nuisance points, for each side of q0 + q1 = 1.
+    coarse nuisance points and their calibration pmfs, for each side of q0 + q1 = 1.
     """
 
     def __init__(self, n: int, k0: int, m0: int, k1: int, m1: int, level: float):
@@ -402,6 +383,7 @@ class _Calibration:
         grid0, grid1 = np.meshgrid(*self.supports, indexing="ij")
         self.curves = Curves(grid0, grid1, m0, m1, n, z)
         self.coarse: dict[bool, tuple[np.ndarray, ...]] = {}
+        self.coarse_weights: dict[bool, tuple[np.ndarray, np.ndarray]] = {}
 
 
 @functools.lru_cache(maxsize=32)
