@@ -33,7 +33,8 @@ Writes benchmarks/results/guaranteed_profile.json.
 
 ``--speed`` times the public function against the engine before issue 27 (kept in
 ``tests/reference/guaranteed_before.py``), both in this process, dataset by dataset in turn so
-that both see the same load: one dataset per cell of the regime grid above that
+that both see the same load (wall and CPU seconds; on a shared machine the CPU time is the
+steadier figure): one dataset per cell of the regime grid above that
 ``guaranteed_ci`` accepts (a judge better than chance), each timed through ``guaranteed_ci``
 with the per-calibration cache emptied first (a cold call, as a user's single interval), and
 through the old ``guaranteed_interval``; the two intervals must agree to 1e-9. Then the
@@ -215,10 +216,11 @@ def _grid_datasets(rng: np.random.Generator) -> list[tuple[int, ...]]:
     return out
 
 
-def _timed(function: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
-    start = time.perf_counter()
+def _timed(function: Any, *args: Any, **kwargs: Any) -> tuple[Any, float, float]:
+    """The result, the wall seconds and the CPU seconds of one call."""
+    start, cpu = time.perf_counter(), time.process_time()
     out = function(*args, **kwargs)
-    return out, time.perf_counter() - start
+    return out, time.perf_counter() - start, time.process_time() - cpu
 
 
 def speed(reps: int, seed: int) -> None:
@@ -232,20 +234,28 @@ def speed(reps: int, seed: int) -> None:
     rows = []
     for counts in _grid_datasets(rng):
         _guaranteed_tails._calibration.cache_clear()
-        new, new_s = _timed(guaranteed_ci, *counts, confidence_level=0.95)
-        before, old_s = _timed(old.guaranteed_interval, *counts, 0.95)
-        assert max(abs(new[0] - before[0]), abs(new[1] - before[1])) <= 1e-9, counts
-        rows.append({"counts": counts, "new_s": new_s, "old_s": old_s})
-    new_s, old_s = (np.array([r[key] for r in rows]) for key in ("new_s", "old_s"))
-    per_dataset = {
+        new, new_s, new_cpu = _timed(guaranteed_ci, *counts, confidence_level=0.95)
+        before, old_s, old_cpu = _timed(old.guaranteed_interval, *counts, 0.95)
+        difference = max(abs(new[0] - before[0]), abs(new[1] - before[1]))
+        assert difference <= 1e-9, counts
+        rows.append(
+            {"counts": counts, "new_s": new_s, "old_s": old_s, "new_cpu_s": new_cpu}
+            | {"old_cpu_s": old_cpu, "difference": difference}
+        )
+    per_dataset: dict[str, Any] = {
         "datasets": len(rows),
-        "new_median_s": float(np.median(new_s)),
-        "new_p90_s": float(np.quantile(new_s, 0.9)),
-        "old_median_s": float(np.median(old_s)),
-        "old_p90_s": float(np.quantile(old_s, 0.9)),
-        "ratio_of_medians": float(np.median(old_s) / np.median(new_s)),
-        "ratio_of_totals": float(old_s.sum() / new_s.sum()),
+        "max_difference": max(r["difference"] for r in rows),
     }
+    for clock in ("", "cpu_"):
+        new_s, old_s = (np.array([r[f"{v}_{clock}s"] for r in rows]) for v in ("new", "old"))
+        per_dataset |= {
+            f"new_median_{clock}s": float(np.median(new_s)),
+            f"new_p90_{clock}s": float(np.quantile(new_s, 0.9)),
+            f"old_median_{clock}s": float(np.median(old_s)),
+            f"old_p90_{clock}s": float(np.quantile(old_s, 0.9)),
+            f"ratio_of_medians_{clock}".rstrip("_"): float(np.median(old_s) / np.median(new_s)),
+            f"ratio_of_totals_{clock}".rstrip("_"): float(old_s.sum() / new_s.sum()),
+        }
     print(per_dataset)
     vectorised = _vectorised(old, guaranteed_intervals, reps, rng)
     print(vectorised)
@@ -284,11 +294,11 @@ def _vectorised(old: Any, vectorised: Any, reps: int, rng: np.random.Generator) 
         )
     data = np.concatenate(counts)
     _guaranteed_tails._calibration.cache_clear()
-    (low, high), new_s = _timed(vectorised, *data.T, 0.95)
+    (low, high), new_s, new_cpu = _timed(vectorised, *data.T, 0.95)
     unique = np.unique(data, axis=0)
-    start = time.perf_counter()
-    before = {tuple(row): old.guaranteed_interval(*map(int, row), 0.95) for row in unique}
-    old_s = time.perf_counter() - start
+    before, old_s, old_cpu = _timed(
+        lambda: {tuple(row): old.guaranteed_interval(*map(int, row), 0.95) for row in unique}
+    )
     diff = max(
         max(abs(lo - before[tuple(r)][0]), abs(hi - before[tuple(r)][1]))
         for r, lo, hi in zip(data, low, high, strict=True)
@@ -300,6 +310,9 @@ def _vectorised(old: Any, vectorised: Any, reps: int, rng: np.random.Generator) 
         "new_datasets_per_s": len(data) / new_s,
         "old_datasets_per_s": len(data) / old_s,
         "ratio": old_s / new_s,
+        "new_datasets_per_cpu_s": len(data) / new_cpu,
+        "old_datasets_per_cpu_s": len(data) / old_cpu,
+        "ratio_cpu": old_cpu / new_cpu,
         "max_difference": float(diff),
     }
 

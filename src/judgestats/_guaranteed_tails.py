@@ -94,13 +94,14 @@ class LowerTest:
         """
         if self._log_choose is None:
             return _log_pmf(counts, self.n, pi)
-        from numpy.lib.stride_tricks import sliding_window_view
         from scipy.special import xlog1py, xlogy
 
         n, width = self.n, counts.shape[1]
         log_pi, log_rest = xlogy(1.0, pi), xlog1py(1.0, -pi)
         # row p: log C(n, top_p - j) = downwards[n - top_p + j], j = 0 .. width - 1
-        out = sliding_window_view(self._log_choose, width)[n - top.astype(np.int64)]
+        down = self._log_choose  # rows of the (n + 2 - width, width) view overlap
+        windows = np.ndarray((n + 2 - width, width), float, down, strides=2 * down.strides)
+        out = windows[n - top.astype(np.int64)]
         work = counts * log_pi
         out += work
         np.subtract(n, counts, out=work)
