@@ -83,6 +83,9 @@ class LowerTest:
         self._log_choose = _log_choose_down(n) if n <= _LOG_CHOOSE_MAX else None
         self._coarse, self._coarse_weights = shared.coarse, shared.coarse_weights
         self._seen: dict[float, np.ndarray] = {}  # coarse tails (better than chance) by t
+        self._grouped: np.ndarray | None = None  # _grouped_weights at the coarse points
+        # round-off of a tail summed in two orders stays far below this (module docstring)
+        self._margin = _PRUNE_MARGIN + 8.0 * np.finfo(float).eps * self.threshold.size
 
     def _test_log_pmf(self, counts: np.ndarray, pi: np.ndarray, top: np.ndarray) -> np.ndarray:
         """Log Bin(counts; n, pi) (pi a column) for rows of counts top, top - 1, ... .
@@ -145,6 +148,15 @@ class LowerTest:
 
         ``weights``: the calibration pmfs of the points (:meth:`_weights`), where known.
         """
+        distinct, outside = self._distinct_tails(pi, half)
+        w0, w1 = self._weights(q0, q1) if weights is None else weights
+        return self._exact_sum(distinct, outside, w0, w1)
+
+    def _distinct_tails(self, pi: np.ndarray, half: int) -> tuple[np.ndarray, np.ndarray]:
+        """P(K >= c) at each distinct threshold c (points x c), and the mass outside the window.
+
+        The window holds 2 half + 1 counts around n pi; below it the tail is 1, above it 0.
+        """
         n = self.n
         width = min(2 * half + 1, n + 1)
         start = np.minimum(np.maximum(np.floor(n * pi) - half, 0.0), n + 1 - width)
@@ -160,12 +172,33 @@ class LowerTest:
         index = (width - 1) - self._distinct[None, :] + start.astype(np.int64)[:, None]
         np.clip(index, -1, width, out=index)
         index += (np.arange(pi.size) * (width + 2) + 1)[:, None]
-        sf = np.take(np.take(table.ravel(), index), self._inverse, axis=1)
-        w0, w1 = self._weights(q0, q1) if weights is None else weights
         # the test count's mass outside the window (set to 0 above it) is added back
         outside = np.maximum(1.0 - pmf[:, ::-1].sum(axis=1), 0.0)
-        shape = (pi.size, *self.threshold.shape)
-        return _weighted_sum(w0, sf.reshape(shape), w1) + self.slack + outside
+        return np.take(table.ravel(), index), outside
+
+    def _exact_sum(
+        self, distinct: np.ndarray, outside: np.ndarray, w0: np.ndarray, w1: np.ndarray
+    ) -> np.ndarray:
+        """The tails: sum over the calibration outcomes of w0 P(K >= c(k0, k1)) w1, + slack."""
+        sf = np.take(distinct, self._inverse, axis=1).reshape(len(w0), *self.threshold.shape)
+        return _weighted_sum(w0, sf, w1) + self.slack + outside
+
+    def _grouped_sum(
+        self, distinct: np.ndarray, outside: np.ndarray, grouped: np.ndarray
+    ) -> np.ndarray:
+        """:meth:`_exact_sum` regrouped by distinct threshold: equal up to round-off.
+
+        ``grouped[p, u]`` is the calibration mass of the outcomes whose threshold is the u-th
+        distinct one (:meth:`_grouped_weights`); the sum has U terms instead of K0 K1.
+        """
+        return np.einsum("pu,pu->p", distinct, grouped) + self.slack + outside
+
+    def _grouped_weights(self, w0: np.ndarray, w1: np.ndarray) -> np.ndarray:
+        """Calibration mass of each distinct threshold at each point (points x distinct)."""
+        order = np.argsort(self._inverse, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(self._inverse[order]) != 0])
+        joint = (w0[:, :, None] * w1[:, None, :]).reshape(len(w0), -1)
+        return np.add.reduceat(joint[:, order], starts, axis=1)
 
     def _weights(self, q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Calibration pmfs on the supports, one row per nuisance point."""
@@ -264,20 +297,24 @@ class LowerTest:
         if better_than_chance not in self._coarse_weights:
             self._coarse_weights[better_than_chance] = self._weights(q0, q1)
         w0, w1 = self._coarse_weights[better_than_chance]
+        if self._grouped is None:
+            self._grouped = self._grouped_weights(w0, w1)
+        grouped, margin = self._grouped, self._margin
         above = [seen for seen in self._seen if seen >= t]
-        if not above:
-            return self._seen.setdefault(t, self._window_tail(pi, q0, q1, width, (w0, w1)))
-        values = self._seen[min(above)].copy()
-
-        def summed(rows: np.ndarray) -> np.ndarray:
-            return self._window_tail(pi[rows], q0[rows], q1[rows], width, (w0[rows], w1[rows]))
-
-        first = np.array([np.argmax(values)])  # the largest bound first, then the others
-        values[first] = summed(first)
-        rest = np.flatnonzero(values >= values[first] - _PRUNE_MARGIN)
-        rest = rest[rest != first[0]]
-        if rest.size:
-            values[rest] = summed(rest)
+        values = self._seen[min(above)].copy() if above else np.full(q0.size, np.inf)
+        if above:  # leave out the points whose bound is below a value reached at t
+            seed = np.array([np.argmax(values)])
+            reached = self._grouped_sum(*self._distinct_tails(pi[seed], width), grouped[seed])
+            rows = np.flatnonzero(values >= reached[0] - margin)
+        else:
+            rows = np.arange(q0.size)
+        distinct, outside = self._distinct_tails(pi[rows], width)
+        approximate = self._grouped_sum(distinct, outside, grouped[rows])
+        values[rows] = approximate
+        # only the points within round-off of the largest can be the maximiser: sum them exactly
+        close = np.flatnonzero(approximate >= approximate.max() - margin)
+        rows = rows[close]
+        values[rows] = self._exact_sum(distinct[close], outside[close], w0[rows], w1[rows])
         self._seen[t] = values
         return values
 
