@@ -1,9 +1,11 @@
 """The guaranteed interval's engine as it was before issue 27 (the speed-up), kept as a reference.
 
 A verbatim copy of the computation in ``src/judgestats/guaranteed.py`` at commit 82be423 (the
-public wrapper ``guaranteed_ci`` and its docstrings left out): the tests compare the faster
-engine with it (``tests/test_guaranteed_speed.py``) and ``benchmarks/bench_guaranteed.py``
-times both in the same process. Not part of the package.
+public wrapper ``guaranteed_ci`` left out) and of the designating curves it used
+(``src/judgestats/_designating.py``); the binomial helpers come from ``judgestats._binomial``,
+which issue 27 left unchanged. The tests compare the faster engine with it
+(``tests/test_guaranteed_speed.py``) and ``benchmarks/bench_guaranteed.py --speed`` times both
+in the same process. Not part of the package.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from judgestats._binomial import arm_support
 from judgestats._binomial import fisher_cutoff as _fisher_cutoff
 from judgestats._binomial import log_pmf as _log_pmf
 from judgestats._binomial import p_value_ends as _p_value_ends
-from judgestats._designating import Curves, designating_bound
 from judgestats.results import ConfidenceInterval
 
 __all__ = ["guaranteed_covers", "guaranteed_interval"]
@@ -47,6 +48,72 @@ _COARSE, _ARC, _FINE, _ROUNDS = 9, 25, 9, 3
 _LOG_CHOOSE_MAX = 2_000_000
 #: Slack in units of k when comparing n * max h with an integer count (ties are included).
 _TIE = 1e-7
+
+
+# ---------------------------------------------------------------------------------------------
+# the designating statistic, verbatim from src/judgestats/_designating.py at the same commit
+# ---------------------------------------------------------------------------------------------
+class Curves:
+    """h(t) = a + J t + z sqrt(A0 + A1 t + A2 t^2) for every calibration outcome (k0, k1)."""
+
+    def __init__(self, k0: np.ndarray, k1: np.ndarray, m0: int, m1: int, n: float, z: float):
+        q0 = (k0 + 0.5) / (m0 + 1.0)
+        q1 = (k1 + 0.5) / (m1 + 1.0)
+        v0, v1 = q0 * (1.0 - q0) / (m0 + 1.0), q1 * (1.0 - q1) / (m1 + 1.0)
+        self.a = 1.0 - q0
+        self.slope = q0 + q1 - 1.0
+        self.a0 = self.a * (1.0 - self.a) / n + v0
+        self.a1 = self.slope * (1.0 - 2.0 * self.a) / n - 2.0 * v0
+        self.a2 = v0 + v1 - self.slope**2 / n
+        self.z = z
+        # sqrt(quadratic) on [0, 1] is convex iff the quadratic opens upwards with no real root
+        self.convex = (self.a2 > 0.0) & (4.0 * self.a2 * self.a0 - self.a1**2 >= 0.0)
+
+    def value(self, t: Any) -> np.ndarray:
+        quad = np.maximum(self.a0 + self.a1 * t + self.a2 * t * t, 0.0)
+        return self.a + self.slope * t + self.z * np.sqrt(quad)
+
+    def derivative(self, t: Any) -> np.ndarray:
+        quad = np.maximum(self.a0 + self.a1 * t + self.a2 * t * t, 1e-300)
+        return self.slope + self.z * (self.a1 + 2.0 * self.a2 * t) / (2.0 * np.sqrt(quad))
+
+    def argmax(self, upper: Any) -> np.ndarray:
+        """Maximiser of h on [0, upper] (elementwise), exact for convex and concave h."""
+        upper = np.broadcast_to(np.asarray(upper, dtype=float), self.a.shape)
+        # concave: the root of the decreasing derivative, clipped to [0, upper]
+        low, high = np.zeros_like(upper), upper.copy()
+        for _ in range(60):
+            mid = 0.5 * (low + high)
+            rising = self.derivative(mid) > 0.0
+            low, high = np.where(rising, mid, low), np.where(rising, high, mid)
+        concave_best = np.where(
+            self.derivative(np.zeros_like(upper)) <= 0.0,
+            0.0,
+            np.where(self.derivative(upper) >= 0.0, upper, low),
+        )
+        convex_best = np.where(self.value(upper) >= self.value(0.0), upper, 0.0)
+        return np.where(self.convex, convex_best, concave_best)
+
+    def max_on(self, upper: Any) -> np.ndarray:
+        """Max of h on [0, upper]."""
+        return self.value(self.argmax(upper))
+
+
+def designating_bound(curves: Curves, p_hat: float) -> float:
+    """D(x) = inf{t in [0, 1]: p_hat <= h(t)} for one outcome (curves of length 1); inf if none."""
+    if curves.value(0.0)[0] >= p_hat:
+        return 0.0
+    top = float(curves.argmax(1.0)[0])
+    if curves.value(top)[0] < p_hat:
+        return math.inf
+    low, high = 0.0, top  # h < p_hat at low, >= at high; h rises on [0, top] when it crosses
+    for _ in range(80):
+        mid = 0.5 * (low + high)
+        if curves.value(mid)[0] >= p_hat:
+            high = mid
+        else:
+            low = mid
+    return high
 
 
 # ---------------------------------------------------------------------------------------------
