@@ -3,9 +3,9 @@
 The engine before the speed-up is kept verbatim in ``tests/reference/guaranteed_before.py``;
 every interval here is compared with it to 1e-9, on designs chosen to break a shortcut: empty
 and one-item arms, judges at, below and far above chance, accuracies at 0 and 1 (k = 0, k = n),
-n = 1 and n = 10^6 (the large-n tail bound), and moderate random designs. The pruning of
-nuisance points (a tail at a larger t bounds the tail at t) is checked on its own: a supremum
-computed after other t values must equal the one computed from scratch.
+n = 1, n = 10^6 and n up to 10^12 (the Berry-Esseen tail bound), and moderate random designs.
+The pruning of nuisance points (a tail at a larger t bounds the tail at t) is checked on its
+own: a supremum computed after other t values must equal the one computed from scratch.
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ QUICK = (
     + tiny_arms((10**6,))[::7]
     + random_designs(6, [30, 1000, 20000], 27)
     + [(421, 1000, 15, 20, 19, 20)]
+    + [(4 * 10**11, 10**12, 16, 20, 18, 20), (5 * 10**6, 10**7, 3, 5, 4, 5)]  # Berry-Esseen
 )
 
 
@@ -87,8 +88,9 @@ def test_same_intervals_as_before_quick():
 @pytest.mark.slow
 @pytest.mark.parametrize("level", [0.95, 0.8])
 def test_same_intervals_as_before_full_grid(level):
-    """448 designs per level (about a minute per level for the old engine)."""
+    """450 designs per level (about a minute per level for the old engine)."""
     cases = tiny_arms((1, 9, 10**6)) + random_designs(40, [30, 200, 1000, 20000, 10**6], seed=27)
+    cases += [(4 * 10**11, 10**12, 140, 200, 180, 200), (4 * 10**6, 10**7, 40, 50, 45, 50)]
     assert_same_as_before(cases, level)
 
 
@@ -130,18 +132,18 @@ def test_vectorised_path_errors(counts, level, match):
 def test_pruned_supremum_equals_full_supremum(counts):
     """After larger t values (whose tails bound the tails at t), the supremum is unchanged."""
     summed = []
-    window_tail = tails.LowerTest._window_tail
+    distinct_tails = tails.LowerTest._distinct_tails
 
     def counting(self, pi, *args):
         summed.append(pi.size)
-        return window_tail(self, pi, *args)
+        return distinct_tails(self, pi, *args)
 
     history = tails.LowerTest(*counts, 0.95)
     pruned = full = 0
     for t in (1.0, 0.9, 0.6, 0.45, 0.44, 0.3, 0.2999, 0.1, 0.0):
         fresh = tails.LowerTest(*counts, 0.95)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(tails.LowerTest, "_window_tail", counting)
+            patch.setattr(tails.LowerTest, "_distinct_tails", counting)
             summed.clear()
             expected = fresh.sup(t, better_than_chance=True)
             full += sum(summed)

@@ -2,11 +2,21 @@
 
 :class:`LowerTest` holds one dataset's ordering (its thresholds c(k0, k1)), its nuisance
 confidence set and the test count's tail sums; :mod:`judgestats.guaranteed` inverts it (the
-construction, the proof and the numerical bounds are in that module's docstring). Tails are
-evaluated once per distinct threshold and spread over the calibration outcomes; at every t the
-nuisance points of the coarse grid are the same, and on judges better than chance each point's
-tail rises with t, so a tail already computed at a larger t bounds it and the points whose bound
-is below the best value found cannot be the maximiser and are not summed (issue 27).
+construction, the proof and the numerical bounds are in that module's docstring). The numbers
+are those of the engine before issue 27 (``tests/test_guaranteed_speed.py`` compares them with a
+copy of it); what makes them cheaper:
+
+* the test count's tail is evaluated once per distinct threshold and spread over the
+  calibration outcomes (:meth:`LowerTest._distinct_tails`);
+* the coarse nuisance points are the same at every t, and so are their calibration pmfs and,
+  per dataset, the calibration mass of each distinct threshold; a coarse tail is first summed
+  over distinct thresholds (equal to round-off) and only the points within a margin of the
+  largest are summed exactly, as before, so the maximiser is unchanged;
+* on judges better than chance each point's tail rises with t, so a tail already computed at
+  a larger t bounds it, and points whose bound is below a value reached at t are not summed;
+* what datasets with the same calibration counts and n share (the nuisance set, its grid, the
+  pmfs, the designating curves) is built once (:func:`_calibration`), and the log binomial
+  coefficients of the test count once per n.
 """
 
 from __future__ import annotations
@@ -81,9 +91,10 @@ class LowerTest:
         self.slack = 4.0 * _ARM_TAIL
         # log C(n, n - i) at i: the coefficients of a row of counts going down are contiguous
         self._log_choose = _log_choose_down(n) if n <= _LOG_CHOOSE_MAX else None
-        self._coarse, self._coarse_weights = shared.coarse, shared.coarse_weights
+        self._coarse, self._shared_weights = shared.coarse, shared.coarse_weights
         self._seen: dict[float, np.ndarray] = {}  # coarse tails (better than chance) by t
         self._grouped: np.ndarray | None = None  # _grouped_weights at the coarse points
+        self._coarse_weights: tuple[np.ndarray, np.ndarray] = (np.empty(0), np.empty(0))
         # round-off of a tail summed in two orders stays far below this (module docstring)
         self._margin = _PRUNE_MARGIN + 8.0 * np.finfo(float).eps * self.threshold.size
 
@@ -177,11 +188,21 @@ class LowerTest:
         return np.take(table.ravel(), index), outside
 
     def _exact_sum(
-        self, distinct: np.ndarray, outside: np.ndarray, w0: np.ndarray, w1: np.ndarray
+        self,
+        distinct: np.ndarray,
+        added: np.ndarray,
+        w0: np.ndarray,
+        w1: np.ndarray,
+        bound: bool = False,
     ) -> np.ndarray:
-        """The tails: sum over the calibration outcomes of w0 P(K >= c(k0, k1)) w1, + slack."""
+        """The tails: sum over the calibration outcomes of w0 P(K >= c(k0, k1)) w1, + slack.
+
+        ``added``: the mass outside the window, or (``bound``) the Berry-Esseen term.
+        """
         sf = np.take(distinct, self._inverse, axis=1).reshape(len(w0), *self.threshold.shape)
-        return _weighted_sum(w0, sf, w1) + self.slack + outside
+        if bound:
+            return _weighted_sum(w0, sf, w1) + added + self.slack
+        return _weighted_sum(w0, sf, w1) + self.slack + added
 
     def _grouped_sum(
         self, distinct: np.ndarray, outside: np.ndarray, grouped: np.ndarray
@@ -208,6 +229,11 @@ class LowerTest:
 
     def _tail_bound(self, pi: np.ndarray, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
         """:meth:`tail` with the Berry-Esseen upper bound of P(K >= c) (large n; module doc)."""
+        w0, w1 = self._weights(q0, q1)
+        return self._exact_sum(*self._distinct_bound(pi), w0, w1, bound=True)
+
+    def _distinct_bound(self, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The Berry-Esseen bound of P(K >= c) at each distinct threshold, and its added term."""
         from scipy.special import ndtr
 
         n = float(self.n)
@@ -221,10 +247,7 @@ class LowerTest:
         values = ndtr(sf.flat[near])
         np.clip(sf, 0.0, 1.0, out=sf)  # 1 above the band, 0 below it
         sf.flat[near] = values
-        sf = np.take(sf, self._inverse, axis=1).reshape(pi.size, *self.threshold.shape)
-        w0, w1 = self._weights(q0, q1)
-        extra = _BERRY_ESSEEN * (pi**2 + (1.0 - pi) ** 2) * scale + _NDTR_FLOOR
-        return _weighted_sum(w0, sf, w1) + extra + self.slack
+        return sf, _BERRY_ESSEEN * (pi**2 + (1.0 - pi) ** 2) * scale + _NDTR_FLOOR
 
     def in_set(self, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
         """Membership of the nuisance confidence set: the product of the arms' p-values > c."""
@@ -282,41 +305,78 @@ class LowerTest:
     ) -> np.ndarray:
         """:meth:`tail` at the coarse points, where it can be their largest value.
 
-        On judges better than chance each point's tail rises with t (pi does), so its tail at
-        the nearest t' >= t seen before bounds it. The point with the largest bound is summed
-        first; points whose bound is below that value (less ``_PRUNE_MARGIN``, far above the
-        round-off of a tail) cannot be the maximiser, and keep their bound (which stays a bound
-        at every smaller t). The points summed get the window they would get all together, so
-        their values, the maximiser and the supremum are those of summing every point.
+        On judges better than chance each point's tail summed over the window rises with t (pi
+        does), so its tail at the nearest t' >= t seen before bounds it (a Berry-Esseen bound
+        at t' too: it bounds the exact tail). The point with the largest bound is summed first;
+        points whose bound is below that value (less ``self._margin``, far above the round-off
+        of a tail) cannot be the maximiser, and keep their bound (which stays a bound at every
+        smaller t). The others are summed by :meth:`_coarse_sums`, each with the window it would
+        get among all the points, so the maximiser and the supremum are those of :meth:`tail`
+        at every point.
         """
         pi = np.minimum(np.maximum(t * q1 + (1.0 - t) * (1.0 - q0), 0.0), 1.0)
+        if not better_than_chance:  # one supremum per test: nothing to share
+            return self.tail(t, q0, q1)
         half = np.ceil(_WINDOW_SD * np.sqrt(self.n * pi * (1.0 - pi)) + 12.0)
-        if not better_than_chance or np.minimum(2 * half + 1, self.n + 1).max() > WINDOW_MAX:
-            return self.tail(t, q0, q1)  # the Berry-Esseen bound is not monotone in t
-        width = int(half.max())
-        if better_than_chance not in self._coarse_weights:
-            self._coarse_weights[better_than_chance] = self._weights(q0, q1)
-        w0, w1 = self._coarse_weights[better_than_chance]
-        if self._grouped is None:
-            self._grouped = self._grouped_weights(w0, w1)
-        grouped, margin = self._grouped, self._margin
-        above = [seen for seen in self._seen if seen >= t]
+        summed = np.minimum(2 * half + 1, self.n + 1) <= WINDOW_MAX
+        width = int(half[summed].max()) if summed.any() else 0
+        if self._grouped is None:  # the calibration pmfs are the same for every dataset
+            if not self._shared_weights:
+                self._shared_weights[True] = self._weights(q0, q1)
+            self._coarse_weights = self._shared_weights[True]
+            self._grouped = self._grouped_weights(*self._coarse_weights)
+        grouped = self._grouped
+        # a tail summed over the window rises with t; the Berry-Esseen bound need not
+        above = [seen for seen in self._seen if seen >= t] if summed.all() else []
         values = self._seen[min(above)].copy() if above else np.full(q0.size, np.inf)
         if above:  # leave out the points whose bound is below a value reached at t
             seed = np.array([np.argmax(values)])
-            reached = self._grouped_sum(*self._distinct_tails(pi[seed], width), grouped[seed])
-            rows = np.flatnonzero(values >= reached[0] - margin)
+            reached = self._coarse_sums(pi, seed, width, summed, grouped, exact=False)
+            rows = np.flatnonzero(values >= reached[0] - self._margin)
         else:
             rows = np.arange(q0.size)
-        distinct, outside = self._distinct_tails(pi[rows], width)
-        approximate = self._grouped_sum(distinct, outside, grouped[rows])
-        values[rows] = approximate
-        # only the points within round-off of the largest can be the maximiser: sum them exactly
-        close = np.flatnonzero(approximate >= approximate.max() - margin)
-        rows = rows[close]
-        values[rows] = self._exact_sum(distinct[close], outside[close], w0[rows], w1[rows])
+        values[rows] = self._coarse_sums(pi, rows, width, summed, grouped)
         self._seen[t] = values
         return values
+
+    def _coarse_sums(
+        self,
+        pi: np.ndarray,
+        rows: np.ndarray,
+        width: int,
+        summed: np.ndarray,
+        grouped: np.ndarray,
+        exact: bool = True,
+    ) -> np.ndarray:
+        """Tails at some coarse points: summed by distinct threshold, then exactly near the top.
+
+        The sums by distinct threshold equal the exact ones (:meth:`_window_tail`,
+        :meth:`_tail_bound`) to round-off, far below ``self._margin``; only the points within
+        the margin of the largest can be the maximiser, and only they are summed exactly (the
+        same numbers as :meth:`tail`), unless ``exact`` is False.
+        """
+        w0, w1 = self._coarse_weights
+        out = np.empty(rows.size)
+        parts = []
+        for window in (True, False):
+            mine = np.flatnonzero(summed[rows] == window)
+            if mine.size:
+                points = rows[mine]
+                if window:
+                    distinct, added = self._distinct_tails(pi[points], width)
+                else:
+                    distinct, added = self._distinct_bound(pi[points])
+                out[mine] = self._grouped_sum(distinct, added, grouped[points])
+                parts.append((window, mine, distinct, added))
+        if not exact:
+            return out
+        top = out.max() - self._margin
+        for window, mine, distinct, added in parts:
+            near = np.flatnonzero(out[mine] >= top)
+            points = rows[mine[near]]
+            sums = (distinct[near], added[near], w0[points], w1[points])
+            out[mine[near]] = self._exact_sum(*sums, bound=not window)
+        return out
 
     def _arc_ranges(self) -> dict[str, tuple[float, float]]:
         """Parameter range of each boundary arc of the set, and of the line q0 + q1 = 1."""
