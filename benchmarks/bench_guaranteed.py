@@ -30,17 +30,34 @@ set) and of tail sums, and the share of the time in the tail sums.
     python benchmarks/bench_guaranteed.py --profile
 
 Writes benchmarks/results/guaranteed_profile.json.
+
+``--speed`` times the public function against the engine before issue 27 (kept in
+``tests/reference/guaranteed_before.py``), both in this process, dataset by dataset in turn so
+that both see the same load (wall and CPU seconds; on a shared machine the CPU time is the
+steadier figure): one dataset per cell of the regime grid above that
+``guaranteed_ci`` accepts (a judge better than chance), each timed through ``guaranteed_ci``
+with the per-calibration cache emptied first (a cold call, as a user's single interval), and
+through the old ``guaranteed_interval``; the two intervals must agree to 1e-9. Then the
+vectorised path: ``guaranteed_intervals`` on ``--reps`` datasets of each of a few coverage
+settings (n = 1000, 25 labels per arm), against the old engine looping over the distinct
+datasets; datasets per second and the ratio old / new.
+
+    python benchmarks/bench_guaranteed.py --speed [--reps 40] [--seed 12]
+
+Writes benchmarks/results/guaranteed_speed.json (with the load average before and after).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import subprocess
 import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -137,34 +154,28 @@ PROFILE_CASES = [
 
 
 def profile() -> None:
-    """Where one interval's time goes: calls of the nuisance supremum and of the tail sum.
+    """Where one interval's time goes: calls of the nuisance supremum and of the tail sums.
 
-    One warm-up, then one profiled run per dataset; prints seconds (profiler overhead included),
-    the number of p-value evaluations (``sup``), tail evaluations (``tail``) and their share.
+    One warm-up, then one profiled run per dataset (the per-calibration cache emptied before
+    each run); prints seconds (profiler overhead included), the number of p-value evaluations
+    (``sup``), of tail sums over a set of nuisance points (the test count's window summed,
+    ``_distinct_tails``, or its Berry-Esseen bound, ``_tail_bound``) and the share of the time
+    spent computing tails (``tail`` and ``_coarse_tails``, each call counted once).
     """
     import cProfile
     import pstats
 
+    from judgestats import _guaranteed_tails
+
     rows = []
     for counts in PROFILE_CASES:
         guaranteed_interval(*counts, 0.95)
+        _guaranteed_tails._calibration.cache_clear()
         profiler = cProfile.Profile()
         profiler.enable()
         guaranteed_interval(*counts, 0.95)
         profiler.disable()
-        stats = pstats.Stats(profiler)
-        calls = {
-            name: (entry[1], entry[3])
-            for (_, _, name), entry in stats.stats.items()
-            if name in ("sup", "tail")
-        }
-        row = {
-            "counts": counts,
-            "seconds": stats.total_tt,
-            "sup_calls": calls["sup"][0],
-            "tail_calls": calls["tail"][0],
-            "tail_share": calls["tail"][1] / stats.total_tt,
-        }
+        row = _profile_row(counts, pstats.Stats(profiler).stats)  # type: ignore[attr-defined]
         rows.append(row)
         print(
             f"{counts}: {row['seconds']:.3f} s, {row['sup_calls']} p-values (sup), "
@@ -175,6 +186,154 @@ def profile() -> None:
     write_results("guaranteed_profile", {"loadavg": load, "rows": rows})
 
 
+def _profile_row(counts: tuple[int, ...], stats: dict[Any, Any]) -> dict[str, Any]:
+    """Seconds, p-value evaluations, tail sums and the tails' share of one profiled interval."""
+    by_name = {key[2]: (key, entry) for key, entry in stats.items()}
+
+    def calls(name: str) -> int:
+        return by_name[name][1][1] if name in by_name else 0
+
+    def cumulative(name: str) -> float:
+        return by_name[name][1][3] if name in by_name else 0.0
+
+    nested = 0.0  # tail called from _coarse_tails is inside the latter's time already
+    if "tail" in by_name and "_coarse_tails" in by_name:
+        nested = by_name["tail"][1][4].get(by_name["_coarse_tails"][0], (0, 0, 0, 0.0))[3]
+    total = sum(entry[2] for entry in stats.values())
+    return {
+        "counts": counts,
+        "seconds": total,
+        "sup_calls": calls("sup"),
+        "tail_calls": calls("_distinct_tails") + calls("_tail_bound"),
+        "tail_share": (cumulative("tail") + cumulative("_coarse_tails") - nested) / total,
+    }
+
+
+def _reference() -> Any:
+    """The engine before issue 27 (tests/reference/guaranteed_before.py), as a module."""
+    path = Path(__file__).resolve().parents[1] / "tests" / "reference" / "guaranteed_before.py"
+    spec = importlib.util.spec_from_file_location("guaranteed_before", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _grid_datasets(rng: np.random.Generator) -> list[tuple[int, ...]]:
+    """One dataset per cell of the regime grid, where guaranteed_ci accepts the judge."""
+    out = []
+    for n in N:
+        for m in M:
+            for q0, q1 in JUDGES:
+                for theta in THETA:
+                    pi = theta * q1 + (1 - theta) * (1 - q0)
+                    draws = ((n, pi), (m, q0), (m, q1))
+                    k, k0, k1 = (int(rng.binomial(size, p)) for size, p in draws)
+                    if k0 / m + k1 / m > 1 and (k0 + 1) / (m + 2) + (k1 + 1) / (m + 2) > 1:
+                        out.append((k, n, k0, m, k1, m))
+    return out
+
+
+def _timed(function: Any, *args: Any, **kwargs: Any) -> tuple[Any, float, float]:
+    """The result, the wall seconds and the CPU seconds of one call."""
+    start, cpu = time.perf_counter(), time.process_time()
+    out = function(*args, **kwargs)
+    return out, time.perf_counter() - start, time.process_time() - cpu
+
+
+def speed(reps: int, seed: int) -> None:
+    """Per-dataset seconds (cold, through guaranteed_ci) and vectorised datasets/s, old vs new."""
+    from judgestats import _guaranteed_tails, guaranteed_ci
+    from judgestats.guaranteed import guaranteed_intervals
+
+    old = _reference()
+    rng = np.random.default_rng(seed)
+    load_before = Path("/proc/loadavg").read_text().split()[:3]
+    rows = []
+    for counts in _grid_datasets(rng):
+        _guaranteed_tails._calibration.cache_clear()
+        new, new_s, new_cpu = _timed(guaranteed_ci, *counts, confidence_level=0.95)
+        before, old_s, old_cpu = _timed(old.guaranteed_interval, *counts, 0.95)
+        difference = max(abs(new[0] - before[0]), abs(new[1] - before[1]))
+        assert difference <= 1e-9, counts
+        rows.append(
+            {"counts": counts, "new_s": new_s, "old_s": old_s, "new_cpu_s": new_cpu}
+            | {"old_cpu_s": old_cpu, "difference": difference}
+        )
+    per_dataset: dict[str, Any] = {
+        "datasets": len(rows),
+        "max_difference": max(r["difference"] for r in rows),
+    }
+    for clock in ("", "cpu_"):
+        new_s, old_s = (np.array([r[f"{v}_{clock}s"] for r in rows]) for v in ("new", "old"))
+        per_dataset |= {
+            f"new_median_{clock}s": float(np.median(new_s)),
+            f"new_p90_{clock}s": float(np.quantile(new_s, 0.9)),
+            f"old_median_{clock}s": float(np.median(old_s)),
+            f"old_p90_{clock}s": float(np.quantile(old_s, 0.9)),
+            f"ratio_of_medians_{clock}".rstrip("_"): float(np.median(old_s) / np.median(new_s)),
+            f"ratio_of_totals_{clock}".rstrip("_"): float(old_s.sum() / new_s.sum()),
+        }
+    print(per_dataset)
+    vectorised = _vectorised(old, guaranteed_intervals, reps, rng)
+    print(vectorised)
+    load = Path("/proc/loadavg").read_text().split()[:3]
+    print(f"load average before {' '.join(load_before)}, after {' '.join(load)}")
+    write_results(
+        "guaranteed_speed",
+        {
+            "loadavg_before": load_before,
+            "loadavg_after": load,
+            "per_dataset": per_dataset,
+            "vectorised": vectorised,
+            "rows": rows,
+        },
+    )
+
+
+#: Coverage settings of the vectorised timing: (theta, q0, q1), n = 1000, 25 labels per arm.
+SPEED_SETTINGS = [(0.2, 0.8, 0.8), (0.5, 0.7, 0.9), (0.8, 0.9, 0.9)]
+
+
+def _vectorised(old: Any, vectorised: Any, reps: int, rng: np.random.Generator) -> dict[str, Any]:
+    """Datasets/s of guaranteed_intervals and of the old engine's loop, on the same datasets."""
+    from judgestats import _guaranteed_tails
+
+    n, m = 1000, 25
+    counts = []
+    for theta, q0, q1 in SPEED_SETTINGS:
+        pi = theta * q1 + (1 - theta) * (1 - q0)
+        counts.append(
+            np.stack(
+                [rng.binomial(n, pi, reps), np.full(reps, n), rng.binomial(m, q0, reps)]
+                + [np.full(reps, m), rng.binomial(m, q1, reps), np.full(reps, m)],
+                axis=1,
+            )
+        )
+    data = np.concatenate(counts)
+    _guaranteed_tails._calibration.cache_clear()
+    (low, high), new_s, new_cpu = _timed(vectorised, *data.T, 0.95)
+    unique = np.unique(data, axis=0)
+    before, old_s, old_cpu = _timed(
+        lambda: {tuple(row): old.guaranteed_interval(*map(int, row), 0.95) for row in unique}
+    )
+    diff = max(
+        max(abs(lo - before[tuple(r)][0]), abs(hi - before[tuple(r)][1]))
+        for r, lo, hi in zip(data, low, high, strict=True)
+    )
+    assert diff <= 1e-9, diff
+    return {
+        "datasets": len(data),
+        "distinct": len(unique),
+        "new_datasets_per_s": len(data) / new_s,
+        "old_datasets_per_s": len(data) / old_s,
+        "ratio": old_s / new_s,
+        "new_datasets_per_cpu_s": len(data) / new_cpu,
+        "old_datasets_per_cpu_s": len(data) / old_cpu,
+        "ratio_cpu": old_cpu / new_cpu,
+        "max_difference": float(diff),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", type=int, default=10)
@@ -182,7 +341,12 @@ def main() -> None:
     parser.add_argument("--scaling", action="store_true", help="cost against n only")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--profile", action="store_true", help="where one interval's time goes")
+    parser.add_argument("--speed", action="store_true", help="old vs new, in this process")
+    parser.add_argument("--reps", type=int, default=40)
     args = parser.parse_args()
+    if args.speed:
+        speed(args.reps, args.seed)
+        return
     if args.profile:
         profile()
         return

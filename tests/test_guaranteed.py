@@ -14,6 +14,8 @@ import pytest
 from scipy.stats import binom
 
 import judgestats as jc
+from judgestats import _binomial
+from judgestats import _guaranteed_tails as tails
 from judgestats import guaranteed as g
 
 THETAS = np.array([0.0, 1e-3, 0.02, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.98, 0.999, 1.0])
@@ -161,21 +163,21 @@ def test_lower_end_against_brute_force(x, m0, m1):
     level = 0.95
     alpha, gamma = 1 - level, g.NUISANCE_GAMMA
     z = 1.959963984540054
-    cutoff = g._fisher_cutoff(gamma)
+    cutoff = _binomial.fisher_cutoff(gamma)
     low, _ = jc.guaranteed_ci(x[0], n, x[1], m0, x[2], m1, confidence_level=level)
     assert low > 0.0
     q0, q1 = (
         a.ravel()
         for a in np.meshgrid(np.linspace(0, 1, 201), np.linspace(0, 1, 201), indexing="ij")
     )
-    inside = g._arm_p_value(x[1], m0, q0) * g._arm_p_value(x[2], m1, q1) > cutoff
+    inside = _binomial.arm_p_value(x[1], m0, q0) * _binomial.arm_p_value(x[2], m1, q1) > cutoff
     better = inside & (q0 + q1 >= 1)
     threshold = alpha / 2 - gamma / 2
     below = brute_p_value(low - 2e-3, x, n, m0, m1, z, (q0[better], q1[better])).max()
     assert below <= threshold + 1e-9
     above = brute_p_value(low + 2e-3, x, n, m0, m1, z, (q0[better], q1[better])).max()
     assert above > threshold
-    test = g._LowerTest(x[0], n, x[1], m0, x[2], m1, level)
+    test = tails.LowerTest(x[0], n, x[1], m0, x[2], m1, level)
     for t in (low - 0.05, low, low + 0.05):
         brute = brute_p_value(t, x, n, m0, m1, z, (q0[better], q1[better])).max()
         assert test.sup(t, better_than_chance=True) >= brute - 1e-6
@@ -323,7 +325,7 @@ def test_covers_agrees_with_the_interval():
 # ---------------------------------------------------------------------------------------------
 def test_large_n_tail_is_an_upper_bound_of_the_exact_tail():
     n = 10**7
-    test = g._LowerTest(4 * 10**6, n, 140, 200, 180, 200, 0.95)
+    test = tails.LowerTest(4 * 10**6, n, 140, 200, 180, 200, 0.95)
     q0 = np.array([0.6, 0.65, 0.7, 0.75, 0.8])
     q1 = np.array([0.85, 0.88, 0.9, 0.92, 0.95])
     for t in (0.1, 0.3, 0.5):

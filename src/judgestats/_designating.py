@@ -40,21 +40,39 @@ class Curves:
         return self.slope + self.z * (self.a1 + 2.0 * self.a2 * t) / (2.0 * np.sqrt(quad))
 
     def argmax(self, upper: Any) -> np.ndarray:
-        """Maximiser of h on [0, upper] (elementwise), exact for convex and concave h."""
+        """Maximiser of h on [0, upper] (elementwise), exact for convex and concave h.
+
+        Convex h: the better end. Concave h: the root of the decreasing derivative, clipped to
+        [0, upper], by bisection on the concave curves only (elementwise, so each curve's
+        result does not depend on the others).
+        """
         upper = np.broadcast_to(np.asarray(upper, dtype=float), self.a.shape)
-        # concave: the root of the decreasing derivative, clipped to [0, upper]
+        best = np.where(self.value(upper) >= self.value(0.0), upper, 0.0)
+        concave = ~self.convex
+        if concave.any():
+            best[concave] = self._subset(concave)._concave_argmax(upper[concave])
+        return best
+
+    def _subset(self, mask: np.ndarray) -> Curves:
+        """The curves selected by a boolean mask, as a flat Curves."""
+        part = object.__new__(Curves)
+        for name in ("a", "slope", "a0", "a1", "a2", "convex"):
+            setattr(part, name, getattr(self, name)[mask])
+        part.z = self.z
+        return part
+
+    def _concave_argmax(self, upper: np.ndarray) -> np.ndarray:
+        """Maximiser on [0, upper] of concave curves: the derivative's root, clipped."""
         low, high = np.zeros_like(upper), upper.copy()
         for _ in range(60):
             mid = 0.5 * (low + high)
             rising = self.derivative(mid) > 0.0
             low, high = np.where(rising, mid, low), np.where(rising, high, mid)
-        concave_best = np.where(
+        return np.where(
             self.derivative(np.zeros_like(upper)) <= 0.0,
             0.0,
             np.where(self.derivative(upper) >= 0.0, upper, low),
         )
-        convex_best = np.where(self.value(upper) >= self.value(0.0), upper, 0.0)
-        return np.where(self.convex, convex_best, concave_best)
 
     def max_on(self, upper: Any) -> np.ndarray:
         """Max of h on [0, upper]."""

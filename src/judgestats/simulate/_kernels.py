@@ -248,14 +248,15 @@ def _guaranteed(
     estimate is NaN where the Rogan-Gladen correction is undefined.
     """
     from judgestats.frequentist import rogan_gladen
-    from judgestats.guaranteed import guaranteed_interval
+    from judgestats.guaranteed import guaranteed_intervals
 
     unique, inverse = np.unique(
         np.stack(counts, axis=1).astype(np.int64), axis=0, return_inverse=True
     )
-    low, high, est = (np.full(unique.shape[0], np.nan) for _ in range(3))
+    c = unique.T  # k, n, k0, m0, k1, m1; grouped by calibration inside
+    low, high = guaranteed_intervals(c[0], c[1], c[2], c[3], c[4], c[5], level)
+    est = np.full(unique.shape[0], np.nan)
     for i, (k, n, k0, m0, k1, m1) in enumerate(unique.tolist()):
-        low[i], high[i] = guaranteed_interval(k, n, k0, m0, k1, m1, level)
         if m0 > 0 and m1 > 0 and k0 / m0 + k1 / m1 > 1.0:
             est[i] = rogan_gladen(k / n, k0 / m0, k1 / m1, clip=True)
     inverse = inverse.ravel()
