@@ -113,9 +113,11 @@ def coverage(
         dimension ``interval`` to the result (not ``method``, which ``Dataset.sel`` reserves).
         ``"naive"``: Wald interval of p-hat, estimate p-hat (Lee et al. v1 eq. 2).
         ``"lang_reiczigel"``: eqs. (5)-(7), estimate the clipped Rogan-Gladen eq. (4).
-        ``"guaranteed"``: :func:`judgestats.guaranteed_ci` (0.01-2 s per distinct dataset, so
-        keep ``reps`` modest), estimate the clipped Rogan-Gladen eq. (4); with the random design
-        it is computed given the realised arm sizes; not with ``allocation="adaptive"``.
+        ``"guaranteed"``: :func:`judgestats.guaranteed_ci` (about 0.05 s median per distinct
+        dataset, up to 0.3 s for large n or 200-item arms, ``benchmarks/bench_guaranteed.py
+        --speed``; so keep ``reps`` modest), estimate the clipped Rogan-Gladen eq. (4); with the
+        random design it is computed given the realised arm sizes; not with
+        ``allocation="adaptive"``.
         ``"bayes_eti"`` / ``"bayes_hdi"``: equal-tailed / highest-density credible interval of
         the exact posterior (:func:`judgestats.bayes.exact.exact_interval`); the point estimate is
         the posterior median (invariant to reparametrisation, and the centre of the ETI).
