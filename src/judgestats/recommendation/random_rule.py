@@ -11,10 +11,15 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
 
 1. **The regime** (counts only). m: the largest grid value not above the data's m (errs towards
    fewer labels). n: the grid values bracketing n. q0, q1: the grid values inside each arm's
-   95% Clopper-Pearson interval; only where that interval holds no grid value, the grid values
-   bracketing it (the lowest grid value, chance, stands for every judge below it; an empty arm
-   allows every value). theta: likewise for the labelled share m1 / m. So the regime is the
-   values the data make plausible, and a far-away extreme cell does not veto a candidate.
+   Clopper-Pearson interval at :data:`REGIME_LEVEL` (99%); only where that interval holds no
+   grid value, the grid values bracketing it (the lowest grid value, chance, stands for every
+   judge below it; an empty arm allows every value). theta: likewise for the labelled share
+   m1 / m. So the regime is the values the data make plausible, and a far-away extreme cell
+   does not veto a candidate. Why 99% and not 95%: a sample whose regime misses its own cell
+   is judged by other cells, and such samples are the misleading ones (an arm that looks
+   better than it is, so PPI++'s variance estimate is too small); at 95% they were 1-2% of the
+   samples of a lopsided judge with 100 labels, and PPI++ covered 0.2-0.45 of those it was
+   picked for. (A 95% level for theta alone was measured too: more bans, wider intervals.)
    Outside the table: m < 10, n < 100, a level other than 95%.
 2. **Eligible**: a candidate whose table coverage in *every* cell of the regime is at least
 
@@ -34,9 +39,11 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    ``benchmarks/random_design.py`` finds the bans by a fixed point on fixed seeds: simulate
    the rule in every cell; where the recommended interval covers less than 0.945, ban the
    approximate candidate whose picks there fall furthest short of the level; repeat until no
-   cell changes. The candidates in the table are PPI++ with its small-sample correction
-   (``ppi_pp``) and without it (``ppi_pp_wald``, ppi-python's interval, narrower where the
-   judge errs rarely and the labels are many). The posterior intervals are not in the table
+   cell changes. The approximate candidate in the table is PPI++ with its small-sample
+   correction (``ppi_pp``). PPI++ without it (ppi-python's interval) is in the table too but
+   not a candidate: choosing per dataset the narrower of two approximate intervals is a second
+   selection, and with both offered the rule undercovered in about twice as many cells
+   (``benchmarks/random_design.py``). The posterior intervals are not in the table
    (no batched random-design posterior is cheap enough for thousands of replications per
    cell), so they are reported as candidates but never recommended.
 3. **The pick**: the narrowest eligible interval on these data if it is at least
@@ -86,6 +93,7 @@ __all__ = [
     "EXACT_CANDIDATES",
     "MIN_REPS",
     "PICK_MARGIN",
+    "REGIME_LEVEL",
     "SAMPLING_ALPHA",
     "choose_random",
     "random_coverage_table",
@@ -96,7 +104,7 @@ __all__ = [
 ]
 
 #: The candidates whose coverage rests on the table, in column order.
-APPROXIMATE = ("ppi_pp", "ppi_pp_wald", "posterior_eti", "posterior_hdi")
+APPROXIMATE = ("ppi_pp", "posterior_eti", "posterior_hdi")
 #: The exact labels-only interval: always a candidate, and the last resort.
 EXACT = "labels_only_blaker"
 #: Candidates that cover by construction (no table needed); used where present and finite.
@@ -112,6 +120,8 @@ SAMPLING_ALPHA = 0.001
 COVERAGE_SLACK = 0.005
 #: Replications a table cell needs before its coverage counts.
 MIN_REPS = 1000
+#: Confidence of the Clopper-Pearson intervals that make a dataset's regime (step 1).
+REGIME_LEVEL = 0.99
 #: How much narrower than the narrowest exact interval a judge-using interval must be.
 PICK_MARGIN = 0.05
 _TABLE = "random_coverage_table.npz"
@@ -164,7 +174,7 @@ def _features(counts: tuple[np.ndarray, ...], table: dict[str, np.ndarray]) -> n
     def plausible(x: np.ndarray, size: np.ndarray, grid: np.ndarray) -> np.ndarray:
         # the Clopper-Pearson limits once per distinct (x, size): datasets repeat them
         pairs, inverse = np.unique(size * (1 << 32) + x, return_inverse=True)
-        low, high = clopper_pearson(pairs % (1 << 32), pairs >> 32, 0.95)
+        low, high = clopper_pearson(pairs % (1 << 32), pairs >> 32, REGIME_LEVEL)
         return _grid_mask(low, high, grid)[inverse.ravel()]
 
     _, n, k0, m0, k1, m1 = counts
@@ -337,22 +347,6 @@ def _user_values(data: JudgeData, target: str) -> str:
     )
 
 
-def _with_wald(
-    data: JudgeData, candidates: dict[str, Triple], level: float, target: str
-) -> dict[str, Triple]:
-    """``candidates`` plus PPI++ without the small-sample correction (``ppi_pp_wald``)."""
-    if "ppi_pp_wald" in candidates:
-        return candidates
-    from judgestats.designs.prediction_powered import ppi_pp_counts
-
-    counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
-    with np.errstate(all="ignore"):
-        estimate, low, high, _ = ppi_pp_counts(
-            *counts, target=target, confidence_level=level, small_sample=False
-        )
-    return {**candidates, "ppi_pp_wald": (float(estimate), float(low), float(high))}
-
-
 def _exact_reason(name: str, values: str, data: JudgeData, level: float) -> str:
     if name == EXACT:
         return (
@@ -378,13 +372,11 @@ def recommend_random(
     """Apply the rule of the module docstring to one random-design dataset.
 
     ``candidates`` maps names of :func:`judgestats.random_design_candidates` to (estimate, low,
-    high) for ``target`` (a ``guaranteed_judge`` key is ignored: step 3); PPI++ without the
-    small-sample correction (``ppi_pp_wald``) is added from the counts when absent. The
-    class-balance switch is made by the caller (:func:`judgestats.crosscheck`), which holds
-    the stratified candidates.
+    high) for ``target`` (a ``guaranteed_judge`` key is ignored: step 3). The class-balance
+    switch is made by the caller (:func:`judgestats.crosscheck`), which holds the stratified
+    candidates.
     """
     counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
-    candidates = _with_wald(data, candidates, level, target)
     intervals = {name: (value[1], value[2]) for name, value in candidates.items()}
     choice, worst = choose_random(counts, intervals, level, target)
     name = CHOICES[int(choice[0])]
