@@ -267,9 +267,8 @@ def guaranteed_ci(
     p90 0.11 s per interval over arms of 20-200 items on a quiet 2-core machine (``python
     benchmarks/bench_guaranteed.py --speed``). It stops growing with ``n`` (beyond about 10^6
     test items the test count's tail is bounded by Berry-Esseen, module docstring): with arms
-    of 200, n = 10^5 to 10^12
-    all cost about 0.2-0.3 s of CPU, four times n = 10^3 (``python
-    benchmarks/bench_guaranteed.py --scaling``).
+    of 200, n = 10^5 to 10^12 all cost about 0.2-0.3 s of CPU, four times n = 10^3
+    (``python benchmarks/bench_guaranteed.py --scaling``).
     :func:`judgestats.lang_reiczigel_ci` stays the fast default.
 
     Examples
