@@ -39,3 +39,8 @@ def write_results(name: str, payload: dict[str, object]) -> Path:
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps({**payload, "environment": environment()}, indent=2) + "\n")
     return path
+
+
+def markdown_head(title: str, command: str, summary: dict[str, object]) -> list[str]:
+    """The first lines of a results page: the title, the command, the summary as JSON."""
+    return [f"# {title}", "", f"`{command}`", "", "```", json.dumps(summary, indent=1), "```", ""]

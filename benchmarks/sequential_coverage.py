@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _env import RESULTS, write_results  # noqa: E402
+from _env import RESULTS, markdown_head, write_results  # noqa: E402
 
 JUDGES = {"weak": (0.65, 0.65), "medium": (0.85, 0.85), "strong": (0.97, 0.97)}
 THETAS = (0.02, 0.3, 0.7, 0.98)
@@ -216,14 +216,11 @@ def summarise(rows):
 def markdown(rows, summary, command):
     """A table per target: one row per cell."""
     lines = [
-        "# Label until sure: coverage at stopping (benchmarks/sequential_coverage.py)",
-        "",
-        f"`{command}`",
-        "",
-        "```",
-        json.dumps(summary, indent=1),
-        "```",
-        "",
+        *markdown_head(
+            "Label until sure: coverage at stopping (benchmarks/sequential_coverage.py)",
+            command,
+            summary,
+        ),
         "cov = coverage at the stopping time; labels = median labels at stopping; fixed = labels "
         "a fixed-size design needs for a median width <= the target (None: not within the "
         "budget).",

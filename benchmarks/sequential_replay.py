@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _env import RESULTS, write_results  # noqa: E402
+from _env import RESULTS, markdown_head, write_results  # noqa: E402
 from real_judgebench import judge_summary, load_fixture  # noqa: E402
 from sequential_coverage import at_stopping  # noqa: E402
 
@@ -81,14 +81,9 @@ def main(argv=None):
     command = f"python benchmarks/sequential_replay.py --orders {args.orders} --seed {args.seed}"
     write_results("sequential_replay", {"command": command, "summary": summary, "cells": rows})
     lines = [
-        "# Label until sure on JudgeBench (benchmarks/sequential_replay.py)",
-        "",
-        f"`{command}`",
-        "",
-        "```",
-        json.dumps(summary, indent=1),
-        "```",
-        "",
+        *markdown_head(
+            "Label until sure on JudgeBench (benchmarks/sequential_replay.py)", command, summary
+        ),
         "| judge | J | batch | width | anytime cov | labels | PPI++ recomputed cov | labels | "
         "CP recomputed cov | labels | fixed PPI++ | fixed CP |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _env import RESULTS, write_results  # noqa: E402
+from _env import RESULTS, markdown_head, write_results  # noqa: E402
 
 JUDGES = {"medium": (0.85, 0.85), "skewed": (0.95, 0.8), "strong": (0.97, 0.97)}
 THETAS = (0.02, 0.3, 0.7, 0.98)
@@ -102,16 +102,10 @@ def simulate_cell(judge, theta, width, reps, batch, budget, rng):
 
 def markdown(rows, summary, command):
     """The summary, then one row per cell."""
+    title = "Label until sure, stratified design: coverage at stopping "
+    title += "(benchmarks/sequential_stratified.py)"
     lines = [
-        "# Label until sure, stratified design: coverage at stopping "
-        "(benchmarks/sequential_stratified.py)",
-        "",
-        f"`{command}`",
-        "",
-        "```",
-        json.dumps(summary, indent=1),
-        "```",
-        "",
+        *markdown_head(title, command, summary),
         "cov = coverage of theta at the stop; labels = median calibration items at the stop "
         "(the budget where the width was not reached); reached = share of replications that "
         "reached the width within the budget.",
