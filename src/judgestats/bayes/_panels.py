@@ -60,14 +60,19 @@ def gauss_legendre(order: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def legendre_table(x: np.ndarray, degree: int) -> np.ndarray:
-    """``P_0(x), ..., P_degree(x)`` stacked on a new last axis (three-term recurrence)."""
-    out = np.empty(np.shape(x) + (degree + 1,))
-    out[..., 0] = 1.0
+    """``P_0(x), ..., P_degree(x)`` stacked on a new last axis (three-term recurrence).
+
+    The recurrence runs on contiguous planes (one per degree), then the planes are laid out
+    along the last axis; the values are those of the recurrence written on that axis directly.
+    """
+    x = np.asarray(x, float)
+    planes = np.empty((degree + 1,) + x.shape)
+    planes[0] = 1.0
     if degree >= 1:
-        out[..., 1] = x
+        planes[1] = x
     for j in range(1, degree):
-        out[..., j + 1] = ((2 * j + 1) * x * out[..., j] - j * out[..., j - 1]) / (j + 1)
-    return out
+        planes[j + 1] = ((2 * j + 1) * x * planes[j] - j * planes[j - 1]) / (j + 1)
+    return np.ascontiguousarray(np.moveaxis(planes, 0, -1))
 
 
 @functools.lru_cache(maxsize=16)
