@@ -59,7 +59,7 @@ CONFLICT_DEPTH = 25.0
 COARSE_POINTS = 33
 #: Largest array evaluated at once: small enough to stay in cache and in the allocator's
 #: reused memory (fresh pages are slow to map on some virtual machines).
-MAX_ELEMENTS = 60000
+MAX_ELEMENTS = 30_000
 
 
 def batch_ready(rows: Rows) -> bool:

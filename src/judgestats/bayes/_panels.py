@@ -75,6 +75,20 @@ def legendre_table(x: np.ndarray, degree: int) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(planes, 0, -1))
 
 
+def legendre_series(coef: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``sum_l c_l P_l(x)`` for coefficients (..., N) at x (...), without a table of P_l."""
+    order = coef.shape[-1]
+    value = coef[..., 0] + 0.0 * x
+    if order == 1:
+        return value
+    prev, cur = np.ones_like(x), x
+    value += coef[..., 1] * x
+    for j in range(1, order - 1):
+        prev, cur = cur, ((2 * j + 1) * x * cur - j * prev) / (j + 1)
+        value += coef[..., j + 1] * cur
+    return value
+
+
 @functools.lru_cache(maxsize=16)
 def _gauss_to_coefficients(order: int) -> np.ndarray:
     """Matrix taking values at the Gauss-Legendre nodes to Legendre coefficients."""
@@ -126,6 +140,52 @@ def _series_value_and_integral(coef: np.ndarray, u: np.ndarray) -> tuple[np.ndar
     value = np.einsum("...l,...l->...", coef, table[..., :order])
     integral = (table[..., 2:] - table[..., :-2]) / (2 * np.arange(1, order) + 1)
     return value, coef[..., 0] * (u + 1) + np.einsum("...l,...l->...", coef[..., 1:], integral)
+
+
+#: Points per row from which a row's sorted boundaries are searched by bisection (one
+#: ``searchsorted`` per row) instead of compared with every point at once.
+SEARCH_FROM = 64
+
+
+def count_before(bounds: np.ndarray, values: np.ndarray, strict: bool) -> np.ndarray:
+    """Per row, how many of ``bounds`` (R, B), non-decreasing along each row, lie below ``values``.
+
+    Counts ``bounds < values`` (``strict``) or ``bounds <= values``, shape of ``values`` (R, Q):
+    with many points per row by bisection, otherwise (or where anything is not finite) by
+    comparing every pair; both give the same integers.
+    """
+    rows, points = values.shape
+    if points < SEARCH_FROM or not (np.isfinite(values).all() and np.isfinite(bounds).all()):
+        if strict:
+            return (values[:, :, None] > bounds[:, None, :]).sum(axis=2)
+        return (values[:, :, None] >= bounds[:, None, :]).sum(axis=2)
+    side = "left" if strict else "right"
+    out = np.empty(values.shape, dtype=np.intp)
+    for row in range(rows):
+        out[row] = np.searchsorted(bounds[row], values[row], side=side)
+    return out
+
+
+def _points_below(flat_f: np.ndarray, base: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """How many of a panel's table points 1 .. TABLE_POINTS lie below the level (< TABLE_POINTS).
+
+    ``flat_f`` is the table (R, P * (TABLE_POINTS + 1)), ``base`` the index of the panel's
+    first point. By bisection on the non-decreasing table (TABLE_POINTS a power of 2), or by
+    counting where the table is not finite; the same integers either way.
+    """
+    if not np.isfinite(flat_f).all():
+        below = sum(
+            levels > np.take_along_axis(flat_f, base + k, axis=1)
+            for k in range(1, TABLE_POINTS + 1)
+        )
+        return np.minimum(below, TABLE_POINTS - 1)
+    index = np.zeros(levels.shape, dtype=np.intp)
+    step = TABLE_POINTS // 2
+    while step:
+        probe = np.take_along_axis(flat_f, base + index + step, axis=1)
+        index += np.where(levels > probe, step, 0)
+        step //= 2
+    return index
 
 
 class PanelDensity:
@@ -202,28 +262,46 @@ class PanelDensity:
             out[hit] = r**power * (g @ w)
         return out
 
+    def _locate(
+        self, t: np.ndarray, sel: slice | np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Panel of every point (R, Q), its row index, left edge, half width and coordinate u."""
+        edges, half = self.edges[sel], self.half[sel]
+        count = half.shape[1]
+        panel = np.clip(count_before(edges[:, 1:-1], t, strict=False), 0, count - 1)
+        row = np.arange(edges.shape[0])[:, None]
+        left, width = edges[row, panel], half[row, panel]
+        u = np.clip((t - left) / width - 1, -1.0, 1.0)
+        return panel, row, left, width, u
+
     def cdf_pdf(
         self, t: np.ndarray, rows: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """CDF and density at points ``t`` of shape (R, Q) (``rows`` selects R rows)."""
         sel = slice(None) if rows is None else rows
-        edges, half = self.edges[sel], self.half[sel]
         t = np.asarray(t, float)
-        count = half.shape[1]
-        panel = np.clip((t[:, :, None] >= edges[:, None, 1:-1]).sum(axis=2), 0, count - 1)
-        row = np.arange(edges.shape[0])[:, None]
-        left, width = edges[row, panel], half[row, panel]
-        u = np.clip((t - left) / width - 1, -1.0, 1.0)
+        panel, row, _, width, u = self._locate(t, sel)
         coef = self.coef[sel][row, panel]  # (R, Q, N)
         pdf, integral = _series_value_and_integral(coef, u)
         cdf = self.cum[sel][row, panel] + width * integral
         for side in (0, 1):
             self._fix_end(side, sel, t, panel, cdf, pdf)
-        low, high = edges[:, :1], edges[:, -1:]
+        low, high = self.edges[sel][:, :1], self.edges[sel][:, -1:]
         below, above = t < low, t > high
         cdf = np.where(below, 0.0, np.where(above, 1.0, np.clip(cdf, 0.0, 1.0)))
         pdf = np.where(below | above, 0.0, np.maximum(pdf, 0.0))
         return cdf, pdf
+
+    def pdf(self, t: np.ndarray) -> np.ndarray:
+        """The density of :meth:`cdf_pdf` alone (no CDF: the series' integral is skipped)."""
+        t = np.asarray(t, float)
+        panel, row, _, _, u = self._locate(t, slice(None))
+        coef = self.coef[row, panel]  # (R, Q, N)
+        pdf = legendre_series(coef, u)
+        for side in (0, 1):
+            self._fix_end(side, slice(None), t, panel, np.empty(t.shape), pdf)
+        below, above = t < self.edges[:, :1], t > self.edges[:, -1:]
+        return np.where(below | above, 0.0, np.maximum(pdf, 0.0))
 
     def _fix_end(
         self,
@@ -323,17 +401,15 @@ class PanelDensity:
         """Quantiles by linear interpolation of the tabulated CDF (starting points, grids)."""
         levels = np.asarray(levels, float)
         t_table, f_table = (v[sel] for v in self._table())
-        cum = self.cum[sel]
-        panel = np.clip(
-            (levels[:, :, None] > cum[:, None, 1:]).sum(axis=2), 0, t_table.shape[1] - 1
-        )
-        row = np.arange(levels.shape[0])[:, None]
-        t_sub, f_sub = t_table[row, panel], f_table[row, panel]  # (R, Q, S + 1)
-        index = np.clip((levels[..., None] > f_sub[..., 1:]).sum(axis=2), 0, TABLE_POINTS - 1)
-        point = (row[..., None], np.arange(levels.shape[1])[None, :, None], index[..., None])
-        f0, t0 = f_sub[point][..., 0], t_sub[point][..., 0]
-        after = point[:2] + (point[2] + 1,)
-        f1, t1 = f_sub[after][..., 0], t_sub[after][..., 0]
+        panel = np.clip(count_before(self.cum[sel][:, 1:], levels, strict=True), 0, None)
+        panel = np.minimum(panel, t_table.shape[1] - 1)
+        points = TABLE_POINTS + 1
+        flat_t, flat_f = (v.reshape(v.shape[0], -1) for v in (t_table, f_table))
+        base = panel * points
+        index = _points_below(flat_f, base, levels)
+        at = base + index
+        f0, t0 = (np.take_along_axis(v, at, axis=1) for v in (flat_f, flat_t))
+        f1, t1 = (np.take_along_axis(v, at + 1, axis=1) for v in (flat_f, flat_t))
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.where(f1 > f0, (levels - f0) / (f1 - f0), 0.5)
         return t0 + np.clip(frac, 0.0, 1.0) * (t1 - t0)
@@ -342,7 +418,7 @@ class PanelDensity:
         """Shortest interval of mass ``prob`` of every row (see :func:`shortest_interval`)."""
         return shortest_interval(
             self.quantile,
-            lambda t: self.cdf_pdf(t)[1],
+            self.pdf,
             self.edges.shape[0],
             prob,
             approximate=self.approximate_quantile,
