@@ -60,11 +60,7 @@ def gauss_legendre(order: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def legendre_table(x: np.ndarray, degree: int) -> np.ndarray:
-    """``P_0(x), ..., P_degree(x)`` stacked on a new last axis (three-term recurrence).
-
-    The recurrence runs on contiguous planes (one per degree), then the planes are laid out
-    along the last axis; the values are those of the recurrence written on that axis directly.
-    """
+    """``P_0(x), ..., P_degree(x)`` on a new last axis (recurrence on contiguous planes)."""
     x = np.asarray(x, float)
     planes = np.empty((degree + 1,) + x.shape)
     planes[0] = 1.0
@@ -142,8 +138,7 @@ def _series_value_and_integral(coef: np.ndarray, u: np.ndarray) -> tuple[np.ndar
     return value, coef[..., 0] * (u + 1) + np.einsum("...l,...l->...", coef[..., 1:], integral)
 
 
-#: Points per row from which a row's sorted boundaries are searched by bisection (one
-#: ``searchsorted`` per row) instead of compared with every point at once.
+#: Points per row from which boundaries are searched row by row, not compared with every point.
 SEARCH_FROM = 64
 
 
