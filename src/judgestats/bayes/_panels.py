@@ -18,7 +18,7 @@ Everything is vectorised over rows (independent densities); panels may have uneq
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from scipy import special as sc
@@ -71,20 +71,6 @@ def legendre_table(x: np.ndarray, degree: int) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(planes, 0, -1))
 
 
-def legendre_series(coef: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``sum_l c_l P_l(x)`` for coefficients (..., N) at x (...), without a table of P_l."""
-    order = coef.shape[-1]
-    value = coef[..., 0] + 0.0 * x
-    if order == 1:
-        return value
-    prev, cur = np.ones_like(x), x
-    value += coef[..., 1] * x
-    for j in range(1, order - 1):
-        prev, cur = cur, ((2 * j + 1) * x * cur - j * prev) / (j + 1)
-        value += coef[..., j + 1] * cur
-    return value
-
-
 @functools.lru_cache(maxsize=16)
 def _gauss_to_coefficients(order: int) -> np.ndarray:
     """Matrix taking values at the Gauss-Legendre nodes to Legendre coefficients."""
@@ -129,17 +115,27 @@ def end_nodes(order: int, power: float, at_low_end: bool) -> np.ndarray:
     return 2 * v - 1 if at_low_end else 1 - 2 * v
 
 
-def _series_value_and_integral(coef: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``sum_l c_l P_l(u)`` and ``int_{-1}^{u} sum_l c_l P_l`` for coefficients (..., N)."""
-    order = coef.shape[-1]
-    table = legendre_table(u, order)  # P_0 .. P_N serve both
-    value = np.einsum("...l,...l->...", coef, table[..., :order])
-    integral = (table[..., 2:] - table[..., :-2]) / (2 * np.arange(1, order) + 1)
-    return value, coef[..., 0] * (u + 1) + np.einsum("...l,...l->...", coef[..., 1:], integral)
+def _series_value_and_integral(
+    planes: np.ndarray, index: np.ndarray, u: np.ndarray, integral: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``sum_l c_l P_l(u)``, ``c_l = planes[l, index]``, and (if asked) its integral from -1.
+
+    ``int_{-1}^{u} P_l = (P_{l+1}(u) - P_{l-1}(u)) / (2l + 1)`` for l >= 1, ``u + 1`` for l = 0.
+    """
+    c = np.take(planes[0], index)
+    value, area = c + 0.0 * u, (c * (u + 1) if integral else None)
+    prev, cur = np.ones_like(u), u  # P_{l-1}, P_l
+    for j in range(1, planes.shape[0]):
+        nxt = ((2 * j + 1) * u * cur - j * prev) / (j + 1)
+        c = np.take(planes[j], index)
+        value += c * cur
+        if area is not None:
+            area += c * ((nxt - prev) / (2 * j + 1))
+        prev, cur = cur, nxt
+    return value, area
 
 
-#: Points per row from which boundaries are searched row by row, not compared with every point.
-SEARCH_FROM = 64
+SEARCH_FROM = 64  #: points per row from which a row's boundaries are searched, not compared
 
 
 def count_before(bounds: np.ndarray, values: np.ndarray, strict: bool) -> np.ndarray:
@@ -151,10 +147,9 @@ def count_before(bounds: np.ndarray, values: np.ndarray, strict: bool) -> np.nda
     """
     rows, points = values.shape
     if points < SEARCH_FROM or not (np.isfinite(values).all() and np.isfinite(bounds).all()):
-        if strict:
-            return (values[:, :, None] > bounds[:, None, :]).sum(axis=2)
-        return (values[:, :, None] >= bounds[:, None, :]).sum(axis=2)
-    side = "left" if strict else "right"
+        compare = np.greater if strict else np.greater_equal
+        return compare(values[:, :, None], bounds[:, None, :]).sum(axis=2)
+    side: Literal["left", "right"] = "left" if strict else "right"
     out = np.empty(values.shape, dtype=np.intp)
     for row in range(rows):
         out[row] = np.searchsorted(bounds[row], values[row], side=side)
@@ -276,9 +271,10 @@ class PanelDensity:
         sel = slice(None) if rows is None else rows
         t = np.asarray(t, float)
         panel, row, _, width, u = self._locate(t, sel)
-        coef = self.coef[sel][row, panel]  # (R, Q, N)
-        pdf, integral = _series_value_and_integral(coef, u)
-        cdf = self.cum[sel][row, panel] + width * integral
+        rows_all = np.arange(self.edges.shape[0])[sel][:, None]
+        index = rows_all * self.coef.shape[1] + panel
+        pdf, integral = _series_value_and_integral(self._coefficient_planes(), index, u)
+        cdf = self.cum[sel][row, panel] + width * np.asarray(integral)
         for side in (0, 1):
             self._fix_end(side, sel, t, panel, cdf, pdf)
         low, high = self.edges[sel][:, :1], self.edges[sel][:, -1:]
@@ -287,12 +283,18 @@ class PanelDensity:
         pdf = np.where(below | above, 0.0, np.maximum(pdf, 0.0))
         return cdf, pdf
 
+    def _coefficient_planes(self) -> np.ndarray:
+        """Coefficient l of every (row, panel) as row l of an (N, R * P) array (built once)."""
+        if getattr(self, "_planes", None) is None:
+            self._planes = np.moveaxis(self.coef, -1, 0).reshape(self.coef.shape[-1], -1)
+        return self._planes
+
     def pdf(self, t: np.ndarray) -> np.ndarray:
         """The density of :meth:`cdf_pdf` alone (no CDF: the series' integral is skipped)."""
         t = np.asarray(t, float)
         panel, row, _, _, u = self._locate(t, slice(None))
-        coef = self.coef[row, panel]  # (R, Q, N)
-        pdf = legendre_series(coef, u)
+        index = row * self.coef.shape[1] + panel
+        pdf = _series_value_and_integral(self._coefficient_planes(), index, u, False)[0]
         for side in (0, 1):
             self._fix_end(side, slice(None), t, panel, np.empty(t.shape), pdf)
         below, above = t < self.edges[:, :1], t > self.edges[:, -1:]
