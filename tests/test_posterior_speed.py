@@ -40,8 +40,7 @@ def test_fixture_inputs_are_the_scripts():
     np.testing.assert_array_equal(REFERENCE["counts"], counts)
 
 
-@pytest.mark.parametrize("kind", ["eti", "hdi"])
-@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize(("kind", "workers"), [("eti", 1), ("hdi", 2)])
 def test_exact_interval_matches_the_engine_before(kind, workers):
     low, high = exact_interval(*REFERENCE["counts"].T, prob=0.95, kind=kind, workers=workers)
     np.testing.assert_allclose(
