@@ -25,11 +25,14 @@ Measured in one run (issue 11 targets):
 7. ratios between them (every speed figure is relative to another measured in this run).
 
     python benchmarks/bench_bayes.py [--quick] [--size 210000] [--budget 300] [--warm 3]
+    python benchmarks/bench_bayes.py --exact-only [--quick] [--size 10500] [--name bayes_exact]
 
 ``--quick`` (a smoke run, about 2 minutes): a 48-dataset subset of the grid (n in {100, 10**6},
 m in {10, 1000}), 1,050 coverage datasets, NUTS 4 x 1000 draws in one child (empty compiledir;
 the disk-cache-warm child is skipped) with one warm refit per ``cores`` setting.
-Prints a table and writes benchmarks/results/bayes.json.
+Prints a table and writes benchmarks/results/bayes.json. ``--exact-only``: items 1 and 3 alone
+(the grid and one study of ``--size``, default 21 x 500), with CPU time beside the wall time
+(the figures to compare on a loaded machine); writes benchmarks/results/NAME.json.
 """
 
 from __future__ import annotations
@@ -130,17 +133,20 @@ def exact_grid(quick: bool) -> dict[str, object]:
     """End-to-end time of every grid dataset (each once, after one warm-up call)."""
     cases = grid(quick)
     end_to_end(jc.JudgeData(**README_DATA))  # warm-up: imports, scipy special functions
-    times, errors = [], []
+    times, cpu_times, errors = [], [], []
     for case in cases:
         data = jc.JudgeData(**case["counts"])
         try:
+            cpu = time.process_time()
             seconds = timed(lambda data=data: end_to_end(data))
+            cpu = time.process_time() - cpu
         except Exception as error:  # noqa: BLE001 - reported, not hidden
             case["error"] = f"{type(error).__name__}: {error}"
             errors.append(case)
             continue
-        case["ms"] = seconds * 1e3
+        case["ms"], case["cpu_ms"] = seconds * 1e3, cpu * 1e3
         times.append(seconds * 1e3)
+        cpu_times.append(cpu * 1e3)
     if not times:
         raise RuntimeError(f"every grid case failed, e.g. {errors[0]}")
     median = statistics.median(times)
@@ -151,6 +157,8 @@ def exact_grid(quick: bool) -> dict[str, object]:
         "errors": errors,
         "median_ms": median,
         "p90_ms": float(np.quantile(times, 0.9)),
+        "cpu_median_ms": statistics.median(cpu_times),
+        "cpu_p90_ms": float(np.quantile(cpu_times, 0.9)),
         "min_ms": min(times),
         "max_ms": max(times),
         "slowest": slowest,
@@ -225,7 +233,9 @@ def exact_throughput(size: int, budget: float, pilot: dict | None = None) -> dic
         if pilot is not None and size / pilot[kind]["datasets_per_second"] > budget:
             out[kind] = {**pilot[kind], "full_size_run": False}
             continue
+        cpu = time.process_time()
         seconds = timed(lambda kind=kind: exact_interval(*counts, prob=0.95, kind=kind))
+        cpu = time.process_time() - cpu
         rate = size / seconds
         out[kind] = {
             "datasets": size,
@@ -234,6 +244,8 @@ def exact_throughput(size: int, budget: float, pilot: dict | None = None) -> dic
             "distinct_calibration_pairs": calibration,
             "seconds": seconds,
             "datasets_per_second": rate,
+            "cpu_seconds": cpu,
+            "datasets_per_cpu_second": size / cpu,
             "implied_s_for_21x10000": FULL_STUDY / rate,
         }
     return out
@@ -324,6 +336,38 @@ def nuts_block(sampler: str, warm: int, disk_run: bool = True) -> dict[str, obje
 
 
 # -------------------------------------------------------------------------------------------
+def exact_only(quick: bool, size: int, name: str) -> None:
+    """``--exact-only``: the exact grid and one coverage study, wall and CPU time, no NUTS."""
+    load = os.getloadavg()
+    single = exact_grid(quick)
+    study = exact_throughput(size, budget=float("inf"))
+    print(
+        f"grid ({single['timed']} datasets): median {single['median_ms']:.1f} ms "
+        f"(CPU {single['cpu_median_ms']:.1f} ms), p90 {single['p90_ms']:.1f} ms "
+        f"(CPU {single['cpu_p90_ms']:.1f} ms)"
+    )
+    for kind in ("eti", "hdi"):
+        row = study[kind]
+        print(
+            f"exact_interval {kind.upper()} ({size:,} datasets): "
+            f"{row['datasets_per_second']:,.0f} /s wall, "
+            f"{row['datasets_per_cpu_second']:,.0f} /s CPU"
+        )
+    after = os.getloadavg()
+    print(f"load average before {load[0]:.2f}, after {after[0]:.2f}")
+    path = write_results(
+        name,
+        {
+            "quick": quick,
+            "load_average_before_after": [load, after],
+            "exact_end_to_end": {k: v for k, v in single.items() if k != "cases"},
+            "exact_throughput": study,
+            "targets": TARGETS,
+        },
+    )
+    print(f"wrote {path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -351,7 +395,19 @@ def main() -> None:
         default=None,
         help="NUTS warm refits per cores setting and child (default 3; quick 1)",
     )
+    parser.add_argument(
+        "--exact-only",
+        action="store_true",
+        help="the exact engine alone: the grid and one exact_interval study of --size "
+        "(default 21 x 500), wall and CPU time; writes benchmarks/results/NAME.json",
+    )
+    parser.add_argument(
+        "--name", default="bayes_exact", help="results file of --exact-only (default bayes_exact)"
+    )
     args = parser.parse_args()
+    if args.exact_only:
+        exact_only(args.quick, args.size or SMALL_STUDY, args.name)
+        return
     size = args.size or (21 * 50 if args.quick else FULL_STUDY)
     warm = args.warm or (1 if args.quick else 3)
     repeats = 3 if args.quick else 10

@@ -43,7 +43,6 @@ from judgestats.bayes._terms import (
     log_calibration,
     log_kernel,
     log_prior,
-    logsumexp,
     p_window,
 )
 
@@ -110,15 +109,25 @@ def _band_rows(rows: Rows, boxes: tuple) -> Rows:
 
 
 def _log_r(band: Rows, t: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """``log R(theta, p)`` by the J rule (one calibration; t and p of one shape)."""
+    """``log R(theta, p)`` by the J rule (one calibration; t and p of one shape).
+
+    The J nodes run along the first axis, so that the maximum and the sum over them are
+    elementwise operations on contiguous rows of node pairs (fast), not short reductions.
+    """
+    shape = np.broadcast_shapes(np.shape(t), np.shape(p))
+    t, p = (np.broadcast_to(v, shape).ravel() for v in (t, p))
     xj, wj = gauss_legendre(J_ORDER)
-    j_low, j_high = j_window(band, t, p)
+    j_low, j_high = (v.reshape(t.shape) for v in j_window(band, t, p))
     ok = j_high > j_low
     j_half = np.where(ok, (j_high - j_low) / 2, 0.0)
-    j = j_low[..., None] + j_half[..., None] * (xj + 1)
-    log_h = log_calibration(band, t[..., None], p[..., None], j)
+    j = j_low + j_half * (xj[:, None] + 1)  # (J, pairs)
+    log_h = log_calibration(band, t, p, j)
+    top = np.max(log_h, axis=0)
+    top = np.where(np.isfinite(top), top, 0.0)
+    log_h -= top
+    np.exp(log_h, out=log_h)
     with np.errstate(divide="ignore"):
-        return logsumexp(log_h + np.log(wj), axis=-1) + np.log(j_half)
+        return (top + np.log(wj @ log_h) + np.log(j_half)).reshape(shape)
 
 
 def _served(rows: Rows, theta: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ Everything is vectorised over rows (independent densities); panels may have uneq
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from scipy import special as sc
@@ -60,14 +60,15 @@ def gauss_legendre(order: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def legendre_table(x: np.ndarray, degree: int) -> np.ndarray:
-    """``P_0(x), ..., P_degree(x)`` stacked on a new last axis (three-term recurrence)."""
-    out = np.empty(np.shape(x) + (degree + 1,))
-    out[..., 0] = 1.0
+    """``P_0(x), ..., P_degree(x)`` on a new last axis (recurrence on contiguous planes)."""
+    x = np.asarray(x, float)
+    planes = np.empty((degree + 1,) + x.shape)
+    planes[0] = 1.0
     if degree >= 1:
-        out[..., 1] = x
+        planes[1] = x
     for j in range(1, degree):
-        out[..., j + 1] = ((2 * j + 1) * x * out[..., j] - j * out[..., j - 1]) / (j + 1)
-    return out
+        planes[j + 1] = ((2 * j + 1) * x * planes[j] - j * planes[j - 1]) / (j + 1)
+    return np.ascontiguousarray(np.moveaxis(planes, 0, -1))
 
 
 @functools.lru_cache(maxsize=16)
@@ -114,13 +115,67 @@ def end_nodes(order: int, power: float, at_low_end: bool) -> np.ndarray:
     return 2 * v - 1 if at_low_end else 1 - 2 * v
 
 
-def _series_value_and_integral(coef: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``sum_l c_l P_l(u)`` and ``int_{-1}^{u} sum_l c_l P_l`` for coefficients (..., N)."""
-    order = coef.shape[-1]
-    table = legendre_table(u, order)  # P_0 .. P_N serve both
-    value = np.einsum("...l,...l->...", coef, table[..., :order])
-    integral = (table[..., 2:] - table[..., :-2]) / (2 * np.arange(1, order) + 1)
-    return value, coef[..., 0] * (u + 1) + np.einsum("...l,...l->...", coef[..., 1:], integral)
+def _series_value_and_integral(
+    planes: np.ndarray, index: np.ndarray, u: np.ndarray, integral: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``sum_l c_l P_l(u)``, ``c_l = planes[l, index]``, and (if asked) its integral from -1.
+
+    ``int_{-1}^{u} P_l = (P_{l+1}(u) - P_{l-1}(u)) / (2l + 1)`` for l >= 1, ``u + 1`` for l = 0.
+    """
+    c = np.take(planes[0], index)
+    value, area = c + 0.0 * u, (c * (u + 1) if integral else None)
+    prev, cur = np.ones_like(u), u  # P_{l-1}, P_l
+    for j in range(1, planes.shape[0]):
+        nxt = ((2 * j + 1) * u * cur - j * prev) / (j + 1)
+        c = np.take(planes[j], index)
+        value += c * cur
+        if area is not None:
+            area += c * ((nxt - prev) / (2 * j + 1))
+        prev, cur = cur, nxt
+    return value, area
+
+
+SEARCH_FROM = 64  #: points per row from which a row's boundaries are searched, not compared
+
+
+def count_before(bounds: np.ndarray, values: np.ndarray, strict: bool) -> np.ndarray:
+    """Per row, how many of ``bounds`` (R, B), non-decreasing along each row, lie below ``values``.
+
+    Counts ``bounds < values`` (``strict``) or ``bounds <= values``, shape of ``values`` (R, Q):
+    with many points per row by bisection, otherwise (or where anything is not finite) by
+    comparing every pair; both give the same integers.
+    """
+    rows, points = values.shape
+    if points < SEARCH_FROM or not (np.isfinite(values).all() and np.isfinite(bounds).all()):
+        compare = np.greater if strict else np.greater_equal
+        return compare(values[:, :, None], bounds[:, None, :]).sum(axis=2)
+    side: Literal["left", "right"] = "left" if strict else "right"
+    out = np.empty(values.shape, dtype=np.intp)
+    for row in range(rows):
+        out[row] = np.searchsorted(bounds[row], values[row], side=side)
+    return out
+
+
+def _points_below(flat_f: np.ndarray, base: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """How many of a panel's table points 1 .. TABLE_POINTS lie below the level (< TABLE_POINTS).
+
+    ``flat_f`` is the table (R, P * (TABLE_POINTS + 1)), ``base`` the index of the panel's
+    first point. By bisection on the non-decreasing table (TABLE_POINTS a power of 2), or by
+    counting where the table is not finite; the same integers either way.
+    """
+    if not np.isfinite(flat_f).all():
+        below = sum(
+            levels > np.take_along_axis(flat_f, base + k, axis=1)
+            for k in range(1, TABLE_POINTS + 1)
+        )
+        return np.minimum(below, TABLE_POINTS - 1)
+    index = np.zeros(levels.shape, dtype=np.intp)
+    step = TABLE_POINTS // 2
+    while step:
+        probe = np.take_along_axis(flat_f, base + index + step, axis=1)
+        index += np.where(levels > probe, step, 0)
+        step //= 2
+    return index
 
 
 class PanelDensity:
@@ -197,28 +252,53 @@ class PanelDensity:
             out[hit] = r**power * (g @ w)
         return out
 
+    def _locate(
+        self, t: np.ndarray, sel: slice | np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Panel of every point (R, Q), its row index, left edge, half width and coordinate u."""
+        edges, half = self.edges[sel], self.half[sel]
+        count = half.shape[1]
+        panel = np.clip(count_before(edges[:, 1:-1], t, strict=False), 0, count - 1)
+        row = np.arange(edges.shape[0])[:, None]
+        left, width = edges[row, panel], half[row, panel]
+        u = np.clip((t - left) / width - 1, -1.0, 1.0)
+        return panel, row, left, width, u
+
     def cdf_pdf(
         self, t: np.ndarray, rows: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """CDF and density at points ``t`` of shape (R, Q) (``rows`` selects R rows)."""
         sel = slice(None) if rows is None else rows
-        edges, half = self.edges[sel], self.half[sel]
         t = np.asarray(t, float)
-        count = half.shape[1]
-        panel = np.clip((t[:, :, None] >= edges[:, None, 1:-1]).sum(axis=2), 0, count - 1)
-        row = np.arange(edges.shape[0])[:, None]
-        left, width = edges[row, panel], half[row, panel]
-        u = np.clip((t - left) / width - 1, -1.0, 1.0)
-        coef = self.coef[sel][row, panel]  # (R, Q, N)
-        pdf, integral = _series_value_and_integral(coef, u)
-        cdf = self.cum[sel][row, panel] + width * integral
+        panel, row, _, width, u = self._locate(t, sel)
+        rows_all = np.arange(self.edges.shape[0])[sel][:, None]
+        index = rows_all * self.coef.shape[1] + panel
+        pdf, integral = _series_value_and_integral(self._coefficient_planes(), index, u)
+        cdf = self.cum[sel][row, panel] + width * np.asarray(integral)
         for side in (0, 1):
             self._fix_end(side, sel, t, panel, cdf, pdf)
-        low, high = edges[:, :1], edges[:, -1:]
+        low, high = self.edges[sel][:, :1], self.edges[sel][:, -1:]
         below, above = t < low, t > high
         cdf = np.where(below, 0.0, np.where(above, 1.0, np.clip(cdf, 0.0, 1.0)))
         pdf = np.where(below | above, 0.0, np.maximum(pdf, 0.0))
         return cdf, pdf
+
+    def _coefficient_planes(self) -> np.ndarray:
+        """Coefficient l of every (row, panel) as row l of an (N, R * P) array (built once)."""
+        if getattr(self, "_planes", None) is None:
+            self._planes = np.moveaxis(self.coef, -1, 0).reshape(self.coef.shape[-1], -1)
+        return self._planes
+
+    def pdf(self, t: np.ndarray) -> np.ndarray:
+        """The density of :meth:`cdf_pdf` alone (no CDF: the series' integral is skipped)."""
+        t = np.asarray(t, float)
+        panel, row, _, _, u = self._locate(t, slice(None))
+        index = row * self.coef.shape[1] + panel
+        pdf = _series_value_and_integral(self._coefficient_planes(), index, u, False)[0]
+        for side in (0, 1):
+            self._fix_end(side, slice(None), t, panel, np.empty(t.shape), pdf)
+        below, above = t < self.edges[:, :1], t > self.edges[:, -1:]
+        return np.where(below | above, 0.0, np.maximum(pdf, 0.0))
 
     def _fix_end(
         self,
@@ -318,17 +398,15 @@ class PanelDensity:
         """Quantiles by linear interpolation of the tabulated CDF (starting points, grids)."""
         levels = np.asarray(levels, float)
         t_table, f_table = (v[sel] for v in self._table())
-        cum = self.cum[sel]
-        panel = np.clip(
-            (levels[:, :, None] > cum[:, None, 1:]).sum(axis=2), 0, t_table.shape[1] - 1
-        )
-        row = np.arange(levels.shape[0])[:, None]
-        t_sub, f_sub = t_table[row, panel], f_table[row, panel]  # (R, Q, S + 1)
-        index = np.clip((levels[..., None] > f_sub[..., 1:]).sum(axis=2), 0, TABLE_POINTS - 1)
-        point = (row[..., None], np.arange(levels.shape[1])[None, :, None], index[..., None])
-        f0, t0 = f_sub[point][..., 0], t_sub[point][..., 0]
-        after = point[:2] + (point[2] + 1,)
-        f1, t1 = f_sub[after][..., 0], t_sub[after][..., 0]
+        panel = np.clip(count_before(self.cum[sel][:, 1:], levels, strict=True), 0, None)
+        panel = np.minimum(panel, t_table.shape[1] - 1)
+        points = TABLE_POINTS + 1
+        flat_t, flat_f = (v.reshape(v.shape[0], -1) for v in (t_table, f_table))
+        base = panel * points
+        index = _points_below(flat_f, base, levels)
+        at = base + index
+        f0, t0 = (np.take_along_axis(v, at, axis=1) for v in (flat_f, flat_t))
+        f1, t1 = (np.take_along_axis(v, at + 1, axis=1) for v in (flat_f, flat_t))
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.where(f1 > f0, (levels - f0) / (f1 - f0), 0.5)
         return t0 + np.clip(frac, 0.0, 1.0) * (t1 - t0)
@@ -337,7 +415,7 @@ class PanelDensity:
         """Shortest interval of mass ``prob`` of every row (see :func:`shortest_interval`)."""
         return shortest_interval(
             self.quantile,
-            lambda t: self.cdf_pdf(t)[1],
+            self.pdf,
             self.edges.shape[0],
             prob,
             approximate=self.approximate_quantile,

@@ -255,14 +255,15 @@ def log_calibration(rows: Rows, t: np.ndarray, p: np.ndarray, j: np.ndarray) -> 
     """
     shape = (-1,) + (1,) * (j.ndim - 1)
     out = np.zeros(j.shape)
+    q, term = np.empty(j.shape), np.empty(j.shape)
     for (a, b), base, slope in ((rows.beta0, 1 - p, t), (rows.beta1, p, 1 - t)):
         with np.errstate(invalid="ignore"):  # 0 x inf at theta 0 or 1: NaN, clipped to a bound
-            q = np.multiply(slope, j)
+            np.multiply(slope, j, out=q)
         q += base  # = base + slope * j, bit for bit
         np.clip(q, 1e-300, 1 - 1e-16, out=q)
         a, b = a.reshape(shape), b.reshape(shape)
         if np.any(a != 1):
-            term = np.log(q)
+            np.log(q, out=term)
             term *= a - 1
             out += term
         if np.any(b != 1):
