@@ -46,6 +46,7 @@ __all__ = [
     "naive_wald_ci",
     "normal_quantile",
     "rogan_gladen",
+    "rogan_gladen_box",
     "rogan_gladen_raw",
     "rogan_gladen_variance",
     "z_quantile",
@@ -138,6 +139,32 @@ def delta_variance(p: Any, q0: Any, q1: Any, theta: Any, n: Any, m0: Any, m1: An
             + (1.0 - theta) ** 2 * q0 * (1.0 - q0) / m0
             + theta**2 * q1 * (1.0 - q1) / m1
         ) / (q0 + q1 - 1.0) ** 2
+
+
+def rogan_gladen_box(
+    p: tuple[Any, Any], q0: tuple[Any, Any], q1: tuple[Any, Any]
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""The range of the Rogan-Gladen map over the box ``p x q0 x q1`` (each a (low, high)).
+
+    The extremes of :math:`g(p, q_0, q_1) = (p + q_0 - 1)/(q_0 + q_1 - 1)` over the eight
+    vertices, clipped to [0, 1] (g is monotone in each argument where the box's lowest judge is
+    better than chance, :math:`q_{0-} + q_{1-} - 1 > 0`); [0, 1] where it is not. Broadcasts
+    over arrays. Used for the plausible accuracies of the stratified rule and the sequential
+    stratified interval.
+    """
+    ends = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (*p, *q0, *q1)))
+    p_ends, q0_ends, q1_ends = ends[0:2], ends[2:4], ends[4:6]
+    values = []
+    for pv in p_ends:
+        for a in q0_ends:
+            for b in q1_ends:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    values.append((pv + a - 1.0) / (a + b - 1.0))
+    stacked = np.stack(values)
+    defined = q0_ends[0] + q1_ends[0] - 1.0 > 0.0
+    low = np.where(defined, np.clip(stacked.min(axis=0), 0.0, 1.0), 0.0)
+    high = np.where(defined, np.clip(stacked.max(axis=0), 0.0, 1.0), 1.0)
+    return low, high
 
 
 def rogan_gladen(p: ArrayLike, q0: ArrayLike, q1: ArrayLike, *, clip: bool = True) -> Any:

@@ -135,15 +135,9 @@ def plausible_accuracy_range(counts: tuple[ArrayLike, ...]) -> tuple[np.ndarray,
         clopper_pearson(k0, m0, 0.95),
         clopper_pearson(k1, m1, 0.95),
     )
-    corners = []
-    for p in (p_lo, p_hi):
-        for q0 in (a_lo, a_hi):
-            for q1 in (b_lo, b_hi):
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    corners.append((p + q0 - 1.0) / (q0 + q1 - 1.0))
-    corners = np.clip(np.stack(corners), 0.0, 1.0)
-    chance = a_lo + b_lo <= 1.0
-    return np.where(chance, 0.0, corners.min(axis=0)), np.where(chance, 1.0, corners.max(axis=0))
+    from judgestats._closed_form import rogan_gladen_box
+
+    return rogan_gladen_box((p_lo, p_hi), (a_lo, a_hi), (b_lo, b_hi))
 
 
 def accuracy_mask(low: np.ndarray, high: np.ndarray, grid: np.ndarray) -> np.ndarray:

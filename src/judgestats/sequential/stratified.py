@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from judgestats._closed_form import rogan_gladen_box
 from judgestats._validate import (
     as_generator,
     check_level,
@@ -78,30 +79,6 @@ __all__ = [
 
 #: Items per arm drawn before Algorithm 1 chooses the arm (also the smallest arm it allows).
 PILOT = 5
-
-
-def rogan_gladen_box(
-    p: tuple[Any, Any], q0: tuple[Any, Any], q1: tuple[Any, Any]
-) -> tuple[np.ndarray, np.ndarray]:
-    r"""The range of the Rogan-Gladen map over the box ``p x q0 x q1`` (each a (low, high)).
-
-    The extremes of :math:`g(p, q_0, q_1) = (p + q_0 - 1)/(q_0 + q_1 - 1)` over the eight
-    vertices, clipped to [0, 1]; [0, 1] where :math:`q_{0-} + q_{1-} - 1 \le 0` (see the module
-    docstring). Broadcasts over arrays.
-    """
-    ends = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (*p, *q0, *q1)))
-    p_ends, q0_ends, q1_ends = ends[0:2], ends[2:4], ends[4:6]
-    values = []
-    for pv in p_ends:
-        for a in q0_ends:
-            for b in q1_ends:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    values.append((pv + a - 1.0) / (a + b - 1.0))
-    stacked = np.stack(values)
-    defined = q0_ends[0] + q1_ends[0] - 1.0 > 0.0
-    low = np.where(defined, np.clip(stacked.min(axis=0), 0.0, 1.0), 0.0)
-    high = np.where(defined, np.clip(stacked.max(axis=0), 0.0, 1.0), 1.0)
-    return low, high
 
 
 def arm_bounds(hits: Any, alpha: float) -> tuple[np.ndarray, np.ndarray]:
