@@ -17,9 +17,10 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    m1 / m. So the regime is the values the data make plausible, and a far-away extreme cell
    does not veto a candidate. Why 99% and not 95%: a sample whose regime misses its own cell
    is judged by other cells, and such samples are the misleading ones (an arm that looks
-   better than it is, so PPI++'s variance estimate is too small); at 95% they were 1-2% of the
-   samples of a lopsided judge with 100 labels, and PPI++ covered 0.2-0.45 of those it was
-   picked for. (A 95% level for theta alone was measured too: more bans, wider intervals.)
+   better than it is, so PPI++'s variance estimate is too small): at 95%, on a lopsided judge
+   with 100 labels, PPI++ was picked for 1.6% of the samples and covered 0.25 of them
+   (``benchmarks/random_rule_selection.py``). (A 95% level for theta alone was measured too:
+   more bans, wider intervals.)
    Outside the table: m < 10, n < 100, a level other than 95%.
 2. **Eligible**: a candidate whose table coverage in *every* cell of the regime is at least
 
@@ -42,8 +43,8 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    cell changes. The approximate candidate in the table is PPI++ with its small-sample
    correction (``ppi_pp``). PPI++ without it (ppi-python's interval) is in the table too but
    not a candidate: choosing per dataset the narrower of two approximate intervals is a second
-   selection, and with both offered the rule undercovered in about twice as many cells
-   (``benchmarks/random_design.py``). The posterior intervals are not in the table
+   selection, and with both offered the rule undercovered in many more cells
+   (``benchmarks/random_rule_selection.py``). The posterior intervals are not in the table
    (no batched random-design posterior is cheap enough for thousands of replications per
    cell), so they are reported as candidates but never recommended.
 3. **The pick**: the narrowest eligible interval on these data if it is at least
