@@ -211,7 +211,7 @@ def test_argument_errors(kwargs, error, message):
         sample_nuts(SMALL, (1, 1), draws=1, tune=1, chains=1, rng=np.random.default_rng(0))
 
 
-# -- nutpie (not installed here: its wiring, through a stand-in) --------------------------------
+# -- nutpie through a stand-in (its wiring; the real sampler: test_nutpie.py) ------------------
 def test_nutpie_missing_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "nutpie", None)
     with pytest.raises(ValueError, match="needs the optional package nutpie"):
