@@ -180,6 +180,10 @@ def test_reproducible_with_random_seed(cache):
     np.testing.assert_array_equal(first.draws("theta"), again.draws("theta"))
     assert not np.array_equal(first.draws("theta"), other.draws("theta"))
     assert cache.info()["size"] == 1  # every fit of three strata reused one compilation
+    with pytest.warns(jc.JudgeStatsWarning):
+        forked = stratified_posterior(RICH, random_seed=5, cores=2, **options)
+    # chain c uses the c-th child of the seed wherever it runs
+    np.testing.assert_array_equal(forked.draws("theta"), first.draws("theta"))
 
 
 # -------------------------------------------------------------------------------------------
@@ -193,6 +197,7 @@ def test_reproducible_with_random_seed(cache):
         ({"tune": -1}, ValueError, "`tune`"),
         ({"chains": 0}, ValueError, "`chains`"),
         ({"chains": "4"}, TypeError, "`chains`"),
+        ({"cores": 0}, ValueError, "`cores`"),
         ({"prior": 1.0}, TypeError, "`prior` must be a judgestats.bayes.StratifiedPrior"),
         ({"method": "importance"}, ValueError, "`method`"),
         ({"method": "exact"}, ValueError, "needs one stratum"),
