@@ -11,6 +11,8 @@ command):
   (``--all-judges``: all 65).
 - ``llmbar_human``: the same fixture's 466 items with human gold labels (FairEval, LLMEval^2 and
   MT-Bench human judgments as processed by LLMBar), its 8 evaluators (J 0.31 to 0.57).
+- ``nq301``: tests/fixtures/nq301/ — 1,490 answers to 301 NQ-open questions (ehsk/OpenQA-eval),
+  human gold; GPT-4, InstructGPT and BEM as judges (J 0.63 to 0.70); positive = acceptable.
 
 For LLMBar the positive class is "output 1 is better" (gold label "1"); an evaluator judges an
 item positive iff its winner on the original presentation order is "1" (one call per item, as a
@@ -73,6 +75,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import RESULTS, write_results  # noqa: E402
+from extract_nq301 import load_verdicts as load_nq301  # noqa: E402
 from real_judgebench import (  # noqa: E402
     clopper_pearson,
     counts,
@@ -105,7 +108,7 @@ LLMBAR_JUDGES = (
     "GPT-4/Reference",
     "GPT-4/Rating_Metrics_Reference",
 )
-DATASETS = ("judgebench", "llmbar", "llmbar_human")
+DATASETS = ("judgebench", "llmbar", "llmbar_human", "nq301")
 TARGETS = ("population", "items")
 EXACT = {"population": "cp", "items": "cp_fp"}
 LEVEL = 0.95
@@ -150,8 +153,8 @@ def load_llmbar(path: Path = LLMBAR, sets: Sequence[str] = ("LLMBar/",)) -> Judg
 
 def load_dataset(name: str, all_judges: bool = False) -> Judges:
     """The judges of one dataset of :data:`DATASETS`."""
-    if name == "judgebench":
-        return load_fixture()
+    if name in ("judgebench", "nq301"):
+        return load_fixture() if name == "judgebench" else load_nq301()
     judges = load_llmbar(LLMBAR, LLMBAR_SETS[name])
     if name == "llmbar" and not all_judges:
         judges = {j: judges[j] for j in LLMBAR_JUDGES}
