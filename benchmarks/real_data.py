@@ -13,6 +13,9 @@ command):
   MT-Bench human judgments as processed by LLMBar), its 8 evaluators (J 0.31 to 0.57).
 - ``nq301``: tests/fixtures/nq301/ — 1,490 answers to 301 NQ-open questions (ehsk/OpenQA-eval),
   human gold; GPT-4, InstructGPT and BEM as judges (J 0.63 to 0.70); positive = acceptable.
+- ``triviaqa``: tests/fixtures/triviaqa/ — 3,200 answers to 400 TriviaQA questions
+  (UMass-Meta-LLM-Eval/llm_eval), human gold; 9 LLM judges (J 0.04 to 0.90, GPT-4 and Llama3-70B
+  at J >= 0.8); positive = correct.
 
 For LLMBar the positive class is "output 1 is better" (gold label "1"); an evaluator judges an
 item positive iff its winner on the original presentation order is "1" (one call per item, as a
@@ -76,6 +79,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import RESULTS, write_results  # noqa: E402
 from extract_nq301 import load_verdicts as load_nq301  # noqa: E402
+from extract_triviaqa import load_verdicts as load_triviaqa  # noqa: E402
 from real_judgebench import (  # noqa: E402
     clopper_pearson,
     counts,
@@ -108,7 +112,7 @@ LLMBAR_JUDGES = (
     "GPT-4/Reference",
     "GPT-4/Rating_Metrics_Reference",
 )
-DATASETS = ("judgebench", "llmbar", "llmbar_human", "nq301")
+DATASETS = ("judgebench", "llmbar", "llmbar_human", "nq301", "triviaqa")
 TARGETS = ("population", "items")
 EXACT = {"population": "cp", "items": "cp_fp"}
 LEVEL = 0.95
@@ -153,8 +157,9 @@ def load_llmbar(path: Path = LLMBAR, sets: Sequence[str] = ("LLMBar/",)) -> Judg
 
 def load_dataset(name: str, all_judges: bool = False) -> Judges:
     """The judges of one dataset of :data:`DATASETS`."""
-    if name in ("judgebench", "nq301"):
-        return load_fixture() if name == "judgebench" else load_nq301()
+    loaders = {"judgebench": load_fixture, "nq301": load_nq301, "triviaqa": load_triviaqa}
+    if name in loaders:
+        return loaders[name]()
     judges = load_llmbar(LLMBAR, LLMBAR_SETS[name])
     if name == "llmbar" and not all_judges:
         judges = {j: judges[j] for j in LLMBAR_JUDGES}
@@ -562,14 +567,9 @@ def main() -> None:
         return
     start = time.perf_counter()
     result = harness(
-        args.datasets,
-        args.sizes,
-        args.splits,
-        args.random_seed,
-        args.verify,
-        args.all_judges,
+        args.datasets, args.sizes, args.splits, args.random_seed, args.verify, args.all_judges,
         args.workers,
-    )
+    )  # fmt: skip
     result["config"] = {
         "splits": args.splits,
         "sizes": args.sizes,
