@@ -118,16 +118,15 @@ def _per_dataset(
     size = counts[0].size
     out = np.empty((size, width))
     with one_blas_thread(), ThreadPoolExecutor(max_workers=workers) as pool:
+        jobs = []
         for density, (served, row) in _theta_marginals(counts, prior, pool):
             rows = density.edges.shape[0]
-            chunks = [
-                density.take(np.arange(start, min(start + SOLVE_CHUNK, rows)))
-                for start in range(0, rows, SOLVE_CHUNK)
-            ]  # small arrays for the searches
-            result = (
-                np.concatenate(list(pool.map(operation, chunks))) if rows else np.empty((0, width))
-            )
-            out[served] = result[row]
+            for start in range(0, rows, SOLVE_CHUNK):  # small arrays for the searches
+                chunk = np.arange(start, min(start + SOLVE_CHUNK, rows))
+                jobs.append((served, row, chunk, pool.submit(operation, density.take(chunk))))
+        for served, row, chunk, job in jobs:  # every block's chunks run at once
+            mine = (row >= chunk[0]) & (row <= chunk[-1])
+            out[served[mine]] = job.result()[row[mine] - chunk[0]]
     return out
 
 
