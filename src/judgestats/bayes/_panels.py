@@ -281,15 +281,16 @@ class PanelDensity:
             self._planes = np.moveaxis(self.coef, -1, 0).reshape(self.coef.shape[-1], -1)
         return self._planes
 
-    def pdf(self, t: np.ndarray) -> np.ndarray:
+    def pdf(self, t: np.ndarray, rows: slice | np.ndarray | None = None) -> np.ndarray:
         """The density of :meth:`cdf_pdf` alone (no CDF: the series' integral is skipped)."""
+        sel = slice(None) if rows is None else rows
         t = np.asarray(t, float)
-        panel, row, _, _, u = self._locate(t, slice(None))
-        index = row * self.coef.shape[1] + panel
+        panel, _, _, _, u = self._locate(t, sel)
+        index = np.arange(self.edges.shape[0])[sel][:, None] * self.coef.shape[1] + panel
         pdf = _series_value_and_integral(self._coefficient_planes(), index, u, False)[0]
         for side in (0, 1):
-            self._fix_end(side, slice(None), t, panel, np.empty(t.shape), pdf)
-        below, above = t < self.edges[:, :1], t > self.edges[:, -1:]
+            self._fix_end(side, sel, t, panel, np.empty(t.shape), pdf)
+        below, above = t < self.edges[sel][:, :1], t > self.edges[sel][:, -1:]
         return np.where(below | above, 0.0, np.maximum(pdf, 0.0))
 
     def _fix_end(
@@ -406,7 +407,7 @@ class PanelDensity:
     def shortest(self, prob: float) -> tuple[np.ndarray, np.ndarray]:
         """Shortest interval of mass ``prob`` of every row (see :func:`shortest_interval`)."""
         return shortest_interval(
-            self.quantile,
+            lambda levels, sel: self.quantile(levels, rows=sel),
             self.pdf,
             self.edges.shape[0],
             prob,

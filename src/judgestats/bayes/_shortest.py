@@ -27,6 +27,8 @@ REFINE_TOLERANCE = 1e-10
 #: Relative difference of the densities at both ends at which the search stops (the width is
 #: flat there: an end moves by about this times the interval's width).
 RELATIVE_GAP_TOLERANCE = 1e-8
+#: Rows of the grid evaluated at once.
+GRID_ROWS = 64
 
 
 def shortest_interval(
@@ -34,9 +36,11 @@ def shortest_interval(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Shortest interval of mass ``prob`` for ``rows`` distributions.
 
-    ``quantile(levels)`` maps probabilities of shape (rows, Q) to quantiles and ``density(t)``
-    gives the density there; ``approximate(levels)``, if given, is a cheaper quantile function
-    used on the grid only. The width ``w(a) = Q(a + prob) - Q(a)`` has
+    ``quantile(levels, sel)`` maps probabilities of shape (R, Q) to quantiles of the R
+    distributions ``sel`` (a slice or indices) and ``density(t, sel)`` gives their density
+    there; ``approximate(levels, sel)``, if given, is a cheaper quantile function used on the
+    grid only. Each distribution is searched on its own (rows that need no further step are
+    not evaluated). The width ``w(a) = Q(a + prob) - Q(a)`` has
 
     .. math:: w'(a) = 1 / f(Q(a + prob)) - 1 / f(Q(a)),
 
@@ -54,14 +58,24 @@ def shortest_interval(
     a = np.linspace(0.0, span, grid + 1)
     cell, best, pick = _grid_candidates(approximate or quantile, density, rows, prob, a)
 
-    def gap(starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Relative density gap at starts (rows, S), < 0 left of a minimum; and the ends."""
-        ends = quantile(np.concatenate([starts, starts + prob], axis=1))
-        values = density(ends)
+    def gap(starts: np.ndarray, chosen: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Relative density gap at starts (rows, S), < 0 left of a minimum; and the ends.
+
+        Only the rows ``chosen`` (a mask; all when None) are evaluated, the others are zero.
+        """
+        sel = slice(None) if chosen is None else np.flatnonzero(chosen)
         size = starts.shape[1]
-        with np.errstate(all="ignore"):
-            out = (values[:, :size] - values[:, size:]) / (values[:, :size] + values[:, size:])
-        return np.nan_to_num(out), ends
+        out, ends = np.zeros(starts.shape), np.zeros((rows, 2 * size))
+        part = starts[sel]
+        if part.shape[0]:
+            ends[sel] = quantile(np.concatenate([part, part + prob], axis=1), sel)
+            values = density(ends[sel], sel)
+            with np.errstate(all="ignore"):
+                ratio = (values[:, :size] - values[:, size:]) / (
+                    values[:, :size] + values[:, size:]
+                )
+            out[sel] = np.nan_to_num(ratio)
+        return out, ends
 
     # exact gaps at the grid cell's ends and at both ends of [0, span]: an end is a minimum
     # only if the width grows away from it; an end the grid picked that fails this puts the
@@ -75,8 +89,12 @@ def shortest_interval(
     near_start, near_end = (pick == 1) & ~start_ok, (pick == 2) & ~end_ok
     lo = np.where(near_start, 0.0, np.where(near_end, span - step_size, lo))
     hi = np.where(near_start, step_size, np.where(near_end, span, hi))
-    g_lo = np.where(near_start, g4[:, 2], np.where(near_end, gap(lo[:, None])[0][:, 0], g_lo))
-    g_hi = np.where(near_start, gap(hi[:, None])[0][:, 0], np.where(near_end, g4[:, 3], g_hi))
+    g_lo = np.where(
+        near_start, g4[:, 2], np.where(near_end, gap(lo[:, None], near_end)[0][:, 0], g_lo)
+    )
+    g_hi = np.where(
+        near_start, gap(hi[:, None], near_start)[0][:, 0], np.where(near_end, g4[:, 3], g_hi)
+    )
     interior = (np.isfinite(best[:, 0]) & (pick == 0)) | near_start | near_end
     interior |= ~(start_ok | end_ok)
     x_ends = np.full((rows, 2), np.nan)
@@ -104,22 +122,21 @@ def _grid_candidates(
     candidates (inf where none) and the index of the smallest.
     """
     grid = a.size - 1
-    levels = np.broadcast_to(np.concatenate([a, a + prob]), (rows, 2 * grid + 2))
-    q = quantile(levels)
-    dens = density(q)
-    width = q[:, grid + 1 :] - q[:, : grid + 1]
-    g = dens[:, : grid + 1] - dens[:, grid + 1 :]
-    rises = (g[:, :-1] < 0) & (g[:, 1:] >= 0)  # interior minimum in cell i
-    cell_width = np.where(rises, np.minimum(width[:, :-1], width[:, 1:]), np.inf)
-    cell = np.argmin(cell_width, axis=1)
-    best = np.stack(
-        [
-            cell_width[np.arange(rows), cell],
-            np.where(g[:, 0] >= 0, width[:, 0], np.inf),  # minimum at a = 0
-            np.where(g[:, -1] <= 0, width[:, -1], np.inf),
-        ],  # minimum at a = span
-        axis=1,
-    )
+    levels = np.concatenate([a, a + prob])
+    cell = np.empty(rows, dtype=np.intp)
+    best = np.empty((rows, 3))
+    for start in range(0, rows, GRID_ROWS):  # blocks of rows: arrays that stay in cache
+        sel = slice(start, min(start + GRID_ROWS, rows))
+        q = quantile(np.broadcast_to(levels, (sel.stop - start, levels.size)), sel)
+        dens = density(q, sel)
+        width = q[:, grid + 1 :] - q[:, : grid + 1]
+        g = dens[:, : grid + 1] - dens[:, grid + 1 :]
+        rises = (g[:, :-1] < 0) & (g[:, 1:] >= 0)  # interior minimum in cell i
+        cell_width = np.where(rises, np.minimum(width[:, :-1], width[:, 1:]), np.inf)
+        cell[sel] = np.argmin(cell_width, axis=1)
+        best[sel, 0] = cell_width[np.arange(sel.stop - start), cell[sel]]
+        best[sel, 1] = np.where(g[:, 0] >= 0, width[:, 0], np.inf)  # minimum at a = 0
+        best[sel, 2] = np.where(g[:, -1] <= 0, width[:, -1], np.inf)  # minimum at a = span
     return cell, best, np.argmin(best, axis=1)
 
 
@@ -137,8 +154,8 @@ def _widen_bracket(
             break
         lo = np.where(left, np.maximum(lo - step, 0.0), lo)
         hi = np.where(right, np.minimum(hi + step, span), hi)
-        g_lo = np.where(left, gap(lo[:, None])[0][:, 0], g_lo)
-        g_hi = np.where(right, gap(hi[:, None])[0][:, 0], g_hi)
+        g_lo = np.where(left, gap(lo[:, None], left)[0][:, 0], g_lo)
+        g_hi = np.where(right, gap(hi[:, None], right)[0][:, 0], g_hi)
     return lo, hi, g_lo, g_hi
 
 
@@ -157,7 +174,7 @@ def _false_position(gap: Any, interior: np.ndarray, bracket: tuple[np.ndarray, .
             x = lo - g_lo * (hi - lo) / (g_hi - g_lo)
         bad = ~np.isfinite(x) | (x <= lo) | (x >= hi) | (step % 8 == 7)
         x = np.where(bad, 0.5 * (lo + hi), x)
-        g_x, ends = gap(x[:, None])
+        g_x, ends = gap(x[:, None], moving)
         g_x = g_x[:, 0]
         x_ends = np.where(moving[:, None], ends, x_ends)
         right = moving & (g_x > 0)
