@@ -117,12 +117,18 @@ def _series_value_and_integral(
     c = np.take(planes[0], index)
     value, area = c + 0.0 * u, (c * (u + 1) if integral else None)
     prev, cur = np.ones_like(u), u  # P_{l-1}, P_l
-    for j in range(1, planes.shape[0]):
-        nxt = ((2 * j + 1) * u * cur - j * prev) / (j + 1)
-        c = np.take(planes[j], index)
-        value += c * cur
+    scratch = np.empty_like(value)
+    for j in range(1, planes.shape[0]):  # in place, in the order of the formula (same bits)
+        nxt = np.multiply(2 * j + 1, u)
+        nxt *= cur
+        nxt -= np.multiply(j, prev, out=scratch)
+        nxt /= j + 1
+        np.take(planes[j], index, out=c)
+        value += np.multiply(c, cur, out=scratch)
         if area is not None:
-            area += c * ((nxt - prev) / (2 * j + 1))
+            np.subtract(nxt, prev, out=scratch)
+            scratch /= 2 * j + 1
+            area += np.multiply(c, scratch, out=scratch)
         prev, cur = cur, nxt
     return value, area
 
