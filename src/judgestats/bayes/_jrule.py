@@ -21,7 +21,7 @@ import threading
 import numpy as np
 
 from judgestats.bayes._panels import gauss_legendre
-from judgestats.bayes._terms import J_ORDER, Rows, j_window
+from judgestats.bayes._terms import J_ORDER, Rows
 
 __all__ = ["log_r"]
 
@@ -35,16 +35,16 @@ Q_FLOOR, ONE_MINUS_Q_FLOOR = 1e-300, 2.0**-53
 _WORKSPACE = threading.local()  # per thread, the memory reused by every block
 
 
-def _workspace(size: int) -> np.ndarray:
-    """A float buffer of ``size`` elements, reused by later calls on the same thread.
+def _workspace(name: str, size: int) -> np.ndarray:
+    """A float buffer ``name`` of ``size`` elements, reused by later calls on the same thread.
 
     Fresh memory of this size is mapped page by page on first touch, which on some virtual
     machines costs as much as the logarithms written into it.
     """
-    buffer = getattr(_WORKSPACE, "buffer", None)
+    buffer = getattr(_WORKSPACE, name, None)
     if buffer is None or buffer.size < size:
         buffer = np.empty(size)
-        _WORKSPACE.buffer = buffer
+        setattr(_WORKSPACE, name, buffer)
     return buffer[:size]
 
 
@@ -56,44 +56,59 @@ def _basis(order: int) -> np.ndarray:
     return out
 
 
-def _lines(
-    band: Rows, t: np.ndarray, p: np.ndarray
-) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
-    r"""The calibration terms at node pairs (t, p) of shape (pairs,) as lines in ``x``.
+def _terms(band: Rows) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Which of ``q0, 1 - q0, q1, 1 - q1`` enter ``log g0 g1``, their weights and floors.
 
-    On the J window ``[mid - half, mid + half]``, at ``J = mid + half x``,
+    The weights are ``(a0 - 1, b0 - 1, a1 - 1, b1 - 1)``; a term of weight zero is left out
+    (all four kept with weight zero where every one is). The floors clip the terms as the
+    engine clips ``q`` to ``[1e-300, 1 - 2^-53]``; None where the calibration boxes keep every
+    J node safely inside (0, 1).
+    """
+    (a0, b0), (a1, b1) = ((float(a[0]) - 1, float(b[0]) - 1) for a, b in (band.beta0, band.beta1))
+    weights = np.array([a0, b0, a1, b1])
+    keep = weights != 0 if np.any(weights != 0) else np.ones(4, dtype=bool)
+    (l0, u0), (l1, u1) = ((float(v[0]) for v in box) for box in (band.box0, band.box1))
+    safe = min(l0, l1, 1 - u0, 1 - u1) > SAFE_MARGIN
+    floors = np.array([Q_FLOOR, ONE_MINUS_Q_FLOOR, Q_FLOOR, ONE_MINUS_Q_FLOOR])
+    return keep, weights[keep], None if safe else floors[keep]
+
+
+def _lines(
+    band: Rows, t: np.ndarray, p: np.ndarray, keep: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""The kept terms at node pairs (t, p) of shape (pairs,) as lines in ``x``; half-widths.
+
+    The J window is where both calibration Betas lie inside their boxes (and ``J >= 0`` under
+    the truncation), as :func:`judgestats.bayes._terms.j_window`. On it, at
+    ``J = mid + half x``,
 
     .. math:: q_0 = 1 - p + tJ, \quad 1 - q_0 = p - tJ, \quad
               q_1 = p + (1 - t)J, \quad 1 - q_1 = 1 - p - (1 - t)J.
 
-    Returns the weights (K,) of the terms kept (weight zero: left out), the floors at which
-    the terms are clipped (None where the boxes keep every node safely inside (0, 1)), the
-    lines (2, K, pairs: centres, slopes) and the half-widths (pairs,), zero where the window
-    is empty (there the lines are the constant 0.5, harmless).
+    Returns the lines (2, K, pairs: centres, slopes; in this thread's workspace) and the
+    half-widths (pairs,), zero where the window is empty (there the lines are the constants
+    ``1 - p``, ``p``: harmless inside (0, 1)).
     """
-    j_low, j_high = (v.reshape(t.shape) for v in j_window(band, t, p))
-    ok = j_high > j_low
-    half = np.where(ok, (j_high - j_low) / 2, 0.0)
-    mid = np.where(ok, j_low + half, 0.0)
-    (a0, b0), (a1, b1) = ((float(a[0]) - 1, float(b[0]) - 1) for a, b in (band.beta0, band.beta1))
-    weights, floors, centres, slopes = [], [], [], []
-    for weight, floor, base, slope in (
-        (a0, Q_FLOOR, 1 - p, t),
-        (b0, ONE_MINUS_Q_FLOOR, p, -t),
-        (a1, Q_FLOOR, p, 1 - t),
-        (b1, ONE_MINUS_Q_FLOOR, 1 - p, t - 1),
-    ):
-        if weight != 0:
-            weights.append(weight)
-            floors.append(floor)
-            centres.append(np.where(ok, base + slope * mid, 0.5))
-            slopes.append(slope * half)
-    if not weights:  # flat calibration Betas: log g0 g1 = 0
-        weights, floors, centres, slopes = [0.0], [Q_FLOOR], [np.full(t.shape, 0.5)], [0 * half]
     (l0, u0), (l1, u1) = ((float(v[0]) for v in box) for box in (band.box0, band.box1))
-    safe = min(l0, l1, 1 - u0, 1 - u1) > SAFE_MARGIN
-    lines = np.stack([np.stack(centres), np.stack(slopes)])
-    return np.array(weights), None if safe else np.array(floors), lines, half
+    s, shift = 1 - t, p - 1
+    low = np.maximum((p + (l0 - 1)) / t, (l1 - p) / s)  # (l0 - 1) exact: no cancellation
+    high = np.minimum((p + (u0 - 1)) / t, (u1 - p) / s)
+    if band.truncate:
+        np.maximum(low, 0.0, out=low)
+    half = np.subtract(high, low, out=high)
+    half *= 0.5
+    ok = half > 0
+    np.maximum(half, 0.0, out=half)
+    mid = np.where(ok, low + half, 0.0)
+    lines = _workspace("lines", 2 * int(keep.sum()) * t.size).reshape(2, -1, t.size)
+    rows = iter(range(lines.shape[1]))
+    for kept, centre, slope in zip(keep, (-shift, p, p, -shift), (t, -t, s, -s), strict=True):
+        if kept:
+            row = next(rows)
+            np.multiply(slope, mid, out=lines[0, row])
+            lines[0, row] += centre
+            np.multiply(slope, half, out=lines[1, row])
+    return lines, half
 
 
 def _log_r_block(
@@ -107,20 +122,21 @@ def _log_r_block(
     axis, so that the maximum and the sum over them are operations on contiguous rows.
     """
     count, pairs = weights.size, lines.shape[2]
-    space = _workspace(order * (count + 1) * pairs)
+    space = _workspace("terms", order * (count + 1) * pairs)
     terms = space[: order * count * pairs].reshape(order, count * pairs)
     log_h = space[order * count * pairs :].reshape(order, pairs)
     np.matmul(_basis(order), lines.reshape(2, -1), out=terms)
     stacked = terms.reshape(order, count, pairs)
     if floors is not None:
         np.maximum(stacked, floors[:, None], out=stacked)
-    np.log(terms, out=terms)
-    np.matmul(weights, stacked, out=log_h)
-    top = np.max(log_h, axis=0)
-    log_h -= top
-    np.exp(log_h, out=log_h)
-    with np.errstate(divide="ignore"):
-        return top + np.log(gauss_legendre(order)[1] @ log_h) + np.log(half)
+    with np.errstate(divide="ignore", invalid="ignore"):  # empty windows at p = 0 or 1
+        np.log(terms, out=terms)
+        np.matmul(weights, stacked, out=log_h)
+        top = np.max(log_h, axis=0)
+        log_h -= top
+        np.exp(log_h, out=log_h)
+        out = top + np.log(gauss_legendre(order)[1] @ log_h) + np.log(half)
+    return np.where(half > 0, out, -np.inf)
 
 
 def log_r(band: Rows, t: np.ndarray, p: np.ndarray, order: int = J_ORDER) -> np.ndarray:
@@ -131,8 +147,10 @@ def log_r(band: Rows, t: np.ndarray, p: np.ndarray, order: int = J_ORDER) -> np.
     """
     shape = np.broadcast_shapes(np.shape(t), np.shape(p))
     t, p = (np.broadcast_to(v, shape).ravel() for v in (t, p))
+    keep, weights, floors = _terms(band)
     out = np.empty(t.size)
     for start in range(0, t.size, PAIRS_PER_BLOCK):
         part = slice(start, start + PAIRS_PER_BLOCK)
-        out[part] = _log_r_block(*_lines(band, t[part], p[part]), order)
+        lines, half = _lines(band, t[part], p[part], keep)
+        out[part] = _log_r_block(weights, floors, lines, half, order)
     return out.reshape(shape)
