@@ -158,19 +158,17 @@ def _points_below(flat_f: np.ndarray, base: np.ndarray, levels: np.ndarray) -> n
     """How many of a panel's table points 1 .. TABLE_POINTS lie below the level (< TABLE_POINTS).
 
     ``flat_f`` is the table (R, P * (TABLE_POINTS + 1)), ``base`` the index of the panel's
-    first point. By bisection on the non-decreasing table (TABLE_POINTS a power of 2), or by
-    counting where the table is not finite; the same integers either way.
+    first point in the flattened table. By bisection on the non-decreasing table
+    (TABLE_POINTS a power of 2), or by counting where the table is not finite; the same
+    integers either way.
     """
     if not np.isfinite(flat_f).all():
-        below = sum(
-            levels > np.take_along_axis(flat_f, base + k, axis=1)
-            for k in range(1, TABLE_POINTS + 1)
-        )
+        below = sum(levels > np.take(flat_f, base + k) for k in range(1, TABLE_POINTS + 1))
         return np.minimum(below, TABLE_POINTS - 1)
     index = np.zeros(levels.shape, dtype=np.intp)
     step = TABLE_POINTS // 2
     while step:
-        probe = np.take_along_axis(flat_f, base + index + step, axis=1)
+        probe = np.take(flat_f, base + index + step)
         index += np.where(levels > probe, step, 0)
         step //= 2
     return index
@@ -401,11 +399,10 @@ class PanelDensity:
         panel = np.minimum(panel, t_table.shape[1] - 1)
         points = TABLE_POINTS + 1
         flat_t, flat_f = (v.reshape(v.shape[0], -1) for v in (t_table, f_table))
-        base = panel * points
-        index = _points_below(flat_f, base, levels)
-        at = base + index
-        f0, t0 = (np.take_along_axis(v, at, axis=1) for v in (flat_f, flat_t))
-        f1, t1 = (np.take_along_axis(v, at + 1, axis=1) for v in (flat_f, flat_t))
+        base = panel * points + np.arange(flat_f.shape[0])[:, None] * flat_f.shape[1]
+        at = base + _points_below(flat_f, base, levels)  # in the flattened tables
+        f0, t0 = (np.take(v, at) for v in (flat_f, flat_t))
+        f1, t1 = (np.take(v, at + 1) for v in (flat_f, flat_t))
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.where(f1 > f0, (levels - f0) / (f1 - f0), 0.5)
         return t0 + np.clip(frac, 0.0, 1.0) * (t1 - t0)
