@@ -63,7 +63,7 @@ def _theta_marginals(
     keys, group = np.unique(unique[:, 2:], axis=0, return_inverse=True)
     group = group.ravel()
     low, high = theta_range(rows)
-    tasks, single = [], []
+    tasks, single = [], []  # groups for the shared table, lone datasets
     for g in range(keys.shape[0]):
         members = np.flatnonzero(group == g)
         if members.size >= BATCH_MIN_GROUP and batch_ready(rows.take(members[:1])):
@@ -76,23 +76,45 @@ def _theta_marginals(
             rows.take(members), float(low[members].min()), float(high[members].max())
         )
 
+    def lone(members: np.ndarray) -> list[tuple[PanelDensity, np.ndarray]]:
+        """The per-dataset rule (row by row: any split of the rows gives the same marginals)."""
+        if not members.size:
+            return []
+        part = rows.take(members)
+        edges, t, _, powers = theta_rule(part)
+        return [(theta_density(part, log_likelihood(part, t), t, edges, powers), members)]
+
+    submit = pool.submit if pool is not None else _now
+    small = submit(lone, np.concatenate(single) if single else np.empty(0, dtype=np.int64))
     results = list((pool.map if pool is not None else map)(run, tasks))
     blocks = [block for parts, _ in results for block in parts]
     batched = [members[index] for members, (_, index) in zip(tasks, results, strict=True)]
-    single += [
+    unserved = [
         np.delete(members, index) for members, (_, index) in zip(tasks, results, strict=True)
     ]
     out = []
     if blocks:
         batched_members = np.concatenate(batched)
         out += [(density, batched_members[block_rows]) for density, block_rows in stack(blocks)]
-    single = [members for members in single if members.size]
-    if single:
-        members = np.concatenate(single)
-        part = rows.take(members)
-        edges, t, _, powers = theta_rule(part)
-        out.append((theta_density(part, log_likelihood(part, t), t, edges, powers), members))
+    out += small.result() + lone(
+        np.concatenate(unserved) if unserved else np.empty(0, dtype=np.int64)
+    )
     return [(density, _dataset_rows(members, inverse)) for density, members in out]
+
+
+class _Done:
+    """The result of a call made at once (the interface of a future)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
+def _now(function: Any, *args: Any) -> _Done:
+    """Call ``function(*args)`` now (in place of a thread pool's ``submit``)."""
+    return _Done(function(*args))
 
 
 def _dataset_rows(members: np.ndarray, inverse: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
