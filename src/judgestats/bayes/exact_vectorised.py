@@ -130,8 +130,9 @@ def _per_dataset(
 ) -> np.ndarray:
     """``operation(marginals)`` -> (rows, width) for every dataset of the flattened counts.
 
-    Calibration groups and chunks of the searches run on ``workers`` threads (numpy releases
-    the GIL in its array loops), BLAS on one; the result depends on neither.
+    Calibration groups, the lone datasets and the chunks of the searches (all blocks' at once)
+    run on ``workers`` threads (numpy releases the GIL in its array loops), BLAS on one; the
+    result depends on neither.
     """
     from concurrent.futures import ThreadPoolExecutor
 
