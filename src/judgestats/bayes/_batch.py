@@ -12,8 +12,9 @@ sharing ``(k0, m0, k1, m1)`` shares it. The group gets one set of theta nodes (e
 ``THETA_ORDER`` Gauss nodes over the union of the datasets' supports, ``PANEL_SCALE`` times the
 scale on which ``R`` changes with theta) and one p rule (Gauss-Legendre panels of equal width in
 ``u = arcsin(sqrt(p))``, where every kernel has the width ``1 / (2 sqrt(n))``, covering the
-datasets' kernel windows). ``R`` is computed by the J rule of the exact engine at every (theta, p)
-node pair inside the calibration's window, once for the group; then
+datasets' kernel windows). ``R`` is computed by the J rule of the exact engine
+(:mod:`judgestats.bayes._jrule`) at every (theta, p) node pair inside the calibration's window,
+once for the group; then
 
 .. math:: L_k(\theta_i) = \sum_j b_k(p_j)\, w_j\, R(\theta_i, p_j)
 
@@ -32,15 +33,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from judgestats.bayes._jrule import log_r
 from judgestats.bayes._panels import PanelDensity, gauss_legendre, to_coefficients
 from judgestats.bayes._terms import (
-    J_ORDER,
     P_ORDER,
     SUPPORT_DROP,
     THETA_ORDER,
     Rows,
-    j_window,
-    log_calibration,
     log_kernel,
     log_prior,
     p_window,
@@ -108,28 +107,6 @@ def _band_rows(rows: Rows, boxes: tuple) -> Rows:
     return band
 
 
-def _log_r(band: Rows, t: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """``log R(theta, p)`` by the J rule (one calibration; t and p of one shape).
-
-    The J nodes run along the first axis, so that the maximum and the sum over them are
-    elementwise operations on contiguous rows of node pairs (fast), not short reductions.
-    """
-    shape = np.broadcast_shapes(np.shape(t), np.shape(p))
-    t, p = (np.broadcast_to(v, shape).ravel() for v in (t, p))
-    xj, wj = gauss_legendre(J_ORDER)
-    j_low, j_high = (v.reshape(t.shape) for v in j_window(band, t, p))
-    ok = j_high > j_low
-    j_half = np.where(ok, (j_high - j_low) / 2, 0.0)
-    j = j_low + j_half * (xj[:, None] + 1)  # (J, pairs)
-    log_h = log_calibration(band, t, p, j)
-    top = np.max(log_h, axis=0)
-    top = np.where(np.isfinite(top), top, 0.0)
-    log_h -= top
-    np.exp(log_h, out=log_h)
-    with np.errstate(divide="ignore"):
-        return (top + np.log(wj @ log_h) + np.log(j_half)).reshape(shape)
-
-
 def _served(rows: Rows, theta: np.ndarray) -> np.ndarray:
     """Datasets whose kernel, at its centre, meets R within ``CONFLICT_DEPTH`` of R's top.
 
@@ -139,9 +116,9 @@ def _served(rows: Rows, theta: np.ndarray) -> np.ndarray:
     band = _band_rows(rows, tuple(tuple(v[:1] for v in box) for box in rows.calibration_box))
     low, high, _ = (v[0] for v in p_window(band, theta[None, :]))
     grid = np.linspace(low, high, COARSE_POINTS, axis=1)[:, 1:-1]
-    top = np.max(_log_r(band, np.broadcast_to(theta[:, None], grid.shape), grid), axis=1)
+    top = np.max(log_r(band, np.broadcast_to(theta[:, None], grid.shape), grid), axis=1)
     p_hat = np.broadcast_to(rows.p_hat[:, None], (rows.size, theta.size))
-    at_hat = _log_r(band, np.broadcast_to(theta, p_hat.shape), p_hat)
+    at_hat = log_r(band, np.broadcast_to(theta, p_hat.shape), p_hat)
     return np.max(at_hat - top, axis=1) > -CONFLICT_DEPTH
 
 
@@ -174,24 +151,21 @@ def _log_r_grid(band: Rows, theta: np.ndarray, p: np.ndarray) -> np.ndarray:
     inside = (p[None, :] > low[:, None]) & (p[None, :] < high[:, None])
     node, point = np.nonzero(inside)
     out = np.full(inside.shape, -np.inf)
-    step = max(1, MAX_ELEMENTS // J_ORDER)
-    for start in range(0, node.size, step):
-        part = slice(start, start + step)
-        out[node[part], point[part]] = _log_r(band, theta[node[part]], p[point[part]])
+    out[node, point] = log_r(band, theta[node], p[point])
     return out
 
 
-def _log_likelihood(rows: Rows, p: np.ndarray, weight: np.ndarray, log_r: np.ndarray) -> np.ndarray:
+def _log_likelihood(rows: Rows, p: np.ndarray, weight: np.ndarray, table: np.ndarray) -> np.ndarray:
     """``log L_k`` at every theta node (D, T): kernel factor (D, P) times R factor (P, T).
 
     Both factors are scaled by their maximum (the kernel's is 1 by construction of
     :func:`~judgestats.bayes._terms.log_kernel`), so the product neither overflows nor, where
     the posterior lives, underflows.
     """
-    top = np.max(log_r, axis=1)
+    top = np.max(table, axis=1)
     top = np.where(np.isfinite(top), top, 0.0)
-    factor_r = (np.exp(log_r - top[:, None]) * weight).T  # (P, T)
-    out = np.empty((rows.size, log_r.shape[0]))
+    factor_r = (np.exp(table - top[:, None]) * weight).T  # (P, T)
+    out = np.empty((rows.size, table.shape[0]))
     step = max(1, MAX_ELEMENTS // p.size)
     with np.errstate(divide="ignore"):
         for start in range(0, rows.size, step):

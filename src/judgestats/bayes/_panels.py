@@ -18,10 +18,12 @@ Everything is vectorised over rows (independent densities); panels may have uneq
 from __future__ import annotations
 
 import functools
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from scipy import special as sc
+
+from judgestats.bayes._shortest import shortest_interval
 
 __all__ = [
     "PanelDensity",
@@ -36,18 +38,8 @@ __all__ = [
 #: Newton iterations and the tolerance (in the variable) of every quantile search.
 QUANTILE_ITERATIONS = 100
 QUANTILE_TOLERANCE = 1e-11
-#: Probabilities on the coarse grid that brackets the shortest interval.
-SHORTEST_GRID = 256
 #: Points per panel of the CDF table behind starting points and the shortest-interval grid.
 TABLE_POINTS = 8
-#: Grid cells by which the bracket of the equal-density search may widen on each side.
-BRACKET_STEPS = 8
-#: Steps and tolerance (in probability) of the false-position search for equal densities.
-REFINE_ITERATIONS = 100
-REFINE_TOLERANCE = 1e-10
-#: Relative difference of the densities at both ends at which the search stops (the width is
-#: flat there: an end moves by about this times the interval's width).
-RELATIVE_GAP_TOLERANCE = 1e-8
 
 
 @functools.lru_cache(maxsize=16)
@@ -125,12 +117,18 @@ def _series_value_and_integral(
     c = np.take(planes[0], index)
     value, area = c + 0.0 * u, (c * (u + 1) if integral else None)
     prev, cur = np.ones_like(u), u  # P_{l-1}, P_l
-    for j in range(1, planes.shape[0]):
-        nxt = ((2 * j + 1) * u * cur - j * prev) / (j + 1)
-        c = np.take(planes[j], index)
-        value += c * cur
+    scratch = np.empty_like(value)
+    for j in range(1, planes.shape[0]):  # in place, in the order of the formula (same bits)
+        nxt = np.multiply(2 * j + 1, u)
+        nxt *= cur
+        nxt -= np.multiply(j, prev, out=scratch)
+        nxt /= j + 1
+        np.take(planes[j], index, out=c)
+        value += np.multiply(c, cur, out=scratch)
         if area is not None:
-            area += c * ((nxt - prev) / (2 * j + 1))
+            np.subtract(nxt, prev, out=scratch)
+            scratch /= 2 * j + 1
+            area += np.multiply(c, scratch, out=scratch)
         prev, cur = cur, nxt
     return value, area
 
@@ -160,19 +158,17 @@ def _points_below(flat_f: np.ndarray, base: np.ndarray, levels: np.ndarray) -> n
     """How many of a panel's table points 1 .. TABLE_POINTS lie below the level (< TABLE_POINTS).
 
     ``flat_f`` is the table (R, P * (TABLE_POINTS + 1)), ``base`` the index of the panel's
-    first point. By bisection on the non-decreasing table (TABLE_POINTS a power of 2), or by
-    counting where the table is not finite; the same integers either way.
+    first point in the flattened table. By bisection on the non-decreasing table
+    (TABLE_POINTS a power of 2), or by counting where the table is not finite; the same
+    integers either way.
     """
     if not np.isfinite(flat_f).all():
-        below = sum(
-            levels > np.take_along_axis(flat_f, base + k, axis=1)
-            for k in range(1, TABLE_POINTS + 1)
-        )
+        below = sum(levels > np.take(flat_f, base + k) for k in range(1, TABLE_POINTS + 1))
         return np.minimum(below, TABLE_POINTS - 1)
     index = np.zeros(levels.shape, dtype=np.intp)
     step = TABLE_POINTS // 2
     while step:
-        probe = np.take_along_axis(flat_f, base + index + step, axis=1)
+        probe = np.take(flat_f, base + index + step)
         index += np.where(levels > probe, step, 0)
         step //= 2
     return index
@@ -289,15 +285,16 @@ class PanelDensity:
             self._planes = np.moveaxis(self.coef, -1, 0).reshape(self.coef.shape[-1], -1)
         return self._planes
 
-    def pdf(self, t: np.ndarray) -> np.ndarray:
+    def pdf(self, t: np.ndarray, rows: slice | np.ndarray | None = None) -> np.ndarray:
         """The density of :meth:`cdf_pdf` alone (no CDF: the series' integral is skipped)."""
+        sel = slice(None) if rows is None else rows
         t = np.asarray(t, float)
-        panel, row, _, _, u = self._locate(t, slice(None))
-        index = row * self.coef.shape[1] + panel
+        panel, _, _, _, u = self._locate(t, sel)
+        index = np.arange(self.edges.shape[0])[sel][:, None] * self.coef.shape[1] + panel
         pdf = _series_value_and_integral(self._coefficient_planes(), index, u, False)[0]
         for side in (0, 1):
-            self._fix_end(side, slice(None), t, panel, np.empty(t.shape), pdf)
-        below, above = t < self.edges[:, :1], t > self.edges[:, -1:]
+            self._fix_end(side, sel, t, panel, np.empty(t.shape), pdf)
+        below, above = t < self.edges[sel][:, :1], t > self.edges[sel][:, -1:]
         return np.where(below | above, 0.0, np.maximum(pdf, 0.0))
 
     def _fix_end(
@@ -402,11 +399,10 @@ class PanelDensity:
         panel = np.minimum(panel, t_table.shape[1] - 1)
         points = TABLE_POINTS + 1
         flat_t, flat_f = (v.reshape(v.shape[0], -1) for v in (t_table, f_table))
-        base = panel * points
-        index = _points_below(flat_f, base, levels)
-        at = base + index
-        f0, t0 = (np.take_along_axis(v, at, axis=1) for v in (flat_f, flat_t))
-        f1, t1 = (np.take_along_axis(v, at + 1, axis=1) for v in (flat_f, flat_t))
+        base = panel * points + np.arange(flat_f.shape[0])[:, None] * flat_f.shape[1]
+        at = base + _points_below(flat_f, base, levels)  # in the flattened tables
+        f0, t0 = (np.take(v, at) for v in (flat_f, flat_t))
+        f1, t1 = (np.take(v, at + 1) for v in (flat_f, flat_t))
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.where(f1 > f0, (levels - f0) / (f1 - f0), 0.5)
         return t0 + np.clip(frac, 0.0, 1.0) * (t1 - t0)
@@ -414,7 +410,7 @@ class PanelDensity:
     def shortest(self, prob: float) -> tuple[np.ndarray, np.ndarray]:
         """Shortest interval of mass ``prob`` of every row (see :func:`shortest_interval`)."""
         return shortest_interval(
-            self.quantile,
+            lambda levels, sel: self.quantile(levels, rows=sel),
             self.pdf,
             self.edges.shape[0],
             prob,
@@ -451,149 +447,3 @@ def solve_cdf(
         if done.all():
             break
     return t
-
-
-def shortest_interval(
-    quantile, density, rows: int, prob: float, *, grid: int = SHORTEST_GRID, approximate=None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Shortest interval of mass ``prob`` for ``rows`` distributions.
-
-    ``quantile(levels)`` maps probabilities of shape (rows, Q) to quantiles and ``density(t)``
-    gives the density there; ``approximate(levels)``, if given, is a cheaper quantile function
-    used on the grid only. The width ``w(a) = Q(a + prob) - Q(a)`` has
-
-    .. math:: w'(a) = 1 / f(Q(a + prob)) - 1 / f(Q(a)),
-
-    so its interior minima are where the densities at both ends are equal, the sign of
-    ``g(a) = f(Q(a)) - f(Q(a + prob))`` changing from - to +. On a grid of ``a`` in
-    [0, 1 - prob] every such change, and each end of the grid where the width grows away from it
-    (an interval touching a bound of the support, as when the density is unbounded there), is a
-    candidate. The interior candidate with the smallest width on the grid is refined by false
-    position (with a bisection every eighth step) on exact quantiles; it then competes with
-    the end candidates on exact widths, since near an end of the support the width can be
-    flat enough in ``a`` that the approximate grid ranks them wrongly. Several modes are
-    handled because all local minima compete.
-    """
-    span = 1.0 - prob
-    a = np.linspace(0.0, span, grid + 1)
-    cell, best, pick = _grid_candidates(approximate or quantile, density, rows, prob, a)
-
-    def gap(starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Relative density gap at starts (rows, S), < 0 left of a minimum; and the ends."""
-        ends = quantile(np.concatenate([starts, starts + prob], axis=1))
-        values = density(ends)
-        size = starts.shape[1]
-        with np.errstate(all="ignore"):
-            out = (values[:, :size] - values[:, size:]) / (values[:, :size] + values[:, size:])
-        return np.nan_to_num(out), ends
-
-    # exact gaps at the grid cell's ends and at both ends of [0, span]: an end is a minimum
-    # only if the width grows away from it; an end the grid picked that fails this puts the
-    # minimum within a few cells of that end
-    step_size = a[1] - a[0]
-    lo, hi = a[cell], a[cell + 1]
-    g4, ends4 = gap(np.stack([lo, hi, np.zeros(rows), np.full(rows, span)], axis=1))
-    g_lo, g_hi = g4[:, 0], g4[:, 1]
-    start_ok = np.isfinite(best[:, 1]) & (g4[:, 2] >= 0)
-    end_ok = np.isfinite(best[:, 2]) & (g4[:, 3] <= 0)
-    near_start, near_end = (pick == 1) & ~start_ok, (pick == 2) & ~end_ok
-    lo = np.where(near_start, 0.0, np.where(near_end, span - step_size, lo))
-    hi = np.where(near_start, step_size, np.where(near_end, span, hi))
-    g_lo = np.where(near_start, g4[:, 2], np.where(near_end, gap(lo[:, None])[0][:, 0], g_lo))
-    g_hi = np.where(near_start, gap(hi[:, None])[0][:, 0], np.where(near_end, g4[:, 3], g_hi))
-    interior = (np.isfinite(best[:, 0]) & (pick == 0)) | near_start | near_end
-    interior |= ~(start_ok | end_ok)
-    x_ends = np.full((rows, 2), np.nan)
-    if interior.any():
-        bracket = _widen_bracket(gap, interior, (lo, hi, g_lo, g_hi), span, step_size)
-        x_ends = _false_position(gap, interior, bracket)
-    # the refined interior candidate and the end candidates compete on exact widths
-    lows = np.stack([x_ends[:, 0], ends4[:, 2], ends4[:, 3]], axis=1)
-    highs = np.stack([x_ends[:, 1], ends4[:, 6], ends4[:, 7]], axis=1)
-    valid = np.stack([interior, start_ok, end_ok], axis=1)
-    pick = np.argmin(np.where(valid, highs - lows, np.inf), axis=1)
-    chosen = np.arange(rows)
-    return lows[chosen, pick], highs[chosen, pick]
-
-
-def _grid_candidates(
-    quantile: Any, density: Any, rows: int, prob: float, a: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The grid's best interior cell, the three candidates' widths and the one it picks.
-
-    On the grid ``a`` of starts, an interior minimum lies in a cell where the density gap
-    ``f(Q(a)) - f(Q(a + prob))`` changes sign from - to +; the ends of ``[0, 1 - prob]`` are
-    candidates where the width grows away from them. Returns ``(cell, best, pick)``: the
-    interior cell of smallest width, the widths (rows, 3) of the interior, start and end
-    candidates (inf where none) and the index of the smallest.
-    """
-    grid = a.size - 1
-    levels = np.broadcast_to(np.concatenate([a, a + prob]), (rows, 2 * grid + 2))
-    q = quantile(levels)
-    dens = density(q)
-    width = q[:, grid + 1 :] - q[:, : grid + 1]
-    g = dens[:, : grid + 1] - dens[:, grid + 1 :]
-    rises = (g[:, :-1] < 0) & (g[:, 1:] >= 0)  # interior minimum in cell i
-    cell_width = np.where(rises, np.minimum(width[:, :-1], width[:, 1:]), np.inf)
-    cell = np.argmin(cell_width, axis=1)
-    best = np.stack(
-        [
-            cell_width[np.arange(rows), cell],
-            np.where(g[:, 0] >= 0, width[:, 0], np.inf),  # minimum at a = 0
-            np.where(g[:, -1] <= 0, width[:, -1], np.inf),
-        ],  # minimum at a = span
-        axis=1,
-    )
-    return cell, best, np.argmin(best, axis=1)
-
-
-def _widen_bracket(
-    gap: Any, interior: np.ndarray, bracket: tuple[np.ndarray, ...], span: float, step: float
-) -> tuple[np.ndarray, ...]:
-    """Move the ends of ``(lo, hi, g_lo, g_hi)`` outwards by a cell until they bracket the root.
-
-    The approximate grid may put the root a cell off; at most ``BRACKET_STEPS`` moves.
-    """
-    lo, hi, g_lo, g_hi = bracket
-    for _ in range(BRACKET_STEPS):
-        left, right = interior & (g_lo > 0) & (lo > 0), interior & (g_hi < 0) & (hi < span)
-        if not (left.any() or right.any()):
-            break
-        lo = np.where(left, np.maximum(lo - step, 0.0), lo)
-        hi = np.where(right, np.minimum(hi + step, span), hi)
-        g_lo = np.where(left, gap(lo[:, None])[0][:, 0], g_lo)
-        g_hi = np.where(right, gap(hi[:, None])[0][:, 0], g_hi)
-    return lo, hi, g_lo, g_hi
-
-
-def _false_position(gap: Any, interior: np.ndarray, bracket: tuple[np.ndarray, ...]) -> np.ndarray:
-    """Refine the root of the density gap in ``(lo, hi)``; the interval's ends there (rows, 2).
-
-    False position (Illinois variant), with a bisection every eighth step.
-    """
-    lo, hi, g_lo, g_hi = bracket
-    rows = lo.shape[0]
-    side = np.zeros(rows)
-    x_ends = np.full((rows, 2), np.nan)
-    moving = interior.copy()  # a row stops once it has converged: its result is its own
-    for step in range(REFINE_ITERATIONS):
-        with np.errstate(all="ignore"):
-            x = lo - g_lo * (hi - lo) / (g_hi - g_lo)
-        bad = ~np.isfinite(x) | (x <= lo) | (x >= hi) | (step % 8 == 7)
-        x = np.where(bad, 0.5 * (lo + hi), x)
-        g_x, ends = gap(x[:, None])
-        g_x = g_x[:, 0]
-        x_ends = np.where(moving[:, None], ends, x_ends)
-        right = moving & (g_x > 0)
-        left = moving & ~right
-        hi, g_hi = np.where(right, x, hi), np.where(right, g_x, g_hi)
-        lo, g_lo = np.where(left, x, lo), np.where(left, g_x, g_lo)
-        side = np.where(
-            right, np.minimum(side, 0) - 1, np.where(left, np.maximum(side, 0) + 1, side)
-        )
-        g_lo = np.where(moving & (side >= 2), g_lo / 2, g_lo)  # Illinois: halve the stale end
-        g_hi = np.where(moving & (side <= -2), g_hi / 2, g_hi)
-        moving &= ~((hi - lo < REFINE_TOLERANCE) | (np.abs(g_x) < RELATIVE_GAP_TOLERANCE))
-        if not moving.any():
-            break
-    return x_ends

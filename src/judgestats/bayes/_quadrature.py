@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special as sc
 
+from judgestats.bayes import _jrule as jrule
 from judgestats.bayes._panels import (
     PanelDensity,
     end_to_coefficients,
@@ -64,12 +65,11 @@ class InnerRule:
     log_l: np.ndarray  # (R, T) log of the p integral: the theta likelihood
 
 
-def inner_rule(
-    rows: Rows, t: np.ndarray, p_order: int = P_ORDER, j_order: int = J_ORDER
-) -> InnerRule:
-    """The p and J rules at theta = t (R, T) and the theta likelihood ``log L(t)``."""
-    xp, wp = gauss_legendre(p_order)
-    xj, wj = gauss_legendre(j_order)
+def _p_rule(
+    rows: Rows, t: np.ndarray, p_order: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The p rule at theta = t (R, T): nodes (R, T, 2, Np), half-widths, validity, log kernel."""
+    xp = gauss_legendre(p_order)[0]
     low, high, split = p_window(rows, t)
     valid = high > low
     ends = np.stack([np.stack([low, split], -1), np.stack([split, high], -1)], -2)  # (R,T,2,2)
@@ -77,6 +77,29 @@ def inner_rule(
     p_half = (ends[..., 1] - ends[..., 0]) / 2  # (R, T, 2)
     p = ends[..., :1] + p_half[..., None] * (xp + 1)  # (R,T,2,Np)
     log_b = log_kernel(rows.k[:, None, None, None], rows.n[:, None, None, None], p)
+    return p, p_half, valid, log_b
+
+
+def _p_integral(
+    log_b: np.ndarray, log_r: np.ndarray, p_half: np.ndarray, valid: np.ndarray, t: np.ndarray
+) -> np.ndarray:
+    """``log L(t)``: the p rule's sum of kernel times J integral, (R, T)."""
+    p_order = log_b.shape[-1]
+    wp = gauss_legendre(p_order)[1]
+    with np.errstate(divide="ignore"):
+        return logsumexp(
+            (log_b + log_r + np.log(wp)).reshape(t.shape + (-1,))
+            + np.repeat(np.log(np.where(valid[..., None], p_half, 0.0)), p_order, axis=-1),
+            axis=-1,
+        )
+
+
+def inner_rule(
+    rows: Rows, t: np.ndarray, p_order: int = P_ORDER, j_order: int = J_ORDER
+) -> InnerRule:
+    """The p and J rules at theta = t (R, T) and the theta likelihood ``log L(t)``."""
+    xj, wj = gauss_legendre(j_order)
+    p, p_half, valid, log_b = _p_rule(rows, t, p_order)
     t4 = t[:, :, None, None]
     j_low, j_high = j_window(rows, t4, p)
     j_ok = (j_high > j_low) & valid[..., None, None]
@@ -85,25 +108,35 @@ def inner_rule(
     log_h = log_calibration(rows, t4[..., None], p[..., None], j)
     with np.errstate(divide="ignore"):
         log_r = logsumexp(log_h + np.log(wj), axis=-1) + np.log(j_half)
-        log_l = logsumexp(
-            (log_b + log_r + np.log(wp)).reshape(t.shape + (-1,))
-            + np.repeat(np.log(np.where(valid[..., None], p_half, 0.0)), p_order, axis=-1),
-            axis=-1,
-        )
+    log_l = _p_integral(log_b, log_r, p_half, valid, t)
     return InnerRule(t, p, p_half, log_b, j_low, np.where(j_ok, j_high, j_low), log_h, log_r, log_l)
 
 
 def log_likelihood(
     rows: Rows, t: np.ndarray, p_order: int = P_ORDER, j_order: int = J_ORDER
 ) -> np.ndarray:
-    """``log L(t)`` in chunks that bound memory."""
-    per_point = 2 * p_order * j_order
-    step = max(1, MAX_ELEMENTS // (per_point * t.shape[1]))
-    out = np.empty(t.shape)
-    for start in range(0, rows.size, step):
-        part = np.arange(start, min(start + step, rows.size))
-        out[part] = inner_rule(rows.take(part), t[part], p_order, j_order).log_l
-    return out
+    """``log L(t)`` at theta = t (R, T).
+
+    With theta strictly inside (0, 1), the J integrals come from the fast rule of
+    :mod:`judgestats.bayes._jrule`, one dataset (calibration) at a time; otherwise (theta at
+    an end, where empty J windows are unbounded) from :func:`inner_rule`, in chunks that bound
+    memory. Both give the same values up to rounding.
+    """
+    if not np.all((t > 0) & (t < 1)):
+        per_point = 2 * p_order * j_order
+        step = max(1, MAX_ELEMENTS // (per_point * t.shape[1]))
+        out = np.empty(t.shape)
+        for start in range(0, rows.size, step):
+            part = np.arange(start, min(start + step, rows.size))
+            out[part] = inner_rule(rows.take(part), t[part], p_order, j_order).log_l
+        return out
+    p, p_half, valid, log_b = _p_rule(rows, t, p_order)
+    log_r = np.empty(p.shape)
+    for row in range(rows.size):
+        pairs = np.broadcast_to(t[row, :, None, None], p.shape[1:])
+        log_r[row] = jrule.log_r(rows.take(np.array([row])), pairs, p[row], j_order)
+    log_r[~valid] = -np.inf
+    return _p_integral(log_b, log_r, p_half, valid, t)
 
 
 # ------------------------------------------------------------------------------------------------

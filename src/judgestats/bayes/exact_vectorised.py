@@ -63,7 +63,7 @@ def _theta_marginals(
     keys, group = np.unique(unique[:, 2:], axis=0, return_inverse=True)
     group = group.ravel()
     low, high = theta_range(rows)
-    tasks, single = [], []
+    tasks, single = [], []  # groups for the shared table, lone datasets
     for g in range(keys.shape[0]):
         members = np.flatnonzero(group == g)
         if members.size >= BATCH_MIN_GROUP and batch_ready(rows.take(members[:1])):
@@ -76,23 +76,45 @@ def _theta_marginals(
             rows.take(members), float(low[members].min()), float(high[members].max())
         )
 
+    def lone(members: np.ndarray) -> list[tuple[PanelDensity, np.ndarray]]:
+        """The per-dataset rule (row by row: any split of the rows gives the same marginals)."""
+        if not members.size:
+            return []
+        part = rows.take(members)
+        edges, t, _, powers = theta_rule(part)
+        return [(theta_density(part, log_likelihood(part, t), t, edges, powers), members)]
+
+    submit = pool.submit if pool is not None else _now
+    small = submit(lone, np.concatenate(single) if single else np.empty(0, dtype=np.int64))
     results = list((pool.map if pool is not None else map)(run, tasks))
     blocks = [block for parts, _ in results for block in parts]
     batched = [members[index] for members, (_, index) in zip(tasks, results, strict=True)]
-    single += [
+    unserved = [
         np.delete(members, index) for members, (_, index) in zip(tasks, results, strict=True)
     ]
     out = []
     if blocks:
         batched_members = np.concatenate(batched)
         out += [(density, batched_members[block_rows]) for density, block_rows in stack(blocks)]
-    single = [members for members in single if members.size]
-    if single:
-        members = np.concatenate(single)
-        part = rows.take(members)
-        edges, t, _, powers = theta_rule(part)
-        out.append((theta_density(part, log_likelihood(part, t), t, edges, powers), members))
+    out += small.result() + lone(
+        np.concatenate(unserved) if unserved else np.empty(0, dtype=np.int64)
+    )
     return [(density, _dataset_rows(members, inverse)) for density, members in out]
+
+
+class _Done:
+    """The result of a call made at once (the interface of a future)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
+def _now(function: Any, *args: Any) -> _Done:
+    """Call ``function(*args)`` now (in place of a thread pool's ``submit``)."""
+    return _Done(function(*args))
 
 
 def _dataset_rows(members: np.ndarray, inverse: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -108,8 +130,9 @@ def _per_dataset(
 ) -> np.ndarray:
     """``operation(marginals)`` -> (rows, width) for every dataset of the flattened counts.
 
-    Calibration groups and chunks of the searches run on ``workers`` threads (numpy releases
-    the GIL in its array loops), BLAS on one; the result depends on neither.
+    Calibration groups, the lone datasets and the chunks of the searches (all blocks' at once)
+    run on ``workers`` threads (numpy releases the GIL in its array loops), BLAS on one; the
+    result depends on neither.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -118,16 +141,15 @@ def _per_dataset(
     size = counts[0].size
     out = np.empty((size, width))
     with one_blas_thread(), ThreadPoolExecutor(max_workers=workers) as pool:
+        jobs = []
         for density, (served, row) in _theta_marginals(counts, prior, pool):
             rows = density.edges.shape[0]
-            chunks = [
-                density.take(np.arange(start, min(start + SOLVE_CHUNK, rows)))
-                for start in range(0, rows, SOLVE_CHUNK)
-            ]  # small arrays for the searches
-            result = (
-                np.concatenate(list(pool.map(operation, chunks))) if rows else np.empty((0, width))
-            )
-            out[served] = result[row]
+            for start in range(0, rows, SOLVE_CHUNK):  # small arrays for the searches
+                chunk = np.arange(start, min(start + SOLVE_CHUNK, rows))
+                jobs.append((served, row, chunk, pool.submit(operation, density.take(chunk))))
+        for served, row, chunk, job in jobs:  # every block's chunks run at once
+            mine = (row >= chunk[0]) & (row <= chunk[-1])
+            out[served[mine]] = job.result()[row[mine] - chunk[0]]
     return out
 
 
