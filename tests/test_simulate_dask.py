@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from judgestats._dask import ENGINE_MAX_THREADS, available_cpus, session
+from judgestats._dask import ENGINE_MAX_THREADS, QUIET_CLUSTER, available_cpus, session
 from judgestats.simulate import coverage
 from judgestats.simulate._chunking import (
     BAYES_MIN_PART_ROWS,
@@ -135,6 +135,26 @@ def test_local_cluster_workers_use_the_default_allocator_and_leave_the_environme
             remote = coverage(method, reps=reps, client=dask_session.client, **kwargs)
             xr.testing.assert_identical(local, remote)
     assert {key: os.environ.get(key) for key in before} == before
+
+
+def test_local_cluster_runs_quiet_diagnostics_and_leaves_the_config():
+    """No stack sampling in the workers, slow ticks in every server; this process's own
+    Dask configuration is as it was (the settings only reach the cluster's servers)."""
+    pytest.importorskip("dask.distributed")
+    import dask
+
+    before = {key: dask.config.get(key) for key in QUIET_CLUSTER}
+    with session("local", 1) as dask_session:
+        assert dask_session is not None
+        client = dask_session.client
+
+        def worker_state(dask_worker):
+            return "profile" in dask_worker.periodic_callbacks, dask_worker._tick_interval
+
+        assert list(client.run(worker_state).values()) == [(False, 0.2)]
+        assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tick_interval) == 0.2
+    assert {key: dask.config.get(key) for key in QUIET_CLUSTER} == before
+    assert before["distributed.worker.profile.enabled"] is True  # dask's default, untouched
 
 
 def test_thread_workers_share_the_cpus_and_bayes_is_identical():
