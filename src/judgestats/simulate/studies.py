@@ -17,7 +17,7 @@ import numpy as np
 
 from judgestats._validate import check_choice, check_counts, check_level, check_positive_int
 from judgestats.exceptions import JudgeStatsWarning
-from judgestats.simulate._chunking import bayes_parts, plan_chunks
+from judgestats.simulate._chunking import bayes_parts, guaranteed_parts, plan_chunks
 from judgestats.simulate._grid import (
     DESIGNS,
     as_dataset,
@@ -216,8 +216,9 @@ def _run_study(
 ) -> np.ndarray:
     """Statistics of every cell, shape (cells, methods, statistics), here or on Dask.
 
-    Bayesian studies (default chunks) run each calibration setting in parts of whole
-    calibration groups (:func:`~judgestats.simulate._chunking.bayes_parts`), merged here.
+    Bayesian and guaranteed studies (default chunks) run each chunk in parts of whole
+    calibration groups (:func:`~judgestats.simulate._chunking.bayes_parts`,
+    :func:`~judgestats.simulate._chunking.guaranteed_parts`), merged here.
     """
     from judgestats._dask import run_chunks, session
 
@@ -226,13 +227,12 @@ def _run_study(
         chunks = plan_chunks(flat, spec.reps, spec.methods, spec.exact, chunk_cells, threads)
         values = [{name: a[cells] for name, a in flat.items()} for cells in chunks]
         task_spec = spec if dask_session is None else spec.with_threads(dask_session.engine_threads)
+        bayes = any(method.startswith("bayes") for method in spec.methods)
         in_parts = (
-            not spec.exact
-            and chunk_cells is None
-            and any(method.startswith("bayes") for method in spec.methods)
+            not spec.exact and chunk_cells is None and (bayes or "guaranteed" in spec.methods)
         )
         if in_parts:
-            counts = bayes_parts(chunks, spec.reps, threads)
+            counts = (bayes_parts if bayes else guaranteed_parts)(chunks, spec.reps, threads)
             payloads: list[tuple[Any, ...]] = [
                 (cells, chunk, part, parts)
                 for cells, chunk, parts in zip(chunks, values, counts, strict=True)
