@@ -15,18 +15,21 @@ Where the time goes on a cluster, and what this module does about it:
   with that variable unset (``MALLOC_TRIM_THRESHOLD_`` set to null in that config key).
 * **Diagnostics.** Every worker samples the stack of its running task every 10 ms for the
   dashboard's profile (``distributed.worker.profile``), and every server (scheduler, nannies,
-  workers) ticks its event loop every 20 ms and polls the system every 500 ms. On the 2-core
-  machine, during the 2-worker Bayesian sweep of ``benchmarks/bench_dask.py``, this took 3.2% of
-  a core in each worker and 3.6% in the scheduler's process (5% of the machine; CPU time of
-  each thread, ``psutil``), taken from the tasks, which use every core. The LocalCluster started
-  for ``client="local"`` has no dashboard, so its workers do not profile, and its servers tick
-  every 200 ms and poll every 2 s (:data:`QUIET_CLUSTER`): 0.4% of a core per worker and 1.1% in
-  the scheduler's process. A cluster of your own can be started with the same settings.
+  workers) ticks its event loop every 20 ms and polls the system every 500 ms. During the
+  2-worker Bayesian sweep of ``benchmarks/bench_dask.py`` on the 2-core machine this took
+  2.8-3.2% of a core in each worker and 2.8-3.6% in the scheduler's process (CPU time of each
+  thread, ``psutil``, two runs): 4-5% of the machine, taken from the tasks, which keep every
+  core busy. The LocalCluster started for ``client="local"`` has no dashboard, so its workers
+  do not profile, and its servers tick every 200 ms and poll every 2 s (:data:`QUIET_CLUSTER`):
+  0.6% of a core per worker and 1.2% in the scheduler's process, 1.2% of the machine. A
+  cluster of your own can be started with the same settings.
 * **Threads.** A task must not start a thread per CPU in every worker:
   :attr:`Session.engine_threads` shares the CPUs of a host among the worker threads on it (at
   most :data:`ENGINE_MAX_THREADS`, the exact posterior engine's own default cap).
 * **Task counts.** The caller sizes the chunks with :attr:`Session.threads` (several tasks per
-  worker thread), and every task returns its chunk already reduced to per-cell statistics.
+  worker thread), and every task returns its chunk already reduced to per-cell statistics, or
+  a part of a chunk as the intervals of its datasets (kilobytes; merged by the caller). How a
+  study is split, and what the split costs, is told in :mod:`judgestats.simulate._chunking`.
 """
 
 from __future__ import annotations

@@ -144,7 +144,9 @@ def coverage(
         connects to a running scheduler; a ``Client`` is used as is. Chunks and per-cell seeds
         are the same either way, so the results are identical. The LocalCluster's workers run
         without dask's ``MALLOC_TRIM_THRESHOLD_`` (with it, numpy code runs 1.7-3x slower in a
-        worker); start the workers of your own cluster without it too (:mod:`judgestats._dask`).
+        worker) and without the workers' stack profiler, its servers with slower diagnostic
+        ticks (:data:`judgestats._dask.QUIET_CLUSTER`, 4-5% of a busy 2-core machine); start
+        your own cluster so too (:mod:`judgestats._dask`).
     n_workers : int, optional
         Workers of the LocalCluster started for ``client="local"``.
     chunk_cells : int, optional
@@ -153,9 +155,11 @@ def coverage(
         a cluster, several chunks per worker thread; for the Bayesian methods one chunk per
         calibration setting (q0, q1, m0, m1), run in parts of whole calibration groups (as
         many as the cluster needs), so their results are the same here and on any number of
-        workers; one cell with ``exact=True``. Closed-form and guaranteed results do not
-        depend on it; Bayesian results given ``chunk_cells`` can differ in the last digits
-        (a calibration group split between chunks shares its quadrature within each).
+        workers; for the guaranteed interval chunks of whole settings, run on a cluster in
+        parts of distinct datasets; one cell with ``exact=True``. Closed-form and guaranteed
+        results do not depend on it; Bayesian results given ``chunk_cells`` can differ in the
+        last digits (a calibration group split between chunks shares its quadrature within
+        each).
     progress : bool, optional
         Show a progress bar on stderr; default on when stderr is a terminal and ``CI`` is unset.
 
