@@ -28,6 +28,7 @@ from judgestats.simulate._kernels import (
     evaluate_part,
     guaranteed_cost,
     merge_parts,
+    part_shares,
 )
 
 GRID = dict(theta=[0.2, 0.5, 0.8], q0=[0.7, 0.9], q1=[0.75, 0.9], n=[40, 80], m0=[10, 20], m1=10)
@@ -122,6 +123,15 @@ def test_guaranteed_parts_keep_distinct_datasets_and_calibrations_whole():
     bayes = calibration_parts(data, 4)
     for key in np.unique(data["k0"] * 10 + data["k1"]):
         assert np.unique(bayes[data["k0"] * 10 + data["k1"] == key]).size == 1
+
+
+def test_part_shares_are_equal_or_fall_linearly_from_twice_the_last():
+    np.testing.assert_allclose(part_shares(1, decreasing=True), [1.0])
+    np.testing.assert_allclose(part_shares(2, decreasing=True), [2 / 3, 1 / 3])
+    np.testing.assert_allclose(
+        part_shares(5, decreasing=True), np.array([2, 1.75, 1.5, 1.25, 1]) / 7.5
+    )
+    np.testing.assert_allclose(part_shares(4, decreasing=False), [0.25] * 4)
 
 
 def test_guaranteed_cost_grows_with_youden_j_and_the_arms():
@@ -247,6 +257,36 @@ def test_thread_workers_share_the_cpus_and_bayes_and_guaranteed_are_identical():
         remote_guaranteed = coverage("guaranteed", random_seed=2, client=client, **guaranteed)
     xr.testing.assert_identical(local, remote)
     xr.testing.assert_identical(local_guaranteed, remote_guaranteed)
+
+
+def test_run_chunks_submits_with_the_priorities_and_keeps_the_order(monkeypatch):
+    """The largest parts are submitted with the highest priority; results stay in order."""
+    distributed = pytest.importorskip("dask.distributed")
+    from judgestats._dask import Session, run_chunks
+
+    submitted = []
+
+    class FakeClient:
+        def scatter(self, spec, broadcast):
+            return spec
+
+        def submit(self, func, spec, *payload, pure, priority):
+            submitted.append(priority)
+            return func(spec, *payload)
+
+        def gather(self, futures):
+            return list(futures)
+
+    monkeypatch.setattr(distributed, "as_completed", lambda futures: iter(futures))
+    fake = Session(FakeClient(), threads=2, engine_threads=1)
+    payloads = [(1,), (2,), (3,)]
+    out = run_chunks(lambda spec, x: spec * x, 10, payloads, dask_session=fake, progress=False)
+    assert out == [10, 20, 30] and submitted == [0.0, 0.0, 0.0]
+    submitted.clear()
+    ranked = run_chunks(
+        lambda spec, x: spec + x, 1, payloads, dask_session=fake, priorities=[2.0, 9.0, 4.0]
+    )
+    assert ranked == [2, 3, 4] and submitted == [2.0, 9.0, 4.0]
 
 
 def test_chunks_run_blas_on_one_thread(monkeypatch):

@@ -205,11 +205,14 @@ def run_chunks(
     *,
     dask_session: Session | None = None,
     progress: bool | None = None,
+    priorities: Sequence[float] | None = None,
 ) -> list[Any]:
     """Return ``[func(spec, *payload) for payload in payloads]``, in order.
 
     Without a session the payloads run here, one after the other; with one, each payload is one
-    Dask task and ``spec`` is sent to every worker once.
+    Dask task and ``spec`` is sent to every worker once. ``priorities`` (one per payload,
+    higher first; e.g. the estimated cost, so that the largest tasks start first and the
+    smallest fill the end) orders the tasks on the cluster; it does not change the results.
     """
     bar = progress_bar(len(payloads), progress, desc="coverage", unit="chunks")
     try:
@@ -223,8 +226,10 @@ def run_chunks(
 
         dask_client = dask_session.client
         spec_future = dask_client.scatter(spec, broadcast=True)
+        order = [0.0] * len(payloads) if priorities is None else list(priorities)
         futures = [
-            dask_client.submit(func, spec_future, *payload, pure=False) for payload in payloads
+            dask_client.submit(func, spec_future, *payload, pure=False, priority=priority)
+            for payload, priority in zip(payloads, order, strict=True)
         ]
         for _ in as_completed(futures):
             bar.update()

@@ -11,8 +11,9 @@
   :data:`TASKS_PER_THREAD` per worker thread, none under :data:`GUARANTEED_MIN_PART_ROWS`
   replications where that can be avoided). Every part draws the whole chunk (microseconds a
   dataset) and computes the intervals of its share of the chunk's distinct datasets, in whole
-  groups of equal (n, k0, m0, k1, m1), balanced by an estimate of their cost and in
-  decreasing size (:func:`judgestats.simulate._kernels.calibration_parts`). An interval costs
+  groups of equal (n, k0, m0, k1, m1), balanced by an estimate of their cost into parts of
+  decreasing size, which the cluster runs largest first
+  (:func:`judgestats.simulate._kernels.calibration_parts`, ``part_shares``). An interval costs
   0.01-0.3 s and is computed once per distinct dataset in a task, so the split is made over
   datasets, not cells. The guaranteed study of ``benchmarks/bench_dask.py`` (16 cells in 4
   settings, 289 distinct datasets) ran earlier as one task per setting: those 4 tasks computed
@@ -20,7 +21,9 @@
   of them. Its 8 parts for 2 workers cost the serial chunk's CPU within the machine's noise
   (-2% to +4%, three runs in this process), and run in order on 2 workers they end within
   0.7% of the ideal time (CPU of each part); parts of equal dataset counts instead ended 7%
-  after it (the cost of a dataset varies 10x, 2-25 ms here).
+  after it (the cost of a dataset varies 10x, 2-25 ms here). On a 2-worker LocalCluster (Dask
+  task stream, a loaded machine) the parts ran largest first and both workers ended within
+  0.01 s of each other.
 * **Bayesian** (exact engine): the engine shares work among the datasets of a calibration group
   (equal k0, m0, k1, m1), and a dataset's numbers depend on the other members of its group (the
   shared quadrature covers them all), never on datasets outside it. A chunk therefore holds the

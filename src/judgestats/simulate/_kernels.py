@@ -130,6 +130,18 @@ _GUARANTEED_GROUP = ("n", "k0", "m0", "k1", "m1")
 _DATASET = ("k", "n", "k0", "m0", "k1", "m1")
 
 
+def part_shares(parts: int, decreasing: bool) -> np.ndarray:
+    """Share of a chunk's estimated cost given to each of its parts (they sum to 1).
+
+    Equal, or ``decreasing`` linearly from twice the last part's share to it. Parts run in
+    order of their estimated cost on a cluster (the larger first,
+    :func:`judgestats._dask.run_chunks`'s priorities), so decreasing parts end a run with the
+    smallest, which fill the time that the errors of a cost estimate would leave idle.
+    """
+    shares = np.linspace(2.0, 1.0, parts) if decreasing else np.ones(parts)
+    return shares / shares.sum()
+
+
 def calibration_parts(
     data: dict[str, np.ndarray], parts: int, *, guaranteed: bool = False
 ) -> np.ndarray:
@@ -138,16 +150,16 @@ def calibration_parts(
     Bayesian (default): a group is the datasets with equal ``(k0, m0, k1, m1)``; the exact
     engine shares its work among them, and a dataset's posterior depends on its group only, so
     any assignment of whole groups gives the same numbers. A group costs its datasets plus
-    :data:`GROUP_COST`; groups go, costliest first (ties in key order), to the part with the
-    least cost so far (longest processing time first), so the parts cost about the same.
+    :data:`GROUP_COST`. ``guaranteed``: a group is the datasets with equal ``(n, k0, m0, k1,
+    m1)`` (they share the interval's calibration part, a few per cent of its cost; an interval
+    depends on its own dataset alone), and it costs :func:`guaranteed_cost` summed over its
+    distinct datasets (each is computed once).
 
-    ``guaranteed``: a group is the datasets with equal ``(n, k0, m0, k1, m1)`` (they share the
-    interval's calibration part, a few per cent of its cost; an interval depends on its own
-    dataset alone), and it costs :func:`guaranteed_cost` summed over its distinct datasets
-    (each is computed once). Part ``p`` of ``P`` is given a share of the cost that falls
-    linearly from 2 (``p = 0``) to 1 (``p = P - 1``): groups go to the part with the least cost
-    per share, so the parts come in decreasing cost, and the small last parts fill the end of
-    the run, where the errors of the rough estimate would leave a worker idle.
+    Groups go, costliest first (ties in key order), to the part with the least cost per share
+    (:func:`part_shares`): longest processing time first, into parts of equal cost (Bayesian;
+    their costs are well estimated, and the memory bound of a part holds) or of decreasing cost
+    (guaranteed; a dataset's cost varies 10x, 2-25 ms, in the guaranteed study of
+    ``benchmarks/bench_dask.py``).
     """
     shape = data["k0"].shape
     if parts == 1:
@@ -161,10 +173,9 @@ def calibration_parts(
         first = np.unique(rows, axis=0, return_index=True)[1]
         flat = {name: data[name].ravel()[first] for name in ("k0", "m0", "k1", "m1")}
         cost = np.bincount(inverse[first], weights=guaranteed_cost(flat), minlength=counts.size)
-        shares = np.linspace(2.0, 1.0, parts)
     else:
         cost = (counts + GROUP_COST).astype(float)
-        shares = np.ones(parts)
+    shares = part_shares(parts, decreasing=guaranteed)
     load = np.zeros(parts)
     owner = np.empty(counts.size, dtype=np.int64)
     for group in np.argsort(-cost, kind="stable"):

@@ -32,6 +32,7 @@ from judgestats.simulate._kernels import (
     evaluate_chunk,
     evaluate_part,
     merge_parts,
+    part_shares,
 )
 
 __all__ = ["coverage"]
@@ -243,10 +244,21 @@ def _run_study(
                 for part in range(parts)
             ]
             func: Any = evaluate_part
+            priorities = [  # estimated replications of each part: the largest first
+                float(share * cells.size)
+                for cells, parts in zip(chunks, counts, strict=True)
+                for share in part_shares(parts, decreasing=not bayes)
+            ]
         else:
             payloads, func = list(zip(chunks, values, strict=True)), evaluate_chunk
+            priorities = None
         results = run_chunks(
-            func, task_spec, payloads, dask_session=dask_session, progress=progress
+            func,
+            task_spec,
+            payloads,
+            dask_session=dask_session,
+            progress=progress,
+            priorities=priorities,
         )
     if in_parts:
         starts = np.cumsum([0] + counts)
