@@ -37,8 +37,11 @@
   than the chunks: the 18 parts of the Bayesian study of ``benchmarks/bench_dask.py`` for 2
   workers took 40.0 s of CPU, its 9 serial chunks 40.4 s (one engine thread each, in this
   process), and run in order on 2 workers they end 1.2% after the ideal time; the time the
-  2-worker run lost went to Dask's own threads (:mod:`judgestats._dask`) and to the serial
-  run's second engine thread (4%).
+  2-worker run lost (16.6% of the serial time in the quiet run) went to Dask's own threads
+  (4-5%, :mod:`judgestats._dask`), to the serial run's second engine thread (4%), to the end
+  of the run (about 1%); the Dask task stream showed 0.04 s of gaps between a worker's 9
+  tasks. The rest (about 5%) was not found in the tasks' CPU time: both cores busy at once
+  (shared cache, the host) is the likely cause, untested.
 * ``chunk_cells`` given: consecutive cells in grid order, that many per chunk.
 """
 
