@@ -55,7 +55,11 @@ from _env import RESULTS, write_results  # noqa: E402
 
 from judgestats._dask import available_cpus, session  # noqa: E402
 from judgestats.simulate import coverage  # noqa: E402
-from judgestats.simulate._chunking import bayes_parts, plan_chunks  # noqa: E402
+from judgestats.simulate._chunking import (  # noqa: E402
+    bayes_parts,
+    guaranteed_parts,
+    plan_chunks,
+)
 from judgestats.simulate._grid import grid, grid_parameters  # noqa: E402
 
 THETA = np.round(np.linspace(0, 1, 21), 10)
@@ -101,11 +105,13 @@ def run(study: dict, reps: int, client=None) -> tuple[float, xr.Dataset]:
 
 
 def tasks(study: dict, reps: int, threads: int | None) -> int:
-    """Tasks of the study (Bayesian: parts of the calibration settings)."""
+    """Tasks of the study (Bayesian, guaranteed: parts of the chunks)."""
     _, flat = grid(grid_parameters(**study["grid"], theta_cal=None, design="stratified"))
     chunks = plan_chunks(flat, reps, (study["method"],), False, None, threads)
     if study["method"].startswith("bayes"):
         return sum(bayes_parts(chunks, reps, threads))
+    if study["method"] == "guaranteed":
+        return sum(guaranteed_parts(chunks, reps, threads))
     return len(chunks)
 
 

@@ -13,11 +13,23 @@ Where the time goes on a cluster, and what this module does about it:
   the calling process. The LocalCluster started for ``client="local"`` spawns its workers without
   it (glibc's defaults, as in the calling process); for a cluster of your own, start its workers
   with that variable unset (``MALLOC_TRIM_THRESHOLD_`` set to null in that config key).
+* **Diagnostics.** Every worker samples the stack of its running task every 10 ms for the
+  dashboard's profile (``distributed.worker.profile``), and every server (scheduler, nannies,
+  workers) ticks its event loop every 20 ms and polls the system every 500 ms. During the
+  2-worker Bayesian sweep of ``benchmarks/bench_dask.py`` on the 2-core machine this took
+  2.8-3.2% of a core in each worker and 2.8-3.6% in the scheduler's process (CPU time of each
+  thread, ``psutil``, two runs): 4-5% of the machine, taken from the tasks, which keep every
+  core busy. The LocalCluster started for ``client="local"`` has no dashboard, so its workers
+  do not profile, and its servers tick every 200 ms and poll every 2 s (:data:`QUIET_CLUSTER`):
+  0.6% of a core per worker and 1.2% in the scheduler's process, 1.2% of the machine. A
+  cluster of your own can be started with the same settings.
 * **Threads.** A task must not start a thread per CPU in every worker:
   :attr:`Session.engine_threads` shares the CPUs of a host among the worker threads on it (at
   most :data:`ENGINE_MAX_THREADS`, the exact posterior engine's own default cap).
 * **Task counts.** The caller sizes the chunks with :attr:`Session.threads` (several tasks per
-  worker thread), and every task returns its chunk already reduced to per-cell statistics.
+  worker thread), and every task returns its chunk already reduced to per-cell statistics, or
+  a part of a chunk as the intervals of its datasets (kilobytes; merged by the caller). How a
+  study is split, and what the split costs, is told in :mod:`judgestats.simulate._chunking`.
 """
 
 from __future__ import annotations
@@ -33,6 +45,7 @@ from judgestats._validate import install_hint
 
 __all__ = [
     "ENGINE_MAX_THREADS",
+    "QUIET_CLUSTER",
     "Session",
     "available_cpus",
     "one_blas_thread",
@@ -46,6 +59,14 @@ _PRE_SPAWN = "distributed.nanny.pre-spawn-environ"
 #: ``benchmarks/bench_engine_threads.py``: 1.45x at 2 threads, no better at 4, slower at 8-16).
 ENGINE_MAX_THREADS = 4
 _MALLOC = "MALLOC_TRIM_THRESHOLD_"
+#: Dask settings of the LocalCluster started for ``client="local"`` (see the module docstring):
+#: no statistical profiler in the workers (nothing shows it: the cluster has no dashboard), and
+#: slower event-loop ticks and system polls (for diagnostics only) in every server.
+QUIET_CLUSTER = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "200ms",
+    "distributed.admin.system-monitor.interval": "2s",
+}
 
 
 _CONTROLLER: list[Any] = []
@@ -89,10 +110,12 @@ class Session:
 
 @contextmanager
 def _worker_environment() -> Iterator[None]:
-    """Spawn workers with glibc's default allocator; leave this process's environment as it was.
+    """Start a cluster with :data:`QUIET_CLUSTER` and its workers with glibc's allocator.
 
-    The nanny writes its pre-spawn variables into this process's ``os.environ`` too (the
-    workers inherit them from there); the old values are put back once the workers run.
+    This process's environment and Dask configuration are left as they were. The nanny writes
+    its pre-spawn variables into this process's ``os.environ`` too (the workers inherit them
+    from there); the old values are put back once the workers run. The servers read the
+    settings when they start, and the nannies hand them to their workers.
     """
     import dask
 
@@ -100,7 +123,7 @@ def _worker_environment() -> Iterator[None]:
     saved = {key: os.environ.get(key) for key in keys}
     os.environ.pop(_MALLOC, None)
     try:
-        with dask.config.set({f"{_PRE_SPAWN}.{_MALLOC}": None}):
+        with dask.config.set({f"{_PRE_SPAWN}.{_MALLOC}": None, **QUIET_CLUSTER}):
             yield
     finally:
         for key, value in saved.items():
@@ -182,11 +205,14 @@ def run_chunks(
     *,
     dask_session: Session | None = None,
     progress: bool | None = None,
+    priorities: Sequence[float] | None = None,
 ) -> list[Any]:
     """Return ``[func(spec, *payload) for payload in payloads]``, in order.
 
     Without a session the payloads run here, one after the other; with one, each payload is one
-    Dask task and ``spec`` is sent to every worker once.
+    Dask task and ``spec`` is sent to every worker once. ``priorities`` (one per payload,
+    higher first; e.g. the estimated cost, so that the largest tasks start first and the
+    smallest fill the end) orders the tasks on the cluster; it does not change the results.
     """
     bar = progress_bar(len(payloads), progress, desc="coverage", unit="chunks")
     try:
@@ -200,8 +226,10 @@ def run_chunks(
 
         dask_client = dask_session.client
         spec_future = dask_client.scatter(spec, broadcast=True)
+        order = [0.0] * len(payloads) if priorities is None else list(priorities)
         futures = [
-            dask_client.submit(func, spec_future, *payload, pure=False) for payload in payloads
+            dask_client.submit(func, spec_future, *payload, pure=False, priority=priority)
+            for payload, priority in zip(payloads, order, strict=True)
         ]
         for _ in as_completed(futures):
             bar.update()

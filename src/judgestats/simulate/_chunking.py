@@ -1,14 +1,29 @@
-"""How :func:`judgestats.simulate.coverage` splits its grid cells into chunks (one task each).
+"""How :func:`judgestats.simulate.coverage` splits its grid cells into chunks and tasks.
 
-* **Closed form** (``"naive"``, ``"lang_reiczigel"``) and **guaranteed**: every replication's
-  interval depends on its own counts only, so any chunking gives the same numbers. Chunks hold
-  at most :data:`CHUNK_ROWS` replications (memory) and, on a cluster, there are at least
+* **Closed form** (``"naive"``, ``"lang_reiczigel"``): every replication's interval depends on
+  its own counts only, so any chunking gives the same numbers. Chunks hold at most
+  :data:`CHUNK_ROWS` replications (memory) and, on a cluster, there are at least
   :data:`TASKS_PER_THREAD` per worker thread (load balance) unless a chunk would fall under
-  :data:`MIN_TASK_ROWS` replications (a task's overhead, a few milliseconds, would show; the
-  guaranteed interval costs milliseconds to seconds per dataset, so it has no such floor). The
-  guaranteed interval is computed once per distinct dataset in a chunk, so its chunks are cut
-  only between settings (n, m0, m1, q0, q1): the cells of one setting, which draw largely the
-  same datasets, share a chunk (at most one chunk per setting, whatever the cluster).
+  :data:`MIN_TASK_ROWS` replications (a task's overhead, a few milliseconds, would show).
+* **Guaranteed** (no Bayesian method): chunks of whole settings (n, m0, m1, q0, q1, theta_cal;
+  theta varies inside one), at most :data:`CHUNK_ROWS` replications each, the same here and on
+  any cluster; on a cluster each chunk runs in parts (:func:`guaranteed_parts`, about
+  :data:`TASKS_PER_THREAD` per worker thread, none under :data:`GUARANTEED_MIN_PART_ROWS`
+  replications where that can be avoided). Every part draws the whole chunk (microseconds a
+  dataset) and computes the intervals of its share of the chunk's distinct datasets, in whole
+  groups of equal (n, k0, m0, k1, m1), balanced by an estimate of their cost into parts of
+  decreasing size, which the cluster runs largest first
+  (:func:`judgestats.simulate._kernels.calibration_parts`, ``part_shares``). An interval costs
+  0.01-0.3 s and is computed once per distinct dataset in a task, so the split is made over
+  datasets, not cells. The guaranteed study of ``benchmarks/bench_dask.py`` (16 cells in 4
+  settings, 289 distinct datasets) ran earlier as one task per setting: those 4 tasks computed
+  7.6% of the datasets twice (8.7% more CPU than the serial chunk), and there could not be more
+  of them. Its 8 parts for 2 workers cost the serial chunk's CPU within the machine's noise
+  (-2% to +4%, three runs in this process), and run in order on 2 workers they end within
+  0.7% of the ideal time (CPU of each part); parts of equal dataset counts instead ended 7%
+  after it (the cost of a dataset varies 10x, 2-25 ms here). On a 2-worker LocalCluster (Dask
+  task stream, a loaded machine) the parts ran largest first and both workers ended within
+  0.01 s of each other.
 * **Bayesian** (exact engine): the engine shares work among the datasets of a calibration group
   (equal k0, m0, k1, m1), and a dataset's numbers depend on the other members of its group (the
   shared quadrature covers them all), never on datasets outside it. A chunk therefore holds the
@@ -18,7 +33,15 @@
   :data:`BAYES_MAX_ROWS` replications (memory) and, on a cluster, about
   :data:`BAYES_TASKS_PER_THREAD` parts per worker thread over the study (not under
   :data:`BAYES_MIN_PART_ROWS` replications a part). Whatever the parts, every group is computed
-  whole, so the results are the same here and on any number of workers.
+  whole, so the results are the same here and on any number of workers. Parts cost no more
+  than the chunks: the 18 parts of the Bayesian study of ``benchmarks/bench_dask.py`` for 2
+  workers took 40.0 s of CPU, its 9 serial chunks 40.4 s (one engine thread each, in this
+  process), and run in order on 2 workers they end 1.2% after the ideal time; the time the
+  2-worker run lost (16.6% of the serial time in the quiet run) went to Dask's own threads
+  (4-5%, :mod:`judgestats._dask`), to the serial run's second engine thread (4%), to the end
+  of the run (about 1%); the Dask task stream showed 0.04 s of gaps between a worker's 9
+  tasks. The rest (about 5%) was not found in the tasks' CPU time: both cores busy at once
+  (shared cache, the host) is the likely cause, untested.
 * ``chunk_cells`` given: consecutive cells in grid order, that many per chunk.
 """
 
@@ -39,6 +62,8 @@ BAYES_TASKS_PER_THREAD = 8
 TASKS_PER_THREAD = 4
 #: Replications per task at least when splitting for a cluster.
 MIN_TASK_ROWS = 2**14
+#: Replications per guaranteed part at least when splitting for a cluster (0.01-0.3 s each).
+GUARANTEED_MIN_PART_ROWS = 8
 
 _BAYES_KEY = ("m0", "m1", "q0", "q1", "theta_cal")
 #: theta (and nothing else) varies inside a setting of the guaranteed interval's studies
@@ -66,10 +91,30 @@ def bayes_parts(chunks: list[np.ndarray], reps: int, threads: int | None) -> lis
     with no part under ``BAYES_MIN_PART_ROWS`` rows where that can be avoided.
     """
     rows = np.array([chunk.size * reps for chunk in chunks])
-    parts = -(-rows // BAYES_MAX_ROWS)
+    return _parts(
+        rows, -(-rows // BAYES_MAX_ROWS), BAYES_TASKS_PER_THREAD, threads, BAYES_MIN_PART_ROWS
+    )
+
+
+def guaranteed_parts(chunks: list[np.ndarray], reps: int, threads: int | None) -> list[int]:
+    """Parts (tasks) of each guaranteed chunk; the results do not depend on them.
+
+    One each here; on a cluster of ``threads`` worker threads about ``TASKS_PER_THREAD *
+    threads`` in all, shared in proportion to the chunks' rows, with no part under
+    ``GUARANTEED_MIN_PART_ROWS`` rows where that can be avoided.
+    """
+    rows = np.array([chunk.size * reps for chunk in chunks])
+    return _parts(rows, np.ones_like(rows), TASKS_PER_THREAD, threads, GUARANTEED_MIN_PART_ROWS)
+
+
+def _parts(
+    rows: np.ndarray, base: np.ndarray, per_thread: int, threads: int | None, min_rows: int
+) -> list[int]:
+    """``base`` parts per chunk, more on a cluster (see :func:`bayes_parts`)."""
+    parts = base
     if threads is not None and rows.size:
-        wanted = np.ceil(BAYES_TASKS_PER_THREAD * threads * rows / rows.sum()).astype(np.int64)
-        parts = np.maximum(parts, np.minimum(wanted, np.maximum(rows // BAYES_MIN_PART_ROWS, 1)))
+        wanted = np.ceil(per_thread * threads * rows / rows.sum()).astype(np.int64)
+        parts = np.maximum(parts, np.minimum(wanted, np.maximum(rows // min_rows, 1)))
     return [int(p) for p in parts]
 
 
@@ -122,9 +167,9 @@ def plan_chunks(
         return np.array_split(np.arange(size), count)
     if any(method.startswith("bayes") for method in methods):
         return _calibration_chunks(flat)
-    if "guaranteed" in methods:  # milliseconds to seconds per distinct dataset: any split pays
+    if "guaranteed" in methods:  # split into parts of datasets for a cluster, not into chunks
         order, keys = _sorted_cells(flat, _GUARANTEED_KEY)
-        return _split_between_settings(order, keys, _chunk_count(size, reps, threads, 1))
+        return _split_between_settings(order, keys, _chunk_count(size, reps, None, 1))
     return np.array_split(np.arange(size), _chunk_count(size, reps, threads, MIN_TASK_ROWS))
 
 

@@ -119,32 +119,85 @@ def _draw(
 
 
 # ------------------------------------------------------------------------------------------------
-# Bayesian chunks in parts: whole calibration groups per task
+# Bayesian and guaranteed chunks in parts: whole calibration groups per task
 # ------------------------------------------------------------------------------------------------
 #: A calibration group's shared table costs about as much as this many of its datasets.
 GROUP_COST = 50
+_BAYES_GROUP = ("k0", "m0", "k1", "m1")
+#: The guaranteed interval shares its nuisance grid and calibration pmfs among the datasets of
+#: equal (n, k0, m0, k1, m1) (:func:`judgestats.guaranteed.guaranteed_intervals`).
+_GUARANTEED_GROUP = ("n", "k0", "m0", "k1", "m1")
+_DATASET = ("k", "n", "k0", "m0", "k1", "m1")
 
 
-def calibration_parts(data: dict[str, np.ndarray], parts: int) -> np.ndarray:
-    """The part (0 .. parts - 1) of every dataset: whole calibration groups, balanced.
+def part_shares(parts: int, decreasing: bool) -> np.ndarray:
+    """Share of a chunk's estimated cost given to each of its parts (they sum to 1).
 
-    A group is the datasets with equal ``(k0, m0, k1, m1)``; the exact engine shares its work
-    among them, and a dataset's posterior depends on its group only, so any assignment of
-    whole groups gives the same numbers. Groups go, largest first (cost: datasets plus
-    :data:`GROUP_COST`; ties in key order), to the part with the least cost so far.
+    Equal, or ``decreasing`` linearly from twice the last part's share to it. Parts run in
+    order of their estimated cost on a cluster (the larger first,
+    :func:`judgestats._dask.run_chunks`'s priorities), so decreasing parts end a run with the
+    smallest, which fill the time that the errors of a cost estimate would leave idle.
+    """
+    shares = np.linspace(2.0, 1.0, parts) if decreasing else np.ones(parts)
+    return shares / shares.sum()
+
+
+def calibration_parts(
+    data: dict[str, np.ndarray], parts: int, *, guaranteed: bool = False
+) -> np.ndarray:
+    r"""The part (0 .. parts - 1) of every dataset: whole calibration groups, balanced.
+
+    Bayesian (default): a group is the datasets with equal ``(k0, m0, k1, m1)``; the exact
+    engine shares its work among them, and a dataset's posterior depends on its group only, so
+    any assignment of whole groups gives the same numbers. A group costs its datasets plus
+    :data:`GROUP_COST`. ``guaranteed``: a group is the datasets with equal ``(n, k0, m0, k1,
+    m1)`` (they share the interval's calibration part, a few per cent of its cost; an interval
+    depends on its own dataset alone), and it costs :func:`guaranteed_cost` summed over its
+    distinct datasets (each is computed once).
+
+    Groups go, costliest first (ties in key order), to the part with the least cost per share
+    (:func:`part_shares`): longest processing time first, into parts of equal cost (Bayesian;
+    their costs are well estimated, and the memory bound of a part holds) or of decreasing cost
+    (guaranteed; a dataset's cost varies 10x, 2-25 ms, in the guaranteed study of
+    ``benchmarks/bench_dask.py``).
     """
     shape = data["k0"].shape
     if parts == 1:
         return np.zeros(shape, dtype=np.int64)
-    key = np.stack([data[name].ravel() for name in ("k0", "m0", "k1", "m1")], axis=1)
+    names = _GUARANTEED_GROUP if guaranteed else _BAYES_GROUP
+    key = np.stack([data[name].ravel() for name in names], axis=1)
     _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
-    cost = counts + GROUP_COST
+    inverse = inverse.ravel()
+    if guaranteed:
+        rows = np.stack([data[name].ravel() for name in _DATASET], axis=1)
+        first = np.unique(rows, axis=0, return_index=True)[1]
+        flat = {name: data[name].ravel()[first] for name in ("k0", "m0", "k1", "m1")}
+        cost = np.bincount(inverse[first], weights=guaranteed_cost(flat), minlength=counts.size)
+    else:
+        cost = (counts + GROUP_COST).astype(float)
+    shares = part_shares(parts, decreasing=guaranteed)
     load = np.zeros(parts)
     owner = np.empty(counts.size, dtype=np.int64)
     for group in np.argsort(-cost, kind="stable"):
-        owner[group] = np.argmin(load)
+        owner[group] = np.argmin(load / shares)
         load[owner[group]] += cost[group]
-    return owner[inverse.ravel()].reshape(shape)
+    return owner[inverse].reshape(shape)
+
+
+def guaranteed_cost(data: dict[str, np.ndarray]) -> np.ndarray:
+    r"""Relative cost of the guaranteed interval of each dataset (a rough estimate).
+
+    .. math:: c = (\max(k_0 / m_0 + k_1 / m_1 - 1, 0) + 0.05)\,\sqrt{m_0 + m_1}
+
+    The interval searches a nuisance set that grows with the arms, and it is found quickly
+    where the calibration shows a weak judge. On the 289 distinct datasets of the guaranteed
+    study of ``benchmarks/bench_dask.py`` (n = 100, 20-item arms; 2-25 ms each) the cost's
+    correlation with the estimated Youden J was 0.64; on a grid of n 50 / 400 and arms of
+    15-60 items, 0.53 with J and 0.42 with the arm sizes (10x the arms: 3-4x the cost).
+    """
+    m0, m1 = (np.maximum(data[name], 1) for name in ("m0", "m1"))
+    youden = np.maximum(data["k0"] / m0 + data["k1"] / m1 - 1.0, 0.0)
+    return (youden + 0.05) * np.sqrt(m0 + m1)
 
 
 def evaluate_part(
@@ -152,7 +205,9 @@ def evaluate_part(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Intervals of part ``part`` of a chunk's datasets (see :func:`calibration_parts`).
 
-    Every part draws the whole chunk (cheap next to the posteriors) and keeps its own groups.
+    Every part draws the whole chunk (cheap next to the posteriors and guaranteed intervals)
+    and keeps its own groups (Bayesian groups when the study has a Bayesian method, else the
+    guaranteed interval's).
     Returns the flat indices of its datasets into the (usable cells, reps) array of the chunk
     and their (low, high, estimate) per method: shape (datasets, methods, 3). BLAS runs on
     one thread, as in :func:`evaluate_chunk`.
@@ -162,7 +217,9 @@ def evaluate_part(
         return np.empty(0, dtype=np.int64), np.empty((0, len(spec.methods), 3))
     with one_blas_thread():
         data = _draw(spec, cells, values, usable)
-        mine = np.flatnonzero(calibration_parts(data, parts).ravel() == part)
+        guaranteed = not any(method.startswith("bayes") for method in spec.methods)
+        owner = calibration_parts(data, parts, guaranteed=guaranteed)
+        mine = np.flatnonzero(owner.ravel() == part)
         chosen = {name: a.ravel()[mine] for name, a in data.items()}
         out = np.empty((mine.size, len(spec.methods), 3))
         for j, method in enumerate(spec.methods):

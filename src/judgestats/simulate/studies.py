@@ -17,7 +17,7 @@ import numpy as np
 
 from judgestats._validate import check_choice, check_counts, check_level, check_positive_int
 from judgestats.exceptions import JudgeStatsWarning
-from judgestats.simulate._chunking import bayes_parts, plan_chunks
+from judgestats.simulate._chunking import bayes_parts, guaranteed_parts, plan_chunks
 from judgestats.simulate._grid import (
     DESIGNS,
     as_dataset,
@@ -32,6 +32,7 @@ from judgestats.simulate._kernels import (
     evaluate_chunk,
     evaluate_part,
     merge_parts,
+    part_shares,
 )
 
 __all__ = ["coverage"]
@@ -144,7 +145,9 @@ def coverage(
         connects to a running scheduler; a ``Client`` is used as is. Chunks and per-cell seeds
         are the same either way, so the results are identical. The LocalCluster's workers run
         without dask's ``MALLOC_TRIM_THRESHOLD_`` (with it, numpy code runs 1.7-3x slower in a
-        worker); start the workers of your own cluster without it too (:mod:`judgestats._dask`).
+        worker) and without the workers' stack profiler, its servers with slower diagnostic
+        ticks (:data:`judgestats._dask.QUIET_CLUSTER`, 4-5% of a busy 2-core machine); start
+        your own cluster so too (:mod:`judgestats._dask`).
     n_workers : int, optional
         Workers of the LocalCluster started for ``client="local"``.
     chunk_cells : int, optional
@@ -153,9 +156,11 @@ def coverage(
         a cluster, several chunks per worker thread; for the Bayesian methods one chunk per
         calibration setting (q0, q1, m0, m1), run in parts of whole calibration groups (as
         many as the cluster needs), so their results are the same here and on any number of
-        workers; one cell with ``exact=True``. Closed-form and guaranteed results do not
-        depend on it; Bayesian results given ``chunk_cells`` can differ in the last digits
-        (a calibration group split between chunks shares its quadrature within each).
+        workers; for the guaranteed interval chunks of whole settings, run on a cluster in
+        parts of distinct datasets; one cell with ``exact=True``. Closed-form and guaranteed
+        results do not depend on it; Bayesian results given ``chunk_cells`` can differ in the
+        last digits (a calibration group split between chunks shares its quadrature within
+        each).
     progress : bool, optional
         Show a progress bar on stderr; default on when stderr is a terminal and ``CI`` is unset.
 
@@ -216,8 +221,9 @@ def _run_study(
 ) -> np.ndarray:
     """Statistics of every cell, shape (cells, methods, statistics), here or on Dask.
 
-    Bayesian studies (default chunks) run each calibration setting in parts of whole
-    calibration groups (:func:`~judgestats.simulate._chunking.bayes_parts`), merged here.
+    Bayesian and guaranteed studies (default chunks) run each chunk in parts of whole
+    calibration groups (:func:`~judgestats.simulate._chunking.bayes_parts`,
+    :func:`~judgestats.simulate._chunking.guaranteed_parts`), merged here.
     """
     from judgestats._dask import run_chunks, session
 
@@ -226,23 +232,33 @@ def _run_study(
         chunks = plan_chunks(flat, spec.reps, spec.methods, spec.exact, chunk_cells, threads)
         values = [{name: a[cells] for name, a in flat.items()} for cells in chunks]
         task_spec = spec if dask_session is None else spec.with_threads(dask_session.engine_threads)
+        bayes = any(method.startswith("bayes") for method in spec.methods)
         in_parts = (
-            not spec.exact
-            and chunk_cells is None
-            and any(method.startswith("bayes") for method in spec.methods)
+            not spec.exact and chunk_cells is None and (bayes or "guaranteed" in spec.methods)
         )
         if in_parts:
-            counts = bayes_parts(chunks, spec.reps, threads)
+            counts = (bayes_parts if bayes else guaranteed_parts)(chunks, spec.reps, threads)
             payloads: list[tuple[Any, ...]] = [
                 (cells, chunk, part, parts)
                 for cells, chunk, parts in zip(chunks, values, counts, strict=True)
                 for part in range(parts)
             ]
             func: Any = evaluate_part
+            priorities = [  # estimated replications of each part: the largest first
+                float(share * cells.size)
+                for cells, parts in zip(chunks, counts, strict=True)
+                for share in part_shares(parts, decreasing=not bayes)
+            ]
         else:
             payloads, func = list(zip(chunks, values, strict=True)), evaluate_chunk
+            priorities = None
         results = run_chunks(
-            func, task_spec, payloads, dask_session=dask_session, progress=progress
+            func,
+            task_spec,
+            payloads,
+            dask_session=dask_session,
+            progress=progress,
+            priorities=priorities,
         )
     if in_parts:
         starts = np.cumsum([0] + counts)
