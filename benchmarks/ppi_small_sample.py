@@ -90,7 +90,7 @@ NEW_VARIANTS = ("jk", "jk_y25", "jk_t", "jk_y25_t", "df2")
 def _split_pseudo_parts(counts, error_pseudo, inflation, z):
     """lambda, rectified mean and Var(r) with z^2/4 on the diagonal, ``error_pseudo`` (per
     class: (a0, a1)) in the judge-error cells."""
-    from judgestats.designs.prediction_powered import _pp_parts
+    from judgestats.designs._ppi_moments import pp_parts as _pp_parts
 
     k, n, k0, m0, k1, m1 = counts
     a0, a1 = error_pseudo
@@ -160,7 +160,7 @@ def interval(counts, target, variant):
     if variant in NEW_VARIANTS:
         return corrected_interval(counts, target, variant)
     from judgestats._closed_form import z_quantile
-    from judgestats.designs.prediction_powered import _pp_parts
+    from judgestats.designs._ppi_moments import pp_parts as _pp_parts
 
     k, n, k0, m0, k1, m1 = (np.asarray(c, dtype=float) for c in counts)
     m = m0 + m1
