@@ -217,8 +217,8 @@ def test_class_balance_contradiction_switches_to_the_stratified_rule():
     assert rec.method in ("lang_reiczigel", "guaranteed")
 
 
-def hand_corrected_ppi_pp(k, n, k0, m0, k1, m1):
-    """PPI++ on the 2x2 table with z^2/4 pseudo-items a cell, from the residual's distribution."""
+def hand_pseudo_ppi_pp(k, n, k0, m0, k1, m1):
+    """(centre, lambda, Var(r)) of PPI++ on the 2x2 table with z^2/4 pseudo-items a cell."""
     z = stats.norm.ppf(0.975)
     a = z**2 / 4
     cells = {  # (label, verdict): pseudo-count
@@ -239,10 +239,32 @@ def hand_corrected_ppi_pp(k, n, k0, m0, k1, m1):
     resid = {cell: cell[0] - lam * cell[1] for cell in cells}
     mean_r = sum(prob[c] * resid[c] for c in cells)
     var_r = sum(prob[c] * (resid[c] - mean_r) ** 2 for c in cells)
+    return lam * k / n + mean_r, lam, var_r
+
+
+def hand_corrected_ppi_pp(k, n, k0, m0, k1, m1):
+    """The corrected PPI++ interval: pseudo-items, lambda jackknife over the items, t quantile.
+
+    The jackknife deletes each labelled item in turn (items of one cell give the same value)
+    and recomputes the pseudo-item PPI++ centre with lambda re-tuned.
+    """
+    z = stats.norm.ppf(0.975)
+    m = m0 + m1
+    centre, lam, var_r = hand_pseudo_ppi_pp(k, n, k0, m0, k1, m1)
+    items = [(0, 0)] * k0 + [(0, 1)] * (m0 - k0) + [(1, 1)] * k1 + [(1, 0)] * (m1 - k1)
+    removed = {(0, 0): (1, 1, 0, 0), (0, 1): (0, 1, 0, 0), (1, 1): (0, 0, 1, 1), (1, 0): (0, 0, 0, 1)}
+    loo = []
+    for item in items:
+        d_k0, d_m0, d_k1, d_m1 = removed[item]
+        loo.append(hand_pseudo_ppi_pp(k, n, k0 - d_k0, m0 - d_m0, k1 - d_k1, m1 - d_m1)[0])
+    v_jack = (m - 1) / m * sum((t - sum(loo) / m) ** 2 for t in loo)
+    # plug-in Var(Y - lam Yhat) of the real labelled items at the same lambda
+    resid = [y - lam * v for y, v in items]
+    v_fix = sum((r - sum(resid) / m) ** 2 for r in resid) / m / m
     p_tilde = (k + z**2 / 2) / (n + z**2)
-    centre = lam * k / n + mean_r
-    se = math.sqrt(lam**2 * p_tilde * (1 - p_tilde) / n + var_r / (m0 + m1))
-    return centre - z * se, centre + z * se, lam
+    se = math.sqrt(lam**2 * p_tilde * (1 - p_tilde) / n + var_r / m + max(0.0, v_jack - v_fix))
+    t = stats.t.ppf(0.975, m - 1)
+    return centre - t * se, centre + t * se, lam
 
 
 @pytest.mark.parametrize(
