@@ -16,9 +16,10 @@ things: how the judge errs, and directly what share is correct. The candidates
     :data:`~judgestats.designs.random_guaranteed.LABELLED_MAX` (its cost grows as m^3).
 ``ppi_pp``
     PPI++ (Angelopoulos, Duchi & Zrnic, "PPI++: Efficient Prediction-Powered Inference",
-    arXiv 2311.01453) with the power-tuned lambda, computed from the labelled 2x2 table with z^2/4
-    pseudo-items in each cell (an Agresti-Coull-style small-sample correction)
-    (:func:`judgestats.designs.prediction_powered.ppi_pp_counts`).
+    arXiv 2311.01453) with the power-tuned lambda and a small-sample correction: z^2/4
+    pseudo-items in each cell of the labelled 2x2 table (Agresti-Coull-style), the variance
+    that estimating lambda on the same labels adds (delete-one jackknife) and Student's t
+    quantile (:func:`judgestats.designs.prediction_powered.ppi_pp_counts`).
 ``posterior_eti``, ``posterior_hdi``
     The random-design posterior (:func:`judgestats.posterior`, exact engine; the labelled class
     count informs theta). For the items target the number T_u of truly correct unlabelled items
