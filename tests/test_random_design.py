@@ -252,7 +252,12 @@ def hand_corrected_ppi_pp(k, n, k0, m0, k1, m1):
     m = m0 + m1
     centre, lam, var_r = hand_pseudo_ppi_pp(k, n, k0, m0, k1, m1)
     items = [(0, 0)] * k0 + [(0, 1)] * (m0 - k0) + [(1, 1)] * k1 + [(1, 0)] * (m1 - k1)
-    removed = {(0, 0): (1, 1, 0, 0), (0, 1): (0, 1, 0, 0), (1, 1): (0, 0, 1, 1), (1, 0): (0, 0, 0, 1)}
+    removed = {
+        (0, 0): (1, 1, 0, 0),
+        (0, 1): (0, 1, 0, 0),
+        (1, 1): (0, 0, 1, 1),
+        (1, 0): (0, 0, 0, 1),
+    }
     loo = []
     for item in items:
         d_k0, d_m0, d_k1, d_m1 = removed[item]

@@ -80,7 +80,6 @@ from judgestats._closed_form import z_quantile
 from judgestats._html import fmt_percent
 from judgestats._json import to_json
 from judgestats._validate import check_level, check_six_counts
-from judgestats.designs._ppi_moments import lambda_jackknife_excess, pp_parts
 from judgestats.data import (
     JudgeData,
     binary_labels,
@@ -88,6 +87,7 @@ from judgestats.data import (
     calibration_labels,
     require_design,
 )
+from judgestats.designs._ppi_moments import lambda_jackknife_excess, pp_parts
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.results import FLAG_MESSAGES, ConfidenceInterval, IntervalResult
 
