@@ -5,17 +5,14 @@ CSV when the fixture was made); the fixture is read here with pandas, independen
 benchmark's loader, whose arrays are then compared with the same counts.
 """
 
-import importlib.util
-import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
+from _real_fixtures import check_confusion, check_loaded_rates, real_data_module
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "triviaqa" / "triviaqa_verdicts.csv"
-SCRIPT = ROOT / "benchmarks" / "real_data.py"
 
 N_ITEMS, N_QUESTIONS, N_POSITIVE = 3200, 400, 2039
 EXAM_TAKERS = (
@@ -75,31 +72,13 @@ def test_fixture_is_small_with_the_readme_counts(frame):
 
 
 def test_confusion_counts_match_the_readme(frame):
-    gold = frame["gold"] == "1"
-    for judge, (tp, fn, tn, fp) in CONFUSION.items():
-        judged = frame[judge] == "1"
-        assert (gold & judged).sum() == tp
-        assert (gold & ~judged).sum() == fn
-        assert (~gold & ~judged).sum() == tn
-        assert (~gold & judged).sum() == fp
+    check_confusion(frame, CONFUSION)
 
 
 def test_real_data_loads_the_dataset_with_the_readme_rates():
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("real_data", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("real_data", module)
-    spec.loader.exec_module(module)
+    module = real_data_module()
     assert "triviaqa" in module.DATASETS
     judges = module.load_dataset("triviaqa")
-    assert sorted(judges) == sorted(RATES)
     strong = [j for j, (z, z_hat) in judges.items() if module.judge_summary(z, z_hat)["J"] >= 0.8]
     assert sorted(strong) == ["GPT-4", "Llama3-70B"]
-    for judge, (z, z_hat) in judges.items():
-        assert z.shape == z_hat.shape == (N_ITEMS,)
-        assert int(z.sum()) == N_POSITIVE
-        tp, fn, tn, fp = CONFUSION[judge]
-        assert int(z_hat.sum()) == tp + fp
-        summary = module.judge_summary(z, z_hat)
-        q0, q1, j = RATES[judge]
-        assert np.round([summary["q0"], summary["q1"], summary["J"]], 3).tolist() == [q0, q1, j]
+    check_loaded_rates(judges, module, CONFUSION, RATES, N_ITEMS, N_POSITIVE)
