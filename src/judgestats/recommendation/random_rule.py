@@ -18,7 +18,7 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    does not veto a candidate. Why 99% and not 95%: a sample whose regime misses its own cell
    is judged by other cells, and such samples are the misleading ones (an arm that looks
    better than it is, so PPI++'s variance estimate is too small): at 95%, on a lopsided judge
-   with 100 labels, PPI++ was picked for 1.6% of the samples and covered 0.25 of them
+   with 100 labels, PPI++ was picked for 1.5% of the samples and covered 0.22 of them
    (``benchmarks/random_rule_selection.py``). (A 95% level for theta alone was measured too:
    more bans, wider intervals.)
    Outside the table: m < 10, n < 100, a level other than 95%.
