@@ -40,12 +40,9 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import itertools
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -53,6 +50,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bench_nuts import CHAINS, DRAWS, TUNE, nuts_block  # noqa: E402
 from _env import write_results  # noqa: E402
 
 import judgestats as jc  # noqa: E402
@@ -71,10 +69,6 @@ THETAS = np.linspace(0.05, 0.95, 21)
 N, M0, M1, Q0, Q1 = 1000, 100, 100, 0.7, 0.9
 FULL_STUDY = 21 * 10_000
 SMALL_STUDY = 21 * 500
-
-# --- NUTS settings (issue 11) ---------------------------------------------------------------
-DRAWS = TUNE = 1000
-CHAINS = 4
 
 TARGETS = {
     "exact_end_to_end_median_ms": 20.0,
@@ -252,87 +246,15 @@ def exact_throughput(size: int, budget: float, pilot: dict | None = None) -> dic
 
 
 # -------------------------------------------------------------------------------------------
-# 4-6. NUTS in a fresh interpreter
+# 4-6. NUTS in a fresh interpreter (benchmarks/_bench_nuts.py)
 # -------------------------------------------------------------------------------------------
-_CHILD = """
-import json, statistics, sys, time, warnings
-warnings.simplefilter("ignore")
-t0 = time.perf_counter()
-import judgestats as jc
-import_s = time.perf_counter() - t0
-from judgestats.bayes.nuts import NutsCache
-sampler, draws, tune, chains, warm = sys.argv[1], *map(int, sys.argv[2:6])
-data = [jc.JudgeData(**row) for row in json.loads(sys.argv[6])]
-cache = NutsCache()
-def fit(d, seed, cores):
-    t = time.perf_counter()
-    post = jc.posterior(d, method="nuts", draws=draws, tune=tune, chains=chains,
-                        random_seed=seed, sampler=sampler, cores=cores, compiled=cache)
-    return time.perf_counter() - t, post
-cold_s, post = fit(data[0], 1, 1)
-refits = data[1:1 + warm]
-one = [fit(d, 2 + i, 1)[0] for i, d in enumerate(refits)]
-two = [fit(d, 2 + i, 2)[0] for i, d in enumerate(refits)] if sampler == "pymc" else []
-print(json.dumps({"import_s": import_s, "cold_s": cold_s, "warm_cores1_s": one,
-                  "warm_cores2_s": two, "diagnostics": post.diagnostics,
-                  "flags": list(post.flags), "cache": cache.info()}))
-"""
-
-
-def nuts_subprocess(sampler: str, warm: int, compiledir: str) -> dict[str, object]:
-    """Run the child script with pytensor's compile directory set to ``compiledir``."""
+def nuts_datasets(warm: int) -> list[dict[str, int]]:
+    """Counts for a NUTS child: one cold fit and ``warm`` refits, from the coverage study."""
     counts = simulate(warm + 1, seed=3)
-    rows = [
+    return [
         dict(zip(("k", "n", "k0", "m0", "k1", "m1"), map(int, row), strict=True))
         for row in zip(*counts, strict=True)
     ]
-    env = dict(os.environ)
-    flags = [
-        f for f in env.get("PYTENSOR_FLAGS", "").split(",") if f and not f.startswith("compiledir=")
-    ]
-    env["PYTENSOR_FLAGS"] = ",".join(flags + [f"compiledir={compiledir}"])
-    start = time.perf_counter()
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _CHILD,
-            sampler,
-            str(DRAWS),
-            str(TUNE),
-            str(CHAINS),
-            str(warm),
-            json.dumps(rows),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"NUTS child ({sampler}) failed:\n{proc.stderr[-3000:]}")
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    result["process_wall_s"] = time.perf_counter() - start
-    return result
-
-
-def nuts_block(sampler: str, warm: int, disk_run: bool = True) -> dict[str, object]:
-    """Truly cold (empty compiledir) and disk-cache-warm (same dir, now filled) child runs.
-
-    ``disk_run=False`` (``--quick``) skips the second child.
-    """
-    with tempfile.TemporaryDirectory(prefix="judgestats-bench-pytensor-") as tmp:
-        runs = [nuts_subprocess(sampler, warm, tmp)]
-        if disk_run:
-            runs.append(nuts_subprocess(sampler, warm, tmp))
-    one = [s for run in runs for s in run["warm_cores1_s"]]
-    two = [s for run in runs for s in run["warm_cores2_s"]]
-    return {
-        "fresh_compiledir": runs[0],
-        "disk_cache_warm": runs[1] if disk_run else None,
-        "warm_refits": len(one),
-        "warm_cores1_median_s": statistics.median(one) if one else None,
-        "warm_cores2_median_s": statistics.median(two) if two else None,
-    }
 
 
 # -------------------------------------------------------------------------------------------
@@ -435,11 +357,11 @@ def main() -> None:
         "per cores setting and child ...",
         flush=True,
     )
-    nuts = nuts_block("pymc", warm, disk_run=not args.quick)
+    nuts = nuts_block("pymc", nuts_datasets(warm), disk_run=not args.quick)
     nutpie = None
     if importlib.util.find_spec("nutpie") is not None:
         print("NUTS (nutpie) ...", flush=True)
-        nutpie = nuts_block("nutpie", warm, disk_run=not args.quick)
+        nutpie = nuts_block("nutpie", nuts_datasets(warm), disk_run=not args.quick)
 
     median_s = single["median_ms"] / 1e3
     fresh, disk = nuts["fresh_compiledir"], nuts["disk_cache_warm"]
