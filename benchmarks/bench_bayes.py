@@ -40,19 +40,18 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import itertools
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bench_nuts import CHAINS, DRAWS, TUNE, nuts_block  # noqa: E402
 from _env import write_results  # noqa: E402
 
 import judgestats as jc  # noqa: E402
@@ -64,6 +63,7 @@ GRID_M = (10, 30, 100, 1000)
 GRID_Q = ((0.55, 0.6), (0.6, 0.6), (0.7, 0.9), (0.9, 0.95))
 GRID_THETA = (0.05, 0.5, 0.9)
 QUICK_N, QUICK_M = (100, 10**6), (10, 1000)  # --quick: every q pair and theta, 48 datasets
+COUNT_NAMES = ("k", "n", "k0", "m0", "k1", "m1")  # the counts of a dataset, in JudgeData's order
 README_DATA = {"k": 400, "n": 1000, "k0": 140, "m0": 200, "k1": 180, "m1": 200}
 
 # --- the coverage study of exact_interval ---------------------------------------------------
@@ -71,10 +71,6 @@ THETAS = np.linspace(0.05, 0.95, 21)
 N, M0, M1, Q0, Q1 = 1000, 100, 100, 0.7, 0.9
 FULL_STUDY = 21 * 10_000
 SMALL_STUDY = 21 * 500
-
-# --- NUTS settings (issue 11) ---------------------------------------------------------------
-DRAWS = TUNE = 1000
-CHAINS = 4
 
 TARGETS = {
     "exact_end_to_end_median_ms": 20.0,
@@ -100,23 +96,9 @@ def grid(quick: bool) -> list[dict[str, object]]:
         QUICK_N if quick else GRID_N, QUICK_M if quick else GRID_M, GRID_Q, GRID_THETA
     ):
         p = theta * q1 + (1 - theta) * (1 - q0)
-        cases.append(
-            {
-                "n": n,
-                "m": m,
-                "q0": q0,
-                "q1": q1,
-                "theta": theta,
-                "counts": {
-                    "k": round(n * p),
-                    "n": n,
-                    "k0": round(m * q0),
-                    "m0": m,
-                    "k1": round(m * q1),
-                    "m1": m,
-                },
-            }
-        )
+        values = (round(n * p), n, round(m * q0), m, round(m * q1), m)
+        counts = dict(zip(COUNT_NAMES, values, strict=True))
+        cases.append({"n": n, "m": m, "q0": q0, "q1": q1, "theta": theta, "counts": counts})
     return cases
 
 
@@ -252,87 +234,12 @@ def exact_throughput(size: int, budget: float, pilot: dict | None = None) -> dic
 
 
 # -------------------------------------------------------------------------------------------
-# 4-6. NUTS in a fresh interpreter
+# 4-6. NUTS in a fresh interpreter (benchmarks/_bench_nuts.py)
 # -------------------------------------------------------------------------------------------
-_CHILD = """
-import json, statistics, sys, time, warnings
-warnings.simplefilter("ignore")
-t0 = time.perf_counter()
-import judgestats as jc
-import_s = time.perf_counter() - t0
-from judgestats.bayes.nuts import NutsCache
-sampler, draws, tune, chains, warm = sys.argv[1], *map(int, sys.argv[2:6])
-data = [jc.JudgeData(**row) for row in json.loads(sys.argv[6])]
-cache = NutsCache()
-def fit(d, seed, cores):
-    t = time.perf_counter()
-    post = jc.posterior(d, method="nuts", draws=draws, tune=tune, chains=chains,
-                        random_seed=seed, sampler=sampler, cores=cores, compiled=cache)
-    return time.perf_counter() - t, post
-cold_s, post = fit(data[0], 1, 1)
-refits = data[1:1 + warm]
-one = [fit(d, 2 + i, 1)[0] for i, d in enumerate(refits)]
-two = [fit(d, 2 + i, 2)[0] for i, d in enumerate(refits)] if sampler == "pymc" else []
-print(json.dumps({"import_s": import_s, "cold_s": cold_s, "warm_cores1_s": one,
-                  "warm_cores2_s": two, "diagnostics": post.diagnostics,
-                  "flags": list(post.flags), "cache": cache.info()}))
-"""
-
-
-def nuts_subprocess(sampler: str, warm: int, compiledir: str) -> dict[str, object]:
-    """Run the child script with pytensor's compile directory set to ``compiledir``."""
+def nuts_datasets(warm: int) -> list[dict[str, int]]:
+    """Counts for a NUTS child: one cold fit and ``warm`` refits, from the coverage study."""
     counts = simulate(warm + 1, seed=3)
-    rows = [
-        dict(zip(("k", "n", "k0", "m0", "k1", "m1"), map(int, row), strict=True))
-        for row in zip(*counts, strict=True)
-    ]
-    env = dict(os.environ)
-    flags = [
-        f for f in env.get("PYTENSOR_FLAGS", "").split(",") if f and not f.startswith("compiledir=")
-    ]
-    env["PYTENSOR_FLAGS"] = ",".join(flags + [f"compiledir={compiledir}"])
-    start = time.perf_counter()
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _CHILD,
-            sampler,
-            str(DRAWS),
-            str(TUNE),
-            str(CHAINS),
-            str(warm),
-            json.dumps(rows),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"NUTS child ({sampler}) failed:\n{proc.stderr[-3000:]}")
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    result["process_wall_s"] = time.perf_counter() - start
-    return result
-
-
-def nuts_block(sampler: str, warm: int, disk_run: bool = True) -> dict[str, object]:
-    """Truly cold (empty compiledir) and disk-cache-warm (same dir, now filled) child runs.
-
-    ``disk_run=False`` (``--quick``) skips the second child.
-    """
-    with tempfile.TemporaryDirectory(prefix="judgestats-bench-pytensor-") as tmp:
-        runs = [nuts_subprocess(sampler, warm, tmp)]
-        if disk_run:
-            runs.append(nuts_subprocess(sampler, warm, tmp))
-    one = [s for run in runs for s in run["warm_cores1_s"]]
-    two = [s for run in runs for s in run["warm_cores2_s"]]
-    return {
-        "fresh_compiledir": runs[0],
-        "disk_cache_warm": runs[1] if disk_run else None,
-        "warm_refits": len(one),
-        "warm_cores1_median_s": statistics.median(one) if one else None,
-        "warm_cores2_median_s": statistics.median(two) if two else None,
-    }
+    return [dict(zip(COUNT_NAMES, map(int, row), strict=True)) for row in zip(*counts, strict=True)]
 
 
 # -------------------------------------------------------------------------------------------
@@ -368,7 +275,38 @@ def exact_only(quick: bool, size: int, name: str) -> None:
     print(f"wrote {path}")
 
 
-def main() -> None:
+# -------------------------------------------------------------------------------------------
+# the full run: measurements, ratios and targets, table, results
+# -------------------------------------------------------------------------------------------
+Row = tuple[str, str, str, str]
+TABLE_HEADER: Row = ("measure", "result", "target", "met")
+NUTS_LABEL = f"{CHAINS}x{DRAWS}+{TUNE} tune"
+RATIO_ROWS = (  # (measure, key of speed_ratios, format): the first rows of ratios, in order
+    ("ratio NUTS warm cores=1 / exact median", "nuts_warm_cores1_over_exact", ",.0f"),
+    ("ratio NUTS warm cores=2 / exact median", "nuts_warm_cores2_over_exact", ",.0f"),
+    ("ratio NUTS cold (empty dir) / exact median", "nuts_cold_fresh_over_exact", ",.0f"),
+    ("ratio NUTS warm cores=1 / cores=2", "nuts_warm_cores1_over_cores2", ".2f"),
+)
+
+
+@dataclass
+class FullRun:
+    """Settings and measurements of a full run (items 1-6 of the module docstring)."""
+
+    quick: bool
+    size: int
+    budget: float
+    warm: int
+    grid_timing: dict[str, object]
+    readme_example: dict[str, object]
+    small_study: dict[str, object] | None
+    study: dict[str, object]
+    nuts_pymc: dict[str, object]
+    nutpie: dict[str, object] | None
+
+
+def parse_args() -> argparse.Namespace:
+    """Parse the command line (options in the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--quick",
@@ -404,16 +342,17 @@ def main() -> None:
     parser.add_argument(
         "--name", default="bayes_exact", help="results file of --exact-only (default bayes_exact)"
     )
-    args = parser.parse_args()
-    if args.exact_only:
-        exact_only(args.quick, args.size or SMALL_STUDY, args.name)
-        return
-    size = args.size or (21 * 50 if args.quick else FULL_STUDY)
-    warm = args.warm or (1 if args.quick else 3)
-    repeats = 3 if args.quick else 10
+    return parser.parse_args()
 
-    print(f"exact end to end over the {'quick ' if args.quick else ''}grid ...", flush=True)
-    single = exact_grid(args.quick)
+
+def full_run(quick: bool, size: int | None, budget: float, warm: int | None) -> FullRun:
+    """Measure items 1-6 of the module docstring, printing progress as it goes."""
+    size = size or (21 * 50 if quick else FULL_STUDY)
+    warm = warm or (1 if quick else 3)
+    repeats = 3 if quick else 10
+
+    print(f"exact end to end over the {'quick ' if quick else ''}grid ...", flush=True)
+    single = exact_grid(quick)
     print(f"  median {single['median_ms']:.1f} ms, p90 {single['p90_ms']:.1f} ms", flush=True)
     print("README example: idata and summary ...", flush=True)
     extras = readme_extras(repeats)
@@ -423,8 +362,8 @@ def main() -> None:
         flush=True,
     )
     print(f"exact_interval: {size:,} coverage datasets ...", flush=True)
-    small = None if args.quick else exact_throughput(SMALL_STUDY, args.budget)
-    many = exact_throughput(size, args.budget, pilot=small)
+    small = None if quick else exact_throughput(SMALL_STUDY, budget)
+    many = exact_throughput(size, budget, pilot=small)
     print(
         f"  ETI {many['eti']['datasets_per_second']:,.0f} /s, "
         f"HDI {many['hdi']['datasets_per_second']:,.0f} /s",
@@ -435,203 +374,163 @@ def main() -> None:
         "per cores setting and child ...",
         flush=True,
     )
-    nuts = nuts_block("pymc", warm, disk_run=not args.quick)
+    nuts = nuts_block("pymc", nuts_datasets(warm), disk_run=not quick)
     nutpie = None
     if importlib.util.find_spec("nutpie") is not None:
         print("NUTS (nutpie) ...", flush=True)
-        nutpie = nuts_block("nutpie", warm, disk_run=not args.quick)
+        nutpie = nuts_block("nutpie", nuts_datasets(warm), disk_run=not quick)
+    return FullRun(quick, size, budget, warm, single, extras, small, many, nuts, nutpie)
 
-    median_s = single["median_ms"] / 1e3
-    fresh, disk = nuts["fresh_compiledir"], nuts["disk_cache_warm"]
-    warm1, warm2 = nuts["warm_cores1_median_s"], nuts["warm_cores2_median_s"]
-    eti_rate = many["eti"]["datasets_per_second"]
-    hdi_rate = many["hdi"]["datasets_per_second"]
+
+def speed_ratios(run: FullRun) -> dict[str, float | None]:
+    """Ratios between the run's measurements (item 7 of the module docstring)."""
+    median_s = run.grid_timing["median_ms"] / 1e3
+    disk = run.nuts_pymc["disk_cache_warm"]
+    warm1, warm2 = run.nuts_pymc["warm_cores1_median_s"], run.nuts_pymc["warm_cores2_median_s"]
+    extras = run.readme_example
     ratios = {
         "nuts_warm_cores1_over_exact": warm1 / median_s,
         "nuts_warm_cores2_over_exact": warm2 / median_s,
-        "nuts_cold_fresh_over_exact": fresh["cold_s"] / median_s,
+        "nuts_cold_fresh_over_exact": run.nuts_pymc["fresh_compiledir"]["cold_s"] / median_s,
         "nuts_cold_disk_over_exact": disk["cold_s"] / median_s if disk else None,
         "nuts_warm_cores1_over_cores2": warm1 / warm2,
-        "exact_eti_per_nuts_warm_fit": eti_rate * min(warm1, warm2),
-        "exact_hdi_per_nuts_warm_fit": hdi_rate * min(warm1, warm2),
+        "exact_eti_per_nuts_warm_fit": run.study["eti"]["datasets_per_second"] * min(warm1, warm2),
+        "exact_hdi_per_nuts_warm_fit": run.study["hdi"]["datasets_per_second"] * min(warm1, warm2),
         "idata_over_exact": extras["idata_first_access_median_s"] / median_s,
         "summary_over_exact": extras["summary_median_s"] / median_s,
     }
-    if nutpie is not None:
-        ratios["nutpie_warm_over_exact"] = nutpie["warm_cores1_median_s"] / median_s
-    met_flags = {
+    if run.nutpie is not None:
+        ratios["nutpie_warm_over_exact"] = run.nutpie["warm_cores1_median_s"] / median_s
+    return ratios
+
+
+def targets_met(run: FullRun) -> dict[str, bool]:
+    """Whether each issue-11 target in ``TARGETS`` is met by the run."""
+    single, rate = run.grid_timing, TARGETS["exact_interval_datasets_per_second"]
+    return {
         "exact_end_to_end_median": single["median_ms"] <= TARGETS["exact_end_to_end_median_ms"],
         "exact_end_to_end_p90": single["p90_ms"] <= TARGETS["exact_end_to_end_p90_ms"],
-        "exact_interval_eti": eti_rate >= TARGETS["exact_interval_datasets_per_second"],
-        "exact_interval_hdi": hdi_rate >= TARGETS["exact_interval_datasets_per_second"],
+        "exact_interval_eti": run.study["eti"]["datasets_per_second"] >= rate,
+        "exact_interval_hdi": run.study["hdi"]["datasets_per_second"] >= rate,
     }
 
-    def yes(flag: bool) -> str:
-        return "yes" if flag else "NO"
 
-    label = f"{CHAINS}x{DRAWS}+{TUNE} tune"
+def _row(measure: str, result: str, target: str = "", met: str = "") -> Row:
+    """A table row; the target and whether it is met are blank where there is none."""
+    return (measure, result, target, met)
+
+
+def _yes(flag: bool) -> str:
+    """The table's ``met`` cell."""
+    return "yes" if flag else "NO"
+
+
+def exact_rows(run: FullRun, met: dict[str, bool]) -> list[Row]:
+    """Table rows of the exact engine: the grid, the README example, exact_interval."""
+    single, extras, many = run.grid_timing, run.readme_example, run.study
     rate_target = f">= {TARGETS['exact_interval_datasets_per_second']:,.0f}/s"
-    cpus = os.cpu_count()
-    table = [
-        (
+    first_idata = f"{extras['idata_first_in_process_s'] * 1e3:.0f} ms" + (
+        "" if extras["arviz_imported_before"] else " (incl. arviz import)"
+    )
+    rows = [
+        _row(
             "exact end to end (posterior + ETI + HDI), median",
             f"{single['median_ms']:.1f} ms ({single['timed']} datasets)",
             f"<= {TARGETS['exact_end_to_end_median_ms']:.0f} ms",
-            yes(met_flags["exact_end_to_end_median"]),
+            _yes(met["exact_end_to_end_median"]),
         ),
-        (
+        _row(
             "exact end to end, p90",
             f"{single['p90_ms']:.1f} ms",
             f"<= {TARGETS['exact_end_to_end_p90_ms']:.0f} ms",
-            yes(met_flags["exact_end_to_end_p90"]),
+            _yes(met["exact_end_to_end_p90"]),
         ),
-        (
-            "exact end to end, min / max",
-            f"{single['min_ms']:.1f} / {single['max_ms']:.1f} ms",
-            "",
-            "",
-        ),
-        (
-            "README data: first post.idata (in process)",
-            f"{extras['idata_first_in_process_s'] * 1e3:.0f} ms"
-            + ("" if extras["arviz_imported_before"] else " (incl. arviz import)"),
-            "",
-            "",
-        ),
-        (
+        _row("exact end to end, min / max", f"{single['min_ms']:.1f} / {single['max_ms']:.1f} ms"),
+        _row("README data: first post.idata (in process)", first_idata),
+        _row(
             "README data: first post.idata (fresh post)",
             f"{extras['idata_first_access_median_s'] * 1e3:.1f} ms ({CHAINS}x{DRAWS})",
-            "",
-            "",
         ),
-        ("README data: post.summary()", f"{extras['summary_median_s'] * 1e3:.1f} ms", "", ""),
-        (
-            "exact_interval ETI throughput",
-            f"{eti_rate:,.0f} /s ({many['eti']['datasets']:,} sets)",
-            rate_target,
-            yes(met_flags["exact_interval_eti"]),
-        ),
-        (
-            "exact_interval HDI throughput",
-            f"{hdi_rate:,.0f} /s ({many['hdi']['datasets']:,} sets)",
-            rate_target,
-            yes(met_flags["exact_interval_hdi"]),
-        ),
-        (
-            "  distinct datasets ETI / HDI",
-            f"{many['eti']['distinct_datasets']:,} / {many['hdi']['distinct_datasets']:,}",
-            "",
-            "",
-        ),
-        (
-            "  implied 21 x 10,000 reps ETI / HDI",
-            f"{many['eti']['implied_s_for_21x10000']:.0f} / "
-            f"{many['hdi']['implied_s_for_21x10000']:.0f} s",
-            "<= 60 s",
-            "",
-        ),
+        _row("README data: post.summary()", f"{extras['summary_median_s'] * 1e3:.1f} ms"),
     ]
-    if small is not None:
-        table += [
-            (
-                "exact_interval ETI / HDI, 21 x 500 study",
-                f"{small['eti']['datasets_per_second']:,.0f} / "
-                f"{small['hdi']['datasets_per_second']:,.0f} /s",
-                "",
-                "",
-            ),
-        ]
-    table += [
-        ("import judgestats (child process)", f"{fresh['import_s'] * 1e3:.0f} ms", "", ""),
-        (f"NUTS cold {label}, empty compiledir", f"{fresh['cold_s']:.2f} s", "", ""),
-        (
-            f"NUTS cold {label}, disk cache warm",
-            f"{disk['cold_s']:.2f} s" if disk else "skipped (--quick)",
-            "",
-            "",
-        ),
-        (
-            f"NUTS warm refit {label}, cores=1",
-            f"{warm1:.2f} s (median of {nuts['warm_refits']})",
-            "",
-            "",
-        ),
-        (
-            f"NUTS warm refit {label}, cores=2 ({cpus} CPUs)",
-            f"{warm2:.2f} s (median of {nuts['warm_refits']})",
-            "",
-            "",
-        ),
-    ]
-    if nutpie is not None:
-        table += [
-            (
-                f"nutpie cold {label}, empty compiledir",
-                f"{nutpie['fresh_compiledir']['cold_s']:.2f} s",
-                "",
-                "",
-            ),
-            (
-                f"nutpie cold {label}, disk cache warm",
-                f"{nutpie['disk_cache_warm']['cold_s']:.2f} s"
-                if nutpie["disk_cache_warm"]
-                else "skipped (--quick)",
-                "",
-                "",
-            ),
-            (f"nutpie warm refit {label}", f"{nutpie['warm_cores1_median_s']:.2f} s", "", ""),
-        ]
-    else:
-        table.append(("nutpie", "not installed", "", ""))
-    table += [
-        (
-            "ratio NUTS warm cores=1 / exact median",
-            f"{ratios['nuts_warm_cores1_over_exact']:,.0f} x",
-            "",
-            "",
-        ),
-        (
-            "ratio NUTS warm cores=2 / exact median",
-            f"{ratios['nuts_warm_cores2_over_exact']:,.0f} x",
-            "",
-            "",
-        ),
-        (
-            "ratio NUTS cold (empty dir) / exact median",
-            f"{ratios['nuts_cold_fresh_over_exact']:,.0f} x",
-            "",
-            "",
-        ),
-        (
-            "ratio NUTS warm cores=1 / cores=2",
-            f"{ratios['nuts_warm_cores1_over_cores2']:.2f} x",
-            "",
-            "",
-        ),
-        (
-            "exact intervals per NUTS warm fit ETI / HDI",
-            f"{ratios['exact_eti_per_nuts_warm_fit']:,.0f} / "
-            f"{ratios['exact_hdi_per_nuts_warm_fit']:,.0f}",
-            "",
-            "",
-        ),
-    ]
-    if nutpie is not None:
-        table.append(
-            (
-                "ratio nutpie warm / exact median",
-                f"{ratios['nutpie_warm_over_exact']:,.0f} x",
-                "",
-                "",
+    for kind in ("eti", "hdi"):
+        rows.append(
+            _row(
+                f"exact_interval {kind.upper()} throughput",
+                f"{many[kind]['datasets_per_second']:,.0f} /s ({many[kind]['datasets']:,} sets)",
+                rate_target,
+                _yes(met[f"exact_interval_{kind}"]),
             )
         )
-    widths = [
-        max(len(row[i]) for row in [("measure", "result", "target", "met"), *table])
-        for i in range(4)
+    distinct = f"{many['eti']['distinct_datasets']:,} / {many['hdi']['distinct_datasets']:,}"
+    implied = [f"{many[kind]['implied_s_for_21x10000']:.0f}" for kind in ("eti", "hdi")]
+    rows += [
+        _row("  distinct datasets ETI / HDI", distinct),
+        _row("  implied 21 x 10,000 reps ETI / HDI", " / ".join(implied) + " s", "<= 60 s"),
     ]
+    if run.small_study is not None:
+        small_rates = [f"{run.small_study[k]['datasets_per_second']:,.0f}" for k in ("eti", "hdi")]
+        rows.append(
+            _row("exact_interval ETI / HDI, 21 x 500 study", " / ".join(small_rates) + " /s")
+        )
+    return rows
+
+
+def nuts_rows(run: FullRun) -> list[Row]:
+    """Table rows of NUTS: the child's import, cold fits and warm refits; nutpie's likewise."""
+    nuts, nutpie, label = run.nuts_pymc, run.nutpie, NUTS_LABEL
+    fresh, disk = nuts["fresh_compiledir"], nuts["disk_cache_warm"]
+    refits = f"(median of {nuts['warm_refits']})"
+    rows = [
+        _row("import judgestats (child process)", f"{fresh['import_s'] * 1e3:.0f} ms"),
+        _row(f"NUTS cold {label}, empty compiledir", f"{fresh['cold_s']:.2f} s"),
+        _row(
+            f"NUTS cold {label}, disk cache warm",
+            f"{disk['cold_s']:.2f} s" if disk else "skipped (--quick)",
+        ),
+        _row(f"NUTS warm refit {label}, cores=1", f"{nuts['warm_cores1_median_s']:.2f} s {refits}"),
+        _row(
+            f"NUTS warm refit {label}, cores=2 ({os.cpu_count()} CPUs)",
+            f"{nuts['warm_cores2_median_s']:.2f} s {refits}",
+        ),
+    ]
+    if nutpie is None:
+        return rows + [_row("nutpie", "not installed")]
+    nutpie_disk = nutpie["disk_cache_warm"]
+    return rows + [
+        _row(
+            f"nutpie cold {label}, empty compiledir",
+            f"{nutpie['fresh_compiledir']['cold_s']:.2f} s",
+        ),
+        _row(
+            f"nutpie cold {label}, disk cache warm",
+            f"{nutpie_disk['cold_s']:.2f} s" if nutpie_disk else "skipped (--quick)",
+        ),
+        _row(f"nutpie warm refit {label}", f"{nutpie['warm_cores1_median_s']:.2f} s"),
+    ]
+
+
+def ratio_rows(ratios: dict[str, float | None]) -> list[Row]:
+    """Table rows of the ratios (the nutpie row only where nutpie ran)."""
+    rows = [_row(measure, f"{ratios[key]:{spec}} x") for measure, key, spec in RATIO_ROWS]
+    per_fit = [f"{ratios[f'exact_{kind}_per_nuts_warm_fit']:,.0f}" for kind in ("eti", "hdi")]
+    rows.append(_row("exact intervals per NUTS warm fit ETI / HDI", " / ".join(per_fit)))
+    if "nutpie_warm_over_exact" in ratios:
+        nutpie = f"{ratios['nutpie_warm_over_exact']:,.0f} x"
+        rows.append(_row("ratio nutpie warm / exact median", nutpie))
+    return rows
+
+
+def print_table(rows: list[Row]) -> None:
+    """Print the rows as a Markdown table under ``TABLE_HEADER``."""
+    widths = [max(len(row[i]) for row in [TABLE_HEADER, *rows]) for i in range(4)]
     print()
-    for row in [("measure", "result", "target", "met"), tuple("-" * w for w in widths), *table]:
+    for row in [TABLE_HEADER, tuple("-" * w for w in widths), *rows]:
         print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) + " |")
+
+
+def print_grid_notes(single: dict[str, object]) -> None:
+    """Print the grid cases that raised, if any, and the slowest grid cases."""
     if single["errors"]:
         print(f"\n{len(single['errors'])} grid case(s) raised:")
         for case in single["errors"]:
@@ -640,46 +539,48 @@ def main() -> None:
     for case in single["slowest"]:
         print(f"  {case['ms']:7.1f} ms  {case['counts']}")
 
-    path = write_results(
+
+def write_full_results(run: FullRun, ratios: dict[str, float | None], met: dict[str, bool]) -> Path:
+    """Write the settings, measurements, ratios and targets to benchmarks/results/bayes.json."""
+    quick = run.quick
+    grid_sizes = dict(n=QUICK_N if quick else GRID_N, m=QUICK_M if quick else GRID_M)
+    study_settings = dict(thetas=THETAS.tolist(), n=N, m0=M0, m1=M1, q0=Q0, q1=Q1)
+    settings = {
+        "grid": {**grid_sizes, "q0_q1": GRID_Q, "theta": GRID_THETA},
+        "coverage_study": {**study_settings, "size": run.size, "budget_s": run.budget},
+        "nuts": dict(
+            draws=DRAWS, tune=TUNE, chains=CHAINS, warm_refits_per_cores_and_child=run.warm
+        ),
+    }
+    return write_results(
         "bayes",
         {
-            "quick": args.quick,
-            "settings": {
-                "grid": {
-                    "n": QUICK_N if args.quick else GRID_N,
-                    "m": QUICK_M if args.quick else GRID_M,
-                    "q0_q1": GRID_Q,
-                    "theta": GRID_THETA,
-                },
-                "coverage_study": {
-                    "thetas": THETAS.tolist(),
-                    "n": N,
-                    "m0": M0,
-                    "m1": M1,
-                    "q0": Q0,
-                    "q1": Q1,
-                    "size": size,
-                    "budget_s": args.budget,
-                },
-                "nuts": {
-                    "draws": DRAWS,
-                    "tune": TUNE,
-                    "chains": CHAINS,
-                    "warm_refits_per_cores_and_child": warm,
-                },
-            },
-            "exact_end_to_end": single,
-            "readme_example": extras,
-            "exact_throughput": many,
-            "exact_throughput_small_study": small,
-            "nuts_pymc": nuts,
-            "nutpie": nutpie if nutpie is not None else "not installed",
+            "quick": quick,
+            "settings": settings,
+            "exact_end_to_end": run.grid_timing,
+            "readme_example": run.readme_example,
+            "exact_throughput": run.study,
+            "exact_throughput_small_study": run.small_study,
+            "nuts_pymc": run.nuts_pymc,
+            "nutpie": run.nutpie if run.nutpie is not None else "not installed",
             "ratios": ratios,
             "targets": TARGETS,
-            "targets_met": met_flags,
+            "targets_met": met,
         },
     )
-    print(f"wrote {path}")
+
+
+def main() -> None:
+    """Run the benchmark: ``--exact-only`` or the full run with its table and results file."""
+    args = parse_args()
+    if args.exact_only:
+        exact_only(args.quick, args.size or SMALL_STUDY, args.name)
+        return
+    run = full_run(args.quick, args.size, args.budget, args.warm)
+    ratios, met = speed_ratios(run), targets_met(run)
+    print_table(exact_rows(run, met) + nuts_rows(run) + ratio_rows(ratios))
+    print_grid_notes(run.grid_timing)
+    print(f"wrote {write_full_results(run, ratios, met)}")
 
 
 if __name__ == "__main__":
