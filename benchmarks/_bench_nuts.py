@@ -44,6 +44,16 @@ print(json.dumps({"import_s": import_s, "cold_s": cold_s, "warm_cores1_s": one,
 """
 
 
+def pytensor_environment(compiledir: str) -> dict[str, str]:
+    """This process's environment with PYTENSOR_FLAGS' ``compiledir`` set to ``compiledir``."""
+    env = dict(os.environ)
+    flags = [
+        f for f in env.get("PYTENSOR_FLAGS", "").split(",") if f and not f.startswith("compiledir=")
+    ]
+    env["PYTENSOR_FLAGS"] = ",".join([*flags, f"compiledir={compiledir}"])
+    return env
+
+
 def nuts_subprocess(
     sampler: str, datasets: list[dict[str, int]], compiledir: str
 ) -> dict[str, object]:
@@ -64,11 +74,7 @@ def nuts_subprocess(
     dict
         The child's timings, diagnostics, flags and cache info, plus ``process_wall_s``.
     """
-    env = dict(os.environ)
-    flags = [
-        f for f in env.get("PYTENSOR_FLAGS", "").split(",") if f and not f.startswith("compiledir=")
-    ]
-    env["PYTENSOR_FLAGS"] = ",".join(flags + [f"compiledir={compiledir}"])
+    env = pytensor_environment(compiledir)
     warm = len(datasets) - 1
     settings = [str(value) for value in (DRAWS, TUNE, CHAINS, warm)]
     command = [sys.executable, "-c", _CHILD, sampler, *settings, json.dumps(datasets)]

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bench_nuts import pytensor_environment  # noqa: E402
 from _env import write_results  # noqa: E402
 
 _CHILD = """
@@ -62,9 +63,7 @@ print(json.dumps({"first": first, "warm": warm, "warm_cores2": warm2, "small_war
 
 def child(draws: int, refits: int, compiledir: str) -> dict[str, object]:
     """Run the child script with pytensor's compile directory set to ``compiledir``."""
-    env = dict(os.environ)
-    flags = [f for f in env.get("PYTENSOR_FLAGS", "").split(",") if f and "compiledir" not in f]
-    env["PYTENSOR_FLAGS"] = ",".join([*flags, f"compiledir={compiledir}"])
+    env = pytensor_environment(compiledir)
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-c", _CHILD, str(draws), str(refits)],

@@ -9,17 +9,15 @@ raw ``result.json`` files when the fixture was made (not from the fixture).
 """
 
 import csv
-import importlib.util
-import sys
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _real_fixtures import real_data_module
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "llmbar" / "llmbar_verdicts.csv"
-SCRIPT = ROOT / "benchmarks" / "real_data.py"
 
 SET_SIZES = {
     "LLMBar/Natural": 100,
@@ -52,12 +50,7 @@ def rows():
 
 @pytest.fixture(scope="module")
 def bench():
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("real_data", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("real_data", module)
-    spec.loader.exec_module(module)
-    return module
+    return real_data_module()
 
 
 def test_fixture_is_small_and_has_every_set(rows):
