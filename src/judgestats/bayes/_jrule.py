@@ -21,7 +21,7 @@ import threading
 import numpy as np
 
 from judgestats.bayes._panels import gauss_legendre
-from judgestats.bayes._terms import J_ORDER, Rows
+from judgestats.bayes._terms import J_ORDER, Rows, j_window
 
 __all__ = ["log_r"]
 
@@ -79,7 +79,7 @@ def _lines(
     r"""The kept terms at node pairs (t, p) of shape (pairs,) as lines in ``x``; half-widths.
 
     The J window is where both calibration Betas lie inside their boxes (and ``J >= 0`` under
-    the truncation), as :func:`judgestats.bayes._terms.j_window`. On it, at
+    the truncation), :func:`judgestats.bayes._terms.j_window`. On it, at
     ``J = mid + half x``,
 
     .. math:: q_0 = 1 - p + tJ, \quad 1 - q_0 = p - tJ, \quad
@@ -89,12 +89,8 @@ def _lines(
     half-widths (pairs,), zero where the window is empty (there the lines are the constants
     ``1 - p``, ``p``: harmless inside (0, 1)).
     """
-    (l0, u0), (l1, u1) = ((float(v[0]) for v in box) for box in (band.box0, band.box1))
     s, shift = 1 - t, p - 1
-    low = np.maximum((p + (l0 - 1)) / t, (l1 - p) / s)  # (l0 - 1) exact: no cancellation
-    high = np.minimum((p + (u0 - 1)) / t, (u1 - p) / s)
-    if band.truncate:
-        np.maximum(low, 0.0, out=low)
+    low, high = j_window(band, t, p)
     half = np.subtract(high, low, out=high)
     half *= 0.5
     ok = half > 0
