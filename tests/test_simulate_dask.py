@@ -259,6 +259,26 @@ def test_thread_workers_share_the_cpus_and_bayes_and_guaranteed_are_identical():
     xr.testing.assert_identical(local_guaranteed, remote_guaranteed)
 
 
+@pytest.mark.slow
+def test_the_same_study_twice_on_one_client_runs_both_times():
+    """Regression: the spec was scattered under its content hash, so a second identical study
+    on the same client reused the key while the first release of it was still in flight; the
+    scheduler then dropped the data and cancelled tasks ("lost dependencies"), about one study
+    in eight, every second one in ``bench_dask.py`` (which repeats each study on one cluster)."""
+    distributed = pytest.importorskip("dask.distributed")
+    kwargs = dict(theta=[0.2, 0.4, 0.6, 0.8], q0=[0.85, 0.9], q1=[0.85, 0.9], n=100, m0=20, m1=20)
+    local = coverage("guaranteed", reps=2, random_seed=3, **kwargs)
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, dashboard_address=None
+        ) as cluster,  # a worker process: the race did not show with thread workers
+        distributed.Client(cluster) as client,
+    ):
+        for _ in range(12):
+            remote = coverage("guaranteed", reps=2, random_seed=3, client=client, **kwargs)
+            xr.testing.assert_identical(local, remote)
+
+
 def test_run_chunks_submits_with_the_priorities_and_keeps_the_order(monkeypatch):
     """The largest parts are submitted with the highest priority; results stay in order."""
     distributed = pytest.importorskip("dask.distributed")
@@ -267,7 +287,8 @@ def test_run_chunks_submits_with_the_priorities_and_keeps_the_order(monkeypatch)
     submitted = []
 
     class FakeClient:
-        def scatter(self, spec, broadcast):
+        def scatter(self, spec, broadcast, hash):
+            assert broadcast is True and hash is False  # a fresh key every study (below)
             return spec
 
         def submit(self, func, spec, *payload, pure, priority):

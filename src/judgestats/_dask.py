@@ -225,7 +225,10 @@ def run_chunks(
         from dask.distributed import as_completed
 
         dask_client = dask_session.client
-        spec_future = dask_client.scatter(spec, broadcast=True)
+        # a fresh key every call (hash=False): with the content hash as key, a second study with
+        # the same spec reuses the key while the first call's release of it is still on its way
+        # to the scheduler, which then drops the data and cancels the tasks ("lost dependencies")
+        spec_future = dask_client.scatter(spec, broadcast=True, hash=False)
         order = [0.0] * len(payloads) if priorities is None else list(priorities)
         futures = [
             dask_client.submit(func, spec_future, *payload, pure=False, priority=priority)
