@@ -1,0 +1,67 @@
+"""benchmarks/random_design.py, pass 2: the ban verdict on pooled looks (issue 24).
+
+The looks are stubbed with fixed coverages, so the verdicts follow by hand: a cell is banned
+where the mean over all its replications is below BAN_BELOW (0.946); a third look (four times
+the tuning look) only where the two-look mean is within 2 SE of 0.946.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "random_design.py"
+
+
+def _module():
+    sys.path.insert(0, str(SCRIPT.parent))
+    spec = importlib.util.spec_from_file_location("random_design_under_test", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ban_verdict_pools_every_look(monkeypatch):
+    rd = _module()
+    reps = 8000
+    # cells: far below, far above, just below on two looks (rescued by the third), just
+    # below on two looks (confirmed by the third), not looked at (outside the mask)
+    first = np.array([0.930, 0.949, 0.944, 0.944, 0.900])
+    second = np.array([0.932, 0.958, 0.946, 0.944, 0.900])
+    third = np.array([0.0, 0.0, 0.950, 0.944, 0.0])
+    mask = np.array([True, True, True, True, False])
+    calls = []
+
+    def fake_recheck(table, cells, n, seed_key, workers):
+        calls.append((cells.copy(), n))
+        looks = second if len(calls) == 1 else third
+        return np.where(cells, looks, np.nan)
+
+    monkeypatch.setattr(rd, "recheck", fake_recheck)
+    banned = rd.pooled_looks({}, first, mask, reps, (1,), 1)
+    se_two = math.sqrt(0.95 * 0.05 / (2 * reps))  # 0.00172
+    two = (first + second) / 2  # 0.931, 0.9535, 0.945, 0.944
+    assert abs(two[2] - 0.946) < 2 * se_two and abs(two[3] - 0.946) < 2 * se_two
+    assert abs(two[0] - 0.946) > 2 * se_two and abs(two[1] - 0.946) > 2 * se_two
+    assert calls[0][1] == reps and calls[1][1] == 4 * reps
+    assert calls[1][0].tolist() == [False, False, True, True, False]
+    # third look: (8000 * 0.944 + 8000 * 0.946 + 32000 * 0.950) / 48000 = 0.9483 (cleared);
+    # (8000 + 8000 + 32000) * 0.944 / 48000 = 0.944 (banned)
+    assert banned.tolist() == [True, False, False, True, False]
+
+
+def test_no_third_look_when_no_cell_is_near_the_threshold(monkeypatch):
+    rd = _module()
+    calls = []
+
+    def fake_recheck(table, cells, n, seed_key, workers):
+        calls.append(n)
+        return np.where(cells, 0.96, np.nan)
+
+    monkeypatch.setattr(rd, "recheck", fake_recheck)
+    banned = rd.pooled_looks({}, np.array([0.949, 0.93]), np.array([True, False]), 8000, (1,), 1)
+    assert banned.tolist() == [False, False] and calls == [8000]
