@@ -520,7 +520,7 @@ def ppi_pp_counts(
     k, n, k0, m0, k1, m1 = counts
     m, z = m0 + m1, z_quantile(level)
     inflation = (1.0 + m / n) if target == "population" else 1.0
-    lam_raw, rectified_raw, _, _ = pp_parts(counts, 0.0, 0.0, inflation)
+    _, rectified_raw, _, _ = pp_parts(counts, 0.0, 0.0, inflation)
     pseudo = (z**2 / 4.0, z**2 / 2.0) if small_sample else (0.0, 0.0)
     lam, rectified, var_r, var_u = pp_parts(counts, *pseudo, inflation)
     var_labelled = var_r / m
