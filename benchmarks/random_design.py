@@ -61,25 +61,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import RESULTS, write_results  # noqa: E402
-from random_design_page import markdown  # noqa: E402
+from _random_grid import (  # noqa: E402
+    LEVEL,
+    M_GRID,
+    METHODS,
+    N_GRID,
+    POSTERIOR,
+    POSTERIOR_CELLS,
+    Q_GRID,
+    TARGETS,
+    THETA_GRID,
+)
+from random_design_page import markdown, verdicts  # noqa: E402
 
-M_GRID = np.array([10, 20, 50, 100, 200, 500])
-N_GRID = np.array([100, 1_000, 10_000, 1_000_000])
-Q_GRID = np.array([0.5, 0.7, 0.9, 0.97, 0.99])
-THETA_GRID = np.array([0.02, 0.1, 0.3, 0.5, 0.7, 0.9, 0.98])
-TARGETS = ("population", "items")
-METHODS = (
-    "labels_only_cp", "labels_only_blaker", "ppi_pp", "ppi_pp_wald", "posterior_eti",
-    "posterior_hdi",
-)  # fmt: skip
-POSTERIOR = ("posterior_eti", "posterior_hdi")
-POSTERIOR_CELLS = {
-    "m": (20, 100),
-    "n": (1_000,),
-    "q": ((0.7, 0.7), (0.9, 0.9), (0.97, 0.7)),
-    "theta": (0.1, 0.5, 0.9),
-}  # the posterior's subgrid (0.1 s a dataset); fmt: skip
-LEVEL = 0.95
 TABLE = Path(__file__).resolve().parents[1] / "src/judgestats/datasets/random_coverage_table.npz"
 BAN_BELOW = 0.946  # pass 2 bans where the recommended interval covers less than this
 THIRD_LOOK = 4  # pass 2: a third look's replications, in tuning looks (cells near BAN_BELOW)
@@ -478,56 +472,6 @@ def confirm(table, rec_cov, reps, seed, workers):
             "min_coverage_on_rerun": float(values.min()) if values.size else None,
             "below_0.945_m_n_q0_q1_theta_coverage": worst,
         }
-    return out
-
-
-def verdicts(first_cov, first_wid, rec_cov, rec_wid, reps, exact_share):
-    """The issue's done-when targets, cell by cell, per target."""
-    from scipy.special import ndtr
-
-    se = float(np.sqrt(0.95 * 0.05 / reps))
-    names = (*METHODS, "ppi_python")
-    cp, blaker = names.index("labels_only_cp"), names.index("labels_only_blaker")
-    ppi_py = names.index("ppi_python")
-    youden = Q_GRID[:, None] + Q_GRID[None, :] - 1.0
-    strong = np.broadcast_to((youden >= 0.8)[None, None, :, :, None], rec_cov.shape[1:])
-    big_n = np.broadcast_to(
-        (N_GRID[None, :] >= 10 * M_GRID[:, None])[:, :, None, None, None], rec_cov.shape[1:]
-    )
-    out = {}
-    for t, target in enumerate(TARGETS):
-        covers = rec_cov[t] >= 0.945
-        narrower = rec_wid[t] <= first_wid[t, blaker] * (1 + 1e-9)
-        peer_covers = first_cov[t, ppi_py] >= 0.945
-        near_peer = rec_wid[t] <= 1.05 * first_wid[t, ppi_py]
-        ratio = rec_wid[t] / first_wid[t, cp]
-        select = strong & big_n
-        worst = np.unravel_index(np.argmin(rec_cov[t]), rec_cov[t].shape)
-        out[target] = {
-            "cells": int(rec_cov[t].size),
-            "recommended_covers_0.945": f"{int(covers.sum())}/{covers.size}",
-            "recommended_min_coverage": float(rec_cov[t].min()),
-            "recommended_min_coverage_cell": {
-                "m": int(M_GRID[worst[0]]), "n": int(N_GRID[worst[1]]),
-                "q0": float(Q_GRID[worst[2]]), "q1": float(Q_GRID[worst[3]]),
-                "theta": float(THETA_GRID[worst[4]]),
-            },
-            "monte_carlo_se_at_0.95": se,
-            "recommended_below_0.945": int((~covers).sum()),
-            "expected_below_0.945_if_every_cell_were_0.95": float(
-                covers.size * ndtr((0.945 - 0.95) / se)
-            ),
-            "ppi_pp_min_coverage": float(first_cov[t, 2].min()),
-            "exact_picked_share": float(exact_share[t].mean()),
-            "width_le_labels_only_blaker": f"{int(narrower.sum())}/{narrower.size}",
-            "ppi_python_covers_0.945": f"{int(peer_covers.sum())}/{peer_covers.size}",
-            "width_within_5pct_of_ppi_python_where_it_covers": (
-                f"{int((near_peer & peer_covers).sum())}/{int(peer_covers.sum())}"
-            ),
-            "median_width_ratio_to_cp_strong_judge_n_ge_10m": float(np.median(ratio[select])),
-            "cells_strong_judge_n_ge_10m": int(select.sum()),
-            "ppi_pp_covers_0.945": f"{int((first_cov[t, 2] >= 0.945).sum())}/{covers.size}",
-        }  # fmt: skip
     return out
 
 
