@@ -30,8 +30,14 @@ is compared with the median of those. ``--one-core`` also times the serial study
 pinned to one CPU (the exact posterior engine then runs on one thread): the speed-up over it is
 the parallel efficiency of the cluster, where the plain serial run already uses threads.
 
+``--task-stream`` records Dask's task stream of every timed cluster run and adds, per worker
+count, where the cluster's time went: the tasks' compute seconds summed (against W x cluster
+seconds), the seconds before the first task started and after the last one ended within the
+call, and the idle seconds between a worker's tasks (summed over workers): the per-task
+overhead split into what ran in the tasks and what did not.
+
     python benchmarks/bench_dask.py [--workers 1,2] [--quick] [--repeat 3] [--study bayes]
-                                    [--reps R] [--serial-once] [--one-core]
+                                    [--reps R] [--serial-once] [--one-core] [--task-stream]
 
 Prints a table and writes benchmarks/results/dask.json (dask_quick.json with --quick); a run of
 some studies (``--study``) keeps the other studies' entries of an earlier run in that file.
@@ -104,6 +110,42 @@ def run(study: dict, reps: int, client=None) -> tuple[float, xr.Dataset]:
     return time.perf_counter() - start, ds
 
 
+def streamed_run(study: dict, reps: int, client) -> tuple[float, xr.Dataset, dict]:
+    """:func:`run` on the cluster with Dask's task stream: where the cluster's time went."""
+    from dask.distributed import get_task_stream
+
+    with get_task_stream(client=client) as stream:
+        begin = time.time()
+        seconds, ds = run(study, reps, client)
+        end = time.time()
+    spans: dict[str, list[tuple[float, float, float]]] = {}
+    for record in stream.data:
+        compute = [s for s in record["startstops"] if s["action"] == "compute"]
+        if compute:
+            first, last = min(s["start"] for s in compute), max(s["stop"] for s in compute)
+            busy = sum(s["stop"] - s["start"] for s in compute)
+            spans.setdefault(record["worker"], []).append((first, last, busy))
+    starts = [span[0] for worker in spans.values() for span in worker]
+    stops = [span[1] for worker in spans.values() for span in worker]
+    ordered = [sorted(worker) for worker in spans.values()]
+    gaps = sum(
+        max(0.0, later[0] - earlier[1])
+        for worker in ordered
+        for earlier, later in zip(worker[:-1], worker[1:], strict=True)
+    )
+    return (
+        seconds,
+        ds,
+        {
+            "tasks": len(starts),
+            "compute_s": sum(span[2] for worker in spans.values() for span in worker),
+            "before_first_task_s": min(starts) - begin if starts else None,
+            "after_last_task_s": end - max(stops) if stops else None,
+            "idle_between_tasks_s": gaps,
+        },
+    )
+
+
 def tasks(study: dict, reps: int, threads: int | None) -> int:
     """Tasks of the study (Bayesian, guaranteed: parts of the chunks)."""
     _, flat = grid(grid_parameters(**study["grid"], theta_cal=None, design="stratified"))
@@ -126,22 +168,33 @@ def one_core(study: dict, reps: int) -> float:
 
 
 def measure(
-    study: dict, reps: int, workers: int, repeat: int, reference: xr.Dataset, serial_s: list
+    study: dict,
+    reps: int,
+    workers: int,
+    repeat: int,
+    reference: xr.Dataset,
+    serial_s: list,
+    streams: bool = False,
 ) -> dict:
     """Serial and cluster runs, back to back, ``repeat`` times on one LocalCluster.
 
     With ``serial_s`` given (``--serial-once``) the serial runs are not repeated here: every
-    cluster run is compared with the median of ``serial_s``.
+    cluster run is compared with the median of ``serial_s``. ``streams``: each cluster run
+    with its task stream (:func:`streamed_run`), kept under ``"task_stream"``.
     """
     start = time.perf_counter()
     with session("local", workers) as dask_session:
         assert dask_session is not None
         started = time.perf_counter() - start
         run(study, max(2, reps // 50), dask_session.client)  # imports and caches in the workers
-        serial, cluster = [], []
+        serial, cluster, stream = [], [], []
         for _ in range(repeat):
             serial.append(run(study, reps)[0] if not serial_s else statistics.median(serial_s))
-            seconds, ds = run(study, reps, dask_session.client)
+            if streams:
+                seconds, ds, where = streamed_run(study, reps, dask_session.client)
+                stream.append(where)
+            else:
+                seconds, ds = run(study, reps, dask_session.client)
             xr.testing.assert_identical(ds, reference)  # identical to the serial result
             cluster.append(seconds)
         close = time.perf_counter()
@@ -160,6 +213,7 @@ def measure(
         "overhead_per_task_ms_median": 1000 * statistics.median(per_task),
         "cluster_start_and_close_s": start_close,
         "identical": True,
+        **({"task_stream": stream} if streams else {}),
     }
 
 
@@ -190,6 +244,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=None, help="override every study's reps")
     parser.add_argument("--serial-once", action="store_true", help="time serial once per study")
     parser.add_argument("--one-core", action="store_true", help="also time serial on one CPU")
+    parser.add_argument("--task-stream", action="store_true", help="where the cluster time went")
     args = parser.parse_args()
     workers = [int(w) for w in args.workers.split(",")]
     payload: dict = {"cpus": cpus, "load_before": os.getloadavg(), "studies": {}}
@@ -213,7 +268,8 @@ def main() -> None:
         cells = int(np.prod([np.size(v) for v in study["grid"].values()]))
         rows = []
         for w in workers:
-            row = measure(study, reps, w, args.repeat, reference, once if args.serial_once else [])
+            serial_once = once if args.serial_once else []
+            row = measure(study, reps, w, args.repeat, reference, serial_once, args.task_stream)
             if single is not None:
                 row["speedup_over_one_core"] = single / statistics.median(row["cluster_s"])
             rows.append(row)
@@ -228,9 +284,23 @@ def main() -> None:
                 + (f"{row['speedup_over_one_core']:>9.2f}x" if single is not None else ""),
                 flush=True,
             )
+            for where in row.get("task_stream", []):
+                print_stream(w, statistics.median(row["cluster_s"]), where)
     path = save(payload, args.quick)
     print(f"load average before {payload['load_before']}, after {payload['load_after']}")
     print(f"wrote {path}")
+
+
+def print_stream(workers: int, cluster_s: float, where: dict) -> None:
+    """One line of ``--task-stream``: the cluster's worker-seconds, and where they went."""
+    total = workers * cluster_s
+    print(
+        f"  task stream, {workers} workers: {total:.2f} worker-s = compute "
+        f"{where['compute_s']:.2f} + idle between tasks {where['idle_between_tasks_s']:.2f} + "
+        f"the rest; first task after {where['before_first_task_s']:.3f} s, the call ends "
+        f"{where['after_last_task_s']:.3f} s after the last",
+        flush=True,
+    )
 
 
 def save(payload: dict, quick: bool) -> Path:

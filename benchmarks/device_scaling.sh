@@ -109,7 +109,7 @@ step versions "${LIMITS[1]}" bash -c versions
 DASK=("$PYTHON" benchmarks/bench_dask.py --workers "$WORKERS" --repeat 1 --serial-once)
 step dask_closed "${LIMITS[2]}" "${DASK[@]}" --study closed "${CLOSED[@]}"
 step dask_guaranteed "${LIMITS[3]}" "${DASK[@]}" --study guaranteed "${GUARANTEED[@]}"
-step dask_bayes "${LIMITS[4]}" "${DASK[@]}" --study bayes --one-core "${BAYES[@]}"
+step dask_bayes "${LIMITS[4]}" "${DASK[@]}" --study bayes --one-core --task-stream "${BAYES[@]}"
 step engine_threads "${LIMITS[5]}" "$PYTHON" benchmarks/bench_engine_threads.py "${THREADS[@]}"
 step guaranteed_scaling "${LIMITS[6]}" "$PYTHON" benchmarks/bench_guaranteed.py --scaling \
     --repeats 3
@@ -123,6 +123,7 @@ step bench_bayes "${LIMITS[7]}" "$PYTHON" benchmarks/bench_bayes.py --quick --si
     for study in closed guaranteed bayes; do
         grep -E "^(study|$study )" "$LOGS/dask_$study.log" | sed 's/^/    /'
         grep -E "^$study: serial on one CPU" "$LOGS/dask_$study.log" | sed 's/^/    /'
+        grep -E "^  task stream" "$LOGS/dask_$study.log" | sed 's/^/    /'
     done
     echo
     echo "## Exact engine threads (bench_engine_threads.py)"
