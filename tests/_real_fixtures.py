@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "real_data.py"
+from _benchmark_scripts import load_benchmark
 
 
 def real_data_module() -> ModuleType:
     """benchmarks/real_data.py, imported as the module ``real_data``."""
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("real_data", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("real_data", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("real_data")
 
 
 def check_confusion(frame, confusion: dict[str, tuple[int, int, int, int]]) -> None:

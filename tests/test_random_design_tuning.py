@@ -7,22 +7,14 @@ the tuning look) only where the two-look mean is within 2 SE of 0.946.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "random_design.py"
+from _benchmark_scripts import load_benchmark
 
 
 def _module():
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("random_design_under_test", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("random_design", "random_design_under_test")
 
 
 def test_ban_verdict_pools_every_look(monkeypatch):

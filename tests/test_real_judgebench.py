@@ -7,17 +7,15 @@ equals the gold label).
 """
 
 import csv
-import importlib.util
 import math
-import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
+from _benchmark_scripts import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "judgebench" / "judgebench_gpt4o_verdicts.csv"
-SCRIPT = ROOT / "benchmarks" / "real_judgebench.py"
 COLUMNS = ["pair_id", "source", "judge", "decision_1", "decision_2", "verdict", "gold"]
 
 # judge -> pairs whose verdict equals the gold label, of 350 (JudgeBench's score x 350; the paper
@@ -42,11 +40,7 @@ def rows():
 
 @pytest.fixture(scope="module")
 def harness():
-    spec = importlib.util.spec_from_file_location("real_judgebench", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("real_judgebench", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("real_judgebench")
 
 
 def test_fixture_is_small():

@@ -6,21 +6,12 @@ the table's bans), so they are checked against what choose_random does on the sa
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "within5_breakdown.py"
+from _benchmark_scripts import load_benchmark
 
 
 def _module():
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("within5_breakdown_under_test", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("within5_breakdown", "within5_breakdown_under_test")
 
 
 def test_reasons_match_the_rule_and_partition_the_excess():
