@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 
 import numpy as np
-from _benchmark_scripts import load_benchmark
+from _script_modules import load_benchmark
 
 
 def real_data_module() -> ModuleType:

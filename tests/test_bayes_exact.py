@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _script_modules import load_file
 from scipy import special, stats
 
 from judgestats.bayes.exact import (
@@ -35,12 +35,7 @@ BRUTE_FORCE = json.loads((REFERENCE / "exact_brute_force.json").read_text())
 
 
 def _load_maker():
-    spec = importlib.util.spec_from_file_location(
-        "_judgestats_make_exact_brute_force", REFERENCE / "make_exact_brute_force.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(REFERENCE / "make_exact_brute_force.py", "_judgestats_make_exact_brute_force")
 
 
 def _prior_row(prior: Prior) -> list:

@@ -10,13 +10,12 @@ one-class calibration sets).
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _script_modules import load_file
 
 REF_DIR = Path(__file__).resolve().parent / "reference"
 JSON_PATH = REF_DIR / "posterior_reference.json"
@@ -26,13 +25,7 @@ TOL = 1e-4
 
 def _load(name: str):
     """Import a module of tests/reference by path (tests/ is not a package)."""
-    modname = f"_judgestats_reference_{name}"
-    if modname not in sys.modules:
-        spec = importlib.util.spec_from_file_location(modname, REF_DIR / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[modname] = module  # dataclasses look their module up while executing it
-        spec.loader.exec_module(module)
-    return sys.modules[modname]
+    return load_file(REF_DIR / f"{name}.py", f"_judgestats_reference_{name}")
 
 
 DOC = json.loads(JSON_PATH.read_text())

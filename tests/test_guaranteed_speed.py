@@ -10,12 +10,11 @@ own: a supremum computed after other t values must equal the one computed from s
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _script_modules import load_file
 
 from judgestats import _guaranteed_tails as tails
 from judgestats import guaranteed as g
@@ -25,13 +24,7 @@ REF = Path(__file__).resolve().parent / "reference" / "guaranteed_before.py"
 
 def _before():
     """The engine before issue 27, imported by path (tests/ is not a package)."""
-    name = "_judgestats_reference_guaranteed_before"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REF)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return load_file(REF, "_judgestats_reference_guaranteed_before")
 
 
 def tiny_arms(sizes: tuple[int, ...]) -> list[tuple[int, ...]]:

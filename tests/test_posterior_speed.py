@@ -9,13 +9,12 @@ small coverage study. Every interval end must agree within 1e-9.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _script_modules import load_file
 
 import judgestats as jc
 from judgestats.bayes.exact import exact_interval
@@ -25,10 +24,7 @@ TOL = 1e-9
 
 
 def _fixture():
-    spec = importlib.util.spec_from_file_location("_judgestats_exact_speed_fixture", REF)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    module = load_file(REF, "_judgestats_exact_speed_fixture")
     return module, np.load(module.OUT)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from _benchmark_scripts import load_benchmark
+from _script_modules import load_benchmark
 
 
 def _module():

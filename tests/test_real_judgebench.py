@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
-from _benchmark_scripts import load_benchmark
+from _script_modules import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "judgebench" / "judgebench_gpt4o_verdicts.csv"

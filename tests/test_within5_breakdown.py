@@ -7,7 +7,7 @@ the table's bans), so they are checked against what choose_random does on the sa
 from __future__ import annotations
 
 import numpy as np
-from _benchmark_scripts import load_benchmark
+from _script_modules import load_benchmark
 
 
 def _module():
