@@ -101,26 +101,13 @@ def _split_pseudo_parts(counts, error_pseudo, inflation, z):
 
 
 def _jackknife_excess(counts, error_pseudo, inflation, z, lam):
-    """max(0, V_jack - V_fix): the labelled variance the estimated lambda adds (see ``jk``)."""
-    k, n, k0, m0, k1, m1 = counts
-    m = m0 + m1
-    leave_one_out = (
-        (k0, 1, 1, 0, 0),
-        (m0 - k0, 0, 1, 0, 0),
-        (k1, 0, 0, 1, 1),
-        (m1 - k1, 0, 0, 0, 1),
-    )
-    thetas, weights = [], []
-    for count, d_k0, d_m0, d_k1, d_m1 in leave_one_out:
-        reduced = (k, n, k0 - d_k0, m0 - d_m0, k1 - d_k1, m1 - d_m1)
-        thetas.append(_split_pseudo_parts(reduced, error_pseudo, inflation, z)[1])
-        weights.append(count)
-    thetas, weights = np.array(thetas), np.array(weights)
-    mean = (weights * thetas).sum(0) / m
-    v_jack = ((m - 1) / m) * (weights * (thetas - mean) ** 2).sum(0)
-    phi, c, r = m1 / m, (k1 + m0 - k0) / m, k1 / m
-    v_fix = np.maximum(phi * (1 - phi) + lam**2 * c * (1 - c) - 2 * lam * (r - phi * c), 0.0) / m
-    return np.maximum(v_jack - v_fix, 0.0)
+    """max(0, V_jack - V_fix) with these variants' pseudo-items (see ``jk``)."""
+    from judgestats.designs._ppi_moments import lambda_jackknife_excess
+
+    def rectified(reduced):
+        return _split_pseudo_parts(reduced, error_pseudo, inflation, z)[1]
+
+    return lambda_jackknife_excess(counts, 0.0, inflation, lam, rectified=rectified)
 
 
 def corrected_interval(counts, target, variant):

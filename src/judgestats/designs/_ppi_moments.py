@@ -11,6 +11,8 @@ the same labels adds to the plug-in Var(r) / m, which treats lambda as fixed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 __all__ = ["lambda_jackknife_excess", "pp_parts"]
@@ -46,7 +48,11 @@ def pp_parts(
 
 
 def lambda_jackknife_excess(
-    counts: tuple[np.ndarray, ...], pseudo: float, inflation: float | np.ndarray, lam: np.ndarray
+    counts: tuple[np.ndarray, ...],
+    pseudo: float,
+    inflation: float | np.ndarray,
+    lam: np.ndarray,
+    rectified: Callable[[tuple[np.ndarray, ...]], np.ndarray] | None = None,
 ) -> np.ndarray:
     r"""The labelled variance that the estimated lambda adds: max(0, V_jack - V_fix).
 
@@ -62,7 +68,15 @@ def lambda_jackknife_excess(
     of variance", Annals of Statistics 9). ``V_fix`` is the plug-in variance of the labelled
     mean of r = Y - lambda Yhat with ``lam`` held fixed, :math:`\mathrm{Var}(r)/m` without
     pseudo-items; the difference, where positive, is the part owed to estimating lambda.
+    ``rectified`` maps reduced counts to :math:`\hat\theta_{(c)}` (default: :func:`pp_parts`
+    with ``pseudo`` pseudo-items in the error cells; ``benchmarks/ppi_small_sample.py`` passes
+    its variants' own).
     """
+    if rectified is None:
+
+        def rectified(reduced: tuple[np.ndarray, ...]) -> np.ndarray:
+            return pp_parts(reduced, pseudo, 0.0, inflation)[1]
+
     k, n, k0, m0, k1, m1 = counts
     m = m0 + m1
     leave_out = (  # (items in the cell, removed from k0, m0, k1, m1)
@@ -75,7 +89,7 @@ def lambda_jackknife_excess(
     for size, d_k0, d_m0, d_k1, d_m1 in leave_out:
         reduced = (k, n, k0 - d_k0, m0 - d_m0, k1 - d_k1, m1 - d_m1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            theta = pp_parts(reduced, pseudo, 0.0, inflation)[1]
+            theta = rectified(reduced)
         weights.append(np.asarray(size, dtype=float))
         thetas.append(np.where(size > 0, theta, 0.0))
     mean = sum(w * t for w, t in zip(weights, thetas, strict=True)) / m
