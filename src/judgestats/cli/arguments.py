@@ -28,6 +28,7 @@ __all__ = [
     "LEVEL",
     "PRIOR_OPTIONS",
     "Parser",
+    "TARGET_HELP",
     "UserError",
     "add_data_arguments",
     "add_item_arguments",
@@ -35,6 +36,8 @@ __all__ = [
     "add_posterior_arguments",
     "add_prior_arguments",
     "add_progress_argument",
+    "add_target_argument",
+    "check_target_design",
     "count_list",
     "number",
 ]
@@ -407,6 +410,34 @@ def _add_grouping_arguments(parser: argparse.ArgumentParser) -> None:
         help="estimate --by: test H0: theta = THETA0 in every group (p-values by "
         "inverting the Lang-Reiczigel interval, adjusted by --correction)",
     )
+
+
+TARGET_HELP = {
+    "items": "the share of correct items among those evaluated",
+    "population": "the accuracy of the process that produced them",
+}
+
+
+def add_target_argument(parser: argparse.ArgumentParser, *, default: str, note: str = "") -> None:
+    """--target {items,population}: what the interval estimates (``default`` marked)."""
+    words = [f"{name}: {TARGET_HELP[name]}" for name in TARGET_HELP]
+    words = [w + (" (default)" if w.startswith(default) else "") for w in words]
+    parser.add_argument(
+        "--target",
+        choices=tuple(TARGET_HELP),
+        default=default,
+        help="; ".join(words) + note,
+    )
+
+
+def check_target_design(args: argparse.Namespace) -> None:
+    """Refuse --target items without --design random, in the command line's words."""
+    if getattr(args, "target", "population") == "items" and args.design != "random":
+        raise UserError(
+            "--target items needs --design random: with a stratified calibration set the "
+            "labelled items are chosen by their true class, so the share of correct items "
+            "among the items evaluated is not estimable; use --target population (the default)"
+        )
 
 
 # ---- output, posterior, prior, progress ---------------------------------------------------------

@@ -114,6 +114,9 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
         Agreement tolerance of each cross-check.
     design : str
         The calibration design.
+    target : str
+        What each group's recommended interval estimates: "population" (the accuracy of the
+        process) or "items" (random design: the share of correct items among the group's items).
     source : str
         Where the items came from.
     flags : tuple of str
@@ -125,6 +128,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
     method: str = "exact"
     tolerance: float = 0.02
     design: str = "stratified"
+    target: str = "population"
     source: str = field(default="`items`")
     flags: tuple[str, ...] = field(default=(), init=False)
 
@@ -170,10 +174,15 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
                     (
                         group_label(row.key),
                         f"{rec.label} {rec.estimate:.4f} ({rec.low:.4f}, {rec.high:.4f}), "
-                        f"{fmt_percent(rec.level)} interval",
+                        f"{fmt_percent(rec.level)} interval{self._target_words}",
                     )
                 )
         return out
+
+    @property
+    def _target_words(self) -> str:
+        """The words on the target where the design leaves a choice of it (else "")."""
+        return f" for the {self.target} target" if self.design == "random" else ""
 
     def _columns(self) -> list[str]:
         return [*(name for name, _, _ in _CROSSCHECK_COLUMNS), "agree"]
@@ -222,6 +231,7 @@ class GroupedCrossChecks(GroupedTable[GroupCrossCheck]):
             "by": list(self.by),
             "source": self.source,
             "design": self.design,
+            "target": self.target,
             "confidence_level": self.confidence_level,
             "interval_level": self.interval_level,
             "correction": self.correction,
@@ -293,6 +303,7 @@ def crosscheck_items(
     method: str = "exact",
     tolerance: float = 0.02,
     random_seed: SeedLike = None,
+    target: str = "population",
     **posterior_options: Unpack[PosteriorOptions],
 ) -> GroupedCrossChecks:
     """The cross-check of every group of an items frame, at a family-adjusted level.
@@ -333,6 +344,10 @@ def crosscheck_items(
         Seed of the posterior draws; each group's cross-check receives it as given (an int
         seeds every group alike, so a group's row equals ``judgestats.crosscheck`` of that group
         with the same seed).
+    target : {"population", "items"}, default "population"
+        What each group's recommended interval estimates (:func:`judgestats.crosscheck`);
+        ``"items"`` (the share of correct items among the group's items) needs
+        ``design="random"``.
     **posterior_options
         Passed to :func:`judgestats.posterior` (e.g. ``draws``, ``chains``, ``progressbar``).
 
@@ -351,7 +366,8 @@ def crosscheck_items(
     ValueError
         Naming the source: missing columns, rows without a judge verdict, no labelled or no
         test rows at all, an item id repeated within a group, an unknown ``by`` column, an
-        unknown ``correction``, a level outside (0, 1), or an invalid posterior option.
+        unknown ``correction``, a level outside (0, 1), an invalid posterior option, or an
+        unknown ``target`` (or ``"items"`` with ``design="stratified"``).
 
     Examples
     --------
@@ -360,7 +376,10 @@ def crosscheck_items(
     >>> jc.crosscheck_items(items[items["epoch"] == 1], by="model")  # doctest: +SKIP
     """
     source = items_source(items)
+    from judgestats.designs.labels_only import check_target
+
     design = check_design(design)
+    target = check_target(target, design=design)
     level = check_level(confidence_level)
     correction = check_correction(correction)
     columns = check_by(by, items, source)
@@ -374,6 +393,7 @@ def crosscheck_items(
         "method": method,
         "tolerance": tolerance,
         "random_seed": random_seed,
+        "target": target,
         **posterior_options,
     }
     rows = []
@@ -399,6 +419,7 @@ def crosscheck_items(
         method=method if found is None else found,
         tolerance=float(tolerance),
         design=design,
+        target=target,
         source=source,
     )
 

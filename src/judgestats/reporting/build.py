@@ -63,6 +63,7 @@ def report(
     chains: int = 4,
     source: str | os.PathLike[str] | None = None,
     command: str | None = None,
+    target: str = "population",
 ) -> Report:
     """Compute everything a report shows for one dataset.
 
@@ -91,6 +92,10 @@ def report(
     command : str, optional
         The command that produced the report, shown for reproducibility (the CLI passes its own
         command line); by default the equivalent Python call.
+    target : {"population", "items"}, default "population"
+        What the recommended interval estimates (:func:`judgestats.crosscheck`): the accuracy of
+        the process, or, for random-design data, the share of correct items among the n + m
+        items evaluated. The headline states it.
 
     Returns
     -------
@@ -101,7 +106,8 @@ def report(
     TypeError
         If ``data`` is not a JudgeData, or ``random_seed`` not an int or None.
     ValueError
-        If ``prob`` is not strictly between 0 and 1, or a posterior option is invalid.
+        If ``prob`` is not strictly between 0 and 1, a posterior option is invalid, or
+        ``target`` is unknown or ``"items"`` with stratified data.
 
     Examples
     --------
@@ -111,6 +117,7 @@ def report(
     >>> rep.interval_rows()[1]
     ('Rogan-Gladen + Lang-Reiczigel', '0.1667', '0.0564', '0.2627', '0.2064')
     """
+    from judgestats.designs.labels_only import check_target
     from judgestats.frequentist import estimate
     from judgestats.recommendation import crosscheck
 
@@ -118,6 +125,7 @@ def report(
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
     prob = check_level(prob, "prob")
     seed = _check_seed(random_seed)
+    target = check_target(target, design=data.design)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeStatsWarning)  # the report lists every flag
         try:
@@ -132,9 +140,10 @@ def report(
             random_seed=random_seed,
             draws=draws,
             chains=chains,
+            target=target,
         )
     if command is None:
-        command = _python_call(data, prob, prior, random_seed, method, draws, chains)
+        command = _python_call(data, prob, prior, random_seed, method, draws, chains, target)
     return Report(
         data=data,
         prob=prob,
@@ -155,9 +164,11 @@ def _python_call(
     method: str,
     draws: int,
     chains: int,
+    target: str = "population",
 ) -> str:
     """The Python call that reproduces a report (arguments at their defaults left out)."""
     options = _python_options(prob, prior, random_seed, method, draws, chains)
+    options += f", target={target!r}" if target != "population" else ""
     return f"judgestats.report(judgestats.{data!r}, {options})"
 
 
@@ -188,6 +199,7 @@ def report_items(
     chains: int = 4,
     source: str | os.PathLike[str] | None = None,
     command: str | None = None,
+    target: str = "population",
 ) -> GroupedReport:
     """Compute a grouped report: the cross-check of every group, then one section per group.
 
@@ -217,6 +229,8 @@ def report_items(
         Where the items came from (default: the frame's ``attrs["source"]``).
     command : str, optional
         The command that produced the report (the CLI passes its command line).
+    target : {"population", "items"}, default "population"
+        What each group's recommended interval estimates (:func:`judgestats.crosscheck_items`).
 
     Returns
     -------
@@ -245,12 +259,14 @@ def report_items(
         random_seed=random_seed,
         draws=draws,
         chains=chains,
+        target=target,
     )
     provenance = _provenance()
     if command is None:
         command = _items_call(checked, prob, prior, random_seed, method, draws, chains)
         command += f", correction={correction!r}" if correction != "holm" else ""
-        command += (f", design={design!r}" if design != "stratified" else "") + ")"
+        command += f", design={design!r}" if design != "stratified" else ""
+        command += (f", target={target!r}" if target != "population" else "") + ")"
     sections = _group_sections(checked, str(command), seed, provenance)
     return GroupedReport(
         table=checked,

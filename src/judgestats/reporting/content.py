@@ -44,6 +44,11 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["GroupedReport", "Report", "ReportDocument"]
 
 
+def _rec_target(rec: Any) -> str:
+    """The target of a recommended interval (``"population"`` where it states none)."""
+    return str(getattr(rec, "target", "population"))
+
+
 @dataclass(frozen=True, eq=False, kw_only=True)
 class ReportDocument(abc.ABC):
     """What every report shares: its provenance, its figures, its renderers and :meth:`save`.
@@ -230,6 +235,8 @@ class Report(ReportDocument):
         """The recommended interval's display name (with its level where it is not the table's)."""
         rec = self.recommended
         label = str(getattr(rec, "label", getattr(rec, "method", "recommended interval")))
+        if _rec_target(rec) == "items":  # the other rows estimate theta
+            label = f"{label}, share of correct items"
         level = getattr(rec, "level", self.prob)
         return label if level == self.prob else f"{label} ({fmt_percent(level)})"
 
@@ -250,8 +257,8 @@ class Report(ReportDocument):
         if rec is None:
             return rows, None
         shown = tuple(fmt4(v) for v in (rec.estimate, rec.low, rec.high))
-        for index, (_, *values) in enumerate(rows):
-            if tuple(fmt4(v) for v in values) == shown:
+        for index, (_, *values) in enumerate(rows):  # the rows estimate theta, not the items
+            if tuple(fmt4(v) for v in values) == shown and _rec_target(rec) != "items":
                 return rows, index
         rows.append(
             (self.recommended_label(), float(rec.estimate), float(rec.low), float(rec.high))
@@ -372,7 +379,7 @@ class Report(ReportDocument):
             level = getattr(rec, "level", self.prob)
             head = (
                 f"Report {fmt4(rec.estimate)} ({fmt4(rec.low)}, {fmt4(rec.high)}): "
-                f"{method}, {fmt_percent(level)} interval."
+                f"{method}, {fmt_percent(level)} interval{self._target_words(rec)}."
             )
             reason = getattr(rec, "reason", "")
             return head, ([("reason", reason)] if reason else []) + notes
@@ -381,6 +388,20 @@ class Report(ReportDocument):
             "say what they found.",
             notes,
         )
+
+    def _target_words(self, rec: Any) -> str:
+        """The headline's words on the target for random-design data ("" for stratified).
+
+        With a stratified calibration set the only target is the accuracy theta, which the
+        report's headings name; with a random one the target is a choice, so the headline says
+        which (:func:`judgestats.designs.labels_only.describe_target`).
+        """
+        from judgestats.designs.labels_only import describe_target
+
+        if self.data.design != "random":
+            return ""
+        target = _rec_target(rec)
+        return f" for {describe_target(target, self.data.n + self.data.m)} (target {target!r})"
 
     def flag_rows(self) -> list[tuple[str, str, str]]:
         """Every flag: (where it comes from, key, message with its advice)."""

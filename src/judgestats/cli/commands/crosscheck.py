@@ -9,6 +9,7 @@ import argparse
 import warnings
 from typing import Any
 
+from judgestats.cli.arguments import add_target_argument, check_target_design
 from judgestats.cli.commands.posterior import add_posterior_command_arguments
 from judgestats.cli.grouping import grouping
 from judgestats.cli.inputs import data_from_arguments, items_from_arguments, posterior_options
@@ -26,16 +27,22 @@ from judgestats.exceptions import JudgeStatsWarning
 __all__ = ["add_command", "crosscheck_text", "run"]
 
 _HELP = "the closed form and the posterior side by side, with advice"
+_TARGET_NOTE = (
+    ". What the recommended interval estimates; items needs --design random (the other rows "
+    "estimate the accuracy theta)"
+)
 
 
 def add_command(commands: Any) -> None:
     """Add ``crosscheck`` and its options (those of ``posterior``)."""
     crosscheck = commands.add_parser("crosscheck", help=_HELP, description=_HELP.capitalize())
     add_posterior_command_arguments(crosscheck)
+    add_target_argument(crosscheck, default="population", note=_TARGET_NOTE)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the cross-check; return the exit code."""
+    check_target_design(args)
     by = grouping(args)
     if by is not None:
         return emit(_items_text(items_from_arguments(args), by, args))
@@ -54,7 +61,12 @@ def crosscheck_text(data: JudgeData, args: argparse.Namespace) -> str:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeStatsWarning)  # flags are printed in the report
-        result = crosscheck(data, confidence_level=args.confidence_level, **posterior_options(args))
+        result = crosscheck(
+            data,
+            confidence_level=args.confidence_level,
+            target=getattr(args, "target", "population"),  # demo has no --target
+            **posterior_options(args),
+        )
     if args.json:
         return json_text(result.to_dict())
     if result.posterior is None or result.posterior.method != "nuts":
@@ -74,6 +86,7 @@ def _items_text(items: Any, by: list[str], args: argparse.Namespace) -> str:
             design=args.design,
             confidence_level=args.confidence_level,
             correction=args.correction or "holm",
+            target=getattr(args, "target", "population"),  # demo has no --target
             **posterior_options(args),
         )
     if args.json:

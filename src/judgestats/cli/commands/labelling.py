@@ -18,6 +18,7 @@ from judgestats.cli.arguments import (
     _add_record_options,
     _add_verdict_options,
     add_output_arguments,
+    add_target_argument,
     number,
 )
 from judgestats.cli.inputs import items_from_arguments
@@ -60,13 +61,7 @@ def add_command(commands: Any) -> None:
         metavar="W",
         help="the interval width at which you may stop, in (0, 1) (default 0.05)",
     )
-    session.add_argument(
-        "--target",
-        choices=("items", "population"),
-        default="items",
-        help="items: the share of correct items among those evaluated (default); population: "
-        "the accuracy of the process that produced them",
-    )
+    add_target_argument(session, default="items")
     session.add_argument(
         "--score-column",
         default=None,

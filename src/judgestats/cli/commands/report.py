@@ -14,6 +14,8 @@ from judgestats.cli.arguments import (
     add_data_arguments,
     add_posterior_arguments,
     add_prior_arguments,
+    add_target_argument,
+    check_target_design,
 )
 from judgestats.cli.grouping import grouping
 from judgestats.cli.inputs import data_from_arguments, items_from_arguments, posterior_options
@@ -66,12 +68,18 @@ def add_command(commands: Any) -> None:
         metavar="LEVEL",
         help="level of every interval, strictly between 0 and 1 (default 0.95)",
     )
+    add_target_argument(
+        output,
+        default="population",
+        note=". What the headline interval estimates; items needs --design random",
+    )
     add_posterior_arguments(report)
     add_prior_arguments(report)
 
 
 def run(args: argparse.Namespace) -> int:
     """Write the report (all files or none); print what was written; return the exit code."""
+    check_target_design(args)
     by = grouping(args)
     target = _target(args)
     if by is not None:
@@ -84,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         prob=args.confidence_level,
         source=_source(args),
         command=_command_line(args),
+        target=args.target,
         **_options(args),
     )
     return emit(_save(result, *target, args))
@@ -109,6 +118,7 @@ def _write_items_report(
         correction=args.correction or "holm",
         source=_source(args),
         command=_command_line(args),
+        target=args.target,
         **_options(args),
     )
     return _save(result, output, kind, args)
