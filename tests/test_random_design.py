@@ -140,6 +140,22 @@ def test_unknown_or_inapplicable_target_names_target():
         labels_only_interval(3, 10, target=None)
 
 
+@pytest.mark.parametrize(
+    ("draws", "error", "match"),
+    [
+        (0, ValueError, r"`draws` \(0\) must be a positive integer"),
+        (1.5, ValueError, r"`draws` \(1.5\) must be a positive integer"),
+        (True, TypeError, "`draws` must be a positive integer, got True"),
+        ("100", TypeError, "`draws` must be a positive integer"),
+        (10**12, ValueError, r"`draws` \(1000000000000\) must be at most 1,000,000"),
+    ],
+)
+def test_candidates_draws_are_checked_before_any_work(draws, error, match):
+    random = jc.JudgeData(k=600, n=1000, k0=40, m0=50, k1=45, m1=50, design="random")
+    with pytest.raises(error, match=match):
+        jc.random_design_candidates(random, target="items", draws=draws)
+
+
 def test_ppi_pp_without_correction_is_ppi_plus_plus():
     counts = (6000, 10000, 15, 20, 36, 40)
     estimate, low, high, lam = ppi_pp_counts(*counts, small_sample=False)
