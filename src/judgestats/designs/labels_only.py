@@ -324,8 +324,8 @@ def labels_only_interval(
     if (method == "blaker" or target == "items") and np.any(size > LABELS_ONLY_MAX):
         raise ValueError(
             f"`m` ({int(np.max(size))}) labelled items exceed {LABELS_ONLY_MAX:,}, the most "
-            "the exact labels-only interval handles with method='blaker' or target='items' "
-            "(its cost grows with m); with this many labels the labelled share m1 / m is "
+            "the exact labels-only intervals handle (Blaker's, and any for target='items'; "
+            "their cost grows with m); with this many labels the labelled share m1 / m is "
             "itself exact to about 1 / sqrt(m)."
         )
     if target == "population":
