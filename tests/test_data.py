@@ -402,6 +402,20 @@ class TestFromCsv:
         with pytest.raises(ValueError, match="test set is empty"):
             JudgeData.from_csv(path)
 
+    def test_row_longer_than_the_header_refused(self, tmp_path):
+        rows = list(GOOD_ROWS)
+        rows[5] = "calibration,0,0,fine, really"  # an unquoted comma: data row 6 = file row 7
+        path = write_csv(tmp_path / "long.csv", rows)
+        with pytest.raises(ValueError, match=r"long\.csv, row 7: 5 fields, but the header names 3"):
+            JudgeData.from_csv(path)
+        rows[5] = "calibration,0,0,,"  # empty trailing fields are harmless
+        assert JudgeData.from_csv(write_csv(tmp_path / "ok.csv", rows)) == EXPECTED
+
+    @pytest.mark.parametrize("path", [None, 3, b"labels.csv", ["labels.csv"]])
+    def test_path_of_the_wrong_type_names_path(self, path):
+        with pytest.raises(TypeError, match=r"`path` must be a file path \(a str or an os.Path"):
+            JudgeData.from_csv(path)
+
     def test_bom(self, tmp_path):
         path = tmp_path / "bom.csv"
         path.write_text("\ufeffset,judge,human\n" + "\n".join(GOOD_ROWS) + "\n", encoding="utf-8")

@@ -97,3 +97,21 @@ def test_shapes_that_do_not_broadcast_are_named():
         jc.lang_reiczigel_ci(0.4, 0.7, 0.9, [1000, 2000], [200, 300, 400], 200)
     with pytest.raises(ValueError, match=r"`q1` has shape \(3,\) and `p` has shape \(2,\)"):
         jc.rogan_gladen([0.4, 0.5], 0.7, [0.9, 0.8, 0.7])
+
+
+@pytest.mark.parametrize("path", [None, 7, b"log.json", ["log.json"]])
+def test_readers_name_path_when_it_is_not_a_path(path):
+    # os.fspath's own TypeError ("expected str, bytes or os.PathLike object") named no argument
+    from judgestats import io
+
+    readers = [
+        io.read_table,
+        io.load_json,
+        lambda p: io.read_lm_eval(p, metric="acc"),
+        io.read_inspect,
+        io.read_promptfoo,
+        jc.ModelLabels.from_csv,
+    ]
+    for reader in readers:
+        with pytest.raises(TypeError, match=r"`path` must be a file path \(a str or an os.Path"):
+            reader(path)

@@ -92,6 +92,36 @@ def test_items_interval_covers_by_enumeration():
         assert coverage >= 0.95 - 1e-9
 
 
+def blaker_accepts(x: int, m: int, theta: float) -> bool:
+    """Blaker's acceptability test at theta, from the full binomial pmf (scipy)."""
+    y = np.arange(m + 1)
+    pmf = stats.binom.pmf(y, m, theta)
+    gamma = np.minimum(stats.binom.cdf(y, m, theta), stats.binom.sf(y - 1, m, theta))
+    return bool(pmf[gamma <= gamma[x] * (1 + 1e-9)].sum() > ALPHA)
+
+
+def test_blaker_on_many_labels_uses_a_window_and_keeps_the_full_pmf_ends():
+    # m = 3000: the laws' window (20 sqrt(m) either side) leaves out most counts 0..m
+    x, m = 2700, 3000
+    _, low, high = (float(v) for v in labels_only_interval(x, m, method="blaker"))
+    assert blaker_accepts(x, m, low + 1e-9) and not blaker_accepts(x, m, low - 1e-6)
+    assert blaker_accepts(x, m, high - 1e-9) and not blaker_accepts(x, m, high + 1e-6)
+    _, i_low, i_high = labels_only_interval(x, m, 40, method="blaker", target="items")
+    assert (float(i_low), float(i_high)) == pytest.approx(brute_items(x, m, 40, "blaker"))
+
+
+def test_labels_only_cost_is_capped_with_a_message_naming_m():
+    with pytest.raises(ValueError, match=r"`m` \(20000000\) labelled items exceed 10,000,000"):
+        labels_only_interval(10**7, 2 * 10**7, method="blaker")
+    with pytest.raises(ValueError, match="`m`"):
+        labels_only_interval(10**7, 2 * 10**7, 5, target="items", method="clopper_pearson")
+    huge = jc.JudgeData(50, 100, 9 * 10**11, 10**12, 9 * 10**11, 10**12, design="random")
+    with pytest.raises(ValueError, match=r"`m` \(2000000000000\) labelled items exceed"):
+        jc.crosscheck(huge)
+    _, low, high = labels_only_interval(10**7, 2 * 10**7, method="clopper_pearson")
+    assert float(low) < 0.5 < float(high)
+
+
 def test_every_item_labelled_gives_the_known_share_with_zero_width():
     out = count_candidates(0, 0, 7, 10, 25, 30, target="items", level=0.95)
     for estimate, low, high in out.values():
@@ -108,6 +138,22 @@ def test_unknown_or_inapplicable_target_names_target():
         jc.crosscheck(jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200), target="items")
     with pytest.raises(ValueError, match="`target`"):
         labels_only_interval(3, 10, target=None)
+
+
+@pytest.mark.parametrize(
+    ("draws", "error", "match"),
+    [
+        (0, ValueError, r"`draws` \(0\) must be a positive integer"),
+        (1.5, ValueError, r"`draws` \(1.5\) must be a positive integer"),
+        (True, TypeError, "`draws` must be a positive integer, got True"),
+        ("100", TypeError, "`draws` must be a positive integer"),
+        (10**12, ValueError, r"`draws` \(1000000000000\) must be at most 1,000,000"),
+    ],
+)
+def test_candidates_draws_are_checked_before_any_work(draws, error, match):
+    random = jc.JudgeData(k=600, n=1000, k0=40, m0=50, k1=45, m1=50, design="random")
+    with pytest.raises(error, match=match):
+        jc.random_design_candidates(random, target="items", draws=draws)
 
 
 def test_ppi_pp_without_correction_is_ppi_plus_plus():

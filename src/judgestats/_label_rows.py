@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from judgestats._labels import binary_labels, is_missing, parse_binary
-from judgestats._validate import check_design
+from judgestats._validate import check_design, check_path
 
 __all__ = [
     "ITEM_COLUMNS",
@@ -165,7 +165,7 @@ def read_label_csv(path: str | os.PathLike[str], *, design: str = "stratified") 
         The test verdicts and the calibration labels, in file order.
     """
     design = check_design(design)
-    name = os.fspath(path)
+    name = check_path(path)
     with io.StringIO(read_text_file(name), newline="") as handle:
         reader = csv.DictReader(handle)
         header = reader.fieldnames or []
@@ -178,10 +178,31 @@ def read_label_csv(path: str | os.PathLike[str], *, design: str = "stratified") 
                 f"{', '.join(map(repr, stripped)) or 'none'}."
             )
         position = {c: header[stripped.index(c)] for c in LABEL_COLUMNS}
-        rows = ((r[position["set"]], r[position["judge"]], r[position["human"]]) for r in reader)
+        rows = (
+            _label_fields(r, position, name, number, len(header))
+            for number, r in enumerate(reader, start=2)
+        )
         return parse_label_rows(
             rows, source=name, first_row=2, row_word="row", columns=LABEL_COLUMNS, design=design
         )
+
+
+def _label_fields(
+    row: dict[Any, Any], position: dict[str, str], name: str, number: int, width: int
+) -> tuple[Any, Any, Any]:
+    """The set, judge and human fields of a csv row; a row longer than the header is refused.
+
+    ``csv.DictReader`` files the surplus fields under the key None and would drop them silently,
+    though they mean the row's columns are not those of the header (often an unquoted comma).
+    Empty surplus fields (trailing commas) are harmless and pass.
+    """
+    extra = row.get(None) or []
+    if any(str(value).strip() for value in extra):
+        raise ValueError(
+            f"{name}, row {number}: {width + len(extra)} fields, but the header names {width} "
+            "columns; quote a value that holds a comma."
+        )
+    return row[position["set"]], row[position["judge"]], row[position["human"]]
 
 
 def parse_label_rows(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Any
 
 import numpy as np
@@ -290,6 +291,21 @@ def frozen_copy(values: Any, dtype: Any = None) -> np.ndarray:
     out = np.array(values, dtype=dtype, copy=True)
     out.flags.writeable = False
     return out
+
+
+def check_path(value: Any, name: str = "path") -> str:
+    """A file path as a ``str``: a ``str`` or an ``os.PathLike`` of one.
+
+    Anything else (None, a number, bytes, a list) is a TypeError naming ``name``, where
+    ``os.fspath`` would raise one that names no argument.
+    """
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        raise TypeError(
+            f"`{name}` must be a file path (a str or an os.PathLike), got {type(value).__name__}."
+        )
+    return value
 
 
 def check_positive_int(value: Any, name: str) -> int:

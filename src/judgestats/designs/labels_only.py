@@ -40,6 +40,7 @@ accuracy directly, whatever the judge. Two estimands (``target``):
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,7 @@ import numpy as np
 from judgestats.guaranteed import clopper_pearson
 
 __all__ = [
+    "LABELS_ONLY_MAX",
     "LABELS_ONLY_METHODS",
     "TARGETS",
     "blaker_acceptability",
@@ -64,6 +66,9 @@ _TIE = 1e-9
 _SCAN = 48
 #: Bisection steps for a continuous end (well below 1e-12 on [0, 1]).
 _BISECT = 45
+#: Labelled items above which Blaker's interval and the items target are refused: their cost
+#: grows as sqrt(m) per law evaluated (the window of :func:`_window`), 48 laws at a time.
+LABELS_ONLY_MAX = 10_000_000
 
 
 def check_target(target: Any, *, design: str = "random") -> str:
@@ -101,11 +106,23 @@ def describe_target(target: str, evaluated: int) -> str:
 # ---------------------------------------------------------------------------------------------
 # laws of the labelled count, for a vector of parameters
 # ---------------------------------------------------------------------------------------------
-def _binomial_pmf(m: int, theta: np.ndarray) -> np.ndarray:
-    """Bin(y; m, theta) for y = 0..m: shape (len(theta), m + 1)."""
+def _window(m: int, lowest: float, highest: float) -> tuple[int, int]:
+    """The counts ``start..stop`` outside which every law of mean in [lowest, highest] is 0.
+
+    Hoeffding's bound, for the binomial and the hypergeometric (sampling without replacement)
+    alike: P(|Y - E Y| >= t) <= 2 exp(-2 t^2 / m), below 1e-347 at t = 20 sqrt(m), so each pmf
+    value outside the window underflows to exactly 0 in double precision and dropping it leaves
+    the cumulative sums unchanged; the cost is O(sqrt(m)) per law instead of O(m).
+    """
+    margin = math.ceil(20.0 * math.sqrt(m)) + 1
+    return max(0, math.floor(lowest) - margin), min(m, math.ceil(highest) + margin)
+
+
+def _binomial_pmf(m: int, theta: np.ndarray, start: int = 0, stop: int | None = None) -> np.ndarray:
+    """Bin(y; m, theta) for y = start..stop (default 0..m): shape (len(theta), stop - start + 1)."""
     from scipy.special import gammaln, xlog1py, xlogy
 
-    y = np.arange(m + 1, dtype=float)
+    y = np.arange(start, (m if stop is None else stop) + 1, dtype=float)
     t = np.asarray(theta, dtype=float)[:, None]
     log = (
         gammaln(m + 1.0)
@@ -117,11 +134,13 @@ def _binomial_pmf(m: int, theta: np.ndarray) -> np.ndarray:
     return np.exp(log)
 
 
-def _hypergeom_pmf(m: int, size: int, total: np.ndarray) -> np.ndarray:
-    """Hypergeom(y; size, total, m) for y = 0..m (y out of range: 0): shape (len(total), m + 1)."""
+def _hypergeom_pmf(
+    m: int, size: int, total: np.ndarray, start: int = 0, stop: int | None = None
+) -> np.ndarray:
+    """Hypergeom(y; size, total, m) for y = start..stop (default 0..m; out of range: 0)."""
     from scipy.special import gammaln
 
-    y = np.arange(m + 1, dtype=float)[None, :]
+    y = np.arange(start, (m if stop is None else stop) + 1, dtype=float)[None, :]
     t = np.asarray(total, dtype=float)[:, None]
 
     def log_choose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -149,14 +168,16 @@ def blaker_acceptability(x: int, pmf: np.ndarray) -> np.ndarray:
 def _blaker_end(x: int, m: int, alpha: float, outer: float, inner: float) -> float:
     """The accepted theta nearest ``outer`` between ``outer`` (CP end) and ``inner`` (x / m)."""
     grid = np.linspace(outer, inner, _SCAN)
-    accepted = blaker_acceptability(x, _binomial_pmf(m, grid)) > alpha
+    start, stop = _window(m, min(m * min(outer, inner), x), max(m * max(outer, inner), x))
+    accepted = blaker_acceptability(x - start, _binomial_pmf(m, grid, start, stop)) > alpha
     first = int(np.argmax(accepted)) if accepted.any() else _SCAN - 1
     if first == 0:
         return float(outer)
     rejected, good = float(grid[first - 1]), float(grid[first])
     for _ in range(_BISECT):
         middle = 0.5 * (rejected + good)
-        if blaker_acceptability(x, _binomial_pmf(m, np.array([middle])))[0] > alpha:
+        pmf = _binomial_pmf(m, np.array([middle]), start, stop)
+        if blaker_acceptability(x - start, pmf)[0] > alpha:
             good = middle
         else:
             rejected = middle
@@ -175,12 +196,20 @@ def _blaker_binomial(x: int, m: int, level: float) -> tuple[float, float]:
 # ---------------------------------------------------------------------------------------------
 # the items target (hypergeometric over T)
 # ---------------------------------------------------------------------------------------------
+def _windowed_pmf(m: int, size: int, total: int) -> tuple[int, np.ndarray]:
+    mean = m * total / size
+    start, stop = _window(m, mean, mean)
+    return start, _hypergeom_pmf(m, size, np.array([total]), start, stop)[0]
+
+
 def _tail_at_least(x: int, m: int, size: int, total: int) -> float:
-    return float(_hypergeom_pmf(m, size, np.array([total]))[0, x:].sum())
+    start, pmf = _windowed_pmf(m, size, total)
+    return float(pmf[max(x - start, 0) :].sum())
 
 
 def _tail_at_most(x: int, m: int, size: int, total: int) -> float:
-    return float(_hypergeom_pmf(m, size, np.array([total]))[0, : x + 1].sum())
+    start, pmf = _windowed_pmf(m, size, total)
+    return float(pmf[: max(x - start + 1, 0)].sum())
 
 
 def _integer_search(accept: Any, rejected: int, good: int) -> int:
@@ -208,9 +237,12 @@ def _hypergeom_cp(x: int, m: int, n: int, level: float) -> tuple[int, int]:
 
 def _hypergeom_blaker_end(x: int, m: int, n: int, alpha: float, outer: int, inner: int) -> int:
     size = n + m
+    means = (m * min(outer, inner) / size, m * max(outer, inner) / size)
+    start, stop = _window(m, min(means[0], x), max(means[1], x))
 
     def accept(totals: np.ndarray) -> np.ndarray:
-        return blaker_acceptability(x, _hypergeom_pmf(m, size, totals)) > alpha
+        pmf = _hypergeom_pmf(m, size, totals, start, stop)
+        return blaker_acceptability(x - start, pmf) > alpha
 
     grid = np.unique(np.round(np.linspace(outer, inner, _SCAN)).astype(np.int64))
     if outer > inner:
@@ -289,6 +321,13 @@ def labels_only_interval(
     x, size, unlabelled = np.broadcast_arrays(x, size, unlabelled)
     if np.any(x > size):
         raise ValueError("`m1` must not exceed `m`.")
+    if (method == "blaker" or target == "items") and np.any(size > LABELS_ONLY_MAX):
+        raise ValueError(
+            f"`m` ({int(np.max(size))}) labelled items exceed {LABELS_ONLY_MAX:,}, the most "
+            "the exact labels-only intervals handle (Blaker's, and any for target='items'; "
+            "their cost grows with m); with this many labels the labelled share m1 / m is "
+            "itself exact to about 1 / sqrt(m)."
+        )
     if target == "population":
         unlabelled = np.zeros_like(unlabelled)
     keys = np.stack([a.astype(np.int64).ravel() for a in (x, size, unlabelled)], axis=1)

@@ -52,7 +52,7 @@ import numpy as np
 
 from judgestats._html import fmt_percent
 from judgestats._json import to_json
-from judgestats._validate import as_generator, check_level
+from judgestats._validate import as_generator, check_level, check_positive_int
 from judgestats.data import JudgeData, require_design
 from judgestats.designs.labels_only import check_target, describe_target, labels_only_triple
 from judgestats.designs.prediction_powered import ppi_pp_counts
@@ -94,6 +94,9 @@ CANDIDATE_LABELS = {
 }
 #: Posterior predictive draws of the items target.
 ITEMS_DRAWS = 4000
+#: The most posterior predictive draws :func:`random_design_candidates` takes (memory grows
+#: with them).
+ITEMS_DRAWS_MAX = 1_000_000
 
 Triple = tuple[float, float, float]
 
@@ -290,7 +293,7 @@ def random_design_candidates(
     random_seed : int or numpy.random.Generator, optional
         Seed of the posterior predictive draws (items target).
     draws : int, default 4000
-        Posterior predictive draws for the items target.
+        Posterior predictive draws for the items target (1 to :data:`ITEMS_DRAWS_MAX`).
 
     Returns
     -------
@@ -302,8 +305,10 @@ def random_design_candidates(
     Raises
     ------
     ValueError
-        If ``data`` is not of the random design, or ``target`` is unknown (the message names
-        ``target``).
+        If ``data`` is not of the random design, ``target`` is unknown (the message names
+        ``target``) or ``draws`` is not a whole number in [1, :data:`ITEMS_DRAWS_MAX`].
+    TypeError
+        If ``draws`` is not a number.
     """
     from judgestats.bayes.binary_posterior import posterior
 
@@ -311,6 +316,9 @@ def random_design_candidates(
     data = require_design(data, "random", "`random_design_candidates`")
     level = check_level(confidence_level)
     rng = as_generator(random_seed)
+    draws = check_positive_int(draws, "draws")
+    if draws > ITEMS_DRAWS_MAX:
+        raise ValueError(f"`draws` ({draws}) must be at most {ITEMS_DRAWS_MAX:,}.")
     counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
     intervals = count_candidates(*counts, target=target, level=level, guaranteed_judge=True)
     with warnings.catch_warnings():

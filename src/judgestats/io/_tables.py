@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from judgestats._label_rows import read_text_file, table_suffix
+from judgestats._validate import check_path
 
 __all__ = ["load_json", "read_class_table", "read_table"]
 
@@ -42,7 +43,7 @@ def read_table(
         Naming the file: it does not exist, has an unknown extension, is empty, corrupt or
         truncated; Parquet without ``pyarrow`` installed.
     """
-    name = os.fspath(path)
+    name = check_path(path)
     if Path(name).is_dir():
         raise ValueError(f"{name}: is a folder, not a file; give the file inside it.")
     suffix = table_suffix(name)
@@ -166,7 +167,7 @@ def load_json(path: str | os.PathLike[str], *, lines: bool | None = None) -> Any
     """
     import json
 
-    name = os.fspath(path)
+    name = check_path(path)
     if lines is None:
         lines = table_suffix(name) in _JSONL
     text = read_text_file(name)  # gzip read transparently; errors name the file

@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgestats._validate import install_hint
+from judgestats._validate import check_path, install_hint
 from judgestats.io._items import declared_classes, items_frame, map_classes, map_verdicts
 
 __all__ = ["read_inspect"]
@@ -135,7 +135,7 @@ def read_inspect(
         threshold=threshold,
     )
     allowed = _authors(authors)
-    name = os.fspath(path)
+    name = check_path(path)
     log = _read_log(name)
     samples = _samples(log, name)
     scorer = _pick_scorer(samples, scorer, name)

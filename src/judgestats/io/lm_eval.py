@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgestats._validate import check_path
 from judgestats.io._items import (
     declared_classes,
     items_frame,
@@ -84,7 +85,7 @@ def read_lm_eval(
     declared = declared_classes(
         classes, set_options(threshold=threshold, positive=positive), kept="metric's values"
     )
-    source = os.fspath(path)
+    source = check_path(path)
     records = load_json(source, lines=True)
     if not isinstance(records, list) or not records or not all(map(is_lm_eval_sample, records)):
         raise ValueError(

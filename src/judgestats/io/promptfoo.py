@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgestats._validate import check_path
 from judgestats.io._items import (
     declared_classes,
     items_frame,
@@ -113,7 +114,7 @@ def read_promptfoo(
         If ``classes`` is not a list or tuple of strings and integers.
     """
     declared = declared_classes(classes, set_options(threshold=threshold), kept="judge's scores")
-    source = os.fspath(path)
+    source = check_path(path)
     results = _results(load_json(source), source)
     results = _select(results, provider=provider, prompt_idx=prompt_idx, source=source)
     scored = declared is not None
