@@ -59,15 +59,24 @@ def test_items_target_with_an_unknown_truth_never_gets_a_zero_width_recommendati
     assert rec.high - rec.low > 0.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="labels_only._blaker_end scans 48 points from the Clopper-Pearson end inward and "
-    "bisects between the first accepted and the last rejected point: where Blaker's "
-    "acceptability is not monotone there it stops short of accepted theta, so the reported "
-    "interval misses an accepted island of theta and its coverage drops below the level "
-    "(m = 400, x = 1: upper end 0.013208, but a(theta) > 0.05 on [0.0137, 0.01382]; coverage "
-    "0.9496 at theta = 0.0138)",
-)
+@pytest.mark.parametrize(("m", "level"), [(300, 0.90), (400, 0.90), (400, 0.95), (500, 0.90)])
+def test_blaker_binomial_interval_covers_at_least_the_level_next_to_every_end(m, level):
+    # exact coverage is smallest just outside an interval's end: check every end +- 1e-10 (a
+    # 48-point scan of the acceptability missed accepted stretches at these m)
+    import numpy as np
+    from scipy import stats
+
+    from judgestats.designs.labels_only import labels_only_interval
+
+    xs = np.arange(m + 1)
+    _, low, high = labels_only_interval(xs, m, 0, method="blaker", confidence_level=level)
+    ends = np.concatenate([low, high])
+    thetas = np.concatenate([ends - 1e-10, ends + 1e-10])
+    for theta in thetas[(thetas > 0) & (thetas < 1)]:
+        pmf = stats.binom.pmf(xs, m, theta)
+        assert pmf[(low <= theta) & (theta <= high)].sum() >= level - 1e-12
+
+
 def test_blaker_binomial_interval_covers_at_least_the_level_at_m_400():
     import numpy as np
     from scipy import stats
