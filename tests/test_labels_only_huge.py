@@ -1,4 +1,4 @@
-"""The labels-only items target keeps full precision for huge evaluated sets (N up to 1e15).
+"""Exact labels-only intervals and binomial tails keep full precision at huge counts.
 
 The hypergeometric law of the labelled count was a difference of log-gammas of size N, which
 loses about eps N log N: at N = 1e12 the items interval was 1.6e-4 off its binomial limit, at
@@ -50,3 +50,20 @@ def test_items_interval_tends_to_the_population_interval(method, unlabelled):
     assert np.allclose(items[1:], population[1:], atol=1e-9, rtol=0)
     if method == "clopper_pearson":
         assert np.allclose(population[1:], (0.49720915, 0.69670523), atol=1e-8)
+
+
+@pytest.mark.parametrize("m", [2 * 10**7, 2 * 10**9, 2 * 10**12])
+def test_binomial_tails_stay_exact_for_huge_m(m):
+    # Bin(m, 1/2) is symmetric: P(K <= m/2) = P(K >= m/2) = (1 + P(K = m/2)) / 2; scipy's bdtr
+    # gave 0.50148 at m = 1e7 (the tail is 0.50013) and NaN from 2^31
+    from math import pi, sqrt
+
+    from judgestats._binomial import at_least, at_most
+
+    half = m // 2  # P(K = h) = C(2h, h) / 4^h by its asymptotic series (log-gammas of size m
+    # lose eps m log m)
+    centre = (1 - 1 / (8 * half) + 1 / (128 * half**2) + 5 / (1024 * half**3)) / sqrt(pi * half)
+    assert float(at_most(half, m, 0.5)) == pytest.approx((1 + centre) / 2, abs=1e-12)
+    assert float(at_least(half, m, 0.5)) == pytest.approx((1 + centre) / 2, abs=1e-12)
+    assert float(at_most(-1, m, 0.5)) == 0.0 and float(at_least(m + 1, m, 0.5)) == 0.0
+    assert float(at_most(m, m, 0.5)) == 1.0 and float(at_least(0, m, 0.5)) == 1.0

@@ -110,16 +110,28 @@ def test_blaker_on_many_labels_uses_a_window_and_keeps_the_full_pmf_ends():
     assert (float(i_low), float(i_high)) == pytest.approx(brute_items(x, m, 40, "blaker"))
 
 
-def test_labels_only_cost_is_capped_with_a_message_naming_m():
+def test_labels_only_cost_is_capped_for_the_items_target_with_a_message_naming_m():
     with pytest.raises(ValueError, match=r"`m` \(20000000\) labelled items exceed 10,000,000"):
-        labels_only_interval(10**7, 2 * 10**7, method="blaker")
+        labels_only_interval(10**7, 2 * 10**7, 5, target="items", method="blaker")
     with pytest.raises(ValueError, match="`m`"):
         labels_only_interval(10**7, 2 * 10**7, 5, target="items", method="clopper_pearson")
     huge = jc.JudgeData(50, 100, 9 * 10**11, 10**12, 9 * 10**11, 10**12, design="random")
     with pytest.raises(ValueError, match=r"`m` \(2000000000000\) labelled items exceed"):
-        jc.crosscheck(huge)
-    _, low, high = labels_only_interval(10**7, 2 * 10**7, method="clopper_pearson")
-    assert float(low) < 0.5 < float(high)
+        jc.crosscheck(huge, target="items")
+
+
+def test_population_target_takes_any_number_of_labels():
+    # Blaker's ends are roots of incomplete-beta tails, so 2e12 labels cost no more than 20;
+    # half of them correct: both exact intervals are 0.5 -+ z sqrt(0.25 / m) to 1e-9
+    half_width = 1.959964 * (0.25 / 2e12) ** 0.5
+    for method in ("blaker", "clopper_pearson"):
+        _, low, high = labels_only_interval(10**12, 2 * 10**12, method=method)
+        assert float(low) == pytest.approx(0.5 - half_width, abs=1e-9)
+        assert float(high) == pytest.approx(0.5 + half_width, abs=1e-9)
+    huge = jc.JudgeData(50, 100, 9 * 10**11, 10**12, 9 * 10**11, 10**12, design="random")
+    with pytest.warns(jc.JudgeStatsWarning, match="intervals_disagree"):  # LR ignores m1 / m
+        rec = jc.crosscheck(huge).recommended
+    assert rec.low == pytest.approx(0.5 - half_width, abs=1e-9)
 
 
 def test_every_item_labelled_gives_the_known_share_with_zero_width():

@@ -212,7 +212,7 @@ def predictive_p_values(data: Any, expect: Any) -> dict[str, float]:
     ``expect(funcs, var)`` returns ``[E[func(var)] for func in funcs]`` under the posterior
     (each engine's ``expect``: the exact engine's nested rule, or the mean over draws).
     """
-    from scipy import special as sc
+    from judgestats._binomial import at_least, at_most
 
     out = {}
     for name, count, trials, var in (
@@ -225,10 +225,8 @@ def predictive_p_values(data: Any, expect: Any) -> dict[str, float]:
             continue
         low, high = expect(
             [
-                lambda r, c=count, m=trials: sc.bdtr(c, m, r),
-                lambda r, c=count, m=trials: (
-                    1.0 - sc.bdtr(c - 1, m, r) if c > 0 else np.ones_like(r)
-                ),
+                lambda r, c=count, m=trials: at_most(c, m, r),
+                lambda r, c=count, m=trials: at_least(c, m, r),
             ],
             var,
         )

@@ -66,8 +66,8 @@ _TIE = 1e-9
 _SCAN = 48
 #: Bisection steps for a continuous end (well below 1e-12 on [0, 1]).
 _BISECT = 45
-#: Labelled items above which Blaker's interval and the items target are refused: their cost
-#: grows as sqrt(m) per law evaluated (the window of :func:`_window`), 48 laws at a time.
+#: Labelled items above which the items target's intervals are refused: their cost grows as
+#: sqrt(m) per law evaluated (the window of :func:`_window`), 48 laws at a time.
 LABELS_ONLY_MAX = 10_000_000
 
 
@@ -221,13 +221,14 @@ def _blaker_upper(x: int, m: int, alpha: float, cp_high: float) -> float:
     0.013208 and the interval covered 0.9496 at theta = 0.0138.)
     """
     from scipy.optimize import brentq
-    from scipy.special import bdtr, bdtrc
+
+    from judgestats._binomial import at_least, at_most
 
     def lower_tail(theta: float) -> float:
-        return float(bdtr(x, m, theta))
+        return float(at_most(x, m, theta))
 
     def upper_tail(y: int, theta: float) -> float:  # P(Y >= y); 0 above m
-        return 0.0 if y > m else float(bdtrc(y - 1, m, theta))
+        return float(at_least(y, m, theta))
 
     floor = lower_tail(cp_high)
     low, high = x + 1, m + 1  # the smallest y with upper_tail(y) <= floor (m + 1: none)
@@ -386,12 +387,12 @@ def labels_only_interval(
     x, size, unlabelled = np.broadcast_arrays(x, size, unlabelled)
     if np.any(x > size):
         raise ValueError("`m1` must not exceed `m`.")
-    if (method == "blaker" or target == "items") and np.any(size > LABELS_ONLY_MAX):
+    if target == "items" and np.any(size > LABELS_ONLY_MAX):
         raise ValueError(
             f"`m` ({int(np.max(size))}) labelled items exceed {LABELS_ONLY_MAX:,}, the most "
-            "the exact labels-only intervals handle (Blaker's, and any for target='items'; "
-            "their cost grows with m); with this many labels the labelled share m1 / m is "
-            "itself exact to about 1 / sqrt(m)."
+            "the exact labels-only intervals of target='items' handle (their cost grows with "
+            "m); with this many labels the labelled share m1 / m is itself exact to about "
+            "1 / sqrt(m), and target='population' has no such limit."
         )
     if target == "population":
         unlabelled = np.zeros_like(unlabelled)
