@@ -1,7 +1,7 @@
 """Review findings on the random design: Blaker's binomial interval and the random-design rule.
 
 Each test states a property the documentation promises; expected values are hand arithmetic or
-the candidates' own intervals, never the rule's output. Marked xfail(strict=True) until fixed.
+the candidates' own intervals, never the rule's output. Each failed before its fix.
 """
 
 from __future__ import annotations
@@ -22,12 +22,6 @@ def _recommended(data, target, level):
         return jc.crosscheck(data, target=target, confidence_level=level).recommended
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="outside the coverage table (any level but 95%) the rule falls back to Blaker's and "
-    "its reason says 'the judge adds no information here beyond the labels'; the 90% "
-    "recommendation (Blaker, width 0.110) is then twice as wide as the 95% one (PPI++, 0.053)",
-)
 def test_a_lower_level_never_gives_a_wider_recommended_interval():
     data = jc.JudgeData(**STRONG, design="random")
     at95 = _recommended(data, "population", 0.95)
@@ -35,28 +29,19 @@ def test_a_lower_level_never_gives_a_wider_recommended_interval():
     assert at90.high - at90.low <= at95.high - at95.low
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the reason text claims the judge adds no information where the real cause is that "
-    "the level (90%) is outside the simulated table",
-)
 def test_outside_the_table_the_reason_does_not_say_the_judge_adds_no_information():
     data = jc.JudgeData(**STRONG, design="random")
     rec = _recommended(data, "population", 0.90)
     assert "adds no information" not in rec.reason
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="module docstring step 4 and the guide: 'a zero-width interval is never recommended "
-    "unless the truth is known'; with 40 of 40 labels correct and 1 unlabelled item the truth "
-    "is 40/41 or 41/41, yet Blaker's and Clopper-Pearson's items intervals are both [1, 1] "
-    "(P(40 of 40 | T = 40) = 1/41 <= 0.025) and the rule recommends [1, 1]",
-)
 def test_items_target_with_an_unknown_truth_never_gets_a_zero_width_recommendation():
     data = jc.JudgeData(k=1, n=1, k0=0, m0=0, k1=38, m1=40, design="random")
     rec = _recommended(data, "items", 0.95)
     assert rec.high - rec.low > 0.0
+    # every share the one unlabelled item allows: 40/41 (it is incorrect) to 41/41
+    assert (rec.low, rec.high) == pytest.approx((40 / 41, 1.0))
+    assert rec.method == "labels_only_bounds"
 
 
 @pytest.mark.parametrize(("m", "level"), [(300, 0.90), (400, 0.90), (400, 0.95), (500, 0.90)])

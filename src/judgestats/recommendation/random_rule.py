@@ -21,7 +21,10 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    with 100 labels, PPI++ was picked for 1.5% of the samples and covered 0.22 of them
    (``benchmarks/random_rule_selection.py``). (A 95% level for theta alone was measured too:
    more bans, wider intervals.)
-   Outside the table: m < 10, n < 100, a level other than 95%.
+   Outside the table: m < 10, n < 100, a level other than 95%; there the reason says so (not
+   that the judge adds nothing), and below 95% the 95% pick is reported where it uses the judge
+   and is narrower than the exact interval at the level asked (it covers at least 95%, so at
+   least any lower level: conservative, and a lower level never gives a wider interval).
 2. **Eligible**: a candidate whose table coverage in *every* cell of the regime is at least
 
    .. math:: c_{min} = \text{level} - 0.005 - 2\,\mathrm{SE}_{cell}, \qquad
@@ -61,7 +64,9 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
 4. **Never zero width** unless the truth is known (``target="items"`` with no unlabelled
    item, :func:`truth_known`): a zero-width candidate is passed over. Where Blaker's
    finite-population interval is itself one point (items target, one or two unlabelled items
-   beside many labelled ones), Clopper-Pearson's (:data:`WIDEST_EXACT`) is used instead.
+   beside many labelled ones), Clopper-Pearson's (:data:`WIDEST_EXACT`) is used instead, and
+   where that is one point too, every share the unlabelled items allow, [m1 / N, (m1 + n) / N]
+   (:data:`BOUNDS`).
 
 A random sample is an assumption. Where the class-balance test
 (:func:`judgestats.class_balance_test`) rejects it at :data:`SAMPLING_ALPHA` (stricter than the
@@ -73,6 +78,7 @@ saying so.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from importlib import resources
@@ -88,6 +94,7 @@ Triple = tuple[float, float, float]
 
 __all__ = [
     "APPROXIMATE",
+    "BOUNDS",
     "CHOICES",
     "COVERAGE_SLACK",
     "EXACT",
@@ -113,6 +120,9 @@ EXACT = "labels_only_blaker"
 EXACT_CANDIDATES = (EXACT,)
 #: The exact interval used where every other exact one has zero width but the truth is unknown.
 WIDEST_EXACT = "labels_only_cp"
+#: What :func:`recommend_random` reports where every exact interval is one point but the truth
+#: is unknown: [m1 / N, (m1 + n) / N], every share the unlabelled items allow.
+BOUNDS = "labels_only_bounds"
 #: What :func:`choose_random` indexes into.
 CHOICES = (*APPROXIMATE, *EXACT_CANDIDATES, WIDEST_EXACT)
 #: Class-balance p-value below which the random-sampling assumption is taken to fail.
@@ -343,23 +353,52 @@ def _user_values(data: JudgeData, target: str) -> str:
         else "a judge measured on one true class only"
     )
     return (
-        f"for {what}, with {data.m} labelled items ({data.m1} correct), {data.n} unlabelled "
-        f"items and {judge}"
+        f"for {what}, with {data.m} labelled item{'s' * (data.m != 1)} ({data.m1} correct), "
+        f"{data.n} unlabelled item{'s' * (data.n != 1)} and {judge}"
     )
 
 
-def _exact_reason(name: str, values: str, data: JudgeData, level: float) -> str:
+def _outside_table(data: JudgeData, level: float) -> str | None:
+    """Why the coverage table says nothing about these data (None where it applies)."""
+    table = random_coverage_table()
+    m_min, n_min = int(table["m"][0]), int(table["n"][0])
+    if abs(level - 0.95) > 1e-12:
+        return (
+            f"the coverage table is simulated at the 95% level only, so at {fmt_percent(level)} "
+            "no interval that uses the judge has a measured coverage"
+        )
+    if data.m < m_min or data.n < n_min:
+        return (
+            f"the coverage table starts at {m_min} labelled and {n_min} unlabelled items, so "
+            "here no interval that uses the judge has a measured coverage"
+        )
+    return None
+
+
+def _exact_reason(name: str, values: str, data: JudgeData, level: float, target: str) -> str:
+    every = "number of correct items" if target == "items" else "accuracy"
+    outside = _outside_table(data, level)
+    why = (
+        outside
+        if outside is not None
+        else "the judge adds no information here beyond the labels (no interval that uses it "
+        "is known to cover in this regime and is at least 5% narrower)"
+    )
     if name == EXACT:
         return (
-            f"{values}: the judge adds no information here beyond the labels (no interval that "
-            "uses it is known to cover in this regime and is at least 5% narrower); this "
-            f"interval comes from the {data.m} labelled items alone (Blaker's exact interval: "
-            f"coverage at least {fmt_percent(level)} for every accuracy, by construction)."
+            f"{values}: {why}; this interval comes from the {data.m} labelled items alone "
+            f"(Blaker's exact interval: coverage at least {fmt_percent(level)} for every "
+            f"{every}, by construction)."
+        )
+    if name == BOUNDS:
+        return (
+            f"{values}: every exact interval from the labels is a single point here, and the "
+            "truth is not known, so the interval is every share the unlabelled items allow, "
+            f"from all of them incorrect to all of them correct (coverage 100%); {why}."
         )
     return (
         f"{values}: the {METHOD_LABELS[name]} interval is the narrowest of the intervals that "
-        f"cover by construction (at least {fmt_percent(level)} for every accuracy and judge), "
-        "and no approximate interval known to cover in this regime is at least 5% narrower."
+        f"cover by construction (at least {fmt_percent(level)} for every {every}); {why}."
     )
 
 
@@ -375,7 +414,10 @@ def recommend_random(
     ``candidates`` maps names of :func:`judgestats.random_design_candidates` to (estimate, low,
     high) for ``target`` (a ``guaranteed_judge`` key is ignored: step 3). The class-balance
     switch is made by the caller (:func:`judgestats.crosscheck`), which holds the stratified
-    candidates.
+    candidates. Below 95%, where the table says nothing, the 95% pick is reported instead where
+    it uses the judge and is narrower (:func:`_from_95`). Where every exact interval is one
+    point and the truth is unknown (items target, one or two unlabelled items), the interval is
+    every share the unlabelled items allow (``labels_only_bounds``).
     """
     counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
     intervals = {name: (value[1], value[2]) for name, value in candidates.items()}
@@ -393,7 +435,39 @@ def recommend_random(
             float(estimate), float(low), float(high), name, level, reason,
             coverage=float(worst[0]), target=target,
         )  # fmt: skip
-    reason = _exact_reason(name, values, data, level)
+    if level < 0.95:
+        wider = _from_95(data, level, high - low, values, target)
+        if wider is not None:
+            return wider
+    if high == low and not bool(truth_known(counts, target)[0]):
+        evaluated = data.n + data.m
+        name, low, high = BOUNDS, data.m1 / evaluated, (data.m1 + data.n) / evaluated
+    reason = _exact_reason(name, values, data, level, target)
     return Recommendation(
         float(estimate), float(low), float(high), name, level, reason, target=target
     )
+
+
+def _from_95(
+    data: JudgeData, level: float, exact_width: float, values: str, target: str
+) -> Recommendation | None:
+    """The 95% pick as the interval at ``level`` < 95%, where it uses the judge and is narrower.
+
+    An interval whose coverage is at least 95% in every cell of the regime covers at least any
+    lower level there too: conservative, but never wider than what the table cannot vouch for.
+    """
+    from judgestats.designs.random_candidates import count_candidates
+
+    counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
+    found = count_candidates(*counts, target=target, level=0.95)
+    at95 = recommend_random(data, 0.95, found, target=target)
+    if at95.method not in APPROXIMATE or at95.high - at95.low >= exact_width:
+        return None
+    reason = (
+        f"{values}: the coverage table is simulated at the 95% level only; in it the "
+        f"{METHOD_LABELS[at95.method]} 95% interval covered at least {at95.coverage:.1%} in "
+        f"every cell of this regime, so it covers at least {fmt_percent(level)} too, and it is "
+        f"narrower than the {fmt_percent(level)} exact interval from the labels alone: it is "
+        f"reported as the {fmt_percent(level)} interval (conservative)."
+    )
+    return dataclasses.replace(at95, level=level, reason=reason)

@@ -25,6 +25,7 @@ METHOD_LABELS = {
     "guaranteed": "Rogan-Gladen + guaranteed",
     "labels_only_blaker": "labels only, Blaker (exact)",
     "labels_only_cp": "labels only, Clopper-Pearson (exact)",
+    "labels_only_bounds": "labels only, every possible share (exact)",
     "guaranteed_judge": "guaranteed, labels and judge (exact)",
     "posterior_eti": "random-design posterior, equal-tailed",
     "posterior_hdi": "random-design posterior, HDI",
