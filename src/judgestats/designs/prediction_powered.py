@@ -481,11 +481,12 @@ def ppi_pp_counts(
 
     from which lambda, the centre :math:`\lambda \hat p + \tilde\phi - \lambda \tilde c` and
     Var(r) follow as above (moments with divisor m-tilde). Each true class gets :math:`z^2/2`
-    pseudo-items, so for lambda = 0 (a judge that carries no information) the centre and
-    variance are those of the Agresti-Coull interval of the labelled share (Agresti & Coull
-    1998, "Approximate is better than 'exact' for interval estimation of binomial
-    proportions", The American Statistician 52). Two more terms make the interval cover where
-    lambda is estimated on few labels:
+    pseudo-items, so for lambda = 0 (a judge that carries no information) the centre is that
+    of the Agresti-Coull interval of the labelled share (Agresti & Coull 1998, "Approximate is
+    better than 'exact' for interval estimation of binomial proportions", The American
+    Statistician 52) and the variance :math:`\tilde p(1 - \tilde p)/m` (Agresti-Coull's divides
+    by :math:`m + z^2`, so this one is wider by :math:`\sqrt{(m + z^2)/m}`, 1.03 at m = 60).
+    Two more terms make the interval cover where lambda is estimated on few labels:
 
     * the labelled variance Var~(r) / m gets the part that estimating lambda on the same labels
       adds, :math:`\max(0, V_{jack} - V_{fix})` (delete-one jackknife over the labelled items,
