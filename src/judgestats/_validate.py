@@ -34,6 +34,7 @@ __all__ = [
     "check_counts",
     "check_level",
     "check_not_exceeding",
+    "check_options",
     "check_positive_int",
     "check_proportions",
     "first_bad",
@@ -335,6 +336,20 @@ def check_positive_real(value: Any, name: str, what: str = "") -> float:
         extra = f" ({what})" if what else ""
         raise ValueError(f"`{name}` ({value!r}) must be a finite number greater than 0{extra}.")
     return float(value)
+
+
+def check_options(options: dict[str, Any], allowed: Any, function: str, passed_to: str) -> None:
+    """Raise TypeError naming ``function`` for a keyword of ``options`` not in ``allowed``.
+
+    For ``**options`` passed on to another function (``passed_to``): Python's own message would
+    name that function, not the one the caller called, and not list what is accepted.
+    """
+    unknown = [key for key in options if key not in allowed]
+    if unknown:
+        raise TypeError(
+            f"{function}() got an unexpected keyword argument {unknown[0]!r}; besides its own, "
+            f"it accepts the options of {passed_to}: {', '.join(sorted(allowed))}."
+        )
 
 
 def check_not_exceeding(
