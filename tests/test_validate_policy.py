@@ -65,3 +65,34 @@ def test_choice_options_share_one_policy(call, name):
         call(3)
     with pytest.raises(ValueError, match=rf"`{name}` \('bogus'\) must be one of"):
         call("bogus")
+
+
+def _kclass_data():
+    from judgestats.kclass import KClassData
+
+    return KClassData(("A", "B"), test=[60, 40], confusion=[[40, 10], [5, 45]])
+
+
+@pytest.mark.parametrize(
+    ("call", "name", "none_allowed"),
+    [
+        (lambda v: jc.rogan_gladen(0.4, 0.7, 0.9, clip=v), "clip", False),
+        (lambda v: jc.simulate.coverage("naive", **CELL, reps=2, exact=v), "exact", False),
+        (lambda v: jc.simulate.coverage("naive", **CELL, reps=2, progress=v), "progress", True),
+        (lambda v: jc.posterior(A, progressbar=v), "progressbar", True),
+        (lambda v: jc.required_calibration(0.2, 0.4, 0.8, 0.9, progress=v), "progress", True),
+        (
+            lambda v: __import__("judgestats.kclass").kclass.kclass_posterior(
+                _kclass_data(), progressbar=v
+            ),
+            "progressbar",
+            True,
+        ),
+        (lambda v: __import__("judgestats.io").io.load_json("x.json", lines=v), "lines", True),
+    ],
+)
+def test_true_false_options_share_one_policy(call, name, none_allowed):
+    allowed = "True, False or None" if none_allowed else "True or False"
+    for bad in ("no", 0, 1, "False"):
+        with pytest.raises(TypeError, match=f"`{name}` must be {allowed}, got {bad!r}"):
+            call(bad)

@@ -27,6 +27,7 @@ __all__ = [
     "check_broadcast",
     "check_classes",
     "check_design",
+    "check_flag",
     "frozen_copy",
     "as_generator",
     "as_real_array",
@@ -269,6 +270,20 @@ INTERVAL_KINDS = ("eti", "hdi")
 
 #: Engines of the binary posterior (``posterior(method=...)``, ``--method``).
 POSTERIOR_METHODS = ("exact", "nuts")
+
+
+def check_flag(value: Any, name: str, *, allow_none: bool = False) -> Any:
+    """Return a True/False option as a ``bool`` (``None`` kept where ``allow_none``); else raise.
+
+    Anything else, ``"no"``, ``0``, ``1`` or an array included, is a TypeError naming ``name``:
+    Python's truth of ``"no"`` is True, so a flag is never read by ``bool(value)``.
+    """
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        allowed = "True, False or None" if allow_none else "True or False"
+        raise TypeError(f"`{name}` must be {allowed}, got {value!r}.")
+    return bool(value)
 
 
 def check_design(design: Any) -> str:

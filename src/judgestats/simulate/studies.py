@@ -15,7 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from judgestats._validate import check_choice, check_counts, check_level, check_positive_int
+from judgestats._validate import (
+    check_choice,
+    check_counts,
+    check_flag,
+    check_level,
+    check_positive_int,
+)
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.simulate._chunking import bayes_parts, guaranteed_parts, plan_chunks
 from judgestats.simulate._grid import (
@@ -178,6 +184,8 @@ def coverage(
 
     Raises
     ------
+    TypeError
+        If ``exact`` is not True or False, or ``progress`` not True, False or None.
     ValueError
         For an unknown method, design or allocation, ``reps`` < 1, a level outside (0, 1), a
         grid value out of range (the message names the parameter and shows the value), or
@@ -185,6 +193,8 @@ def coverage(
     """
     level = check_level(confidence_level)
     reps = check_positive_int(reps, "reps")
+    exact = check_flag(exact, "exact")
+    progress = check_flag(progress, "progress", allow_none=True)
     design = check_choice(design, "design", DESIGNS)
     template, flat = grid(grid_parameters(theta, q0, q1, n, m0, m1, theta_cal, design))
     design, allocation, m_pilot = check_design(design, allocation, m_pilot, flat)

@@ -26,7 +26,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from judgestats._validate import as_generator, check_choice, check_level, check_positive_int
+from judgestats._validate import (
+    as_generator,
+    check_choice,
+    check_flag,
+    check_level,
+    check_positive_int,
+)
 from judgestats.bayes.diagnostics import FLAGS, TARGET_ACCEPT, convergence, convergence_flags
 from judgestats.bayes.nuts import NutsCache
 from judgestats.bayes.priors import StratifiedPrior, checked_prior
@@ -297,7 +303,8 @@ def stratified_posterior(
     ------
     TypeError
         If ``data`` lacks the strata and counts, ``prior`` is not a StratifiedPrior,
-        ``compiled`` is not a NutsCache, or a count option is not an integer.
+        ``compiled`` is not a NutsCache, a count option is not an integer, or ``progressbar``
+        is not True, False or None.
     ValueError
         For an unknown ``method``, ``"exact"`` with several strata, non-positive ``draws``,
         ``tune``, ``chains`` or ``cores``, or a ``target_accept`` or ``prob`` outside (0, 1).
@@ -319,6 +326,7 @@ def stratified_posterior(
     )
     target_accept = check_level(target_accept, "target_accept")
     prob = check_level(prob, "prob")
+    progressbar = check_flag(progressbar, "progressbar", allow_none=True)
     if compiled is not None and not isinstance(compiled, NutsCache):
         raise TypeError(
             f"`compiled` must be a judgestats.bayes.nuts.NutsCache or None, got "
