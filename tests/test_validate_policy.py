@@ -96,3 +96,26 @@ def test_true_false_options_share_one_policy(call, name, none_allowed):
     for bad in ("no", 0, 1, "False"):
         with pytest.raises(TypeError, match=f"`{name}` must be {allowed}, got {bad!r}"):
             call(bad)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda m: jc.rogan_gladen(m, 0.7, 0.9), "p"),
+        (lambda m: jc.guaranteed_ci(m, 1000, 140, 200, 180, 200), "k"),
+        (lambda m: jc.JudgeData.from_labels(m, [1, 0], [1, 0]), "test_judge"),
+        (lambda m: jc.JudgeData.from_labels([1, 0, 1], m, [1, 0, 1]), "calib_human"),
+        (
+            lambda m: __import__("judgestats.kclass").kclass.KClassData(
+                ("A", "B"), test=m, confusion=[[40, 10], [5, 45]]
+            ),
+            "test",
+        ),
+    ],
+)
+def test_masked_arrays_are_refused_not_silently_unmasked(call, name):
+    import numpy as np
+
+    masked = np.ma.array([0.4, 1.0], mask=[False, True])
+    with pytest.raises(TypeError, match=f"`{name}` is a numpy masked array"):
+        call(masked)

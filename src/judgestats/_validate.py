@@ -38,6 +38,7 @@ __all__ = [
     "check_options",
     "check_positive_int",
     "check_proportions",
+    "refuse_masked",
     "first_bad",
     "is_xarray",
 ]
@@ -81,15 +82,30 @@ def _message(name: str, values: np.ndarray, bad: np.ndarray, rule: str) -> str:
     return f"`{name}` {rule}{detail}."
 
 
+def refuse_masked(value: Any, name: str) -> None:
+    """Raise TypeError for a numpy masked array: its mask would be ignored, not honoured.
+
+    ``numpy.asarray`` drops the mask and keeps the masked-out values, so the masked entries
+    would count as data. The message says how to pass the unmasked values instead.
+    """
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(
+            f"`{name}` is a numpy masked array, whose mask judgestats would not honour; pass "
+            f"the values to use (e.g. `{name}.compressed()`, or `.filled(...)`), or mark "
+            "unlabelled items with NaN where missing values are allowed."
+        )
+
+
 def as_real_array(value: Any, name: str) -> np.ndarray:
     """Convert ``value`` to a numeric numpy array without copying when possible.
 
     Raises
     ------
     TypeError
-        If ``value`` is a string, a boolean, ``None`` or anything that is not a real number or an
-        array of real numbers.
+        If ``value`` is a string, a boolean, ``None``, a masked array, or anything that is not a
+        real number or an array of real numbers.
     """
+    refuse_masked(value, name)
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"`{name}` must be a real number or an array of them, got {value!r}.")
     if isinstance(value, (bool, np.bool_)):
@@ -231,6 +247,7 @@ def check_counts(value: Any, name: str, *, minimum: int = 0, allow_inf: bool = F
 
 def check_open_probabilities(value: Any, name: str) -> np.ndarray:
     """Validate probabilities strictly inside (0, 1) (a scalar or an array); returns floats."""
+    refuse_masked(value, name)
     if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
         raise TypeError(f"`{name}` must be a probability or an array of them, got {value!r}.")
     try:
