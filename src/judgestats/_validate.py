@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -370,7 +371,9 @@ def check_positive_real(value: Any, name: str, what: str = "") -> float:
     return float(value)
 
 
-def check_options(options: dict[str, Any], allowed: Any, function: str, passed_to: str) -> None:
+def check_options(
+    options: Mapping[str, object], allowed: Any, function: str, passed_to: str
+) -> None:
     """Raise TypeError naming ``function`` for a keyword of ``options`` not in ``allowed``.
 
     For ``**options`` passed on to another function (``passed_to``): Python's own message would
