@@ -119,3 +119,42 @@ def test_masked_arrays_are_refused_not_silently_unmasked(call, name):
     masked = np.ma.array([0.4, 1.0], mask=[False, True])
     with pytest.raises(TypeError, match=f"`{name}` is a numpy masked array"):
         call(masked)
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: jc.simulate.coverage("naive", **CELL, reps=10**12), r"`reps` \(1000000000000\)"),
+        (lambda: jc.posterior(A, draws=10**12), r"`draws` \(1000000000000\) must be at most"),
+        (lambda: jc.posterior(A, draws=10**6, chains=100), r"`draws` x `chains`"),
+        (
+            lambda: __import__("judgestats.kclass").kclass.kclass_posterior(
+                _kclass_data(), proposals=10**12
+            ),
+            r"`proposals` \(1000000000000\) must be at most",
+        ),
+        (
+            lambda: jc.compare(A, B, method="bootstrap", bootstrap={"n_resamples": 10**12}),
+            r"`n_resamples` \(1000000000000\) must be at most",
+        ),
+        (
+            lambda: jc.simulate.simulate_counts(**{**CELL, "theta": [0.1] * 1000}, reps=10**5),
+            r"`reps` \(100,000\) x the grid's 1,000 cells",
+        ),
+        (
+            lambda: jc.simulate.coverage(
+                "naive", **{name: [v] * 100 for name, v in CELL.items()}, reps=2
+            ),
+            r"the parameter grid has 100 \(theta\) x .* cells, more than",
+        ),
+        (
+            lambda: jc.simulate.coverage(
+                "lang_reiczigel", **{**CELL, "n": 10**9, "m0": 10**9}, exact=True
+            ),
+            r"`exact=True` would sum over .* datasets at n = 1e\+09",
+        ),
+    ],
+)
+def test_huge_sizes_are_refused_before_any_allocation(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -36,8 +36,10 @@ __all__ = [
     "check_counts",
     "check_level",
     "check_not_exceeding",
-    "check_options",
+    "check_posterior_options",
     "check_positive_int",
+    "check_draws",
+    "MAX_SAMPLES",
     "check_proportions",
     "refuse_masked",
     "first_bad",
@@ -84,11 +86,7 @@ def _message(name: str, values: np.ndarray, bad: np.ndarray, rule: str) -> str:
 
 
 def refuse_masked(value: Any, name: str) -> None:
-    """Raise TypeError for a numpy masked array: its mask would be ignored, not honoured.
-
-    ``numpy.asarray`` drops the mask and keeps the masked-out values, so the masked entries
-    would count as data. The message says how to pass the unmasked values instead.
-    """
+    """Raise TypeError for a numpy masked array: ``numpy.asarray`` drops its mask silently."""
     if isinstance(value, np.ma.MaskedArray):
         raise TypeError(
             f"`{name}` is a numpy masked array, whose mask judgestats would not honour; pass "
@@ -291,11 +289,7 @@ POSTERIOR_METHODS = ("exact", "nuts")
 
 
 def check_flag(value: Any, name: str, *, allow_none: bool = False) -> Any:
-    """Return a True/False option as a ``bool`` (``None`` kept where ``allow_none``); else raise.
-
-    Anything else, ``"no"``, ``0``, ``1`` or an array included, is a TypeError naming ``name``:
-    Python's truth of ``"no"`` is True, so a flag is never read by ``bool(value)``.
-    """
+    """A True/False option as a ``bool`` (None kept if ``allow_none``); TypeError for "no", 0."""
     if value is None and allow_none:
         return None
     if not isinstance(value, (bool, np.bool_)):
@@ -342,11 +336,17 @@ def check_path(value: Any, name: str = "path") -> str:
     return value
 
 
-def check_positive_int(value: Any, name: str) -> int:
+#: The most draws (``draws`` x ``chains``), tuning steps, proposals, resamples or replications
+#: one call may ask for: each is held in memory (1e12 would need terabytes).
+MAX_SAMPLES = 10**7
+
+
+def check_positive_int(value: Any, name: str, *, maximum: int | None = None) -> int:
     """Validate a single positive integer option (``draws``, ``chains``, ``cores`` ...).
 
     A boolean or a non-number is a TypeError; a number that is not a whole number of at least
-    1 is a ValueError. Integral floats (``4.0``) are accepted.
+    1, or above ``maximum`` (e.g. :data:`MAX_SAMPLES`), is a ValueError. Integral floats
+    (``4.0``) are accepted.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(
         value, (int, float, np.integer, np.floating)
@@ -354,7 +354,24 @@ def check_positive_int(value: Any, name: str) -> int:
         raise TypeError(f"`{name}` must be a positive integer, got {value!r}.")
     if not (math.isfinite(value) and value == math.floor(value) and value >= 1):
         raise ValueError(f"`{name}` ({value!r}) must be a positive integer.")
+    if maximum is not None and value > maximum:
+        raise ValueError(
+            f"`{name}` ({_format_number(value)}) must be at most {maximum:,}: every one is "
+            "held in memory, so a larger request would not finish (or not fit)."
+        )
     return int(value)
+
+
+def check_draws(draws: Any, chains: Any, **more: Any) -> tuple[int, ...]:
+    """``draws``, ``chains`` and the ``more`` sizes, each and draws x chains <= MAX_SAMPLES."""
+    sizes = {"draws": draws, "chains": chains, **more}
+    out = {name: check_positive_int(v, name, maximum=MAX_SAMPLES) for name, v in sizes.items()}
+    if out["draws"] * out["chains"] > MAX_SAMPLES:
+        raise ValueError(
+            f"`draws` x `chains` ({out['draws']:,} x {out['chains']:,}) must be at most "
+            f"{MAX_SAMPLES:,}: every draw is held in memory."
+        )
+    return tuple(out.values())
 
 
 def check_positive_real(value: Any, name: str, what: str = "") -> float:
@@ -371,19 +388,16 @@ def check_positive_real(value: Any, name: str, what: str = "") -> float:
     return float(value)
 
 
-def check_options(
-    options: Mapping[str, object], allowed: Any, function: str, passed_to: str
-) -> None:
-    """Raise TypeError naming ``function`` for a keyword of ``options`` not in ``allowed``.
+def check_posterior_options(options: Mapping[str, object], function: str) -> None:
+    """Raise TypeError naming ``function`` (not posterior) for a keyword not a PosteriorOptions."""
+    from judgestats._typing import PosteriorOptions
 
-    For ``**options`` passed on to another function (``passed_to``): Python's own message would
-    name that function, not the one the caller called, and not list what is accepted.
-    """
+    allowed = PosteriorOptions.__optional_keys__
     unknown = [key for key in options if key not in allowed]
     if unknown:
         raise TypeError(
             f"{function}() got an unexpected keyword argument {unknown[0]!r}; besides its own, "
-            f"it accepts the options of {passed_to}: {', '.join(sorted(allowed))}."
+            f"it accepts the options of posterior(): {', '.join(sorted(allowed))}."
         )
 
 

@@ -30,6 +30,7 @@ from judgestats._validate import (
     POSTERIOR_METHODS,
     as_generator,
     check_choice,
+    check_draws,
     check_flag,
     check_level,
     check_open_probabilities,
@@ -496,10 +497,8 @@ def posterior(
     prior = as_prior(prior)
     method = check_choice(method, "method", POSTERIOR_METHODS)
     sampler = check_choice(sampler, "sampler", ("pymc", "nutpie"))
-    draws, tune, chains, cores = (
-        check_positive_int(v, name)
-        for v, name in ((draws, "draws"), (tune, "tune"), (chains, "chains"), (cores, "cores"))
-    )
+    draws, chains, tune = check_draws(draws, chains, tune=tune)
+    cores = check_positive_int(cores, "cores")
     target_accept = check_level(target_accept, "target_accept")
     progressbar = check_flag(progressbar, "progressbar", allow_none=True)
     rng = as_generator(random_seed)

@@ -31,9 +31,9 @@ import numpy as np
 from judgestats._validate import (
     as_generator,
     check_choice,
+    check_draws,
     check_flag,
     check_level,
-    check_positive_int,
     check_positive_real,
 )
 from judgestats.bayes.diagnostics import TARGET_ACCEPT
@@ -409,15 +409,7 @@ def kclass_posterior(
     data = _check_data(data)
     prior = checked_prior(prior, DirichletPrior).for_classes(data.size)
     method = check_choice(method, "method", METHODS)
-    draws, proposals, tune, chains = (
-        check_positive_int(v, name)
-        for v, name in (
-            (draws, "draws"),
-            (proposals, "proposals"),
-            (tune, "tune"),
-            (chains, "chains"),
-        )
-    )
+    draws, chains, proposals, tune = check_draws(draws, chains, proposals=proposals, tune=tune)
     min_ess = check_positive_real(min_ess, "min_ess")
     progressbar = check_flag(progressbar, "progressbar", allow_none=True)
     prob = check_level(prob, "prob")

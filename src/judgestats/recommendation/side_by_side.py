@@ -21,7 +21,7 @@ import numpy as np
 
 from judgestats._html import fmt_percent
 from judgestats._json import to_json
-from judgestats._validate import check_level, check_options
+from judgestats._validate import check_level, check_posterior_options
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import Estimate, estimate, naive_wald_ci
@@ -503,13 +503,12 @@ def crosscheck(
         For an unknown ``target``, or ``target="items"`` with stratified data (the message
         names ``target``); a ``tolerance`` outside [0, 1).
     """
-    from judgestats._typing import PosteriorOptions as Options
     from judgestats.bayes.binary_posterior import posterior as compute_posterior
     from judgestats.designs.labels_only import check_target
 
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
-    check_options(posterior_options, Options.__optional_keys__, "crosscheck", "posterior()")
+    check_posterior_options(posterior_options, "crosscheck")
     level = check_level(confidence_level)
     tolerance = _check_tolerance(tolerance)
     target = check_target(target, design=data.design)

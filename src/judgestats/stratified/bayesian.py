@@ -29,6 +29,7 @@ import numpy as np
 from judgestats._validate import (
     as_generator,
     check_choice,
+    check_draws,
     check_flag,
     check_level,
     check_positive_int,
@@ -320,10 +321,8 @@ def stratified_posterior(
     prior = checked_prior(prior, StratifiedPrior)
     counts = StratifiedCounts.from_data(data, prior.tau_scale)
     method = _choose_method(check_choice(method, "method", METHODS), counts.size)
-    draws, tune, chains, cores = (
-        check_positive_int(value, name)
-        for value, name in ((draws, "draws"), (tune, "tune"), (chains, "chains"), (cores, "cores"))
-    )
+    draws, chains, tune = check_draws(draws, chains, tune=tune)
+    cores = check_positive_int(cores, "cores")
     target_accept = check_level(target_accept, "target_accept")
     prob = check_level(prob, "prob")
     progressbar = check_flag(progressbar, "progressbar", allow_none=True)
