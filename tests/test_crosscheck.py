@@ -160,6 +160,13 @@ def test_bad_options(kwargs, error, message):
         jc.crosscheck(PAPER, **kwargs)
 
 
+def test_unknown_posterior_option_names_crosscheck_and_lists_the_accepted():
+    with pytest.raises(
+        TypeError, match=r"crosscheck\(\) got an unexpected keyword argument 'bogus'.*draws"
+    ):
+        jc.crosscheck(PAPER, bogus=1)
+
+
 def test_bad_data_type():
     with pytest.raises(TypeError, match="`data` must be a JudgeData"):
         jc.crosscheck((400, 1000, 140, 200, 180, 200))

@@ -213,6 +213,8 @@ def test_errors(items):
         jc.crosscheck_items(COUNTS, by="model")
     with pytest.raises(ValueError, match=r"no item has a human label"):
         jc.crosscheck_items(items.assign(human=np.nan), by="model")
+    with pytest.raises(TypeError, match=r"crosscheck_items\(\) got an unexpected .*'bogus'"):
+        jc.crosscheck_items(items, by="model", bogus=1)
 
 
 def test_inputs_are_not_modified(items):

@@ -221,6 +221,27 @@ class TestReadFrame:
         with pytest.raises(ValueError, match="no rows"):
             read_frame(frame.iloc[:0], judge="verdict", positive="C")
 
+    def test_duplicate_and_shared_columns_are_refused(self):
+        twice = pd.DataFrame([[1, 1, 0], [0, 0, None]], columns=["v", "v", "h"])
+        for call in (read_frame, jc.JudgeData.from_frame):
+            with pytest.raises(ValueError, match="column name 'v' occurs 2 times"):
+                call(twice, judge="v", human="h")
+        meta = pd.DataFrame([[1, 1, "a", "b"]], columns=["v", "h", "m", "m"])
+        with pytest.raises(ValueError, match="column name 'm' occurs 2 times"):
+            read_frame(meta, judge="v", human="h")
+        items = items_frame([1, 2], [1, 0], [1, None], source="s", extra={"m": ["a", "b"]})
+        with pytest.raises(ValueError, match="the column name 'm' occurs 2 times"):
+            jc.estimate_items(pd.concat([items, items["m"]], axis=1), by="m")
+        layout = pd.DataFrame([["test", 1, None, 1]], columns=["set", "judge", "human", "human"])
+        with pytest.raises(ValueError, match="`frame`: the column name 'human' occurs 2 times"):
+            jc.JudgeData.from_frame(layout)
+        with pytest.raises(TypeError, match="`frame` must be a pandas DataFrame"):
+            jc.JudgeData.from_frame(None)
+        same = pd.DataFrame({"v": [1, 0, 1], "h": [1, 0, None]})
+        for call in (read_frame, jc.JudgeData.from_frame):
+            with pytest.raises(ValueError, match="`judge` and `human` both name the column 'v'"):
+                call(same, judge="v", human="v")
+
     def test_truncated_json_lines(self, tmp_path):
         path = tmp_path / "items.jsonl"
         path.write_text('{"id": 1, "judge": 1}\n{"id": 2, "jud')

@@ -25,6 +25,7 @@ import numpy as np
 from judgestats._validate import (
     check_broadcast,
     check_counts,
+    check_flag,
     check_level,
     check_proportions,
     is_xarray,
@@ -188,11 +189,14 @@ def rogan_gladen(p: ArrayLike, q0: ArrayLike, q1: ArrayLike, *, clip: bool = Tru
 
     Raises
     ------
+    TypeError
+        If ``clip`` is not True or False.
     ValueError
         For proportions outside [0, 1] or not finite; for scalar inputs, when the judge is no better
         than chance (q0 + q1 - 1 <= 0). Array inputs give NaN for such elements instead and one
         :class:`~judgestats.JudgeStatsWarning` that counts them.
     """
+    clip = check_flag(clip, "clip")
     if any(is_xarray(a) for a in (p, q0, q1)):
         return _apply_xarray(rogan_gladen, (p, q0, q1), {"clip": clip}, 1)
     p_a = check_proportions(p, "p")

@@ -31,6 +31,7 @@ __all__ = [
     "parse_label_rows",
     "read_label_csv",
     "read_text_file",
+    "refuse_duplicate_columns",
     "table_suffix",
 ]
 
@@ -99,6 +100,21 @@ class LabelRows(NamedTuple):
     judge: np.ndarray
 
 
+def refuse_duplicate_columns(table: Any, source: str) -> None:
+    """Raise ValueError naming the first column name that occurs more than once.
+
+    ``frame[name]`` of such a name is a frame, not a column: its values would be read as
+    pairs (a confusing mapping error, or a metadata column of arrays).
+    """
+    duplicated = table.columns[table.columns.duplicated()]
+    if len(duplicated):
+        name = duplicated[0]
+        raise ValueError(
+            f"{source}: the column name {str(name)!r} occurs "
+            f"{int((table.columns == name).sum())} times; give the columns distinct names."
+        )
+
+
 def items_source(items: Any) -> str:
     """The source named in an items frame's errors; raise unless ``items`` is an items frame."""
     columns = getattr(items, "columns", None)
@@ -108,6 +124,7 @@ def items_source(items: Any) -> str:
             f"reader), got {type(items).__name__}."
         )
     source = str(items.attrs.get("source", "`items`"))
+    refuse_duplicate_columns(items, source)
     missing = [c for c in ("id", "judge", "human") if c not in columns]
     if missing:
         raise ValueError(

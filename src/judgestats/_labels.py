@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from judgestats._validate import refuse_masked
+
 __all__ = [
     "FALSE_WORDS",
     "MISSING_WORDS",
@@ -105,6 +107,7 @@ def binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.
     ``allow_missing`` a missing value (NaN, None, pandas NA) becomes -1. Errors name the argument
     ``name`` and the first bad item.
     """
+    refuse_masked(values, name)
     if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
         raise TypeError(f"`{name}` must be a sequence of 0/1 labels, got {type(values).__name__}.")
     if hasattr(values, "to_numpy"):  # pandas Series / Index; nullable dtypes become objects

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ __all__ = [
     "check_broadcast",
     "check_classes",
     "check_design",
+    "check_flag",
     "frozen_copy",
     "as_generator",
     "as_real_array",
@@ -34,8 +36,12 @@ __all__ = [
     "check_counts",
     "check_level",
     "check_not_exceeding",
+    "check_posterior_options",
     "check_positive_int",
+    "check_draws",
+    "MAX_SAMPLES",
     "check_proportions",
+    "refuse_masked",
     "first_bad",
     "is_xarray",
 ]
@@ -79,15 +85,26 @@ def _message(name: str, values: np.ndarray, bad: np.ndarray, rule: str) -> str:
     return f"`{name}` {rule}{detail}."
 
 
+def refuse_masked(value: Any, name: str) -> None:
+    """Raise TypeError for a numpy masked array: ``numpy.asarray`` drops its mask silently."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(
+            f"`{name}` is a numpy masked array, whose mask judgestats would not honour; pass "
+            f"the values to use (e.g. `{name}.compressed()`, or `.filled(...)`), or mark "
+            "unlabelled items with NaN where missing values are allowed."
+        )
+
+
 def as_real_array(value: Any, name: str) -> np.ndarray:
     """Convert ``value`` to a numeric numpy array without copying when possible.
 
     Raises
     ------
     TypeError
-        If ``value`` is a string, a boolean, ``None`` or anything that is not a real number or an
-        array of real numbers.
+        If ``value`` is a string, a boolean, ``None``, a masked array, or anything that is not a
+        real number or an array of real numbers.
     """
+    refuse_masked(value, name)
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"`{name}` must be a real number or an array of them, got {value!r}.")
     if isinstance(value, (bool, np.bool_)):
@@ -229,6 +246,7 @@ def check_counts(value: Any, name: str, *, minimum: int = 0, allow_inf: bool = F
 
 def check_open_probabilities(value: Any, name: str) -> np.ndarray:
     """Validate probabilities strictly inside (0, 1) (a scalar or an array); returns floats."""
+    refuse_masked(value, name)
     if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
         raise TypeError(f"`{name}` must be a probability or an array of them, got {value!r}.")
     try:
@@ -270,6 +288,16 @@ INTERVAL_KINDS = ("eti", "hdi")
 POSTERIOR_METHODS = ("exact", "nuts")
 
 
+def check_flag(value: Any, name: str, *, allow_none: bool = False) -> Any:
+    """A True/False option as a ``bool`` (None kept if ``allow_none``); TypeError for "no", 0."""
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        allowed = "True, False or None" if allow_none else "True or False"
+        raise TypeError(f"`{name}` must be {allowed}, got {value!r}.")
+    return bool(value)
+
+
 def check_design(design: Any) -> str:
     """Return ``design`` if it is one of :data:`DESIGNS`; raise otherwise."""
     if not isinstance(design, str):
@@ -308,11 +336,17 @@ def check_path(value: Any, name: str = "path") -> str:
     return value
 
 
-def check_positive_int(value: Any, name: str) -> int:
+#: The most draws (``draws`` x ``chains``), tuning steps, proposals, resamples or replications
+#: one call may ask for: each is held in memory (1e12 would need terabytes).
+MAX_SAMPLES = 10**7
+
+
+def check_positive_int(value: Any, name: str, *, maximum: int | None = None) -> int:
     """Validate a single positive integer option (``draws``, ``chains``, ``cores`` ...).
 
     A boolean or a non-number is a TypeError; a number that is not a whole number of at least
-    1 is a ValueError. Integral floats (``4.0``) are accepted.
+    1, or above ``maximum`` (e.g. :data:`MAX_SAMPLES`), is a ValueError. Integral floats
+    (``4.0``) are accepted.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(
         value, (int, float, np.integer, np.floating)
@@ -320,7 +354,24 @@ def check_positive_int(value: Any, name: str) -> int:
         raise TypeError(f"`{name}` must be a positive integer, got {value!r}.")
     if not (math.isfinite(value) and value == math.floor(value) and value >= 1):
         raise ValueError(f"`{name}` ({value!r}) must be a positive integer.")
+    if maximum is not None and value > maximum:
+        raise ValueError(
+            f"`{name}` ({_format_number(value)}) must be at most {maximum:,}: every one is "
+            "held in memory, so a larger request would not finish (or not fit)."
+        )
     return int(value)
+
+
+def check_draws(draws: Any, chains: Any, **more: Any) -> tuple[int, ...]:
+    """``draws``, ``chains`` and the ``more`` sizes, each and draws x chains <= MAX_SAMPLES."""
+    sizes = {"draws": draws, "chains": chains, **more}
+    out = {name: check_positive_int(v, name, maximum=MAX_SAMPLES) for name, v in sizes.items()}
+    if out["draws"] * out["chains"] > MAX_SAMPLES:
+        raise ValueError(
+            f"`draws` x `chains` ({out['draws']:,} x {out['chains']:,}) must be at most "
+            f"{MAX_SAMPLES:,}: every draw is held in memory."
+        )
+    return tuple(out.values())
 
 
 def check_positive_real(value: Any, name: str, what: str = "") -> float:
@@ -335,6 +386,19 @@ def check_positive_real(value: Any, name: str, what: str = "") -> float:
         extra = f" ({what})" if what else ""
         raise ValueError(f"`{name}` ({value!r}) must be a finite number greater than 0{extra}.")
     return float(value)
+
+
+def check_posterior_options(options: Mapping[str, object], function: str) -> None:
+    """Raise TypeError naming ``function`` (not posterior) for a keyword not a PosteriorOptions."""
+    from judgestats._typing import PosteriorOptions
+
+    allowed = PosteriorOptions.__optional_keys__
+    unknown = [key for key in options if key not in allowed]
+    if unknown:
+        raise TypeError(
+            f"{function}() got an unexpected keyword argument {unknown[0]!r}; besides its own, "
+            f"it accepts the options of posterior(): {', '.join(sorted(allowed))}."
+        )
 
 
 def check_not_exceeding(

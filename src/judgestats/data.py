@@ -412,6 +412,13 @@ class JudgeData:
     @classmethod
     def _from_set_layout(cls, frame: Any, columns: tuple[str, str, str], design: str) -> JudgeData:
         """Count the set / judge / human layout of :meth:`from_csv` held in a DataFrame."""
+        import pandas as pd
+
+        from judgestats._label_rows import refuse_duplicate_columns
+
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"`frame` must be a pandas DataFrame, got {type(frame).__name__}.")
+        refuse_duplicate_columns(frame, "`frame`")
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise ValueError(

@@ -30,6 +30,8 @@ from judgestats._validate import (
     POSTERIOR_METHODS,
     as_generator,
     check_choice,
+    check_draws,
+    check_flag,
     check_level,
     check_open_probabilities,
     check_positive_int,
@@ -473,7 +475,8 @@ def posterior(
     Raises
     ------
     TypeError
-        If ``data`` is not a JudgeData, ``prior`` not a Prior, or a count option not an integer.
+        If ``data`` is not a JudgeData, ``prior`` not a Prior, a count option not an integer,
+        or ``progressbar`` not True, False or None.
     ValueError
         For an unknown ``method`` or ``sampler``, non-positive ``draws``/``tune``/``chains``/
         ``cores``, a ``target_accept`` outside (0, 1), or nutpie requested but not installed.
@@ -494,11 +497,10 @@ def posterior(
     prior = as_prior(prior)
     method = check_choice(method, "method", POSTERIOR_METHODS)
     sampler = check_choice(sampler, "sampler", ("pymc", "nutpie"))
-    draws, tune, chains, cores = (
-        check_positive_int(v, name)
-        for v, name in ((draws, "draws"), (tune, "tune"), (chains, "chains"), (cores, "cores"))
-    )
+    draws, chains, tune = check_draws(draws, chains, tune=tune)
+    cores = check_positive_int(cores, "cores")
     target_accept = check_level(target_accept, "target_accept")
+    progressbar = check_flag(progressbar, "progressbar", allow_none=True)
     rng = as_generator(random_seed)
     if method == "exact":
         from judgestats.bayes.exact import ExactPosterior

@@ -12,7 +12,14 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from judgestats._validate import as_generator, check_choice, check_level, check_positive_int
+from judgestats._validate import (
+    MAX_SAMPLES,
+    as_generator,
+    check_choice,
+    check_draws,
+    check_level,
+    check_positive_int,
+)
 from judgestats.bayes.diagnostics import TARGET_ACCEPT
 from judgestats.comparison.diagnostics import (
     Finding,
@@ -108,15 +115,18 @@ def method_options(
     if method == "bootstrap":
         given = {**BOOTSTRAP_OPTIONS, **(bootstrap or {})}
         return {
-            "n_resamples": check_positive_int(given["n_resamples"], "n_resamples"),
+            "n_resamples": check_positive_int(
+                given["n_resamples"], "n_resamples", maximum=MAX_SAMPLES
+            ),
             "interval": check_choice(given["interval"], "interval", BOOTSTRAP_INTERVALS),
         }
     if method == "bayes":
         given = {**BAYES_OPTIONS, **(bayes or {})}
-        return given | {
-            "draws": check_positive_int(given["draws"], "draws"),
-            "tune": check_positive_int(given["tune"], "tune"),
-            "chains": check_positive_int(given["chains"], "chains"),
+        draws, chains, tune = check_draws(given["draws"], given["chains"], tune=given["tune"])
+        sizes = {"draws": draws, "tune": tune, "chains": chains}
+        return {
+            **given,
+            **sizes,
             "target_accept": check_level(given["target_accept"], "target_accept"),
         }
     return {}

@@ -79,7 +79,7 @@ import numpy as np
 from judgestats._closed_form import z_quantile
 from judgestats._html import fmt_percent
 from judgestats._json import to_json
-from judgestats._validate import check_level, check_six_counts
+from judgestats._validate import check_flag, check_level, check_six_counts
 from judgestats.data import (
     JudgeData,
     binary_labels,
@@ -258,9 +258,8 @@ def ppi_counts(
     """
     lam = _check_lam(lam)
     z = z_quantile(confidence_level)
-    if not isinstance(adjust, (bool, np.bool_)):
-        raise TypeError(f"`adjust` must be True or False, got {adjust!r}.")
-    raw = _ppi_raw(_check_ppi_counts(k, n, k0, m0, k1, m1), lam, z, adjust=bool(adjust))
+    adjust = check_flag(adjust, "adjust")
+    raw = _ppi_raw(_check_ppi_counts(k, n, k0, m0, k1, m1), lam, z, adjust=adjust)
     if not adjust:
         return raw.estimate, ConfidenceInterval(raw.low, raw.high), raw.lam, raw.se
     return (

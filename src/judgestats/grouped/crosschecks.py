@@ -19,7 +19,7 @@ import numpy as np
 from judgestats._html import fmt4, fmt_percent
 from judgestats._json import to_json
 from judgestats._label_rows import items_source
-from judgestats._validate import check_design, check_level
+from judgestats._validate import check_design, check_level, check_posterior_options
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.grouped._format import group_label, group_name
@@ -362,7 +362,8 @@ def crosscheck_items(
     Raises
     ------
     TypeError
-        If ``items`` is not a data frame, or ``by`` or ``correction`` has a wrong type.
+        If ``items`` is not a data frame, ``by`` or ``correction`` has a wrong type, or a
+        keyword is neither one of crosscheck_items's nor an option of :func:`judgestats.posterior`.
     ValueError
         Naming the source: missing columns, rows without a judge verdict, no labelled or no
         test rows at all, an item id repeated within a group, an unknown ``by`` column, an
@@ -375,9 +376,10 @@ def crosscheck_items(
     >>> items = jio.read_inspect("run.eval")  # doctest: +SKIP
     >>> jc.crosscheck_items(items[items["epoch"] == 1], by="model")  # doctest: +SKIP
     """
-    source = items_source(items)
     from judgestats.designs.labels_only import check_target
 
+    check_posterior_options(posterior_options, "crosscheck_items")
+    source = items_source(items)
     design = check_design(design)
     target = check_target(target, design=design)
     level = check_level(confidence_level)
@@ -388,14 +390,8 @@ def crosscheck_items(
     groups = items.groupby(list(columns), sort=True, dropna=False).indices
     _check_unique_ids(groups, codes, columns, source, "epoch" in items.columns)
     interval_level = family_level(level, correction, len(groups))
-    options = {
-        "prior": prior,
-        "method": method,
-        "tolerance": tolerance,
-        "random_seed": random_seed,
-        "target": target,
-        **posterior_options,
-    }
+    options: dict[str, Any] = {"prior": prior, "method": method, "tolerance": tolerance}
+    options |= {"target": target, "random_seed": random_seed, **posterior_options}
     rows = []
     for key, positions in groups.items():
         key = tuple(to_json(k) for k in (key if isinstance(key, tuple) else (key,)))

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from judgestats._label_rows import read_text_file, table_suffix
-from judgestats._validate import check_path
+from judgestats._validate import check_flag, check_path
 
 __all__ = ["load_json", "read_class_table", "read_table"]
 
@@ -161,6 +161,8 @@ def load_json(path: str | os.PathLike[str], *, lines: bool | None = None) -> Any
 
     Raises
     ------
+    TypeError
+        If ``path`` is not a path, or ``lines`` not True, False or None.
     ValueError
         Naming the file: missing, empty, not UTF-8, or not valid JSON (with the line of the
         first problem; a truncated file ends in an incomplete object).
@@ -168,7 +170,7 @@ def load_json(path: str | os.PathLike[str], *, lines: bool | None = None) -> Any
     import json
 
     name = check_path(path)
-    if lines is None:
+    if check_flag(lines, "lines", allow_none=True) is None:
         lines = table_suffix(name) in _JSONL
     text = read_text_file(name)  # gzip read transparently; errors name the file
     if not text.strip():

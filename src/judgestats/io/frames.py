@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgestats._label_rows import refuse_duplicate_columns
 from judgestats.io._items import (
     ITEM_COLUMNS,
     declared_classes,
@@ -98,10 +99,11 @@ def read_frame(
     ------
     ValueError
         Naming the file: it cannot be read (missing, corrupt, truncated, Parquet without
-        pyarrow), a named column is missing, verdicts or labels outside the mapping (or outside
-        ``classes``), no rows; ``positive`` equal to ``negative``; a value that is neither (and
-        not missing); a column with three or more values and no ``positive`` / ``negative``;
-        ``classes`` together with a 0/1 option.
+        pyarrow), a column name occurs twice, a named column is missing, ``judge``, ``human``
+        and ``id`` not naming three different columns, verdicts or labels outside the mapping
+        (or outside ``classes``), no rows; ``positive`` equal to ``negative``; a value that is
+        neither (and not missing); a column with three or more values and no ``positive`` /
+        ``negative``; ``classes`` together with a 0/1 option.
     TypeError
         If ``classes`` is not a list or tuple of strings and integers; ``positive`` or
         ``negative`` a mapping or a nested list.
@@ -192,15 +194,30 @@ def _load_table(
             "`frame_or_path` must be a pandas DataFrame or a path, got "
             f"{type(frame_or_path).__name__}."
         )
-    for argument, column in (("judge", judge), ("human", human), ("id", id)):
-        if column is not None and column not in table.columns:
+    _check_named_columns(table, source, {"judge": judge, "human": human, "id": id})
+    if len(table) == 0:
+        raise ValueError(f"{source}: the table has no rows.")
+    return table, source
+
+
+def _check_named_columns(table: pd.DataFrame, source: str, named: dict[str, Any]) -> None:
+    """Column names must be unique; each named column must exist and serve one argument only."""
+    refuse_duplicate_columns(table, source)
+    seen: dict[Any, str] = {}
+    for argument, column in named.items():
+        if column is None:
+            continue
+        if column not in table.columns:
             raise ValueError(
                 f"{source}: no column {column!r} (`{argument}`); the columns are "
                 f"{', '.join(map(repr, map(str, table.columns)))}."
             )
-    if len(table) == 0:
-        raise ValueError(f"{source}: the table has no rows.")
-    return table, source
+        if column in seen:
+            raise ValueError(
+                f"`{seen[column]}` and `{argument}` both name the column {column!r}; the "
+                "judge's verdicts, the human labels and the item ids need columns of their own."
+            )
+        seen[column] = argument
 
 
 def _human_labels(values: Any, options: dict[str, Any], name: str, source: str) -> Any:

@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgestats._validate import check_flag
 from judgestats.io._items import (
     declared_classes,
     items_frame,
@@ -106,7 +107,7 @@ def read_mlflow(
     ------
     TypeError
         For ``traces`` of another type; ``classes`` that are not a list or tuple of strings
-        and integers.
+        and integers; ``require_human`` not True or False.
     ValueError
         For no traces; no feedback called ``name`` (the names found are listed); no judge
         verdicts; no human labels (unless ``require_human=False``); conflicting feedback
@@ -133,6 +134,7 @@ def read_mlflow(
         kept="feedback values",
     )
     key = _key if declared is None else _exact_key
+    require_human = check_flag(require_human, "require_human")
     if id_field not in _ID_FIELDS:
         raise ValueError(
             f"`id_field` ({id_field!r}) must be one of {', '.join(map(repr, _ID_FIELDS))}."

@@ -31,8 +31,9 @@ import numpy as np
 from judgestats._validate import (
     as_generator,
     check_choice,
+    check_draws,
+    check_flag,
     check_level,
-    check_positive_int,
     check_positive_real,
 )
 from judgestats.bayes.diagnostics import TARGET_ACCEPT
@@ -394,7 +395,7 @@ def kclass_posterior(
     ------
     TypeError
         If ``data`` is not a KClassData, ``prior`` not a DirichletPrior, or an option has the
-        wrong type.
+        wrong type (``progressbar`` not True, False or None).
     ValueError
         For a bad method (or one that does not fit K), non-positive draws, proposals, min_ess,
         a ``prob`` outside (0, 1), or counts that contradict the identifiability constraint (no
@@ -408,16 +409,9 @@ def kclass_posterior(
     data = _check_data(data)
     prior = checked_prior(prior, DirichletPrior).for_classes(data.size)
     method = check_choice(method, "method", METHODS)
-    draws, proposals, tune, chains = (
-        check_positive_int(v, name)
-        for v, name in (
-            (draws, "draws"),
-            (proposals, "proposals"),
-            (tune, "tune"),
-            (chains, "chains"),
-        )
-    )
+    draws, chains, proposals, tune = check_draws(draws, chains, proposals=proposals, tune=tune)
     min_ess = check_positive_real(min_ess, "min_ess")
+    progressbar = check_flag(progressbar, "progressbar", allow_none=True)
     prob = check_level(prob, "prob")
     target_accept = check_level(target_accept, "target_accept")
     rng = as_generator(random_seed)

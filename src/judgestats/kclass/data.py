@@ -23,7 +23,13 @@ from typing import Any
 import numpy as np
 
 from judgestats._labels import is_missing
-from judgestats._validate import as_real_array, check_classes, check_counts, frozen_copy
+from judgestats._validate import (
+    as_real_array,
+    check_classes,
+    check_counts,
+    frozen_copy,
+    refuse_masked,
+)
 from judgestats.data import JudgeData, check_design, items_source
 
 __all__ = ["BINARY_CLASSES", "KClassData", "class_position"]
@@ -363,6 +369,7 @@ def _label_list(values: Any, name: str) -> list[Any]:
     string, an unordered container (a set) or a label that is neither a string nor an integer
     raises naming ``name``.
     """
+    refuse_masked(values, name)
     if isinstance(values, (AbstractSet, Mapping)):
         raise TypeError(
             f"`{name}` must be an ordered sequence of class labels (list, array, Series), got "

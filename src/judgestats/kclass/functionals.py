@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from judgestats._validate import refuse_masked
 from judgestats.kclass.data import class_position
 
 __all__ = [
@@ -92,6 +93,7 @@ def check_weights(classes: tuple[Any, ...], weights: Any, argument: str = "weigh
         for name, value in weights.items():
             out[class_position(classes, name, argument)] = _real(value, argument, f"for {name!r}")
     elif _array_like(weights):
+        refuse_masked(weights, argument)
         array = np.asarray(weights, dtype=object)
         if array.ndim != 1 or len(array) != size:
             raise ValueError(

@@ -50,6 +50,7 @@ import numpy as np
 from judgestats._progress import progress_bar
 from judgestats._validate import (
     check_choice,
+    check_flag,
     check_level,
     check_pilot_size,
     check_scalar_count,
@@ -509,6 +510,8 @@ def required_calibration(
 
     Raises
     ------
+    TypeError
+        If ``progress`` is not True, False or None.
     ValueError
         For invalid planning values, a judge no better than chance, a width outside (0, 1], a
         finite ``n`` whose test-set noise alone exceeds ``width``, or ``method="bayes"`` with an
@@ -523,6 +526,7 @@ def required_calibration(
     target = check_width(width)
     allocation = check_choice(allocation, "allocation", _RULES)
     method = check_choice(method, "method", WIDTH_METHODS)
+    progress = check_flag(progress, "progress", allow_none=True)
     setting = PlanningSetting(
         *check_planning_values(p, q0, q1), check_n(n), check_level(confidence_level)
     )

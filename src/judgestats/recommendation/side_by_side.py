@@ -21,7 +21,7 @@ import numpy as np
 
 from judgestats._html import fmt_percent
 from judgestats._json import to_json
-from judgestats._validate import check_level
+from judgestats._validate import check_level, check_posterior_options
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import Estimate, estimate, naive_wald_ci
@@ -496,6 +496,9 @@ def crosscheck(
 
     Raises
     ------
+    TypeError
+        If ``data`` is not a JudgeData, or a keyword is neither one of crosscheck's nor one of
+        the options of :func:`judgestats.posterior` (the message lists them).
     ValueError
         For an unknown ``target``, or ``target="items"`` with stratified data (the message
         names ``target``); a ``tolerance`` outside [0, 1).
@@ -505,6 +508,7 @@ def crosscheck(
 
     if not isinstance(data, JudgeData):
         raise TypeError(f"`data` must be a JudgeData, got {type(data).__name__}.")
+    check_posterior_options(posterior_options, "crosscheck")
     level = check_level(confidence_level)
     tolerance = _check_tolerance(tolerance)
     target = check_target(target, design=data.design)

@@ -7,6 +7,7 @@ data-generating process (:mod:`judgestats.simulate.process`) and the coverage st
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any, cast
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from judgestats._validate import (
     DESIGNS,
+    MAX_SAMPLES,
     as_generator,
     as_real_array,
     check_choice,
@@ -59,6 +61,14 @@ def grid(params: dict[str, Any]) -> tuple[Any, dict[str, np.ndarray]]:
     import xarray as xr
 
     arrays = {name: _as_parameter(value, name) for name, value in params.items()}
+    sizes = {dim: size for a in arrays.values() for dim, size in a.sizes.items()}
+    cells = math.prod(sizes.values())
+    if cells > MAX_SAMPLES:
+        shown = " x ".join(f"{size:,} ({dim})" for dim, size in sizes.items())
+        raise ValueError(
+            f"the parameter grid has {shown} = {cells:,} cells, more than the "
+            f"{MAX_SAMPLES:,} a study can hold: sweep fewer values at once."
+        )
     try:
         broadcast = xr.broadcast(*xr.align(*arrays.values(), join="exact"))
     except ValueError as error:

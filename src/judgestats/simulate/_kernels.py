@@ -372,14 +372,35 @@ def summarise(low: np.ndarray, high: np.ndarray, est: np.ndarray, theta: np.ndar
 # ------------------------------------------------------------------------------------------------
 # exact sums over the data space
 # ------------------------------------------------------------------------------------------------
-def _support(size: int, prob: float) -> tuple[np.ndarray, np.ndarray]:
-    """Values of Bin(size, prob) with both tails below EXACT_TAIL cut off, and their pmf."""
+def _support_bounds(size: int, prob: float) -> tuple[int, int]:
+    """First and last value of Bin(size, prob) with both tails below EXACT_TAIL cut off."""
     from scipy.stats import binom
 
     low = int(binom.ppf(EXACT_TAIL, size, prob)) if 0.0 < prob < 1.0 else 0
     high = int(binom.isf(EXACT_TAIL, size, prob)) if 0.0 < prob < 1.0 else size
-    values = np.arange(max(low, 0), min(high, size) + 1)
+    return max(low, 0), min(high, size)
+
+
+def _support(size: int, prob: float) -> tuple[np.ndarray, np.ndarray]:
+    """Values of Bin(size, prob) with both tails below EXACT_TAIL cut off, and their pmf."""
+    from scipy.stats import binom
+
+    low, high = _support_bounds(size, prob)
+    values = np.arange(low, high + 1)
     return values, binom.pmf(values, size, prob)
+
+
+def exact_datasets(method: str, values: dict[str, Any]) -> int:
+    """How many datasets :func:`_exact_cell` sums over for one cell (its cost)."""
+    theta, q0, q1 = float(values["theta"]), float(values["q0"]), float(values["q1"])
+    arms = [(values["n"], theta * q1 + (1.0 - theta) * (1.0 - q0))]
+    if method != "naive":
+        arms += [(values["m0"], q0), (values["m1"], q1)]
+    count = 1
+    for size, prob in arms:
+        low, high = _support_bounds(int(size), prob)
+        count *= high - low + 1
+    return count
 
 
 def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:

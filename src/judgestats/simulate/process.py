@@ -38,7 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from judgestats._validate import check_choice, check_positive_int
+from judgestats._validate import (
+    MAX_SAMPLES,
+    check_choice,
+    check_positive_int,
+)
 from judgestats.planning.algorithm1 import algorithm1_split, smoothed_pilot
 from judgestats.simulate._grid import (
     DESIGNS,
@@ -153,11 +157,17 @@ def simulate_counts(
         parameter plus ``rep``; the parameters are coordinates.
     """
     design = check_choice(design, "design", DESIGNS)
-    reps = check_positive_int(reps, "reps")
+    reps = check_positive_int(reps, "reps", maximum=MAX_SAMPLES)
     template, flat = grid(grid_parameters(theta, q0, q1, n, m0, m1, theta_cal, design))
     design, allocation, m_pilot = check_design(design, allocation, m_pilot, flat)
     entropy = root_entropy(random_seed)
     size = template.size
+    if size * reps > MAX_SAMPLES:
+        raise ValueError(
+            f"`reps` ({reps:,}) x the grid's {size:,} cells = {size * reps:,} simulated "
+            f"datasets, held in memory, must be at most {MAX_SAMPLES:,}: use fewer `reps` or "
+            "a smaller grid (or judgestats.simulate.coverage, which keeps only summaries)."
+        )
     out = {name: np.empty((size, reps), dtype=np.int64) for name in ("k", "k0", "k1", "m0", "m1")}
     for cell in range(size):
         values = {name: array[cell] for name, array in flat.items()}

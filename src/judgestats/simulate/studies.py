@@ -15,7 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from judgestats._validate import check_choice, check_counts, check_level, check_positive_int
+from judgestats._validate import (
+    MAX_SAMPLES,
+    check_choice,
+    check_counts,
+    check_flag,
+    check_level,
+    check_positive_int,
+)
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.simulate._chunking import bayes_parts, guaranteed_parts, plan_chunks
 from judgestats.simulate._grid import (
@@ -31,6 +38,7 @@ from judgestats.simulate._kernels import (
     ChunkSpec,
     evaluate_chunk,
     evaluate_part,
+    exact_datasets,
     merge_parts,
     part_shares,
 )
@@ -43,6 +51,25 @@ METHODS = ("naive", "lang_reiczigel", "guaranteed", "bayes_eti", "bayes_hdi")
 # ------------------------------------------------------------------------------------------------
 # the coverage study
 # ------------------------------------------------------------------------------------------------
+#: The most datasets one cell's exact sum may cover (about 20 s of one core).
+EXACT_MAX_DATASETS = 10**8
+
+
+def _check_exact_cost(flat: dict[str, np.ndarray], methods: tuple[str, ...]) -> None:
+    """Refuse ``exact=True`` on a cell whose data space is too large to sum over."""
+    for cell in range(flat["theta"].size):
+        values = {name: array[cell] for name, array in flat.items()}
+        for method in methods:
+            count = exact_datasets(method, values)
+            if count > EXACT_MAX_DATASETS:
+                shown = ", ".join(f"{k} = {values[k]:g}" for k in ("n", "m0", "m1"))
+                raise ValueError(
+                    f"`exact=True` would sum over {count:,} datasets at {shown} (method "
+                    f"{method!r}), more than {EXACT_MAX_DATASETS:,}: use Monte Carlo replications "
+                    "(exact=False, `reps`), whose error at these sizes is tiny."
+                )
+
+
 def _check_methods(method: Any, exact: bool, design: str, allocation: str) -> tuple[str, ...]:
     if isinstance(method, str):
         names: tuple[str, ...] = (method,)
@@ -178,17 +205,25 @@ def coverage(
 
     Raises
     ------
+    TypeError
+        If ``exact`` is not True or False, or ``progress`` not True, False or None.
     ValueError
         For an unknown method, design or allocation, ``reps`` < 1, a level outside (0, 1), a
         grid value out of range (the message names the parameter and shows the value), or
-        ``exact=True`` where it does not apply.
+        ``exact=True`` where it does not apply or where a cell's data space is too large to
+        sum over (more than :data:`EXACT_MAX_DATASETS` datasets); ``reps`` above
+        :data:`judgestats._validate.MAX_SAMPLES`; a grid of more cells than that.
     """
     level = check_level(confidence_level)
-    reps = check_positive_int(reps, "reps")
+    reps = check_positive_int(reps, "reps", maximum=MAX_SAMPLES)
+    exact = check_flag(exact, "exact")
+    progress = check_flag(progress, "progress", allow_none=True)
     design = check_choice(design, "design", DESIGNS)
     template, flat = grid(grid_parameters(theta, q0, q1, n, m0, m1, theta_cal, design))
     design, allocation, m_pilot = check_design(design, allocation, m_pilot, flat)
     methods = _check_methods(method, bool(exact), design, allocation)
+    if exact:
+        _check_exact_cost(flat, methods)
     if chunk_cells is not None:
         chunk_cells = int(check_counts(chunk_cells, "chunk_cells", minimum=1))
     spec = ChunkSpec(

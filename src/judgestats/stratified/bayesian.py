@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from judgestats._validate import as_generator, check_choice, check_level, check_positive_int
+from judgestats._validate import (
+    as_generator,
+    check_choice,
+    check_draws,
+    check_flag,
+    check_level,
+    check_positive_int,
+)
 from judgestats.bayes.diagnostics import FLAGS, TARGET_ACCEPT, convergence, convergence_flags
 from judgestats.bayes.nuts import NutsCache
 from judgestats.bayes.priors import StratifiedPrior, checked_prior
@@ -297,7 +304,8 @@ def stratified_posterior(
     ------
     TypeError
         If ``data`` lacks the strata and counts, ``prior`` is not a StratifiedPrior,
-        ``compiled`` is not a NutsCache, or a count option is not an integer.
+        ``compiled`` is not a NutsCache, a count option is not an integer, or ``progressbar``
+        is not True, False or None.
     ValueError
         For an unknown ``method``, ``"exact"`` with several strata, non-positive ``draws``,
         ``tune``, ``chains`` or ``cores``, or a ``target_accept`` or ``prob`` outside (0, 1).
@@ -313,12 +321,11 @@ def stratified_posterior(
     prior = checked_prior(prior, StratifiedPrior)
     counts = StratifiedCounts.from_data(data, prior.tau_scale)
     method = _choose_method(check_choice(method, "method", METHODS), counts.size)
-    draws, tune, chains, cores = (
-        check_positive_int(value, name)
-        for value, name in ((draws, "draws"), (tune, "tune"), (chains, "chains"), (cores, "cores"))
-    )
+    draws, chains, tune = check_draws(draws, chains, tune=tune)
+    cores = check_positive_int(cores, "cores")
     target_accept = check_level(target_accept, "target_accept")
     prob = check_level(prob, "prob")
+    progressbar = check_flag(progressbar, "progressbar", allow_none=True)
     if compiled is not None and not isinstance(compiled, NutsCache):
         raise TypeError(
             f"`compiled` must be a judgestats.bayes.nuts.NutsCache or None, got "
