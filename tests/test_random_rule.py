@@ -66,12 +66,17 @@ def test_recommended_never_wider_than_labels_only_exact_including_edge_counts(va
     width = _width_of_choice(choice[0], intervals)
     data = jc.JudgeData(*counts, design="random")
     rec = recommend_random(data, 0.95, found, target=target)
-    for got in (width, rec.high - rec.low):
+    # choose_random (vectorised) and recommend_random (one dataset)
+    for got, single in ((width, False), (rec.high - rec.low, True)):
         if high > low:
             assert got <= (high - low) + 1e-12
             assert got > 0.0  # n >= 1: the truth is unknown, so never a zero-width interval
-        else:  # Blaker's finite-population interval is one point (items, n tiny): CP instead
+        elif cp_high > cp_low:  # Blaker's finite-population interval is one point: CP instead
             assert target == "items" and got == pytest.approx(cp_high - cp_low)
+        else:  # CP's too: choose_random picks it; recommend_random reports every share the
+            # n unlabelled items allow, n / (n + m) wide
+            expected = n / (n + m) if single else cp_high - cp_low
+            assert target == "items" and got == pytest.approx(expected)
 
 
 def test_many_count_vectors_at_once_never_wider_than_blaker():
