@@ -1,7 +1,13 @@
-"""The faster guaranteed interval (issue 27) gives the numbers of the engine it replaced.
+"""The faster guaranteed interval (issue 27) gives the numbers of the engine it replaced, or wider.
 
 The engine before the speed-up is kept verbatim in ``tests/reference/guaranteed_before.py``;
-every interval here is compared with it to 1e-9, on designs chosen to break a shortcut: empty
+every interval here contains its interval (to the 1e-6 to which an end is located) and lies
+within 5e-3 of it: the supremum
+over the nuisance set is now refined around the two largest coarse tails over four rounds,
+where the old engine refined around the largest over three and could miss the maximiser (a
+review found a lower end 1.3e-4 inside the construction's, ``tests/test_review_exactness.py``),
+so the supremum can only be larger and the interval only wider. Designs chosen to break a
+shortcut: empty
 and one-item arms, judges at, below and far above chance, accuracies at 0 and 1 (k = 0, k = n),
 n = 1, n = 10^6 and n up to 10^12 (the Berry-Esseen tail bound), and moderate random designs.
 The pruning of nuisance points (a tail at a larger t bounds the tail at t) is checked on its
@@ -66,12 +72,20 @@ QUICK = (
 )
 
 
+def assert_contains_before(low: float, high: float, old: object, counts: object) -> None:
+    """[low, high] holds the old engine's interval (to the root finder's 1e-6) and is within
+    5e-3 of it."""
+    tol = g._THETA_TOL  # each end is located to this; a larger supremum moves the search
+    assert low <= old.low + tol and high >= old.high - tol, counts
+    assert old.low - low <= 5e-3 and high - old.high <= 5e-3, counts
+
+
 def assert_same_as_before(cases: list[tuple[int, ...]], level: float) -> None:
     before = _before()
     for counts in cases:
         old = before.guaranteed_interval(*counts, level)
         new = g.guaranteed_interval(*counts, level)
-        assert abs(new.low - old.low) <= 1e-9 and abs(new.high - old.high) <= 1e-9, counts
+        assert_contains_before(new.low, new.high, old, counts)
 
 
 def test_same_intervals_as_before_quick():
@@ -94,7 +108,7 @@ def test_vectorised_path_equals_one_at_a_time():
     assert low.shape == high.shape == (len(cases),)
     for row, lo, hi in zip(cases, low, high, strict=True):
         old = before.guaranteed_interval(*(int(c) for c in row), 0.9)
-        assert abs(lo - old.low) <= 1e-9 and abs(hi - old.high) <= 1e-9
+        assert_contains_before(lo, hi, old, row)
 
 
 def test_vectorised_path_broadcasts():

@@ -28,7 +28,11 @@ def _tail_from_the_docstring(k, n, k0, m0, k1, m1, level, theta, q0, q1):
     def h(t, a, b):
         qa, qb = (a + 0.5) / (m0 + 1.0), (b + 0.5) / (m1 + 1.0)
         pi = t * qb + (1.0 - t) * (1.0 - qa)
-        s2 = pi * (1 - pi) / n + t * t * qb * (1 - qb) / (m1 + 1) + (1 - t) ** 2 * qa * (1 - qa) / (m0 + 1)
+        s2 = (
+            pi * (1 - pi) / n
+            + t * t * qb * (1 - qb) / (m1 + 1)
+            + (1 - t) ** 2 * qa * (1 - qa) / (m0 + 1)
+        )
         return pi + z * np.sqrt(s2)
 
     grid = np.linspace(0.0, 1.0, 200_001)
@@ -38,7 +42,9 @@ def _tail_from_the_docstring(k, n, k0, m0, k1, m1, level, theta, q0, q1):
     for a in range(m0 + 1):
         for b in range(m1 + 1):
             best = minimize_scalar(
-                lambda u, a=a, b=b: -h(u, a, b), bounds=(0.0, d), method="bounded",
+                lambda u, a=a, b=b: -h(u, a, b),
+                bounds=(0.0, d),
+                method="bounded",
                 options={"xatol": 1e-12},
             )
             top = max(-best.fun, h(0.0, a, b), h(d, a, b), h(np.linspace(0, d, 2001), a, b).max())
@@ -50,18 +56,6 @@ def _tail_from_the_docstring(k, n, k0, m0, k1, m1, level, theta, q0, q1):
     return total
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason=(
-        "guaranteed_ci: the supremum over the nuisance set is taken on a 9x9 grid plus arcs "
-        "with local refinement around one coarse point; here it misses the maximiser "
-        "(q0, q1) ~ (0.507, 0.7727), inside the set, so P+(theta) is under-estimated "
-        "(0.099499 vs >= 0.099519 > threshold 0.0995) and the lower end 0.5956249 lies above "
-        "theta = 0.59555, which the construction accepts: the interval is narrower than the "
-        "construction it claims to be conservative for"
-    ),
-)
 def test_guaranteed_lower_end_misses_the_nuisance_supremum():
     k, n, k0, m0, k1, m1, level = 32, 50, 25, 30, 46, 59, 0.8
     theta, q0, q1 = 0.59555, 0.507, 0.7726676496522695

@@ -52,7 +52,9 @@ _BERRY_ESSEEN = 0.4748
 _NDTR_BAND = 9.0
 _NDTR_FLOOR = 1.2e-19
 #: Nuisance grid: points per side of the coarse grid, and of each refinement grid.
-_COARSE, _ARC, _FINE, _ROUNDS = 9, 25, 9, 3
+_COARSE, _ARC, _FINE, _ROUNDS = 9, 25, 9, 4
+#: Coarse points (the largest tails) the supremum is refined around.
+_STARTS = 2
 #: A coarse point is left out of a supremum when a bound of its tail is this far below the best
 #: tail found (module docstring).
 _PRUNE_MARGIN = 1e-9
@@ -279,7 +281,8 @@ class LowerTest:
         """Sup of the tail over the nuisance set, on judges with J >= 0 (or J <= 0).
 
         Evaluated on a grid over the set's bounding box, on its boundary arcs and on the line
-        q0 + q1 = 1, then refined around the best point (along its arc, or in 2-D).
+        q0 + q1 = 1, then refined around each of the :data:`_STARTS` best points (along its
+        arc, or in 2-D): around the best alone the refinement can stay in the wrong basin.
         """
         ranges = self._arc_ranges()
         if better_than_chance not in self._coarse:  # the same points at every t
@@ -290,15 +293,21 @@ class LowerTest:
         if not q0.size:
             return -math.inf
         values = self._coarse_tails(t, q0, q1, better_than_chance)
-        best = int(np.argmax(values))
-        if label[best] >= 0:  # refine along the arc
-            arc = list(ranges)[label[best]]
-            return self._refine_on_arc(
-                t, arc, ranges[arc], float(param[best]), float(values[best]), better_than_chance
-            )
-        return self._refine_in_box(
-            t, (float(q0[best]), float(q1[best])), float(values[best]), better_than_chance
-        )
+        found = float(values.max())
+        for best in np.argsort(values)[::-1][:_STARTS]:  # several basins, not only the best
+            if label[best] >= 0:  # refine along the arc
+                arc = list(ranges)[label[best]]
+                value = self._refine_on_arc(
+                    t, arc, ranges[arc], float(param[best]), float(values[best]),
+                    better_than_chance,
+                )  # fmt: skip
+            else:
+                value = self._refine_in_box(
+                    t, (float(q0[best]), float(q1[best])), float(values[best]),
+                    better_than_chance,
+                )  # fmt: skip
+            found = max(found, value)
+        return found
 
     def _coarse_tails(
         self, t: float, q0: np.ndarray, q1: np.ndarray, better_than_chance: bool
@@ -439,7 +448,11 @@ class LowerTest:
         return best_value
 
     def _refine_in_box(
-        self, t: float, centre: tuple[float, float], best_value: float, better_than_chance: bool
+        self,
+        t: float,
+        centre: tuple[float, float],
+        best_value: float,
+        better_than_chance: bool,
     ) -> float:
         """Zoom in around ``centre`` in 2-D (inside the set), keeping the largest tail seen."""
         (lo0, hi0), (lo1, hi1) = self.box
