@@ -37,7 +37,9 @@ that both see the same load (wall and CPU seconds; on a shared machine the CPU t
 steadier figure): one dataset per cell of the regime grid above that
 ``guaranteed_ci`` accepts (a judge better than chance), each timed through ``guaranteed_ci``
 with the per-calibration cache emptied first (a cold call, as a user's single interval), and
-through the old ``guaranteed_interval``; the two intervals must agree to 1e-9. Then the
+through the old ``guaranteed_interval``; the new interval must contain the old one (to the 1e-6
+to which an end is located: the supremum is refined around two coarse points, not one, so it
+can only be larger) and the widening is reported. Then the
 vectorised path: ``guaranteed_intervals`` on ``--reps`` datasets of each of a few coverage
 settings (n = 1000, 25 labels per arm), against the old engine looping over the distinct
 datasets; datasets per second and the ratio old / new.
@@ -240,6 +242,15 @@ def _timed(function: Any, *args: Any, **kwargs: Any) -> tuple[Any, float, float]
     return out, time.perf_counter() - start, time.process_time() - cpu
 
 
+def _widening(new: Any, old: Any, counts: Any) -> float:
+    """How far ``new`` reaches beyond ``old`` (which it must contain, to the root finder's 1e-6)."""
+    from judgestats.guaranteed import _THETA_TOL
+
+    if new[0] > old[0] + _THETA_TOL or new[1] < old[1] - _THETA_TOL:
+        raise AssertionError(f"{counts}: {tuple(new)} does not contain {tuple(old)}")
+    return max(old[0] - new[0], new[1] - old[1], 0.0)
+
+
 def speed(reps: int, seed: int) -> None:
     """Per-dataset seconds (cold, through guaranteed_ci) and vectorised datasets/s, old vs new."""
     from judgestats import _guaranteed_tails, guaranteed_ci
@@ -253,15 +264,14 @@ def speed(reps: int, seed: int) -> None:
         _guaranteed_tails._calibration.cache_clear()
         new, new_s, new_cpu = _timed(guaranteed_ci, *counts, confidence_level=0.95)
         before, old_s, old_cpu = _timed(old.guaranteed_interval, *counts, 0.95)
-        difference = max(abs(new[0] - before[0]), abs(new[1] - before[1]))
-        assert difference <= 1e-9, counts
+        difference = _widening(new, before, counts)
         rows.append(
             {"counts": counts, "new_s": new_s, "old_s": old_s, "new_cpu_s": new_cpu}
             | {"old_cpu_s": old_cpu, "difference": difference}
         )
     per_dataset: dict[str, Any] = {
         "datasets": len(rows),
-        "max_difference": max(r["difference"] for r in rows),
+        "max_widening": max(r["difference"] for r in rows),
     }
     for clock in ("", "cpu_"):
         new_s, old_s = (np.array([r[f"{v}_{clock}s"] for r in rows]) for v in ("new", "old"))
@@ -317,10 +327,8 @@ def _vectorised(old: Any, vectorised: Any, reps: int, rng: np.random.Generator) 
         lambda: {tuple(row): old.guaranteed_interval(*map(int, row), 0.95) for row in unique}
     )
     diff = max(
-        max(abs(lo - before[tuple(r)][0]), abs(hi - before[tuple(r)][1]))
-        for r, lo, hi in zip(data, low, high, strict=True)
+        _widening((lo, hi), before[tuple(r)], r) for r, lo, hi in zip(data, low, high, strict=True)
     )
-    assert diff <= 1e-9, diff
     return {
         "datasets": len(data),
         "distinct": len(unique),

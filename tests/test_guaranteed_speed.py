@@ -1,17 +1,16 @@
 """The faster guaranteed interval (issue 27) gives the numbers of the engine it replaced, or wider.
 
-The engine before the speed-up is kept verbatim in ``tests/reference/guaranteed_before.py``;
-every interval here contains its interval (to the 1e-6 to which an end is located) and lies
-within 5e-3 of it: the supremum
-over the nuisance set is now refined around the two largest coarse tails over four rounds,
-where the old engine refined around the largest over three and could miss the maximiser (a
-review found a lower end 1.3e-4 inside the construction's, ``tests/test_review_exactness.py``),
-so the supremum can only be larger and the interval only wider. Designs chosen to break a
-shortcut: empty
-and one-item arms, judges at, below and far above chance, accuracies at 0 and 1 (k = 0, k = n),
-n = 1, n = 10^6 and n up to 10^12 (the Berry-Esseen tail bound), and moderate random designs.
-The pruning of nuisance points (a tail at a larger t bounds the tail at t) is checked on its
-own: a supremum computed after other t values must equal the one computed from scratch.
+The engine before the speed-up is kept verbatim in ``tests/reference/guaranteed_before.py``.
+Every interval here contains its interval (to the 1e-6 to which an end is located) and lies
+within 5e-3 of it: the supremum over the nuisance set is now refined around the two largest
+coarse tails over four rounds, where the old engine refined around the largest over three and
+could miss the maximiser (a review found a lower end 1.3e-4 inside the construction's,
+``tests/test_review_exactness.py``), so the supremum can only be larger and the interval only
+wider. The designs are chosen to break a shortcut: empty and one-item arms, judges at, below
+and far above chance, accuracies at 0 and 1 (k = 0, k = n), n = 1, n = 10^6 and n up to 10^12
+(the Berry-Esseen tail bound), and moderate random designs. The pruning of nuisance points (a
+tail at a larger t bounds the tail at t) is checked on its own: a supremum computed after other
+t values must equal the one computed from scratch.
 """
 
 from __future__ import annotations
