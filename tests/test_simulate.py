@@ -342,3 +342,13 @@ def test_bad_client_and_seed_types():
         coverage("naive", **BASE, reps="2")
     with pytest.raises(ValueError, match=r"`reps` \(2.5\) must be a positive integer"):
         coverage("naive", **BASE, reps=2.5)
+
+
+def test_a_repeated_grid_value_and_zero_workers_are_refused():
+    with pytest.raises(ValueError, match=r"`theta` repeats a value \(\[0.5, 0.5\]\)"):
+        coverage("lang_reiczigel", theta=[0.5, 0.5], q0=0.8, q1=0.8, n=100, m0=20, m1=20, reps=5)
+    with pytest.raises(ValueError, match="`n_workers`"):
+        coverage(
+            "lang_reiczigel", theta=0.5, q0=0.8, q1=0.8, n=100, m0=20, m1=20, reps=5,
+            client="local", n_workers=0,
+        )  # fmt: skip

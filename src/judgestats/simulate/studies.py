@@ -226,6 +226,8 @@ def coverage(
         _check_exact_cost(flat, methods)
     if chunk_cells is not None:
         chunk_cells = int(check_counts(chunk_cells, "chunk_cells", minimum=1))
+    if n_workers is not None:
+        n_workers = check_positive_int(n_workers, "n_workers")
     spec = ChunkSpec(
         methods=methods,
         reps=reps,
