@@ -342,28 +342,32 @@ def _vectorised(old: Any, vectorised: Any, reps: int, rng: np.random.Generator) 
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", type=int, default=10)
-    parser.add_argument("--seed", type=int, default=12)
-    parser.add_argument("--scaling", action="store_true", help="cost against n only")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--profile", action="store_true", help="where one interval's time goes")
-    parser.add_argument("--speed", action="store_true", help="old vs new, in this process")
-    parser.add_argument("--reps", type=int, default=40)
-    args = parser.parse_args()
-    if args.speed:
-        speed(args.reps, args.seed)
-        return
-    if args.profile:
-        profile()
-        return
-    if args.scaling:
-        scaling(args.repeats)
-        return
-    rng = np.random.default_rng(args.seed)
+def _dataset_row(rng: np.random.Generator, n: int, m: int, judge: tuple, theta: float) -> dict:
+    """One drawn dataset of a cell: both intervals' widths and the guaranteed one's seconds."""
+    q0, q1 = judge
+    pi = theta * q1 + (1 - theta) * (1 - q0)
+    k, k0, k1 = int(rng.binomial(n, pi)), int(rng.binomial(m, q0)), int(rng.binomial(m, q1))
+    t0 = time.perf_counter()
+    g_low, g_high = guaranteed_interval(k, n, k0, m, k1, m, 0.95)
+    seconds = time.perf_counter() - t0
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", JudgeStatsWarning)
+            lr = lang_reiczigel_ci(k / n, k0 / m, k1 / m, n, m, m)
+        lr_width = float(lr.high - lr.low)
+    except ValueError:  # no correction: the estimated judge is at chance
+        lr_width = np.nan
+    return {"n": n, "m": m, "q0": q0, "q1": q1, "theta": theta} | {
+        "guaranteed_width": g_high - g_low,
+        "lr_width": lr_width,
+        "seconds": seconds,
+    }
+
+
+def width_study(datasets: int, seed: int) -> list[dict]:
+    """Every cell of the regime grid: LR's exact coverage, then ``datasets`` drawn datasets."""
+    rng = np.random.default_rng(seed)
     rows = []
-    start = time.perf_counter()
     for n in N:
         for m in M:
             for q0, q1 in JUDGES:
@@ -373,42 +377,19 @@ def main() -> None:
                         "lang_reiczigel", theta=THETA, q0=q0, q1=q1, n=n, m0=m, m1=m, exact=True
                     )["coverage"].values.ravel()
                 for theta, lr_coverage in zip(THETA, exact, strict=True):
-                    pi = theta * q1 + (1 - theta) * (1 - q0)
-                    for _ in range(args.datasets):
-                        k, k0, k1 = (
-                            int(rng.binomial(n, pi)),
-                            int(rng.binomial(m, q0)),
-                            int(rng.binomial(m, q1)),
-                        )
-                        t0 = time.perf_counter()
-                        g_low, g_high = guaranteed_interval(k, n, k0, m, k1, m, 0.95)
-                        seconds = time.perf_counter() - t0
-                        try:
-                            with warnings.catch_warnings():
-                                warnings.simplefilter("ignore", JudgeStatsWarning)
-                                lr = lang_reiczigel_ci(k / n, k0 / m, k1 / m, n, m, m)
-                            lr_width = float(lr.high - lr.low)
-                        except ValueError:  # no correction: the estimated judge is at chance
-                            lr_width = np.nan
-                        rows.append(
-                            {
-                                "n": n,
-                                "m": m,
-                                "q0": q0,
-                                "q1": q1,
-                                "theta": theta,
-                                "lr_coverage": float(lr_coverage),
-                                "guaranteed_width": g_high - g_low,
-                                "lr_width": lr_width,
-                                "seconds": seconds,
-                            }
-                        )
-    elapsed = time.perf_counter() - start
+                    for _ in range(datasets):
+                        row = _dataset_row(rng, n, m, (q0, q1), float(theta))
+                        rows.append(row | {"lr_coverage": float(lr_coverage)})
+    return rows
+
+
+def width_summary(rows: list[dict], elapsed: float) -> dict:
+    """Width ratios where LR covers, widths where it does not, and the seconds per interval."""
     covers = [r for r in rows if r["lr_coverage"] >= 0.95 and r["lr_width"] > 0]  # NaN: no
     under = [r for r in rows if r["lr_coverage"] < 0.95]
     ratio = np.array([r["guaranteed_width"] / r["lr_width"] for r in covers])
     seconds = np.array([r["seconds"] for r in rows])
-    summary = {
+    return {
         "environment": environment(),
         "datasets": len(rows),
         "elapsed_s": elapsed,
@@ -432,6 +413,30 @@ def main() -> None:
         },
         "rows": rows,
     }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--scaling", action="store_true", help="cost against n only")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--profile", action="store_true", help="where one interval's time goes")
+    parser.add_argument("--speed", action="store_true", help="old vs new, in this process")
+    parser.add_argument("--reps", type=int, default=40)
+    args = parser.parse_args()
+    if args.speed:
+        speed(args.reps, args.seed)
+        return
+    if args.profile:
+        profile()
+        return
+    if args.scaling:
+        scaling(args.repeats)
+        return
+    start = time.perf_counter()
+    rows = width_study(args.datasets, args.seed)
+    summary = width_summary(rows, time.perf_counter() - start)
     write_results("guaranteed", summary)
     print({k: v for k, v in summary.items() if k not in ("rows", "environment")})
 
