@@ -345,7 +345,7 @@ def test_bad_client_and_seed_types():
 
 
 def test_a_repeated_grid_value_and_zero_workers_are_refused():
-    with pytest.raises(ValueError, match=r"`theta` repeats a value \(\[0.5, 0.5\]\)"):
+    with pytest.raises(ValueError, match=r"`theta` repeats a value \(0.5, 2 times\)"):
         coverage("lang_reiczigel", theta=[0.5, 0.5], q0=0.8, q1=0.8, n=100, m0=20, m1=20, reps=5)
     with pytest.raises(ValueError, match="`n_workers`"):
         coverage(

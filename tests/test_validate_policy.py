@@ -7,6 +7,7 @@ ValueError; the same mistake gets the same exception and message shape everywher
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import judgestats as jc
@@ -121,6 +122,13 @@ def test_masked_arrays_are_refused_not_silently_unmasked(call, name):
         call(masked)
 
 
+def _hundred(name, value):
+    """100 distinct values of a grid parameter around ``value`` (a grid repeats none)."""
+    if name in ("n", "m0", "m1"):
+        return [int(value) + i for i in range(100)]
+    return list(np.linspace(value - 0.05, value + 0.05, 100))
+
+
 @pytest.mark.parametrize(
     ("call", "match"),
     [
@@ -138,12 +146,14 @@ def test_masked_arrays_are_refused_not_silently_unmasked(call, name):
             r"`n_resamples` \(1000000000000\) must be at most",
         ),
         (
-            lambda: jc.simulate.simulate_counts(**{**CELL, "theta": [0.1] * 1000}, reps=10**5),
+            lambda: jc.simulate.simulate_counts(
+                **{**CELL, "theta": np.linspace(0.1, 0.9, 1000)}, reps=10**5
+            ),
             r"`reps` \(100,000\) x the grid's 1,000 cells",
         ),
         (
             lambda: jc.simulate.coverage(
-                "naive", **{name: [v] * 100 for name, v in CELL.items()}, reps=2
+                "naive", **{name: _hundred(name, v) for name, v in CELL.items()}, reps=2
             ),
             r"the parameter grid has 100 \(theta\) x .* cells, more than",
         ),

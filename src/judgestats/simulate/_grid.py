@@ -53,10 +53,12 @@ def _as_parameter(value: Any, name: str) -> Any:
     checked = _check_values(name, array)
     if checked.ndim == 0:
         return xr.DataArray(checked)
-    if np.unique(checked).size != checked.size:
+    values, counts = np.unique(checked, return_counts=True)
+    if (counts > 1).any():
+        repeated = values[counts > 1][0]
         raise ValueError(
-            f"`{name}` repeats a value ({checked.tolist()}): each value is a coordinate of the "
-            "study's grid, so give each once."
+            f"`{name}` repeats a value ({repeated:g}, {counts.max()} times): each value is a "
+            "coordinate of the study's grid, so give each once."
         )
     return xr.DataArray(checked, dims=(name,), coords={name: checked})
 
