@@ -431,13 +431,22 @@ def add_target_argument(parser: argparse.ArgumentParser, *, default: str, note: 
 
 
 def check_target_design(args: argparse.Namespace) -> None:
-    """Refuse --target items without --design random, in the command line's words."""
-    if getattr(args, "target", "population") == "items" and args.design != "random":
+    """Refuse a --target that --design does not allow, in the command line's words.
+
+    The rule is :func:`judgestats.designs.labels_only.check_target`'s (items needs the random
+    design); only the message is the command line's.
+    """
+    from judgestats.designs.labels_only import check_target
+
+    target = getattr(args, "target", "population")
+    try:
+        check_target(target, design=args.design)
+    except ValueError:
         raise UserError(
-            "--target items needs --design random: with a stratified calibration set the "
+            f"--target {target} needs --design random: with a stratified calibration set the "
             "labelled items are chosen by their true class, so the share of correct items "
             "among the items evaluated is not estimable; use --target population (the default)"
-        )
+        ) from None
 
 
 # ---- output, posterior, prior, progress ---------------------------------------------------------

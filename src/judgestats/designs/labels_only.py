@@ -62,10 +62,8 @@ TARGETS = ("population", "items")
 LABELS_ONLY_METHODS = ("clopper_pearson", "blaker")
 #: Relative slack when comparing gamma values (ties count as "at most as probable").
 _TIE = 1e-9
-#: Points of the scan that precedes bisection for Blaker's ends.
+#: Points of the scan that precedes the integer search for the items target's Blaker ends.
 _SCAN = 48
-#: Bisection steps for a continuous end (well below 1e-12 on [0, 1]).
-_BISECT = 45
 #: Labelled items above which the items target's intervals are refused: their cost grows as
 #: sqrt(m) per law evaluated (the window of :func:`_window`), 48 laws at a time.
 LABELS_ONLY_MAX = 10_000_000

@@ -221,7 +221,7 @@ def coverage(
     design = check_choice(design, "design", DESIGNS)
     template, flat = grid(grid_parameters(theta, q0, q1, n, m0, m1, theta_cal, design))
     design, allocation, m_pilot = check_design(design, allocation, m_pilot, flat)
-    methods = _check_methods(method, bool(exact), design, allocation)
+    methods = _check_methods(method, exact, design, allocation)
     if exact:
         _check_exact_cost(flat, methods)
     if chunk_cells is not None:
@@ -235,7 +235,7 @@ def coverage(
         design=design,
         allocation=allocation,
         m_pilot=m_pilot,
-        exact=bool(exact),
+        exact=exact,
         entropy=root_entropy(random_seed),
         prior=prior,
     )
