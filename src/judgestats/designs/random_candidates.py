@@ -316,9 +316,7 @@ def random_design_candidates(
     data = require_design(data, "random", "`random_design_candidates`")
     level = check_level(confidence_level)
     rng = as_generator(random_seed)
-    draws = check_positive_int(draws, "draws")
-    if draws > ITEMS_DRAWS_MAX:
-        raise ValueError(f"`draws` ({draws}) must be at most {ITEMS_DRAWS_MAX:,}.")
+    draws = check_positive_int(draws, "draws", maximum=ITEMS_DRAWS_MAX)
     counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
     intervals = count_candidates(*counts, target=target, level=level, guaranteed_judge=True)
     with warnings.catch_warnings():
