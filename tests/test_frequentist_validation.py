@@ -68,6 +68,13 @@ class TestValidation:
         with pytest.raises(TypeError, match="`m0`"):
             lr(m0=np.array([True, False]))
 
+    @pytest.mark.parametrize("name", ["p", "n", "m0"])
+    def test_boolean_among_numbers_rejected(self, name):
+        # numpy reads [0.4, True] as [0.4, 1.0]; the boolean is refused, not read as 1.
+        value = [0.4, True] if name == "p" else [200, True]
+        with pytest.raises(TypeError, match=rf"`{name}` must hold real numbers, not booleans"):
+            lr(**{name: value})
+
     @pytest.mark.parametrize("level", [0, 1, 1.5, -0.5, float("nan"), 0.0, 1.0])
     def test_bad_level_value(self, level):
         with pytest.raises(ValueError, match=r"`confidence_level`.*strictly between 0 and 1"):

@@ -57,6 +57,25 @@ def test_boolean_labels_are_not_classes_zero_and_one(convert):
         KClassData.from_labels(convert([True, False]), [0, 1], [0, 1])
 
 
+# -- counts in the constructor --------------------------------------------------------------------
+@pytest.mark.parametrize("flag", [True, False, np.True_])
+def test_counts_mixing_booleans_with_numbers_are_refused(flag):
+    # numpy reads [True, 1] as [1, 1]: a boolean among counts was silently the count 1 (or 0).
+    with pytest.raises(
+        TypeError, match=rf"`test` must hold real numbers, not booleans; got {flag}"
+    ):
+        KClassData(("A", "B"), test=[flag, 1], confusion=[[3, 1], [1, 3]])
+    with pytest.raises(TypeError, match=r"`confusion` .* not booleans; got \w+ at index \(1, 0\)"):
+        KClassData(("A", "B"), test=[2, 1], confusion=[[3, 1], [flag, 3]])
+    with pytest.raises(TypeError, match=r"`confusion` .* not booleans"):
+        KClassData(("A", "B"), test=[2, 1], confusion=[np.array([3, 1]), np.array([flag, True])])
+
+
+def test_counts_of_numbers_only_are_still_accepted():
+    data = KClassData(("A", "B"), test=(2.0, np.int64(1)), confusion=[[3, 1], (1, 3)])
+    assert data.test.tolist() == [2, 1] and data.confusion.tolist() == [[3, 1], [1, 3]]
+
+
 @pytest.mark.parametrize(
     "missing", [pd.NA, pd.NaT, None, float("nan"), np.nan, np.datetime64("NaT")]
 )

@@ -101,8 +101,8 @@ def as_real_array(value: Any, name: str) -> np.ndarray:
     Raises
     ------
     TypeError
-        If ``value`` is a string, a boolean, ``None``, a masked array, or anything that is not a
-        real number or an array of real numbers.
+        If ``value`` is a string, a boolean (alone or among numbers), ``None``, a masked array,
+        or anything that is not a real number or an array of real numbers.
     """
     refuse_masked(value, name)
     if isinstance(value, (str, bytes)) or value is None:
@@ -115,6 +115,12 @@ def as_real_array(value: Any, name: str) -> np.ndarray:
         raise TypeError(f"`{name}` must be a real number or an array of them ({error}).") from None
     if array.dtype.kind == "b":
         raise TypeError(f"`{name}` must hold real numbers, not booleans.")
+    if array.ndim and (array.dtype.kind == "O" or not hasattr(value, "dtype")):
+        items = np.array(value, dtype=object)  # numpy reads [True, 1] as [1, 1]: refuse it
+        bad = np.frompyfunc(lambda v: isinstance(v, (bool, np.bool_)), 1, 1)(items).astype(bool)
+        if bad.any():
+            where = first_bad(items, bad)
+            raise TypeError(f"`{name}` must hold real numbers, not booleans{where}.")
     if array.dtype.kind == "O" and array.size:
         _check_integer_range(array, name)
     if array.dtype.kind not in "iuf":
@@ -163,9 +169,7 @@ def _broadcasts(first: tuple[int, ...], second: tuple[int, ...]) -> bool:
 def _check_integer_range(array: np.ndarray, name: str) -> None:
     """Raise for whole numbers beyond numpy's 64-bit integers (they would become objects)."""
     values = array.ravel().tolist()
-    if not all(
-        isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in values
-    ):
+    if not all(isinstance(v, numbers.Integral) for v in values):  # booleans refused before
         return  # a non-number: the caller's TypeError
     big = max(values, key=lambda v: abs(int(v)))
     if abs(int(big)) >= 2**63:
