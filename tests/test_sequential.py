@@ -232,3 +232,55 @@ def test_a_coarse_grid_only_widens(monkeypatch):
     coarse = session.interval()
     assert coarse.low <= exact.low and exact.high <= coarse.high
     assert coarse.width - exact.width <= 2 * 0.0005 + 2 / 1000  # a grid step and a share each side
+
+
+def _out_of_order_session(seed):
+    """A batch labelled in two parts: its second half first, its first half with the next batch."""
+    session, truth = _session(size=300, seed=seed)
+    batch = session.next_batch(40)
+    late, early = batch[:20], batch[20:]
+    session.add_labels(early, [truth[i] for i in early])
+    following = session.next_batch(60)
+    assert set(late) <= set(following)  # the skipped items come back first
+    session.add_labels(following, [truth[i] for i in following])
+    return session, early, following
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_labels_are_taken_in_the_order_they_arrived(seed):
+    """The interval after each batch is the confidence sequence of one arrival sequence.
+
+    Taken in the session's ranking instead, the labels given later (the skipped half of the
+    first batch) were put before those already used, so the interval shown after the second
+    batch did not continue the sequence shown after the first: the path by label disagreed with
+    the path by batch, its ``batch`` column went backwards, and the looks did not nest.
+    """
+    session, early, following = _out_of_order_session(seed)
+    by_batch = session.path()
+    by_label = session.path(by="label")
+    assert list(session.labels) == early + following
+    assert list(by_label["batch"]) == [1] * 20 + [2] * 60
+    ends = by_label.iloc[[19, 79]].reset_index(drop=True)
+    for column in ("estimate", "low", "high"):
+        np.testing.assert_allclose(ends[column], by_batch[column], rtol=0, atol=1e-12)
+    assert by_batch["low"].is_monotonic_increasing
+    assert by_batch["high"].is_monotonic_decreasing
+    now = session.interval()
+    assert (now.low, now.high) == (by_batch["low"].iloc[-1], by_batch["high"].iloc[-1])
+
+
+def test_the_interval_shown_after_each_batch_never_widens_when_labels_come_out_of_turn():
+    """Half a batch labelled with the next one: the second look nests inside the first.
+
+    With the labels ranked (seed 297 of this set-up), the second look was (0.42, 0.71) after a
+    first look of (0.49, 0.97): the looks were not one confidence sequence.
+    """
+    session, truth = _session(size=100, seed=297)
+    batch = session.next_batch(30)
+    session.add_labels(batch[15:], [truth[i] for i in batch[15:]])
+    first = session.interval()
+    following = session.next_batch(15)
+    assert set(following) == set(batch[:15])
+    session.add_labels(following, [truth[i] for i in following])
+    second = session.interval()
+    assert first.low <= second.low and second.high <= first.high

@@ -3,9 +3,11 @@ r"""Label until sure: which items to label next, and an interval valid whenever 
 :class:`LabellingSession` holds the items (ids and judge verdicts), the labels given so far, and
 the seed of one random order of the items. Each batch is the next unlabelled items in that order,
 so every batch is a uniform random sample of the items not yet labelled, and the labelled items,
-taken in that order, are a sequence of uniform draws without replacement -- what the
-anytime-valid interval (:mod:`judgestats.sequential.targets`) needs. Labels that existed before
-the session (a random sample too) are taken in the same order, which is independent of them.
+taken in the order they arrive (batch after batch, each batch in the random order), are a
+sequence of uniform draws without replacement -- what the anytime-valid interval
+(:mod:`judgestats.sequential.targets`) needs. The interval after each batch is then the
+sequence's interval at that time, even when a batch was labelled in parts or out of turn.
+Labels that existed before the session (a random sample too) are the first batch.
 
 The interval is a confidence *sequence*: it holds the target at every batch at once with
 probability at least the level, so stopping as soon as it is narrow enough (or for any other
@@ -279,9 +281,20 @@ class LabellingSession:
         return np.array([self._index[item] for item in names], dtype=np.int64)
 
     # ---- the interval ---------------------------------------------------------------------
-    def _order(self, labelled: np.ndarray) -> np.ndarray:
-        """Labelled positions in the session's random order (the drawing order)."""
-        return labelled[np.argsort(self._rank[labelled], kind="stable")]
+    def _arrival(self) -> np.ndarray:
+        """The labelled positions in the order they arrived (each batch in the random order).
+
+        Batch after batch, each batch sorted by the session's random order. The confidence
+        sequence runs over this one sequence, so the interval after each batch continues the
+        one shown after the batch before (the looks are its prefixes); ranking all labels
+        instead would put labels given late (say, the skipped half of a batch) before labels
+        already used, and the intervals shown would come from different sequences.
+        """
+        if not self._batches:
+            return np.empty(0, dtype=np.int64)
+        return np.concatenate(
+            [batch[np.argsort(self._rank[batch], kind="stable")] for batch in self._batches]
+        )
 
     def interval(
         self, *, target: str = "items", confidence_level: float = 0.95
@@ -292,8 +305,7 @@ class LabellingSession:
         """
         target = check_target(target)
         level = check_level(confidence_level)
-        order = self._order(np.flatnonzero(self._labels >= 0))
-        return self._interval_at(order, target, level)
+        return self._interval_at(self._arrival(), target, level)
 
     def _interval_at(self, order: np.ndarray, target: str, level: float) -> SequentialInterval:
         if self._draws is not None:
@@ -361,11 +373,11 @@ class LabellingSession:
         Columns ``batch``, ``labelled``, ``estimate``, ``low``, ``high``, ``width``. With
         ``by="batch"``, one row per :meth:`add_labels` call that added labels (the labels given
         at construction are the first). With ``by="label"`` (random batches only), one row per
-        labelled item in the session's order: row t is the interval from the first t labelled
-        items, what :meth:`interval` gave when those were all the labels -- the path a
-        labelling that followed :meth:`next_batch` went through, even when its labels were
-        read back in one piece (as ``judgestats next`` does); ``batch`` is then the batch that
-        gave the t-th item.
+        labelled item in the order the labels arrived (batch after batch, each batch in the
+        session's random order): row t is the interval from the first t labelled items, and
+        the row that ends a batch is that batch's row of ``by="batch"``. A labelling that
+        followed :meth:`next_batch` gets the same path when its labels are read back in one
+        piece (as ``judgestats next`` does); ``batch`` is the batch that gave the t-th item.
         """
         import pandas as pd
 
@@ -376,10 +388,10 @@ class LabellingSession:
         if by == "label":
             return self._label_path(target, level)
         rows = []
-        labelled = np.empty(0, dtype=np.int64)
-        for number, batch in enumerate(self._batches, start=1):
-            labelled = np.concatenate([labelled, batch])
-            result = self._interval_at(self._order(labelled), target, level)
+        order = self._arrival()
+        ends = np.cumsum([batch.size for batch in self._batches])
+        for number, end in enumerate(ends.tolist(), start=1):
+            result = self._interval_at(order[:end], target, level)
             rows.append(
                 (number, result.n_labelled, result.estimate, result.low, result.high, result.width)
             )
@@ -398,7 +410,7 @@ class LabellingSession:
                 "`by`: the path by label needs random batches; with active selection "
                 "(`scores`) use by='batch'."
             )
-        order = self._order(np.flatnonzero(self._labels >= 0))
+        order = self._arrival()
         truth = self._labels[order].astype(float)
         batch_of = np.zeros(self.n_items, dtype=np.int64)
         for number, batch in enumerate(self._batches, start=1):
