@@ -284,3 +284,14 @@ def test_the_interval_shown_after_each_batch_never_widens_when_labels_come_out_o
     session.add_labels(following, [truth[i] for i in following])
     second = session.interval()
     assert first.low <= second.low and second.high <= first.high
+
+
+@pytest.mark.parametrize("container", [set, frozenset, dict.fromkeys])
+def test_unordered_ids_are_refused(container):
+    """A set of ids was paired with the labels in its hash order: labels on the wrong items."""
+    session, _ = _session(size=20)
+    with pytest.raises(TypeError, match=r"`ids` must be an ordered sequence of ids.*paired"):
+        session.add_labels(container(["q0", "q1"]), [1, 0])
+    assert session.n_labelled == 0
+    with pytest.raises(TypeError, match=r"`ids` must be an ordered sequence"):
+        LabellingSession(container(["a", "b"]), [1, 0])

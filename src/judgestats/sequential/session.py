@@ -21,6 +21,7 @@ a seeded order that favours uncertain items, and an inverse-probability-weighted
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -60,9 +61,14 @@ def _binary(values: Any, name: str) -> np.ndarray:
 
 
 def _ids(values: Any, name: str) -> list[str]:
-    """Ids as strings; a bare string is refused (it would be read letter by letter)."""
+    """Ids as strings; a bare string (read letter by letter) or a set (no order) is refused."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise TypeError(f"`{name}` must be a sequence of ids, got {type(values).__name__}.")
+    if isinstance(values, (AbstractSet, Mapping)):
+        raise TypeError(
+            f"`{name}` must be an ordered sequence of ids (list, array, Series), got "
+            f"{type(values).__name__}: the n-th id is paired with the n-th verdict or label."
+        )
     return [str(v) for v in values]
 
 
