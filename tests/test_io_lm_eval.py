@@ -114,3 +114,24 @@ def test_empty(tmp_path):
     path.write_text("")
     with pytest.raises(ValueError, match="samples_empty.jsonl: the file is empty"):
         read_lm_eval(path, metric="acc")
+
+
+def test_a_metric_value_that_is_a_list_names_the_file_and_metric(tmp_path):
+    # numpy's "inhomogeneous shape" ValueError escaped, naming neither the file nor the metric.
+    values = iter([[1], 0, 1, 0, 1, 1])
+    path = _rewrite(tmp_path, lambda r: r.update(acc=next(values)))
+    with pytest.raises(ValueError, match=r"samples.*`acc` has values outside the mapping: \[1\]"):
+        read_lm_eval(path, metric="acc")
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"metric": ["acc"]}, r"`metric` must be a str"),
+        ({"metric": "acc", "filter": 1}, "`filter`"),
+    ],
+)
+def test_option_types_are_named(options, match):
+    # metric=["acc"] raised Python's bare "unhashable type: 'list'".
+    with pytest.raises(TypeError, match=match):
+        read_lm_eval(ARC, **options)

@@ -423,7 +423,8 @@ def _as_values(value: Any, option: str) -> list[Any]:
 
 
 def _as_list(values: Any, name: str, source: str) -> list[Any]:
-    if isinstance(values, (str, bytes, Mapping)) or np.ndim(values) == 0:
+    scalar = not hasattr(values, "__iter__") or getattr(values, "ndim", 1) == 0
+    if isinstance(values, (str, bytes, Mapping)) or scalar:  # np.ndim fails on ragged lists
         raise TypeError(
             f"{source}: `{name}` must be a sequence of verdicts, got {type(values).__name__}."
         )

@@ -80,8 +80,13 @@ def read_lm_eval(
         ``filter``, metric values outside the mapping (or ``classes``); ``classes`` together
         with ``threshold`` or ``positive``.
     TypeError
-        If ``classes`` is not a list or tuple of strings and integers.
+        If ``metric`` is not a string, ``filter`` neither a string nor None, or ``classes``
+        not a list or tuple of strings and integers.
     """
+    if not isinstance(metric, str):
+        raise TypeError(f"`metric` must be a str (a field name), got {type(metric).__name__}.")
+    if filter is not None and not isinstance(filter, str):
+        raise TypeError(f"`filter` must be a str or None, got {type(filter).__name__}.")
     declared = declared_classes(
         classes, set_options(threshold=threshold, positive=positive), kept="metric's values"
     )
