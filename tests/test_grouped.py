@@ -204,6 +204,18 @@ def test_errors():
         jc.estimate_items(frame, by="model", design="cluster")
 
 
+@pytest.mark.parametrize("function", [jc.estimate_items, jc.crosscheck_items])
+@pytest.mark.parametrize("value", [["x"], {"tag": "x"}, {"x"}])
+def test_a_group_column_of_lists_names_by(function, value):
+    # a metadata column of lists (tags) raised pandas' bare "unhashable type: 'list'".
+    frame = frame_from_counts(COUNTS)
+    frame["tags"] = [value] * len(frame)
+    with pytest.raises(TypeError, match=r"`by` \('tags'\): the column holds values that cannot"):
+        function(frame, by=["model", "tags"])
+    frame["tags"] = frame["tags"].astype(str)  # the remedy the message gives
+    assert len(quiet(jc.estimate_items, frame, by=["model", "tags"]).rows) == 3
+
+
 def test_html_and_text():
     table = quiet(jc.estimate_items, frame_from_counts(COUNTS), by="model", null=0.5)
     html = table._repr_html_()

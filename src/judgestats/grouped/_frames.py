@@ -92,7 +92,24 @@ def check_by(by: Any, items: Any, source: str) -> tuple[str, ...]:
             )
     if len(set(columns)) != len(columns):
         raise ValueError(f"`by` ({list(columns)!r}) names a column twice.")
+    for column in columns:
+        _check_group_keys(items[column], column)
     return tuple(columns)
+
+
+def _check_group_keys(values: Any, column: str) -> None:
+    """Raise TypeError naming ``by`` for a column whose values cannot be group keys (lists)."""
+    if values.dtype != object:
+        return
+    for value in values.tolist():
+        try:
+            hash(value)
+        except TypeError:
+            raise TypeError(
+                f"`by` ({column!r}): the column holds values that cannot be group keys, e.g. "
+                f"{value!r} ({type(value).__name__}); map them to text first, e.g. "
+                f"items.assign(**{{{column!r}: items[{column!r}].astype(str)}})."
+            ) from None
 
 
 def check_null(null: Any) -> float | None:
