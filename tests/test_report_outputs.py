@@ -97,6 +97,16 @@ def test_save_names_a_path_of_the_wrong_type(paper_report):
         paper_report.save(5)
 
 
+def test_a_path_with_a_nul_character_is_named_and_nothing_is_written(paper_report, tmp_path):
+    # Python's bare "embedded null byte" named no argument.
+    target = tmp_path / "re\0port.html"
+    with pytest.raises(ValueError, match=r"`path` \(.*\) holds a NUL character"):
+        paper_report.save(target)
+    with pytest.raises(ValueError, match=r"`path` \(.*\) holds a NUL character"):
+        jc.io.read_frame(os.fspath(target).replace(".html", ".csv"), judge="judge")
+    assert not list(tmp_path.iterdir())
+
+
 def test_an_existing_regular_file_is_still_replaced(paper_report, tmp_path):
     (tmp_path / "r.html").write_text("old")
     paper_report.save(tmp_path / "r.html")

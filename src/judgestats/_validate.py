@@ -168,9 +168,9 @@ def _broadcasts(first: tuple[int, ...], second: tuple[int, ...]) -> bool:
 
 def _check_integer_range(array: np.ndarray, name: str) -> None:
     """Raise for whole numbers beyond numpy's 64-bit integers (they would become objects)."""
-    values = array.ravel().tolist()
-    if not all(isinstance(v, numbers.Integral) for v in values):  # booleans refused before
-        return  # a non-number: the caller's TypeError
+    values = array.ravel().tolist()  # booleans are refused before; a non-number: a TypeError
+    if not all(isinstance(v, numbers.Integral) for v in values):
+        return
     big = max(values, key=lambda v: abs(int(v)))
     if abs(int(big)) >= 2**63:
         raise ValueError(
@@ -326,17 +326,17 @@ def frozen_copy(values: Any, dtype: Any = None) -> np.ndarray:
 
 
 def check_path(value: Any, name: str = "path") -> str:
-    """A file path as a ``str``: a ``str`` or an ``os.PathLike`` of one.
+    """A path as a ``str``; TypeError (not a str or os.PathLike), ValueError (a NUL) name it.
 
-    Anything else (None, a number, bytes, a list) is a TypeError naming ``name``, where
-    ``os.fspath`` would raise one that names no argument.
+    ``os.fspath`` and ``open`` would raise errors that name no argument.
     """
-    if isinstance(value, os.PathLike):
-        value = os.fspath(value)
+    value = os.fspath(value) if isinstance(value, os.PathLike) else value
     if not isinstance(value, str):
         raise TypeError(
             f"`{name}` must be a file path (a str or an os.PathLike), got {type(value).__name__}."
         )
+    if "\0" in value:
+        raise ValueError(f"`{name}` ({value!r}) holds a NUL character; no file name can.")
     return value
 
 

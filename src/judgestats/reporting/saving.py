@@ -15,6 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from judgestats._validate import check_path
+
 __all__ = ["FORMATS", "check_format", "check_targets", "save_document"]
 
 #: Output formats of :meth:`Report.save`, and the file extensions that select them.
@@ -83,7 +85,7 @@ def save_document(
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"`path` must be a str or os.PathLike, got {type(path).__name__}.")
-    target = Path(path)
+    target = Path(check_path(path))  # a NUL character: a ValueError naming `path`
     kind = check_format(format, target)
     if not target.resolve().parent.is_dir():
         raise ValueError(f"`path` ({os.fspath(path)!r}): its folder does not exist.")
