@@ -23,6 +23,15 @@ to n = 10^3 measured in the same run, and the peak resident memory.
 
 Writes benchmarks/results/guaranteed_scaling.json (with the load average before and after).
 
+``--arms`` measures how the cost grows with the calibration arms (k = 400 of n = 1000, arms of
+m = 200 ... 10^12 with 0.7 m and 0.9 m correct, ``--repeats`` cold calls of ``guaranteed_ci``
+per m) and how far each interval lies from the known-judge limit (Clopper-Pearson's interval of
+k / n mapped through the judge, the limit as the arms grow).
+
+    python benchmarks/bench_guaranteed.py --arms [--repeats 5]
+
+Writes benchmarks/results/guaranteed_arms.json (with the load average before and after).
+
 ``--profile`` says where one interval's time goes (issue 27: <= 50 ms asked): for five typical
 datasets, the seconds, the number of p-value evaluations (each a supremum over the nuisance
 set) and of tail sums, and the share of the time in the tail sums.
@@ -144,6 +153,58 @@ def scaling(repeats: int) -> None:
             "rows": rows,
         },
     )
+
+
+ARMS_M = (200, 1_000, 10_000, 10**6, 10**9, 10**12)
+
+
+def arms(repeats: int) -> None:
+    """Time of one interval against the calibration arms' size, and the known-judge limit.
+
+    Dataset k = 400 of n = 1000, arms of m with 0.7 m and 0.9 m correct; ``guaranteed_ci`` with
+    the per-calibration cache emptied (a cold call), ``repeats`` times per m (median wall and
+    CPU seconds). The limit as m grows: Clopper-Pearson's interval of k / n at level
+    1 - alpha + gamma mapped through theta = (pi - 1 + q0) / (q0 + q1 - 1).
+    """
+    from scipy.stats import beta
+
+    from judgestats import _guaranteed_tails, guaranteed_ci
+
+    load_before = Path("/proc/loadavg").read_text().split()[:3]
+    tail = (1 - 0.95 + 0.001) / 2
+    limit = [(p - 0.3) / 0.6 for p in (beta.ppf(tail, 400, 601), beta.ppf(1 - tail, 401, 600))]
+    rows = []
+    for m in ARMS_M:
+        counts = (400, 1000, round(0.7 * m), m, round(0.9 * m), m)
+        walls, cpus = [], []
+        for _ in range(repeats):
+            _guaranteed_tails._calibration.cache_clear()
+            interval, wall, cpu = _timed(guaranteed_ci, *counts)
+            walls.append(wall)
+            cpus.append(cpu)
+        rows.append(
+            {
+                "m": m,
+                "median_s": float(np.median(walls)),
+                "median_cpu_s": float(np.median(cpus)),
+                "interval": [float(interval[0]), float(interval[1])],
+                "distance_to_limit": max(abs(interval[0] - limit[0]), abs(interval[1] - limit[1])),
+            }
+        )
+        row = rows[-1]
+        print(
+            f"m = {m:>14,}  median {row['median_s']:.3f} s (CPU {row['median_cpu_s']:.3f} s)  "
+            f"interval ({interval[0]:.5f}, {interval[1]:.5f})  "
+            f"from the known-judge limit {row['distance_to_limit']:.5f}"
+        )
+    load = Path("/proc/loadavg").read_text().split()[:3]
+    print(f"known-judge limit ({limit[0]:.5f}, {limit[1]:.5f}); load average before "
+          f"{' '.join(load_before)}, after {' '.join(load)}")  # fmt: skip
+    write_results(
+        "guaranteed_arms",
+        {"repeats": repeats, "limit": limit, "loadavg_before": load_before,
+         "loadavg_after": load, "rows": rows},
+    )  # fmt: skip
 
 
 PROFILE_CASES = [
@@ -424,7 +485,11 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="where one interval's time goes")
     parser.add_argument("--speed", action="store_true", help="old vs new, in this process")
     parser.add_argument("--reps", type=int, default=40)
+    parser.add_argument("--arms", action="store_true", help="cost against the arms' size")
     args = parser.parse_args()
+    if args.arms:
+        arms(args.repeats)
+        return
     if args.speed:
         speed(args.reps, args.seed)
         return

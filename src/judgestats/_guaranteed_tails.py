@@ -21,18 +21,20 @@ copy of it); what makes them cheaper:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
 import numpy as np
 
 from judgestats._binomial import arm_p_value as _arm_p_value
+from judgestats._binomial import arm_range
 from judgestats._binomial import arm_set as _arm_set
-from judgestats._binomial import arm_support
 from judgestats._binomial import fisher_cutoff as _fisher_cutoff
 from judgestats._binomial import log_pmf as _log_pmf
 from judgestats._binomial import p_value_ends as _p_value_ends
 from judgestats._designating import Curves, designating_bound
+from judgestats._guaranteed_blocks import Blocks
 
 __all__ = ["NUISANCE_GAMMA", "WINDOW_MAX", "LowerTest", "settings"]
 
@@ -41,6 +43,9 @@ NUISANCE_GAMMA = 1e-3
 #: Calibration outcomes lighter than this in each arm are dropped; their mass (4 x this) is
 #: added to every p-value.
 _ARM_TAIL = 1e-10
+#: Added to every p-value as well: a bound of its round-off at the threshold (module docstring of
+#: :mod:`judgestats.guaranteed`).
+_ROUND_OFF = 1e-9
 #: Half-width of the window, in standard deviations, where the test count's pmf is summed.
 _WINDOW_SD = 13.0
 #: Widest window summed; beyond it the tail is the Berry-Esseen upper bound (module docstring).
@@ -55,6 +60,10 @@ _NDTR_FLOOR = 1.2e-19
 _COARSE, _ARC, _FINE, _ROUNDS = 9, 25, 9, 4
 #: Coarse points (the largest tails) the supremum is refined around.
 _STARTS = 2
+#: Zooms (their points and calibration masses) a test keeps for its later suprema.
+_ZOOMS_KEPT = 128
+#: A zoom's usable points: q0, q1, their coordinates on the arc or in 2-D, their masses.
+_Zoomed = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]
 #: A coarse point is left out of a supremum when a bound of its tail is this far below the best
 #: tail found (module docstring).
 _PRUNE_MARGIN = 1e-9
@@ -76,24 +85,27 @@ class LowerTest:
         self.n = n
         self.box = shared.box
         self.calibration = (k0, m0, k1, m1)
-        self.k0, self.k1 = shared.supports
-        self.m0, self.m1 = m0, m1
-        observed = Curves(np.array([k0], float), np.array([k1], float), m0, m1, n, z)
+        self.blocks = shared.blocks
+        blocks0, blocks1 = shared.blocks
+        middle0, middle1 = blocks0.middle_of(k0), blocks1.middle_of(k1)
+        observed = Curves(np.array([middle0]), np.array([middle1]), m0, m1, n, z)
         bound = designating_bound(observed, k / n)
+        self.guess = bound  # D(x): where the interval's end is searched from
         self.everything = bound == 0.0  # D(x) = 0: every outcome is as extreme
         top = shared.curves.max_on(min(bound, 1.0))
         threshold = np.ceil(n * top - max(_TIE, 8.0 * np.finfo(float).eps * n))
-        if self.k0[0] <= k0 <= self.k0[-1] and self.k1[0] <= k1 <= self.k1[-1]:
-            i, j = int(k0 - self.k0[0]), int(k1 - self.k1[0])
+        i, j = blocks0.index(k0), blocks1.index(k1)
+        if i is not None and j is not None:
             threshold[i, j] = min(threshold[i, j], k)  # the observed outcome is in its tail
         self.threshold = np.clip(threshold, 0, n + 1).astype(np.int64)
         # the tails are evaluated once per distinct threshold, then spread over (k0, k1)
         self._distinct, inverse = np.unique(self.threshold, return_inverse=True)
         self._inverse = inverse.ravel()
-        self.slack = 4.0 * _ARM_TAIL
+        self.slack = 4.0 * _ARM_TAIL + _ROUND_OFF
         # log C(n, n - i) at i: the coefficients of a row of counts going down are contiguous
         self._log_choose = _log_choose_down(n) if n <= _LOG_CHOOSE_MAX else None
         self._coarse, self._shared_weights = shared.coarse, shared.coarse_weights
+        self._zooms: dict[tuple[object, ...], _Zoomed] = {}  # see _zoom
         self._seen: dict[float, np.ndarray] = {}  # coarse tails (better than chance) by t
         self._grouped: np.ndarray | None = None  # _grouped_weights at the coarse points
         self._coarse_weights: tuple[np.ndarray, np.ndarray] = (np.empty(0), np.empty(0))
@@ -130,8 +142,16 @@ class LowerTest:
             out[edge] = down + xlogy(c, p) + xlog1py(n - c, -p)
         return out
 
-    def tail(self, t: float, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
+    def tail(
+        self,
+        t: float,
+        q0: np.ndarray,
+        q1: np.ndarray,
+        weights: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> np.ndarray:
         """P_{t, q0, q1}{k >= c(k0, k1)} for every nuisance point (1-D arrays q0, q1).
+
+        ``weights``: the points' calibration masses (:meth:`_weights`), where known.
 
         Summed over a window of the test count where it holds at most ``WINDOW_MAX`` counts;
         the Berry-Esseen upper bound for the other points (each point on its own: a point with
@@ -141,29 +161,15 @@ class LowerTest:
         pi = np.minimum(np.maximum(t * q1 + (1.0 - t) * (1.0 - q0), 0.0), 1.0)
         half = np.ceil(_WINDOW_SD * np.sqrt(n * pi * (1.0 - pi)) + 12.0)
         summed = np.minimum(2 * half + 1, n + 1) <= WINDOW_MAX
+        w0, w1 = self._weights(q0, q1) if weights is None else weights
         out = np.empty(pi.size)
         if summed.any():
-            part = (pi[summed], q0[summed], q1[summed])
-            out[summed] = self._window_tail(*part, int(half[summed].max()))
+            distinct, outside = self._distinct_tails(pi[summed], int(half[summed].max()))
+            out[summed] = self._exact_sum(distinct, outside, w0[summed], w1[summed])
         if not summed.all():
-            out[~summed] = self._tail_bound(pi[~summed], q0[~summed], q1[~summed])
+            part = (pi[~summed], q0[~summed], q1[~summed])
+            out[~summed] = self._tail_bound(*part, (w0[~summed], w1[~summed]))
         return out
-
-    def _window_tail(
-        self,
-        pi: np.ndarray,
-        q0: np.ndarray,
-        q1: np.ndarray,
-        half: int,
-        weights: tuple[np.ndarray, np.ndarray] | None = None,
-    ) -> np.ndarray:
-        """:meth:`tail` summed over a window of 2 half + 1 counts around n pi.
-
-        ``weights``: the calibration pmfs of the points (:meth:`_weights`), where known.
-        """
-        distinct, outside = self._distinct_tails(pi, half)
-        w0, w1 = self._weights(q0, q1) if weights is None else weights
-        return self._exact_sum(distinct, outside, w0, w1)
 
     def _distinct_tails(self, pi: np.ndarray, half: int) -> tuple[np.ndarray, np.ndarray]:
         """P(K >= c) at each distinct threshold c (points x c), and the mass outside the window.
@@ -224,14 +230,18 @@ class LowerTest:
         return np.add.reduceat(joint[:, order], starts, axis=1)
 
     def _weights(self, q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Calibration pmfs on the supports, one row per nuisance point."""
-        w0 = np.exp(_log_pmf(self.k0[None, :], self.m0, q0[:, None]))
-        w1 = np.exp(_log_pmf(self.k1[None, :], self.m1, q1[:, None]))
-        return w0, w1
+        """Calibration masses of the arms' blocks, one row per nuisance point."""
+        return self.blocks[0].masses(q0), self.blocks[1].masses(q1)
 
-    def _tail_bound(self, pi: np.ndarray, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
+    def _tail_bound(
+        self,
+        pi: np.ndarray,
+        q0: np.ndarray,
+        q1: np.ndarray,
+        weights: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> np.ndarray:
         """:meth:`tail` with the Berry-Esseen upper bound of P(K >= c) (large n; module doc)."""
-        w0, w1 = self._weights(q0, q1)
+        w0, w1 = self._weights(q0, q1) if weights is None else weights
         return self._exact_sum(*self._distinct_bound(pi), w0, w1, bound=True)
 
     def _distinct_bound(self, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -293,21 +303,18 @@ class LowerTest:
         if not q0.size:
             return -math.inf
         values = self._coarse_tails(t, q0, q1, better_than_chance)
-        found = float(values.max())
-        for best in np.argsort(values)[::-1][:_STARTS]:  # several basins, not only the best
-            if label[best] >= 0:  # refine along the arc
-                arc = list(ranges)[label[best]]
-                value = self._refine_on_arc(
-                    t, arc, ranges[arc], float(param[best]), float(values[best]),
-                    better_than_chance,
-                )  # fmt: skip
+        starts = []  # along an arc, or in 2-D
+        (lo0, hi0), (lo1, hi1) = self.box
+        for i in np.argsort(values)[::-1][:_STARTS]:  # several basins, not only the best
+            if label[i] >= 0:
+                arc = list(ranges)[label[i]]
+                step = (ranges[arc][1] - ranges[arc][0]) / (_ARC - 1)
+                starts.append(_Start(arc, (float(param[i]),), (step,), float(values[i])))
             else:
-                value = self._refine_in_box(
-                    t, (float(q0[best]), float(q1[best])), float(values[best]),
-                    better_than_chance,
-                )  # fmt: skip
-            found = max(found, value)
-        return found
+                steps = ((hi0 - lo0) / (_COARSE - 1), (hi1 - lo1) / (_COARSE - 1))
+                centre = (float(q0[i]), float(q1[i]))
+                starts.append(_Start(None, centre, steps, float(values[i])))
+        return max(float(values.max()), self._refine(t, starts, ranges, better_than_chance))
 
     def _coarse_tails(
         self, t: float, q0: np.ndarray, q1: np.ndarray, better_than_chance: bool
@@ -316,12 +323,15 @@ class LowerTest:
 
         On judges better than chance each point's tail summed over the window rises with t (pi
         does), so its tail at the nearest t' >= t seen before bounds it (a Berry-Esseen bound
-        at t' too: it bounds the exact tail). The point with the largest bound is summed first;
-        points whose bound is below that value (less ``self._margin``, far above the round-off
-        of a tail) cannot be the maximiser, and keep their bound (which stays a bound at every
-        smaller t). The others are summed by :meth:`_coarse_sums`, each with the window it would
-        get among all the points, so the maximiser and the supremum are those of :meth:`tail`
-        at every point.
+        at t' too: it bounds the exact tail). The :data:`_STARTS` points with the largest bounds
+        are summed first; points whose bound is below the smallest of their values (less
+        ``self._margin``, far above the round-off of a tail) cannot be among the
+        :data:`_STARTS` largest, and keep their bound (which stays a bound at every smaller t).
+        The others are summed by :meth:`_coarse_sums`, each with the window it would get among
+        all the points, so the largest values, and the starts of the refinement, are those of
+        :meth:`tail` at every point, whatever t the test saw before: the p-value is a function
+        of t alone (with the single best point first, a point left with its bound could be
+        taken as a start, and the p-value depended on the order of the t tried).
         """
         pi = np.minimum(np.maximum(t * q1 + (1.0 - t) * (1.0 - q0), 0.0), 1.0)
         if not better_than_chance:  # one supremum per test: nothing to share
@@ -339,9 +349,9 @@ class LowerTest:
         above = [seen for seen in self._seen if seen >= t] if summed.all() else []
         values = self._seen[min(above)].copy() if above else np.full(q0.size, np.inf)
         if above:  # leave out the points whose bound is below a value reached at t
-            seed = np.array([np.argmax(values)])
-            reached = self._coarse_sums(pi, seed, width, summed, grouped, exact=False)
-            rows = np.flatnonzero(values >= reached[0] - self._margin)
+            seeds = np.argsort(values)[::-1][:_STARTS]
+            reached = self._coarse_sums(pi, seeds, width, summed, grouped, exact=False)
+            rows = np.flatnonzero(values >= reached.min() - self._margin)
         else:
             rows = np.arange(q0.size)
         values[rows] = self._coarse_sums(pi, rows, width, summed, grouped)
@@ -359,10 +369,10 @@ class LowerTest:
     ) -> np.ndarray:
         """Tails at some coarse points: summed by distinct threshold, then exactly near the top.
 
-        The sums by distinct threshold equal the exact ones (:meth:`_window_tail`,
-        :meth:`_tail_bound`) to round-off, far below ``self._margin``; only the points within
-        the margin of the largest can be the maximiser, and only they are summed exactly (the
-        same numbers as :meth:`tail`), unless ``exact`` is False.
+        The sums by distinct threshold equal the exact ones (:meth:`tail`) to round-off, far
+        below ``self._margin``; only the points within the margin of the largest can be the
+        maximiser, and only they are summed exactly (the same numbers as :meth:`tail`), unless
+        ``exact`` is False.
         """
         w0, w1 = self._coarse_weights
         out = np.empty(rows.size)
@@ -423,75 +433,100 @@ class LowerTest:
         q1 = np.concatenate([p[1] for p in points])
         return q0, q1, np.concatenate(labels), np.concatenate(params)
 
-    def _refine_on_arc(
+    def _refine(
         self,
         t: float,
-        arc: str,
-        bounds: tuple[float, float],
-        centre: float,
-        best_value: float,
+        starts: list[_Start],
+        ranges: dict[str, tuple[float, float]],
         better_than_chance: bool,
     ) -> float:
-        """Zoom in around ``centre`` along ``arc``, keeping the largest tail seen."""
-        low, high = bounds
-        step = (high - low) / (_ARC - 1)
-        for _ in range(_ROUNDS):
-            s = np.clip(np.linspace(centre - step, centre + step, _FINE), low, high)
-            a, b = self._arc(arc, s)
-            ok = _usable(a, b, better_than_chance)
-            if ok.any():
-                local = self.tail(t, a[ok], b[ok])
-                i = int(np.argmax(local))
-                if local[i] > best_value:
-                    best_value, centre = float(local[i]), float(s[ok][i])
-            step *= 2.0 / (_FINE - 1)
-        return best_value
+        """Zoom in around every start at once, keeping the largest tail seen by each.
 
-    def _refine_in_box(
-        self,
-        t: float,
-        centre: tuple[float, float],
-        best_value: float,
-        better_than_chance: bool,
-    ) -> float:
-        """Zoom in around ``centre`` in 2-D (inside the set), keeping the largest tail seen."""
-        (lo0, hi0), (lo1, hi1) = self.box
-        c0, c1 = centre
-        step0, step1 = (hi0 - lo0) / (_COARSE - 1), (hi1 - lo1) / (_COARSE - 1)
+        A start on an arc takes :data:`_FINE` points around its parameter, one in the box
+        :data:`_FINE` x :data:`_FINE` points around its centre (those inside the set); each
+        round the steps shrink by 2 / (_FINE - 1), and moves to its best point if that beats
+        its value. The points of all starts are summed in one :meth:`tail` call per round.
+        """
         for _ in range(_ROUNDS):
-            f0, f1 = np.meshgrid(
-                np.clip(np.linspace(c0 - step0, c0 + step0, _FINE), lo0, hi0),
-                np.clip(np.linspace(c1 - step1, c1 + step1, _FINE), lo1, hi1),
-                indexing="ij",
-            )
-            r0, r1 = f0.ravel(), f1.ravel()
-            ok = _usable(r0, r1, better_than_chance) & self.in_set(r0, r1)
-            if ok.any():
-                local = self.tail(t, r0[ok], r1[ok])
-                i = int(np.argmax(local))
-                if local[i] > best_value:
-                    best_value, c0, c1 = float(local[i]), float(r0[ok][i]), float(r1[ok][i])
-            step0, step1 = step0 * 2.0 / (_FINE - 1), step1 * 2.0 / (_FINE - 1)
-        return best_value
+            parts = [self._zoom(start, ranges, better_than_chance) for start in starts]
+            sizes = [part[0].size for part in parts]
+            if sum(sizes):
+                q0, q1 = (np.concatenate([part[j] for part in parts]) for j in (0, 1))
+                w0, w1 = (np.concatenate([part[3][j] for part in parts]) for j in (0, 1))
+                local = np.split(self.tail(t, q0, q1, (w0, w1)), np.cumsum(sizes)[:-1])
+                for start, part, values in zip(starts, parts, local, strict=True):
+                    if values.size and values.max() > start.value:
+                        i = int(np.argmax(values))
+                        start.centre, start.value = tuple(part[2][i]), float(values[i])
+            for start in starts:
+                start.steps = tuple(step * 2.0 / (_FINE - 1) for step in start.steps)
+        return max(start.value for start in starts)
+
+    def _zoom(
+        self,
+        start: _Start,
+        ranges: dict[str, tuple[float, float]],
+        better_than_chance: bool,
+    ) -> _Zoomed:
+        """The usable points of one zoom: (q0, q1, their coordinates, their calibration masses).
+
+        Kept for the test's later suprema (the maximiser often stays put as t moves), at most
+        :data:`_ZOOMS_KEPT` of them.
+        """
+        arc, centre, steps = start.arc, start.centre, start.steps
+        key = (arc, centre, steps, better_than_chance)
+        if key not in self._zooms:
+            if arc is not None:  # along the arc: coordinate s
+                low, high = ranges[arc]
+                s = np.clip(
+                    np.linspace(centre[0] - steps[0], centre[0] + steps[0], _FINE), low, high
+                )
+                a, b = self._arc(arc, s)
+                ok = _usable(a, b, better_than_chance)
+                coords = s[ok][:, None]
+            else:  # in 2-D, inside the set
+                axes = [
+                    np.clip(np.linspace(c - step, c + step, _FINE), *bounds)
+                    for c, step, bounds in zip(centre, steps, self.box, strict=True)
+                ]
+                a, b = (grid.ravel() for grid in np.meshgrid(*axes, indexing="ij"))
+                ok = _usable(a, b, better_than_chance) & self.in_set(a, b)
+                coords = np.stack([a[ok], b[ok]], axis=1)
+            if len(self._zooms) >= _ZOOMS_KEPT:
+                self._zooms.clear()
+            self._zooms[key] = (a[ok], b[ok], coords, self._weights(a[ok], b[ok]))
+        return self._zooms[key]
+
+
+@dataclasses.dataclass
+class _Start:
+    """A refinement of the supremum: on an arc (its parameter) or in 2-D (q0, q1), and its best."""
+
+    arc: str | None
+    centre: tuple[float, ...]
+    steps: tuple[float, ...]
+    value: float
 
 
 class _Calibration:
     """What the tests of all datasets with the same calibration counts and n share.
 
-    The level's constants, the nuisance set's bounding box, the arms' supports, the curves h
-    of the designating statistic on them, and (filled by the first test that needs them) the
-    coarse nuisance points and their calibration pmfs, for each side of q0 + q1 = 1.
+    The level's constants, the nuisance set's bounding box, the arms' blocks of outcomes (each
+    arm's support cut into the fixed blocks of :mod:`judgestats._guaranteed_blocks`), the
+    curves h of the designating statistic at the blocks' mid-points, and (filled by the first
+    test that needs them) the coarse nuisance points and their calibration masses, for each
+    side of q0 + q1 = 1.
     """
 
     def __init__(self, n: int, k0: int, m0: int, k1: int, m1: int, level: float):
         self.settings = settings(level)
         z, _, fisher = self.settings
         self.box = (_arm_set(k0, m0, 1.0 - fisher), _arm_set(k1, m1, 1.0 - fisher))
-        self.supports = (
-            arm_support(m0, *self.box[0], _ARM_TAIL),
-            arm_support(m1, *self.box[1], _ARM_TAIL),
+        self.blocks = (
+            Blocks(m0, arm_range(m0, *self.box[0], _ARM_TAIL)),
+            Blocks(m1, arm_range(m1, *self.box[1], _ARM_TAIL)),
         )
-        grid0, grid1 = np.meshgrid(*self.supports, indexing="ij")
+        grid0, grid1 = np.meshgrid(self.blocks[0].middle, self.blocks[1].middle, indexing="ij")
         self.curves = Curves(grid0, grid1, m0, m1, n, z)
         self.coarse: dict[bool, tuple[np.ndarray, ...]] = {}
         self.coarse_weights: dict[bool, tuple[np.ndarray, np.ndarray]] = {}

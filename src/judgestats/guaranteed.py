@@ -53,7 +53,9 @@ Computation. For fixed :math:`(k_0, k_1)` the event :math:`\{D(X) \ge D(x)\}` is
 of a quadratic), so the tail probability is a binomial survival function weighted by the two
 calibration pmfs. On the judges better than chance (:math:`q_0 + q_1 \ge 1`), :math:`\pi` rises
 with :math:`t`, so :math:`P_{t,\nu}\{k \ge c\}` rises with :math:`t` for every :math:`\nu`, the
-supremum does too, and :math:`L` is found by bisection (reported on the conservative side).
+supremum does too, and :math:`L` is its root: bracketed outwards from the designating bound
+:math:`D(x)` (Buehler's end lies near it where the approximate bound is accurate), then located to
+2.5e-7 by Brent's method and reported on the conservative (rejected) side.
 Judges worse than chance in :math:`C_\gamma` make the tail fall with :math:`t`: their supremum is
 largest at :math:`t = 0`, so if it exceeds the threshold there the lower end is 0. The supremum
 over :math:`\nu` is taken on a grid over :math:`C_\gamma` and its boundary arcs, then refined
@@ -63,8 +65,22 @@ end 1.3e-4 inside the construction's, ``tests/test_review_exactness.py``, and an
 0.0019 inside the one found now, ``tests/test_guaranteed_speed.py``);
 calibration outcomes with probability below 1e-10 in each arm are left out of the sums, and so is
 the test count's distribution beyond 13 standard deviations; the mass left out is added to every
-p-value. The exact coverage is checked by enumeration in the tests
+p-value, and so is 1e-9, a bound of the sums' round-off where they meet the threshold (the pmfs
+are precise to about 1e-10 of their size at every size:
+:func:`judgestats._binomial.log_pmf` switches from log-gammas to the saddle-point form beyond
+10^4 trials). The exact coverage is checked by enumeration in the tests
 (``tests/test_guaranteed.py``).
+
+Large calibration arms (cost independent of m). The sums run over an arm's outcomes, about
+10 sqrt(m) of them, so their number of pairs grows as m. Beyond 256 items an arm's outcomes are
+taken in blocks about an eighth of a standard deviation wide, a partition of 0..m fixed by m
+alone (:mod:`judgestats._guaranteed_blocks`): the ordering uses the designating statistic at the
+block's mid-point for every outcome in it, which is a fixed function of the outcome, so the test
+is exact as before; each block's mass is bounded above through the log-concavity of the binomial
+pmf (:func:`judgestats._binomial.block_mass_bound`, within about 0.1% of the mass), which can only
+raise the p-value. An arm then meets at most about 160 blocks: arms of 10^12 cost what arms of
+300 do (``tests/test_guaranteed_blocks.py``, where the interval at arms of 10^12 is also checked
+against the known-judge limit, Clopper-Pearson's interval of k/n mapped through the judge).
 
 Large test sets (cost independent of n). Summing the test count's pmf over its window costs
 time and memory in proportion to :math:`\sqrt n`. At each nuisance point whose window would
@@ -118,38 +134,57 @@ def _lower_end(k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float)
         return 0.0
     if test.sup(0.0, better_than_chance=False) > threshold:  # judges worse than chance
         return 0.0
-    bottom = test.sup(0.0, better_than_chance=True)
-    if bottom > threshold:
-        return 0.0
-    top = test.sup(1.0, better_than_chance=True)
-    if top <= threshold:  # every t rejected
-        return 1.0
-    return _first_accepted(
-        lambda t: test.sup(t, better_than_chance=True) - threshold,
-        start=bottom - threshold,
-        end=top - threshold,
-    )
+    known: dict[float, float] = {}
+
+    def excess(t: float) -> float:
+        if t not in known:
+            known[t] = test.sup(t, better_than_chance=True) - threshold
+        return known[t]
+
+    bracket = _bracket(excess, min(max(test.guess, 0.0), 1.0))
+    if bracket is None or isinstance(bracket, float):
+        return 1.0 if bracket is None else bracket
+    return _first_accepted(excess, *bracket)
+
+
+#: First step from the designating bound when bracketing the end (doubled until it brackets).
+_FIRST_STEP = 0.004
+
+
+def _bracket(excess: Any, guess: float) -> tuple[float, float] | float | None:
+    """An interval [a, b] with excess(a) <= 0 < excess(b), searched outwards from ``guess``.
+
+    The designating bound D(x) is the guess: Buehler's end is near it where the approximate
+    bound is accurate, so a short bracket saves most of a root search over [0, 1]. Returns
+    0.0 where excess(0) > 0 (every t accepted: the end is 0) and None where excess(1) <= 0
+    (every t rejected).
+    """
+    step, inside = _FIRST_STEP, excess(guess) > 0.0
+    edge = 0.0 if inside else 1.0
+    near = guess
+    while True:
+        far = max(near - step, 0.0) if inside else min(near + step, 1.0)
+        if (excess(far) > 0.0) != inside:
+            return (far, near) if inside else (near, far)
+        if far == edge:
+            return 0.0 if inside else None
+        near, step = far, 2.0 * step
 
 
 def _first_accepted(excess: Any, start: float, end: float) -> float:
-    """Root of the increasing ``excess`` on [0, 1] (excess(0) = start <= 0 < end = excess(1)).
+    """Root of the increasing ``excess`` on [start, end] (excess(start) <= 0 < excess(end)).
 
     Brent's method locates the root to ``_THETA_TOL / 4``; the value returned is then moved to
     the rejected side (excess <= 0), so the interval is never narrower than the exact one.
     """
     from scipy.optimize import brentq
 
-    known = {0.0: start, 1.0: end}
-
-    def cached(t: float) -> float:
-        return known[t] if t in known else excess(t)
-
-    root = brentq(cached, 0.0, 1.0, xtol=_THETA_TOL / 4.0, rtol=4 * np.finfo(float).eps)
+    root = brentq(excess, start, end, xtol=_THETA_TOL / 4.0, rtol=4 * np.finfo(float).eps)
     step = _THETA_TOL / 4.0
-    candidate = max(0.0, root - step)
-    while candidate > 0.0 and excess(candidate) > 0.0:
+    candidate = max(start, root - step)
+    while candidate > start and excess(candidate) > 0.0:
         step *= 2.0
-        candidate = max(0.0, root - step)
+        candidate = max(start, root - step)
     return candidate
 
 
@@ -267,11 +302,13 @@ def guaranteed_ci(
 
     Notes
     -----
-    Computing time grows with the arm sizes (outcomes of the calibration sums): median 36 ms,
-    p90 0.11 s per interval over arms of 20-200 items on a quiet 2-core machine (``python
-    benchmarks/bench_guaranteed.py --speed``). It stops growing with ``n`` (beyond about 10^6
-    test items the test count's tail is bounded by Berry-Esseen, module docstring): with arms
-    of 200, n = 10^5 to 10^12 all cost about 0.2-0.3 s of CPU, four times n = 10^3
+    Computing time grows with the arm sizes up to about 300 items each, then stops growing
+    (beyond 256 items an arm's outcomes are summed in blocks, module docstring): median
+    TIME_MEDIAN, p90 TIME_P90 per interval over arms of 20-200 items on a quiet 2-core machine
+    (``python benchmarks/bench_guaranteed.py --speed``), and under a second at arms of 10^4 to
+    10^12. It stops growing with ``n`` as well (beyond about 10^6 test items the test count's
+    tail is bounded by Berry-Esseen, module docstring): with arms of 200, n = 10^5 to 10^12 all
+    cost about 0.2-0.3 s of CPU, four times n = 10^3
     (``python benchmarks/bench_guaranteed.py --scaling``).
     :func:`judgestats.lang_reiczigel_ci` stays the fast default.
 
