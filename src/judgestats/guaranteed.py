@@ -58,11 +58,14 @@ supremum does too, and :math:`L` is its root: bracketed outwards from the design
 2.5e-7 by Brent's method and reported on the conservative (rejected) side.
 Judges worse than chance in :math:`C_\gamma` make the tail fall with :math:`t`: their supremum is
 largest at :math:`t = 0`, so if it exceeds the threshold there the lower end is 0. The supremum
-over :math:`\nu` is taken on a grid over :math:`C_\gamma` and its boundary arcs, then refined
-in four rounds around each of the two largest coarse values (refined in three rounds around the
-largest alone, it missed the maximiser in 2 of 25 random datasets at level 0.8 and put a lower
-end 1.3e-4 inside the construction's, ``tests/test_review_exactness.py``, and an upper end
-0.0019 inside the one found now, ``tests/test_guaranteed_speed.py``);
+over :math:`\nu` is taken on a 9 x 9 grid over :math:`C_\gamma` and 25 points on each of its
+boundary arcs, then refined in four rounds around each of the two largest coarse values (refined
+in three rounds around the largest alone, it missed the maximiser in 2 of 25 random datasets at
+level 0.8 and put a lower end 1.3e-4 inside the construction's,
+``tests/test_review_exactness.py``, and an upper end 0.0019 inside the one found now,
+``tests/test_guaranteed_speed.py``). This is a search, not a bound: against a much finer search
+it is narrower by up to 8.2e-4 (``python benchmarks/guaranteed_search.py``). Each supremum
+depends on t alone, not on the values of t tried before;
 calibration outcomes with probability below 1e-10 in each arm are left out of the sums, and so is
 the test count's distribution beyond 13 standard deviations; the mass left out is added to every
 p-value, and so is 1e-9, a bound of the sums' round-off where they meet the threshold (the pmfs
@@ -304,7 +307,7 @@ def guaranteed_ci(
     -----
     Computing time grows with the arm sizes up to about 300 items each, then stops growing
     (beyond 256 items an arm's outcomes are summed in blocks, module docstring): median
-    TIME_MEDIAN, p90 TIME_P90 per interval over arms of 20-200 items on a quiet 2-core machine
+    30 ms, p90 69 ms per interval over arms of 20-200 items on a 2-core machine
     (``python benchmarks/bench_guaranteed.py --speed``), and under a second at arms of 10^4 to
     10^12. It stops growing with ``n`` as well (beyond about 10^6 test items the test count's
     tail is bounded by Berry-Esseen, module docstring): with arms of 200, n = 10^5 to 10^12 all
