@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -323,21 +322,6 @@ def frozen_copy(values: Any, dtype: Any = None) -> np.ndarray:
     out = np.array(values, dtype=dtype, copy=True)
     out.flags.writeable = False
     return out
-
-
-def check_path(value: Any, name: str = "path") -> str:
-    """A path as a ``str``; TypeError (not a str or os.PathLike), ValueError (a NUL) name it.
-
-    ``os.fspath`` and ``open`` would raise errors that name no argument.
-    """
-    value = os.fspath(value) if isinstance(value, os.PathLike) else value
-    if not isinstance(value, str):
-        raise TypeError(
-            f"`{name}` must be a file path (a str or an os.PathLike), got {type(value).__name__}."
-        )
-    if "\0" in value:
-        raise ValueError(f"`{name}` ({value!r}) holds a NUL character; no file name can.")
-    return value
 
 
 #: The most draws (``draws`` x ``chains``), tuning steps, proposals, resamples or replications

@@ -23,7 +23,8 @@ from typing import Any
 
 import pandas as pd
 
-from judgestats._validate import check_path, install_hint
+from judgestats._paths import check_path
+from judgestats._validate import install_hint
 from judgestats.io._items import declared_classes, items_frame, map_classes, map_verdicts
 
 __all__ = ["read_inspect"]
