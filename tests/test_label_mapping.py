@@ -163,6 +163,16 @@ def test_a_tuple_array_or_numpy_scalar_positive_still_maps():
         assert values(map_verdicts(["A", "B"], positive=given, name="w", source=SRC)) == [1, 0]
 
 
+@pytest.mark.parametrize("odd", [[1], {"a": 1}, {1}, np.array([1, 0]), ("x",), object()])
+@pytest.mark.parametrize("options", [{"positive": "x"}, {}, {"threshold": 0.5}])
+def test_a_verdict_that_is_a_container_is_refused(odd, options):
+    # With positive="x", [1] was taken as "the one other value" and mapped to 0 silently.
+    with pytest.raises(
+        ValueError, match=r"data frame: `w` has values outside the mapping: .*item 0"
+    ):
+        map_verdicts([odd, "x"], name="w", source=SRC, **options)
+
+
 def test_negative_needs_positive():
     with pytest.raises(ValueError, match="`negative` \\('B'\\) needs `positive`"):
         read_frame(pd.DataFrame({"w": ["A", "B"]}), judge="w", negative="B")

@@ -116,7 +116,8 @@ def map_verdicts(
         counts) and the mapping in use; ``positive`` equal to (or sharing a value with)
         ``negative``; ``negative`` without ``positive``; several values besides ``positive``
         and no ``negative``; a column of three or more distinct values and no ``positive``;
-        ``positive`` or ``negative`` with ``threshold``; a non-numeric score with ``threshold``.
+        ``positive`` or ``negative`` with ``threshold``; a non-numeric score with ``threshold``;
+        a value that is not one verdict (a list, a mapping, another object).
 
     Examples
     --------
@@ -129,6 +130,7 @@ def map_verdicts(
     [1, 0, <NA>, 1]
     """
     items = _as_list(values, name, source)
+    _refuse_containers(items, name, source)
     if threshold is not None:
         if positive is not None or negative is not None:
             raise ValueError(
@@ -165,6 +167,22 @@ def map_verdicts(
             f"allowed: {described}, or missing.{_hint(items, missing, mapping, positive, option)}"
         )
     return pd.array(out, dtype="Int64")
+
+
+def _refuse_containers(items: list[Any], name: str, source: str) -> None:
+    """Raise for a verdict that is a list, a mapping or another object, not one value.
+
+    Read as the text of its ``repr``, ``[1]`` could be taken as the one value besides
+    ``positive`` and mapped to 0 silently.
+    """
+    bad = [(i, v) for i, v in enumerate(items) if not (_is_value(v) or is_missing(v))]
+    if bad:
+        index, value = bad[0]
+        raise ValueError(
+            f"{source}: `{name}` has values outside the mapping: {value!r} (item {index}, a "
+            f"{type(value).__name__}; {len(bad)} such item{'s' * (len(bad) != 1)}): a verdict "
+            "is one value (text, a number or a boolean), not a container."
+        )
 
 
 def _hint(
