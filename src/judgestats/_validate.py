@@ -35,6 +35,7 @@ __all__ = [
     "check_counts",
     "check_level",
     "check_not_exceeding",
+    "check_one_dimensional",
     "check_posterior_options",
     "check_positive_int",
     "check_draws",
@@ -127,6 +128,13 @@ def as_real_array(value: Any, name: str) -> np.ndarray:
             f"`{name}` must be a real number or an array of them, got {type(value).__name__} "
             f"with dtype {array.dtype}."
         )
+    return array
+
+
+def check_one_dimensional(array: np.ndarray, name: str) -> np.ndarray:
+    """``array`` if it is one-dimensional; ValueError naming ``name`` and its shape otherwise."""
+    if array.ndim != 1:
+        raise ValueError(f"`{name}` must be one-dimensional, got shape {array.shape}.")
     return array
 
 
@@ -537,11 +545,7 @@ def check_classes(classes: Any) -> tuple[Any, ...]:
     ValueError name ``classes``.
     """
     if isinstance(classes, np.ndarray):
-        if classes.ndim != 1:
-            raise ValueError(
-                f"`classes` must be one-dimensional, got an array of shape {classes.shape}."
-            )
-        classes = classes.tolist()
+        classes = check_one_dimensional(classes, "classes").tolist()
     if isinstance(classes, (str, bytes)) or not isinstance(classes, (list, tuple)):
         raise TypeError(
             "`classes` must be a list or tuple (or a 1-D array) of class names (strings or "
