@@ -291,6 +291,13 @@ def test_bad_arguments(logs, kwargs, match):
         read_inspect(logs["eval"], scorer=SCORER, **kwargs)
 
 
+@pytest.mark.parametrize("option", ["positive", "negative"])
+def test_a_set_of_grades_is_refused_naming_the_option(logs, option):
+    # A set was iterated in hash order, a mapping by its keys: read silently.
+    with pytest.raises(TypeError, match=rf"`{option}` must be a value or a list"):
+        read_inspect(logs["eval"], scorer=SCORER, **{option: {"C"}})
+
+
 def test_missing_inspect_ai_says_how_to_install(logs, monkeypatch):
     monkeypatch.setitem(sys.modules, "inspect_ai.log", None)
     with pytest.raises(ImportError, match=r"judgestats\[inspect\]"):

@@ -135,3 +135,23 @@ def test_option_types_are_named(options, match):
     # metric=["acc"] raised Python's bare "unhashable type: 'list'".
     with pytest.raises(TypeError, match=match):
         read_lm_eval(ARC, **options)
+
+
+@pytest.mark.parametrize(
+    ("second", "written"), [(1, ""), (1.0, ", written 1 and 1.0"), ("1", ", written 1 and '1'")]
+)
+def test_a_repeated_doc_id_is_refused_naming_the_file_and_id(tmp_path, second, written):
+    # Repeats were kept as two items (each document counted twice), and 1 / 1.0 merged into "1".
+    ids = iter([0, 1, second, 3, 4, 5])
+    path = _rewrite(tmp_path, lambda r: r.update(doc_id=next(ids)))
+    match = rf"samples_x\.jsonl: `doc_id` '1' occurs more than once{written} \(records 2 and 3"
+    with pytest.raises(ValueError, match=match):
+        read_lm_eval(path, metric="acc")
+
+
+def test_a_doc_id_that_is_a_list_is_refused(tmp_path):
+    # str([1]) became the id "[1]", which no label file names.
+    ids = iter([0, [1], 2, 3, 4, 5])
+    path = _rewrite(tmp_path, lambda r: r.update(doc_id=next(ids)))
+    with pytest.raises(ValueError, match=r"samples_x\.jsonl: `doc_id` of item 1 is a list"):
+        read_lm_eval(path, metric="acc")

@@ -143,6 +143,36 @@ def test_non_scalar_positive_or_negative_must_be_a_flat_list():
         map_verdicts(["A", "B"], positive=[], name="w", source=SRC)
 
 
+@pytest.mark.parametrize("given", [{"A"}, frozenset({"A"}), object(), np.array([["A"]])])
+@pytest.mark.parametrize("option", ["positive", "negative"])
+def test_a_set_or_object_as_positive_or_negative_is_refused(given, option):
+    # A set {"A"} was read as one value, the text "{'a'}", so no verdict matched it and the
+    # error blamed the column's values.
+    options = {"positive": given} if option == "positive" else {"positive": "A", "negative": given}
+    with pytest.raises(TypeError, match=rf"`{option}` (must be a value or a list|.*flat)"):
+        map_verdicts(["A", "B"], **options, name="w", source=SRC)
+    frame = pd.DataFrame({"w": ["A", "B", "A", "B"], "h": [1, 0, None, None]})
+    with pytest.raises(TypeError, match=rf"`{option}`"):
+        read_frame(frame, judge="w", human="h", human_positive=1, **options)
+    with pytest.raises(TypeError, match=rf"`{option}`"):
+        jc.JudgeData.from_frame(frame, judge="w", human="h", human_positive=1, **options)
+
+
+def test_a_tuple_array_or_numpy_scalar_positive_still_maps():
+    for given in (("A",), np.array(["A"]), np.str_("A"), np.array("A")):
+        assert values(map_verdicts(["A", "B"], positive=given, name="w", source=SRC)) == [1, 0]
+
+
+@pytest.mark.parametrize("odd", [[1], {"a": 1}, {1}, np.array([1, 0]), ("x",), object()])
+@pytest.mark.parametrize("options", [{"positive": "x"}, {}, {"threshold": 0.5}])
+def test_a_verdict_that_is_a_container_is_refused(odd, options):
+    # With positive="x", [1] was taken as "the one other value" and mapped to 0 silently.
+    with pytest.raises(
+        ValueError, match=r"data frame: `w` has values outside the mapping: .*item 0"
+    ):
+        map_verdicts([odd, "x"], name="w", source=SRC, **options)
+
+
 def test_negative_needs_positive():
     with pytest.raises(ValueError, match="`negative` \\('B'\\) needs `positive`"):
         read_frame(pd.DataFrame({"w": ["A", "B"]}), judge="w", negative="B")

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import judgestats as jc
+import judgestats.io  # noqa: F401  (jc.io: the readers load lazily)
 from judgestats.cli import main
 
 PAPER = dict(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
@@ -111,3 +112,29 @@ def test_an_existing_regular_file_is_still_replaced(paper_report, tmp_path):
     (tmp_path / "r.html").write_text("old")
     paper_report.save(tmp_path / "r.html")
     assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_a_file_name_too_long_is_named_and_nothing_is_written(paper_report, tmp_path):
+    # open() raised a bare "OSError: [Errno 36] File name too long" that named no argument.
+    target = tmp_path / ("r" * 256 + ".html")
+    with pytest.raises(ValueError, match=r"`path` \(.*\) holds a file or folder name 261 "):
+        paper_report.save(target)
+    with pytest.raises(ValueError, match=r"`path` \(.*\) holds a file or folder name"):
+        jc.io.read_frame(tmp_path / ("r" * 256 + ".csv"), judge="judge")
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_figure_name_too_long_is_refused_before_anything_is_written(paper_report, tmp_path):
+    # The report's own name fits; its figure `<stem>_theta.png` does not.
+    target = tmp_path / ("r" * 247 + ".md")
+    with pytest.raises(ValueError, match=r"`path` \(.*_theta\.png'\) holds a file or folder"):
+        paper_report.save(target)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_long_name_that_fits_is_written(paper_report, tmp_path):
+    # The temporary twin was named after the target plus 14 characters, so a 250-character
+    # name (which the file system holds) failed with "File name too long".
+    target = tmp_path / ("r" * 245 + ".html")
+    paper_report.save(target)
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]

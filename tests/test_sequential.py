@@ -295,3 +295,30 @@ def test_unordered_ids_are_refused(container):
     assert session.n_labelled == 0
     with pytest.raises(TypeError, match=r"`ids` must be an ordered sequence"):
         LabellingSession(container(["a", "b"]), [1, 0])
+
+
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        # 2-D verdicts: the message spoke of 4 values for 4 ids.
+        (lambda: LabellingSession(list("abcd"), [[1, 0], [1, 1]]), "verdicts"),
+        (lambda: LabellingSession(["a", "b"], [[1], [0, 1]]), "verdicts"),
+        # 2-D ids were turned into text row by row ("['a' 'b']").
+        (lambda: LabellingSession(np.array([["a", "b"], ["c", "d"]]), [1, 0]), "ids"),
+        (lambda: LabellingSession([["a"], "b"], [1, 0]), "ids"),
+        # [[1]] was flattened and accepted as the label of "a".
+        (lambda: LabellingSession(["a", "b"], [1, 0]).add_labels(["a"], [[1]]), "labels"),
+        (lambda: LabellingSession(["a", "b"], [1, 0]).add_labels(np.array([["a"]]), [1]), "ids"),
+    ],
+)
+def test_arguments_that_are_not_one_dimensional_are_refused(make, name):
+    with pytest.raises(ValueError, match=rf"`{name}` must be one-dimensional"):
+        make()
+
+
+def test_one_dimensional_arrays_and_iterators_of_ids_still_work():
+    session = LabellingSession(np.array(["a", "b"]), np.array([True, False]), random_seed=1)
+    assert session.ids == ["a", "b"]
+    assert LabellingSession(iter(["a", "b"]), [1, 0]).ids == ["a", "b"]
+    session.add_labels(np.array(["b"]), np.array([0]))
+    assert session.labels == {"b": 0}

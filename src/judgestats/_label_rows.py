@@ -20,7 +20,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from judgestats._labels import binary_labels, is_missing, parse_binary
-from judgestats._validate import check_design, check_path
+from judgestats._paths import check_path
+from judgestats._validate import check_design
 
 __all__ = [
     "ITEM_COLUMNS",

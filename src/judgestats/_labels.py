@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from judgestats._validate import refuse_masked
+from judgestats._validate import check_one_dimensional, refuse_masked
 
 __all__ = [
     "FALSE_WORDS",
@@ -112,9 +112,7 @@ def binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.
         raise TypeError(f"`{name}` must be a sequence of 0/1 labels, got {type(values).__name__}.")
     if hasattr(values, "to_numpy"):  # pandas Series / Index; nullable dtypes become objects
         values = values.to_numpy(dtype=object)
-    array = np.asarray(values)
-    if array.ndim != 1:
-        raise ValueError(f"`{name}` must be one-dimensional, got shape {array.shape}.")
+    array = check_one_dimensional(np.asarray(values), name)
     if array.dtype.kind == "b":
         return array.astype(np.int8)
     if array.dtype.kind in "iu":

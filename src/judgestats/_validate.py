@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,6 +35,7 @@ __all__ = [
     "check_counts",
     "check_level",
     "check_not_exceeding",
+    "check_one_dimensional",
     "check_posterior_options",
     "check_positive_int",
     "check_draws",
@@ -128,6 +128,13 @@ def as_real_array(value: Any, name: str) -> np.ndarray:
             f"`{name}` must be a real number or an array of them, got {type(value).__name__} "
             f"with dtype {array.dtype}."
         )
+    return array
+
+
+def check_one_dimensional(array: np.ndarray, name: str) -> np.ndarray:
+    """``array`` if it is one-dimensional; ValueError naming ``name`` and its shape otherwise."""
+    if array.ndim != 1:
+        raise ValueError(f"`{name}` must be one-dimensional, got shape {array.shape}.")
     return array
 
 
@@ -323,21 +330,6 @@ def frozen_copy(values: Any, dtype: Any = None) -> np.ndarray:
     out = np.array(values, dtype=dtype, copy=True)
     out.flags.writeable = False
     return out
-
-
-def check_path(value: Any, name: str = "path") -> str:
-    """A path as a ``str``; TypeError (not a str or os.PathLike), ValueError (a NUL) name it.
-
-    ``os.fspath`` and ``open`` would raise errors that name no argument.
-    """
-    value = os.fspath(value) if isinstance(value, os.PathLike) else value
-    if not isinstance(value, str):
-        raise TypeError(
-            f"`{name}` must be a file path (a str or an os.PathLike), got {type(value).__name__}."
-        )
-    if "\0" in value:
-        raise ValueError(f"`{name}` ({value!r}) holds a NUL character; no file name can.")
-    return value
 
 
 #: The most draws (``draws`` x ``chains``), tuning steps, proposals, resamples or replications
@@ -553,11 +545,7 @@ def check_classes(classes: Any) -> tuple[Any, ...]:
     ValueError name ``classes``.
     """
     if isinstance(classes, np.ndarray):
-        if classes.ndim != 1:
-            raise ValueError(
-                f"`classes` must be one-dimensional, got an array of shape {classes.shape}."
-            )
-        classes = classes.tolist()
+        classes = check_one_dimensional(classes, "classes").tolist()
     if isinstance(classes, (str, bytes)) or not isinstance(classes, (list, tuple)):
         raise TypeError(
             "`classes` must be a list or tuple (or a 1-D array) of class names (strings or "

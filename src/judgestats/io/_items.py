@@ -39,6 +39,7 @@ from judgestats.io._mapping import (
     _SHOWN,
     _as_list,
     _class_key,
+    _is_value,
     _listing,
     _plain,
     declared_classes,
@@ -76,6 +77,11 @@ def item_ids(values: Any, *, name: str = "id", source: str) -> list[str]:
         if is_missing(value, words=False):  # ids are kept as written
             raise ValueError(
                 f"{source}: `{name}` is missing on item {number}; every item needs an id."
+            )
+        if not _is_value(value):  # str([1]) would be an id no label file could name
+            raise ValueError(
+                f"{source}: `{name}` of item {number} is a {type(value).__name__} "
+                f"({value!r}); an id is text or a number."
             )
         value = _plain(value)
         if isinstance(value, float) and value.is_integer():

@@ -17,6 +17,7 @@ NA are missing, since a class may be called ``"NA"``.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -108,13 +109,15 @@ def map_verdicts(
     Raises
     ------
     TypeError
-        If ``positive`` or ``negative`` is a mapping or holds a sequence.
+        If ``positive`` or ``negative`` is neither a value (text, a number, a boolean) nor a
+        flat list of values: a set, a mapping, a nested list.
     ValueError
         Naming ``name``, ``source`` and the option: values outside the mapping (with their
         counts) and the mapping in use; ``positive`` equal to (or sharing a value with)
         ``negative``; ``negative`` without ``positive``; several values besides ``positive``
         and no ``negative``; a column of three or more distinct values and no ``positive``;
-        ``positive`` or ``negative`` with ``threshold``; a non-numeric score with ``threshold``.
+        ``positive`` or ``negative`` with ``threshold``; a non-numeric score with ``threshold``;
+        a value that is not one verdict (a list, a mapping, another object).
 
     Examples
     --------
@@ -127,6 +130,7 @@ def map_verdicts(
     [1, 0, <NA>, 1]
     """
     items = _as_list(values, name, source)
+    _refuse_containers(items, name, source)
     if threshold is not None:
         if positive is not None or negative is not None:
             raise ValueError(
@@ -163,6 +167,22 @@ def map_verdicts(
             f"allowed: {described}, or missing.{_hint(items, missing, mapping, positive, option)}"
         )
     return pd.array(out, dtype="Int64")
+
+
+def _refuse_containers(items: list[Any], name: str, source: str) -> None:
+    """Raise for a verdict that is a list, a mapping or another object, not one value.
+
+    Read as the text of its ``repr``, ``[1]`` could be taken as the one value besides
+    ``positive`` and mapped to 0 silently.
+    """
+    bad = [(i, v) for i, v in enumerate(items) if not (_is_value(v) or is_missing(v))]
+    if bad:
+        index, value = bad[0]
+        raise ValueError(
+            f"{source}: `{name}` has values outside the mapping: {value!r} (item {index}, a "
+            f"{type(value).__name__}; {len(bad)} such item{'s' * (len(bad) != 1)}): a verdict "
+            "is one value (text, a number or a boolean), not a container."
+        )
 
 
 def _hint(
@@ -404,17 +424,29 @@ def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _is_value(value: Any) -> bool:
+    """Whether ``value`` is one verdict value: text, a number, a boolean or None."""
+    return value is None or isinstance(value, (str, bytes, numbers.Number, np.generic))
+
+
 def _as_values(value: Any, option: str) -> list[Any]:
-    """``positive`` / ``negative`` as a list of values: one value, or a flat sequence of them."""
-    if isinstance(value, Mapping):
-        raise TypeError(
-            f"`{option}` must be a value or a list of values, got a {type(value).__name__}."
-        )
-    if isinstance(value, (str, bytes)) or np.ndim(value) == 0:
+    """``positive`` / ``negative`` as a list of values: one value, or a flat sequence of them.
+
+    A set, a mapping or any other object is a TypeError naming ``option``: read as one value, a
+    set ``{"A"}`` became the text "{'a'}", which no verdict matches.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if _is_value(value):
         return [value]
+    if not isinstance(value, (list, tuple, np.ndarray, pd.Series, pd.Index)):
+        raise TypeError(
+            f"`{option}` must be a value or a list of values (text, numbers or booleans), "
+            f"got {type(value).__name__} {value!r}; give several spellings of one answer "
+            "as a list, e.g. ['yes', 'y']."
+        )
     values = list(value)
-    nested = [v for v in values if not isinstance(v, (str, bytes)) and np.ndim(v) > 0]
-    if nested or not values:
+    if not values or not all(_is_value(v) for v in values):
         raise TypeError(
             f"`{option}` ({value!r}) must be a value or a flat, non-empty list of values "
             "(several spellings of one answer, e.g. ['yes', 'y'])."

@@ -14,7 +14,8 @@ from typing import Any
 import pandas as pd
 
 from judgestats._label_rows import read_text_file, table_suffix
-from judgestats._validate import check_flag, check_path
+from judgestats._paths import check_path
+from judgestats._validate import check_flag
 
 __all__ = ["load_json", "read_class_table", "read_table"]
 

@@ -23,8 +23,10 @@ from typing import Any
 
 import pandas as pd
 
-from judgestats._validate import check_path, install_hint
+from judgestats._paths import check_path
+from judgestats._validate import install_hint
 from judgestats.io._items import declared_classes, items_frame, map_classes, map_verdicts
+from judgestats.io._mapping import _as_values
 
 __all__ = ["read_inspect"]
 
@@ -187,7 +189,7 @@ def _verdicts_and_labels(
 def _declared_classes(classes: Any, **options: Any) -> tuple[Any, ...] | None:
     """``classes`` checked against the 0/1 options set away from their defaults."""
     defaults = {
-        "positive": _as_tuple(options["positive"]) == (CORRECT,),
+        "positive": _as_tuple(options["positive"], "positive") == (CORRECT,),
         "negative": options["negative"] is None,
         "partial": options["partial"] == 0,
         "noanswer": options["noanswer"] == 0,
@@ -342,10 +344,10 @@ def _map(
         return map_verdicts(values, threshold=threshold, name=name, source=source)
     if not any(isinstance(v, str) for v in present):  # booleans and 0/1 numbers
         return map_verdicts(values, name=name, source=source)
-    ones = _as_tuple(positive)
+    ones = _as_tuple(positive, "positive")
     if not any(_is_word(v, CORRECT) for v in ones):
         return map_verdicts(values, positive=positive, negative=negative, name=name, source=source)
-    zeros = _as_tuple(negative) if negative is not None else (INCORRECT,)
+    zeros = _as_tuple(negative, "negative") if negative is not None else (INCORRECT,)
     listed = {str(v).strip().upper() for v in ones + zeros}
     grades = {g: to for g, to in ((PARTIAL, partial), (NOANSWER, noanswer)) if g not in listed}
     values = [
@@ -367,10 +369,9 @@ def _is_word(value: Any, word: str) -> bool:
     return _grade(value) == word
 
 
-def _as_tuple(value: Any) -> tuple[Any, ...]:
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        return (value,)
-    return tuple(value)
+def _as_tuple(value: Any, option: str) -> tuple[Any, ...]:
+    """``positive`` / ``negative`` as a tuple of values (the one check of :mod:`._mapping`)."""
+    return tuple(_as_values(value, option))
 
 
 # ---- argument checks ---------------------------------------------------------------------------

@@ -18,9 +18,10 @@ from typing import Any
 
 import pandas as pd
 
-from judgestats._validate import check_path
+from judgestats._paths import check_path
 from judgestats.io._items import (
     declared_classes,
+    item_ids,
     items_frame,
     load_json,
     map_classes,
@@ -77,8 +78,9 @@ def read_lm_eval(
     ValueError
         Naming the file: not JSON lines, truncated, not an lm-eval samples file, an unknown
         ``metric`` (listing those present), several filters without ``filter``, an unknown
-        ``filter``, metric values outside the mapping (or ``classes``); ``classes`` together
-        with ``threshold`` or ``positive``.
+        ``filter``, metric values outside the mapping (or ``classes``), a ``doc_id`` that
+        repeats within the filter kept (``1`` and ``1.0`` are one id) or is not text or a
+        number; ``classes`` together with ``threshold`` or ``positive``.
     TypeError
         If ``metric`` is not a string, ``filter`` neither a string nor None, or ``classes``
         not a list or tuple of strings and integers.
@@ -114,7 +116,7 @@ def read_lm_eval(
         else map_classes(values, classes=declared, name=metric, source=source)
     )
     return items_frame(
-        [r["doc_id"] for r in records],
+        _unique_doc_ids(records, source),
         verdicts,
         source=source,
         extra={
@@ -128,6 +130,29 @@ def read_lm_eval(
 def is_lm_eval_sample(record: Any) -> bool:
     """True if a parsed JSON line looks like a record of an lm-eval samples file."""
     return isinstance(record, dict) and {"doc_id", "doc", "metrics"} <= set(record)
+
+
+def _unique_doc_ids(records: list[dict[str, Any]], source: str) -> list[str]:
+    """The records' ``doc_id`` values as item ids; ValueError naming the file for a repeat.
+
+    The harness logs each document once per filter, so a repeated id (``1`` twice, or ``1`` and
+    ``1.0``, which are one id as text) means two logs joined in one file: counted, its
+    documents would weigh twice.
+    """
+    ids = item_ids([r["doc_id"] for r in records], name="doc_id", source=source)
+    first: dict[str, int] = {}
+    for number, item in enumerate(ids):
+        if item in first:
+            a, b = records[first[item]]["doc_id"], records[number]["doc_id"]
+            written = "" if repr(a) == repr(b) else f", written {a!r} and {b!r}"
+            raise ValueError(
+                f"{source}: `doc_id` {item!r} occurs more than once{written} (records "
+                f"{first[item] + 1} and {number + 1} of filter {records[number].get('filter')!r});"
+                " the harness logs each document once per filter, so the file joins several "
+                "logs: keep one record per document."
+            )
+        first[item] = number
+    return ids
 
 
 def _one_filter(

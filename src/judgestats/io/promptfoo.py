@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgestats._validate import check_path
+from judgestats._paths import check_path
 from judgestats.io._items import (
     declared_classes,
     items_frame,

@@ -27,6 +27,7 @@ from judgestats._validate import (
     as_real_array,
     check_classes,
     check_counts,
+    check_one_dimensional,
     frozen_copy,
     refuse_masked,
 )
@@ -381,9 +382,7 @@ def _label_list(values: Any, name: str) -> list[Any]:
             f"`{name}` must be a sequence of class labels (list, array, Series), got "
             f"{type(values).__name__}."
         )
-    array = np.asarray(values, dtype=object)
-    if array.ndim != 1:
-        raise ValueError(f"`{name}` must be one-dimensional, got shape {array.shape}.")
+    array = check_one_dimensional(np.asarray(values, dtype=object), name)
     return [_label(value, name, index) for index, value in enumerate(array.tolist())]
 
 

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from judgestats._validate import check_path
+from judgestats._paths import check_path
 
 __all__ = ["FORMATS", "check_format", "check_targets", "save_document"]
 
@@ -55,14 +55,16 @@ def _kind_of(mode: int) -> str:
 
 
 def check_targets(paths: list[Path]) -> None:
-    """Refuse targets that exist and are not regular files (followed links included).
+    """Refuse targets that exist and are not regular files, or whose names are too long.
 
     Raises
     ------
     ValueError
-        Naming the first such path and what it is: it is never replaced.
+        Naming the first such path and what it is: it is never replaced. A file name longer
+        than a file system holds (a figure's ``<stem>_<name>.png`` too) names ``path``.
     """
     for target in paths:
+        check_path(target)  # a name over 255 bytes: open() would raise a bare OSError
         try:
             mode = os.lstat(target).st_mode
         except FileNotFoundError:
@@ -85,7 +87,7 @@ def save_document(
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"`path` must be a str or os.PathLike, got {type(path).__name__}.")
-    target = Path(check_path(path))  # a NUL character: a ValueError naming `path`
+    target = Path(check_path(path))  # a NUL, a name too long: a ValueError naming `path`
     kind = check_format(format, target)
     if not target.resolve().parent.is_dir():
         raise ValueError(f"`path` ({os.fspath(path)!r}): its folder does not exist.")
@@ -116,7 +118,7 @@ def _write_all(files: dict[Path, bytes]) -> None:
     try:
         for target, content in files.items():
             handle, temporary = tempfile.mkstemp(
-                dir=target.resolve().parent, prefix=f".{target.name}.", suffix=".tmp"
+                dir=target.resolve().parent, prefix=f".{target.name[:32]}.", suffix=".tmp"
             )
             written[target] = temporary
             with os.fdopen(handle, "wb") as stream:

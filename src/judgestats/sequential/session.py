@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgestats._validate import as_generator, check_level, check_positive_int
+from judgestats._validate import (
+    as_generator,
+    check_level,
+    check_one_dimensional,
+    check_positive_int,
+)
 from judgestats.designs.labels_only import check_target
 from judgestats.sequential.active import (
     MIN_PROBABILITY,
@@ -47,8 +52,12 @@ __all__ = ["LabellingSession"]
 
 
 def _binary(values: Any, name: str) -> np.ndarray:
-    """0/1 (or bool) values as an int8 array; else ValueError / TypeError naming ``name``."""
-    array = np.asarray(values)
+    """0/1 (or bool) values as a 1-D int8 array; else ValueError / TypeError naming ``name``."""
+    try:
+        array = np.asarray(values)
+    except ValueError:  # numpy's "inhomogeneous shape": a ragged nested list
+        raise ValueError(f"`{name}` must be one-dimensional, got a nested sequence.") from None
+    check_one_dimensional(array, name)  # 2-D: not flattened, which would pair values wrongly
     if array.dtype.kind not in "biuf":
         raise TypeError(f"`{name}` must hold 0/1 or booleans, got values of type {array.dtype}.")
     bad = ~np.isin(array, (0, 1))
@@ -69,7 +78,15 @@ def _ids(values: Any, name: str) -> list[str]:
             f"`{name}` must be an ordered sequence of ids (list, array, Series), got "
             f"{type(values).__name__}: the n-th id is paired with the n-th verdict or label."
         )
-    return [str(v) for v in values]
+    items = np.asarray(values if hasattr(values, "ndim") else list(values), dtype=object)
+    check_one_dimensional(items, name)  # rows of a 2-D array are not ids
+    nested = [i for i, v in enumerate(items) if isinstance(v, (list, tuple, dict, set, np.ndarray))]
+    if nested:
+        raise ValueError(
+            f"`{name}` must be one-dimensional, a sequence of single ids; got "
+            f"{items[nested[0]]!r} at index {nested[0]}."
+        )
+    return [str(v) for v in items]
 
 
 class LabellingSession:
@@ -115,7 +132,7 @@ class LabellingSession:
     ) -> None:
         self._ids = _ids(ids, "ids")
         self._verdicts = _binary(verdicts, "verdicts")
-        if self._verdicts.ndim != 1 or self._verdicts.size != len(self._ids):
+        if self._verdicts.size != len(self._ids):
             raise ValueError(
                 f"`verdicts` ({self._verdicts.size} values) must give one verdict per id "
                 f"({len(self._ids)} ids)."
@@ -255,7 +272,7 @@ class LabellingSession:
             For ``ids`` that is not a sequence, labels that are not numbers or booleans.
         """
         names = _ids(ids, "ids")
-        values = _binary(labels, "labels").ravel()
+        values = _binary(labels, "labels")
         if values.size != len(names):
             raise ValueError(
                 f"`labels` ({values.size} values) must give one label per id ({len(names)} ids)."
