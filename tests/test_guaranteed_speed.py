@@ -73,10 +73,16 @@ QUICK = (
 
 def assert_contains_before(low: float, high: float, old: object, counts: object) -> None:
     """[low, high] holds the old engine's interval (to the root finder's 1e-6) and is within
-    5e-3 of it."""
+    6e-3 of it.
+
+    The supremum is searched at more points now, so it can only be larger and the interval
+    wider. The widest gap, 5.4e-3 at (643209, 1000000, 29, 30, 21, 22), is the old search's
+    miss: a much finer search (33 x 33 grid, 97 points an arc, four starts, six rounds) puts that
+    upper end at 0.827883, 4.5e-7 above today's and 5.4e-3 above the old engine's.
+    """
     tol = g._THETA_TOL  # each end is located to this; a larger supremum moves the search
     assert low <= old.low + tol and high >= old.high - tol, counts
-    assert old.low - low <= 5e-3 and high - old.high <= 5e-3, counts
+    assert old.low - low <= 6e-3 and high - old.high <= 6e-3, counts
 
 
 def assert_same_as_before(cases: list[tuple[int, ...]], level: float) -> None:
@@ -135,28 +141,16 @@ def test_vectorised_path_errors(counts, level, match):
 
 
 @pytest.mark.parametrize("counts", [(450, 1000, 16, 20, 18, 20), (5000, 10000, 40, 50, 42, 50)])
-def test_pruned_supremum_equals_full_supremum(counts):
-    """After larger t values (whose tails bound the tails at t), the supremum is unchanged."""
-    summed = []
-    distinct_tails = tails.LowerTest._distinct_tails
+def test_supremum_after_other_t_equals_a_fresh_one(counts):
+    """A test that evaluated other t first gives the same supremum as a fresh test.
 
-    def counting(self, pi, *args):
-        summed.append(pi.size)
-        return distinct_tails(self, pi, *args)
-
+    (Coarse points were once left out with bounds from larger t, and could then be taken as
+    starts of the refinement; ``tests/test_guaranteed.py`` checks the search of an end.)
+    """
     history = tails.LowerTest(*counts, 0.95)
-    pruned = full = 0
-    for t in (1.0, 0.9, 0.6, 0.45, 0.44, 0.3, 0.2999, 0.1, 0.0):
-        fresh = tails.LowerTest(*counts, 0.95)
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(tails.LowerTest, "_distinct_tails", counting)
-            summed.clear()
-            expected = fresh.sup(t, better_than_chance=True)
-            full += sum(summed)
-            summed.clear()
-            assert history.sup(t, better_than_chance=True) == expected
-            pruned += sum(summed)
-    assert pruned < full  # the bounds did leave points out
+    for t in (1.0, 0.9, 0.6, 0.45, 0.44, 0.3, 0.2999, 0.1, 0.0, 0.45):
+        expected = tails.LowerTest(*counts, 0.95).sup(t, better_than_chance=True)
+        assert history.sup(t, better_than_chance=True) == expected
 
 
 def test_shared_calibration_does_not_change_an_interval():

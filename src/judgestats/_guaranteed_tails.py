@@ -2,9 +2,10 @@
 
 :class:`LowerTest` holds one dataset's ordering (its thresholds c(k0, k1)), its nuisance
 confidence set and the test count's tail sums; :mod:`judgestats.guaranteed` inverts it (the
-construction, the proof and the numerical bounds are in that module's docstring). The numbers
-are those of the engine before issue 27 (``tests/test_guaranteed_speed.py`` compares them with a
-copy of it); what makes them cheaper:
+construction, the proof and the numerical bounds are in that module's docstring). Its
+intervals contain those of the engine before issue 27 (``tests/test_guaranteed_speed.py``
+compares them with a copy of it): the supremum is searched at more points (49 an arc, three
+starts). What makes them cheaper:
 
 * the test count's tail is evaluated once per distinct threshold and spread over the
   calibration outcomes (:meth:`LowerTest._distinct_tails`);
@@ -12,8 +13,8 @@ copy of it); what makes them cheaper:
   per dataset, the calibration mass of each distinct threshold; a coarse tail is first summed
   over distinct thresholds (equal to round-off) and only the points within a margin of the
   largest are summed exactly, as before, so the maximiser is unchanged;
-* on judges better than chance each point's tail rises with t, so a tail already computed at
-  a larger t bounds it, and points whose bound is below a value reached at t are not summed;
+* the refinement's points of all starts are summed in one call per round, and each zoom's
+  points and calibration masses are kept for the later t of the same test (:meth:`_zoom`);
 * what datasets with the same calibration counts and n share (the nuisance set, its grid, the
   pmfs, the designating curves) is built once (:func:`_calibration`), and the log binomial
   coefficients of the test count once per n.
@@ -57,15 +58,15 @@ _BERRY_ESSEEN = 0.4748
 _NDTR_BAND = 9.0
 _NDTR_FLOOR = 1.2e-19
 #: Nuisance grid: points per side of the coarse grid, and of each refinement grid.
-_COARSE, _ARC, _FINE, _ROUNDS = 9, 25, 9, 4
-#: Coarse points (the largest tails) the supremum is refined around.
-_STARTS = 2
+_COARSE, _ARC, _FINE, _ROUNDS = 9, 49, 9, 4
+#: Coarse points (the largest tails, no two neighbours) the supremum is refined around.
+_STARTS = 3
 #: Zooms (their points and calibration masses) a test keeps for its later suprema.
 _ZOOMS_KEPT = 128
 #: A zoom's usable points: q0, q1, their coordinates on the arc or in 2-D, their masses.
 _Zoomed = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]
-#: A coarse point is left out of a supremum when a bound of its tail is this far below the best
-#: tail found (module docstring).
+#: Coarse points whose tail, summed by distinct threshold, is within this of the largest are
+#: summed exactly as well (:meth:`LowerTest._coarse_sums`).
 _PRUNE_MARGIN = 1e-9
 #: Test sizes up to which the log binomial coefficients are tabulated once per dataset.
 _LOG_CHOOSE_MAX = 2_000_000
@@ -106,7 +107,6 @@ class LowerTest:
         self._log_choose = _log_choose_down(n) if n <= _LOG_CHOOSE_MAX else None
         self._coarse, self._shared_weights = shared.coarse, shared.coarse_weights
         self._zooms: dict[tuple[object, ...], _Zoomed] = {}  # see _zoom
-        self._seen: dict[float, np.ndarray] = {}  # coarse tails (better than chance) by t
         self._grouped: np.ndarray | None = None  # _grouped_weights at the coarse points
         self._coarse_weights: tuple[np.ndarray, np.ndarray] = (np.empty(0), np.empty(0))
         # round-off of a tail summed in two orders stays far below this (module docstring)
@@ -291,8 +291,9 @@ class LowerTest:
         """Sup of the tail over the nuisance set, on judges with J >= 0 (or J <= 0).
 
         Evaluated on a grid over the set's bounding box, on its boundary arcs and on the line
-        q0 + q1 = 1, then refined around each of the :data:`_STARTS` best points (along its
-        arc, or in 2-D): around the best alone the refinement can stay in the wrong basin.
+        q0 + q1 = 1, then refined around each of the :data:`_STARTS` best points no two of
+        them neighbours (along its arc, or in 2-D): around the best alone the refinement can
+        stay in the wrong basin (:meth:`_distinct_starts`).
         """
         ranges = self._arc_ranges()
         if better_than_chance not in self._coarse:  # the same points at every t
@@ -305,7 +306,7 @@ class LowerTest:
         values = self._coarse_tails(t, q0, q1, better_than_chance)
         starts = []  # along an arc, or in 2-D
         (lo0, hi0), (lo1, hi1) = self.box
-        for i in np.argsort(values)[::-1][:_STARTS]:  # several basins, not only the best
+        for i in self._distinct_starts(values, q0, q1, label, param, ranges):
             if label[i] >= 0:
                 arc = list(ranges)[label[i]]
                 step = (ranges[arc][1] - ranges[arc][0]) / (_ARC - 1)
@@ -319,19 +320,15 @@ class LowerTest:
     def _coarse_tails(
         self, t: float, q0: np.ndarray, q1: np.ndarray, better_than_chance: bool
     ) -> np.ndarray:
-        """:meth:`tail` at the coarse points, where it can be their largest value.
+        """:meth:`tail` at the coarse points (the same numbers, to round-off).
 
-        On judges better than chance each point's tail summed over the window rises with t (pi
-        does), so its tail at the nearest t' >= t seen before bounds it (a Berry-Esseen bound
-        at t' too: it bounds the exact tail). The :data:`_STARTS` points with the largest bounds
-        are summed first; points whose bound is below the smallest of their values (less
-        ``self._margin``, far above the round-off of a tail) cannot be among the
-        :data:`_STARTS` largest, and keep their bound (which stays a bound at every smaller t).
-        The others are summed by :meth:`_coarse_sums`, each with the window it would get among
-        all the points, so the largest values, and the starts of the refinement, are those of
-        :meth:`tail` at every point, whatever t the test saw before: the p-value is a function
-        of t alone (with the single best point first, a point left with its bound could be
-        taken as a start, and the p-value depended on the order of the t tried).
+        On judges better than chance the points' calibration masses, grouped by distinct
+        threshold, are the same at every t and for every dataset of the calibration; each
+        point is summed with the window it would get among all the points, by distinct
+        threshold, and the points near the largest value exactly (:meth:`_coarse_sums`). Every
+        point is summed at every t, so the p-value is a function of t alone (points left out
+        with a bound from a larger t could be taken as starts, and an end depended on the order
+        of the t tried).
         """
         pi = np.minimum(np.maximum(t * q1 + (1.0 - t) * (1.0 - q0), 0.0), 1.0)
         if not better_than_chance:  # one supremum per test: nothing to share
@@ -345,18 +342,7 @@ class LowerTest:
             self._coarse_weights = self._shared_weights[True]
             self._grouped = self._grouped_weights(*self._coarse_weights)
         grouped = self._grouped
-        # a tail summed over the window rises with t; the Berry-Esseen bound need not
-        above = [seen for seen in self._seen if seen >= t] if summed.all() else []
-        values = self._seen[min(above)].copy() if above else np.full(q0.size, np.inf)
-        if above:  # leave out the points whose bound is below a value reached at t
-            seeds = np.argsort(values)[::-1][:_STARTS]
-            reached = self._coarse_sums(pi, seeds, width, summed, grouped, exact=False)
-            rows = np.flatnonzero(values >= reached.min() - self._margin)
-        else:
-            rows = np.arange(q0.size)
-        values[rows] = self._coarse_sums(pi, rows, width, summed, grouped)
-        self._seen[t] = values
-        return values
+        return self._coarse_sums(pi, np.arange(q0.size), width, summed, grouped)
 
     def _coarse_sums(
         self,
@@ -432,6 +418,45 @@ class LowerTest:
         q0 = np.concatenate([p[0] for p in points])
         q1 = np.concatenate([p[1] for p in points])
         return q0, q1, np.concatenate(labels), np.concatenate(params)
+
+    def _distinct_starts(
+        self,
+        values: np.ndarray,
+        q0: np.ndarray,
+        q1: np.ndarray,
+        label: np.ndarray,
+        param: np.ndarray,
+        ranges: dict[str, tuple[float, float]],
+    ) -> list[int]:
+        """The :data:`_STARTS` largest coarse values, no two of them neighbours.
+
+        Neighbours: on one arc within 1.5 of its steps, or in the grid within 1.5 of its steps
+        in q0 and in q1. Two neighbouring points sit in one basin of the tail, and refining
+        around both would explore it twice (with two starts and 49 points an arc, the review's
+        case of ``tests/test_review_exactness.py`` kept both in the wrong basin).
+        """
+        names = list(ranges)
+        (lo0, hi0), (lo1, hi1) = self.box
+        grid_steps = ((hi0 - lo0) / (_COARSE - 1), (hi1 - lo1) / (_COARSE - 1))
+        chosen: list[int] = []
+        for i in np.argsort(values, kind="stable")[::-1]:
+            if len(chosen) == _STARTS:
+                break
+            if label[i] >= 0:
+                low, high = ranges[names[label[i]]]
+                reach = 1.5 * (high - low) / (_ARC - 1)
+                close = [label[j] == label[i] and abs(param[i] - param[j]) <= reach
+                         for j in chosen]  # fmt: skip
+            else:
+                close = [
+                    label[j] == -1
+                    and abs(q0[i] - q0[j]) <= 1.5 * grid_steps[0]
+                    and abs(q1[i] - q1[j]) <= 1.5 * grid_steps[1]
+                    for j in chosen
+                ]
+            if not any(close):
+                chosen.append(int(i))
+        return chosen
 
     def _refine(
         self,
