@@ -25,7 +25,7 @@ EXAMPLE = JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
 #: One compiled model (stratified design, default Prior and target_accept) for every NUTS fit of
 #: this module but ``small_nuts``: a compiled sampler re-tunes from its pristine state on every
 #: chain, so a warm fit gives a cold fit's draws (test_same_seed_same_draws checks it against the
-#: cold ``small_nuts``; test_nuts.py checks the cache itself). Saves ~9 compilations (~3 s each).
+#: cold ``small_nuts``; test_nuts.py checks the cache itself): 2 compilations here instead of 10.
 CACHE = NutsCache()
 
 
