@@ -14,6 +14,7 @@ from scipy import integrate, special, stats
 from judgestats import JudgeData, JudgeStatsWarning
 from judgestats.bayes.binary_posterior import Posterior, posterior
 from judgestats.bayes.model import DATA_NAMES, build_model, set_counts
+from judgestats.bayes.nuts import NutsCache
 from judgestats.bayes.priors import Prior
 from judgestats.results import ConfidenceInterval
 
@@ -21,9 +22,17 @@ SMALL = JudgeData(k=12, n=30, k0=16, m0=20, k1=17, m1=20)
 EXAMPLE = JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
 
 
+#: One compiled model (stratified design, default Prior and target_accept) for every NUTS fit of
+#: this module but ``small_nuts``: a compiled sampler re-tunes from its pristine state on every
+#: chain, so a warm fit gives a cold fit's draws (test_same_seed_same_draws checks it against the
+#: cold ``small_nuts``; test_nuts.py checks the cache itself): 2 compilations here instead of 10.
+CACHE = NutsCache()
+
+
 def fit(data, **kwargs):
     """Fit with NUTS, JudgeStatsWarning silenced (convergence flags are asserted separately)."""
     kwargs.setdefault("method", "nuts")
+    kwargs.setdefault("compiled", CACHE)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", JudgeStatsWarning)
         return posterior(data, **kwargs)
@@ -31,7 +40,7 @@ def fit(data, **kwargs):
 
 @pytest.fixture(scope="module")
 def small_nuts():
-    return fit(SMALL, draws=1000, tune=500, chains=2, random_seed=11)
+    return fit(SMALL, draws=1000, tune=500, chains=2, random_seed=11, compiled=None)  # cold
 
 
 # -- the model -------------------------------------------------------------------------------------
@@ -277,7 +286,9 @@ def test_mock_sample_wiring():
 @pytest.mark.slow
 def test_unconverged_run_warns_and_flags():
     with pytest.warns(JudgeStatsWarning):
-        post = posterior(SMALL, method="nuts", draws=30, tune=30, chains=2, random_seed=1)
+        post = posterior(
+            SMALL, method="nuts", draws=30, tune=30, chains=2, random_seed=1, compiled=CACHE
+        )
     assert "low_ess" in post.flags
     assert "low_ess" in post.to_dict()["flags"]
 
@@ -324,7 +335,7 @@ def test_result_argument_errors(small_nuts):
         small_nuts.quantile(1.2)
 
 
-def test_nutpie_missing_is_a_clear_error():
+def test_nutpie_missing_is_a_clear_error(nutpie_cache):
     pytest.importorskip("pytest")
     try:
         import nutpie  # noqa: F401
@@ -332,7 +343,16 @@ def test_nutpie_missing_is_a_clear_error():
         with pytest.raises(ValueError, match="needs the optional package nutpie"):
             posterior(SMALL, method="nuts", sampler="nutpie")
     else:  # pragma: no cover - only where nutpie is installed
-        post = fit(SMALL, sampler="nutpie", draws=500, tune=500, chains=2, random_seed=1)
+        # the session's nutpie cache: test_nutpie.py samples this model again
+        post = fit(
+            SMALL,
+            sampler="nutpie",
+            draws=500,
+            tune=500,
+            chains=2,
+            random_seed=1,
+            compiled=nutpie_cache,
+        )
         assert set(post.idata.posterior.data_vars) == {"theta", "q0", "q1", "p", "youden"}
 
 

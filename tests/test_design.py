@@ -304,8 +304,14 @@ def test_exact_posterior_result():
 
 @pytest.mark.slow
 def test_nuts_agrees_with_exact():
-    nuts = jc.posterior(DATA, method="nuts", draws=600, tune=500, chains=2, random_seed=11)
-    again = jc.posterior(DATA, method="nuts", draws=600, tune=500, chains=2, random_seed=11)
+    from judgestats.bayes.nuts import NutsCache
+
+    # the refit through a cache compiles nothing and must still give the cold fit's draws
+    cache = NutsCache()
+    options = {"method": "nuts", "draws": 600, "tune": 500, "chains": 2, "random_seed": 11}
+    nuts = jc.posterior(DATA, **options, compiled=cache)
+    again = jc.posterior(DATA, **options, compiled=cache)
+    assert cache.info() == {"hits": 1, "misses": 1, "size": 1}
     np.testing.assert_array_equal(nuts.draws(), again.draws())
     exact = jc.posterior(DATA, method="exact", draws=100, chains=1, random_seed=1)
     ess = nuts.diagnostics["ess_bulk"]

@@ -42,8 +42,10 @@ def nutpie_fit(data: JudgeData, seed: int, cache: NutsCache | None = None):
 
 
 @pytest.fixture(scope="module")
-def cache() -> NutsCache:
-    return NutsCache()
+def cache(nutpie_cache) -> NutsCache:
+    """The session's nutpie cache (tests/conftest.py): test_bayes_model.py compiled the stratified
+    model already; a warm fit gives a cold fit's draws (the warm-refit test below)."""
+    return nutpie_cache
 
 
 @pytest.mark.parametrize("data", DATA, ids=["stratified", "random"])

@@ -2,22 +2,26 @@
 
 A weak judge with 20 labels per arm (k = 450, n = 1000, k0 = 16, k1 = 18, default Prior) has
 an exact 2.5% quantile of theta of 0.0853 (the exact engine; an independent reference, the
-conditional-Beta integral below, agrees to 1e-6). NUTS in the old coordinates (theta, q0, u)
-reached a tail ESS of theta of only ~500 of 4 x 1000 draws there and scattered its 2.5% quantile
-from 0.069 to 0.105 with no flag; the model now samples (p, u0, u1) (bayes/model.py, Notes), and
-every NUTS fit is checked against the exact engine (flag ``nuts_exact_disagree``).
+conditional-Beta integral of tests/reference/make_weak_judge_reference.py, agrees to 1e-6).
+NUTS in the old coordinates (theta, q0, u) reached a tail ESS of theta of only ~500 of
+4 x 1000 draws there and scattered its 2.5% quantile from 0.069 to 0.105 with no flag; the
+model now samples (p, u0, u1) (bayes/model.py, Notes), and every NUTS fit is checked against the
+exact engine (flag ``nuts_exact_disagree``).
 """
 
 from __future__ import annotations
 
+import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import optimize, stats
+from _script_modules import load_file
 
 import judgestats as jc
 from judgestats.bayes.diagnostics import EXACT_CHECK_QUANTILES, EXACT_CHECK_Z, exact_agreement
+from judgestats.bayes.nuts import NutsCache
 
 WEAK = jc.JudgeData(k=450, n=1000, k0=16, m0=20, k1=18, m1=20)
 HARD = {
@@ -27,46 +31,42 @@ HARD = {
 }
 
 
+#: One compiled model for the six fits (same design, prior and target_accept): a compiled sampler
+#: re-tunes from its pristine state on every chain, so the draws are a cold fit's (test_nuts.py);
+#: saves five compilations (~3 s each).
+CACHE = NutsCache()
+
+
 def nuts(data, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", jc.JudgeStatsWarning)
-        return jc.posterior(data, method="nuts", random_seed=seed, draws=1000, chains=4)
-
-
-def reference_quantiles(data, levels, grid=1500):
-    """Independent of both engines: given (q0, q1), p | data is Beta(k + 1, n - k + 1) cut to
-    (1 - q0, q1) and theta = (p - 1 + q0) / J, so P(theta <= t | q0, q1) is a ratio of Beta
-    CDFs; (q0, q1) are weighted on a midpoint grid by their Betas, the truncation and the mass
-    of that cut Beta over J (uniform priors)."""
-    g = (np.arange(grid) + 0.5) / grid
-    q0, q1 = np.meshgrid(g, g, indexing="ij")
-    youden = q0 + q1 - 1
-    inside = youden > 0
-    cut = stats.beta(data.k + 1, data.n - data.k + 1)
-    low, high = cut.cdf(1 - q0), cut.cdf(q1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_w = (
-            stats.beta.logpdf(q0, data.k0 + 1, data.m0 - data.k0 + 1)
-            + stats.beta.logpdf(q1, data.k1 + 1, data.m1 - data.k1 + 1)
-            + np.log(np.maximum(high - low, 1e-300))
-            - np.log(np.where(inside, youden, 1.0))
+        return jc.posterior(
+            data, method="nuts", random_seed=seed, draws=1000, chains=4, compiled=CACHE
         )
-    log_w = np.where(inside, log_w, -np.inf)
-    w = np.exp(log_w - log_w.max())
-    w /= w.sum()
 
-    def cdf(t):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            c = (cut.cdf(1 - q0 + youden * t) - low) / (high - low)
-        return np.nansum(w * np.where(inside, c, 0.0))
 
-    return [optimize.brentq(lambda t, q=q: cdf(t) - q, 1e-12, 1 - 1e-12, xtol=1e-8) for q in levels]
+#: The independent reference (tests/reference/make_weak_judge_reference.py, numpy and scipy only):
+#: given (q0, q1), p | data is Beta(k + 1, n - k + 1) cut to (1 - q0, q1) and
+#: theta = (p - 1 + q0) / J, so P(theta <= t | q0, q1) is a ratio of Beta CDFs; (q0, q1) are
+#: weighted on a midpoint grid by their Betas, the truncation and the mass of that cut Beta over J
+#: (uniform priors). Its quantiles (Brent's method, ~40 CDF evaluations) are stored.
+REFERENCE = Path(__file__).resolve().parent / "reference"
+WEAK_REFERENCE = json.loads((REFERENCE / "weak_judge_reference.json").read_text())
 
 
 @pytest.mark.slow
 def test_exact_engine_matches_the_independent_reference():
+    ref = WEAK_REFERENCE
+    assert ref["counts"] == [WEAK.k, WEAK.n, WEAK.k0, WEAK.m0, WEAK.k1, WEAK.m1]
+    assert ref["levels"] == list(EXACT_CHECK_QUANTILES)
+    # the stored quantiles are the script's: its CDF (rebuilt here, 3 evaluations instead of the
+    # root search's ~40) gives back the levels there (Brent's xtol 1e-8 times a density below 10)
+    maker = load_file(REFERENCE / "make_weak_judge_reference.py", "_judgestats_make_weak_judge")
+    cdf = maker.reference_cdf(tuple(ref["counts"]), ref["grid"])
+    for level, quantile in zip(ref["levels"], ref["quantiles"], strict=True):
+        assert cdf(quantile) == pytest.approx(level, abs=1e-7)
     exact = jc.posterior(WEAK).quantile(list(EXACT_CHECK_QUANTILES))
-    np.testing.assert_allclose(exact, reference_quantiles(WEAK, EXACT_CHECK_QUANTILES), atol=2e-5)
+    np.testing.assert_allclose(exact, ref["quantiles"], atol=2e-5)
     assert exact[0] == pytest.approx(0.0853, abs=1e-4)
 
 

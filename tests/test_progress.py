@@ -147,14 +147,15 @@ def test_frequentist_planning_draws_no_bar(capsys):
 @pytest.mark.filterwarnings("ignore::judgestats.JudgeStatsWarning")
 def test_nuts_bar_counts_every_step_of_every_chain(capsys):
     import judgestats as jc
+    from judgestats.bayes.nuts import NutsCache
 
     data = jc.JudgeData(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
-    jc.posterior(
-        data, method="nuts", draws=120, tune=130, chains=2, random_seed=1, progressbar=True
-    )
+    options = {"method": "nuts", "draws": 120, "tune": 130, "chains": 2, "random_seed": 1}
+    cache = NutsCache()  # the second fit reuses the first one's compiled model
+    jc.posterior(data, **options, compiled=cache, progressbar=True)
     err = capsys.readouterr().err
     assert "NUTS: 100%" in err and "500/500" in err  # 2 chains x (130 + 120) steps
-    jc.posterior(data, method="nuts", draws=120, tune=130, chains=2, random_seed=1)
+    jc.posterior(data, **options, compiled=cache)
     assert capsys.readouterr().err == ""  # default: stderr is not a terminal here
 
 

@@ -9,13 +9,16 @@ code under test, at true accuracies including 0 and 1 and at every judge on a gr
 
 from __future__ import annotations
 
+import functools
 import math
+from unittest import mock
 
 import numpy as np
 import pytest
 from scipy.stats import binom
 
 import judgestats as jc
+from judgestats.designs import random_guaranteed
 from judgestats.designs.labels_only import labels_only_triple
 from judgestats.designs.random_candidates import count_candidates, random_design_candidates
 from judgestats.designs.random_guaranteed import (
@@ -29,16 +32,24 @@ JUDGES = np.linspace(0.0, 1.0, 11)
 
 
 def outcomes(m: int, n: int, target: str) -> np.ndarray:
-    """Rows (m1, k0, k1, k, low, high) for every outcome of a design with m labels, n unlabelled."""
+    """Rows (m1, k0, k1, k, low, high) for every outcome of a design with m labels, n unlabelled.
+
+    The upper end of an outcome is 1 - the lower end of its mirror (k -> n - k, the arms
+    exchanged), itself an outcome here: ``_lower_end``, a pure function of its arguments and
+    nearly all of the time, is memoised while the design is enumerated, so each lower end is
+    computed once instead of twice and every interval is the same float.
+    """
     rows = []
-    for m1 in range(m + 1):
-        for k0 in range(m - m1 + 1):
-            for k1 in range(m1 + 1):
-                for k in range(n + 1):
-                    _, low, high = guaranteed_judge_counts(
-                        k, n, k0, m - m1, k1, m1, target=target, level=0.95
-                    )
-                    rows.append((m1, k0, k1, k, low, high))
+    lower_end = functools.cache(random_guaranteed._lower_end)
+    with mock.patch.object(random_guaranteed, "_lower_end", lower_end):
+        for m1 in range(m + 1):
+            for k0 in range(m - m1 + 1):
+                for k1 in range(m1 + 1):
+                    for k in range(n + 1):
+                        _, low, high = guaranteed_judge_counts(
+                            k, n, k0, m - m1, k1, m1, target=target, level=0.95
+                        )
+                        rows.append((m1, k0, k1, k, low, high))
     return np.array(rows)
 
 

@@ -7,6 +7,7 @@ rule's own output.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -15,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import judgestats as jc
+from judgestats.designs import random_candidates
 from judgestats.designs.random_candidates import count_candidates
 from judgestats.recommendation.random_rule import (
     CHOICES,
@@ -79,7 +81,12 @@ def test_recommended_never_wider_than_labels_only_exact_including_edge_counts(va
             assert target == "items" and got == pytest.approx(expected)
 
 
-def test_many_count_vectors_at_once_never_wider_than_blaker():
+def test_many_count_vectors_at_once_never_wider_than_blaker(monkeypatch):
+    # count_candidates spends ~95% of this test in labels_only_triple, a pure function of
+    # (m1, m, n, method, target, level) that takes few distinct values here (~300 for 6000
+    # calls): memoised for this test, every interval handed to choose_random is the same float
+    cached = functools.lru_cache(maxsize=None)(random_candidates.labels_only_triple)
+    monkeypatch.setattr(random_candidates, "labels_only_triple", cached)
     rng = np.random.default_rng(5)
     size = 3000
     m = rng.choice([10, 20, 37, 100, 500], size)
