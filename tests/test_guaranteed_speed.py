@@ -73,16 +73,10 @@ QUICK = (
 
 def assert_contains_before(low: float, high: float, old: object, counts: object) -> None:
     """[low, high] holds the old engine's interval (to the root finder's 1e-6) and is within
-    6e-3 of it.
-
-    The supremum is searched at more points now, so it can only be larger and the interval
-    wider. The widest gap, 5.4e-3 at (643209, 1000000, 29, 30, 21, 22), is the old search's
-    miss: a much finer search (33 x 33 grid, 97 points an arc, four starts, six rounds) puts that
-    upper end at 0.827883, 4.5e-7 above today's and 5.4e-3 above the old engine's.
-    """
+    5e-3 of it."""
     tol = g._THETA_TOL  # each end is located to this; a larger supremum moves the search
     assert low <= old.low + tol and high >= old.high - tol, counts
-    assert old.low - low <= 6e-3 and high - old.high <= 6e-3, counts
+    assert old.low - low <= 5e-3 and high - old.high <= 5e-3, counts
 
 
 def assert_same_as_before(cases: list[tuple[int, ...]], level: float) -> None:

