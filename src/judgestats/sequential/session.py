@@ -252,7 +252,8 @@ class LabellingSession:
             For an id that is not among the items or repeats, a label other than 0/1, a label
             that contradicts one already given, or lengths that differ.
         TypeError
-            For ``ids`` that is not a sequence, labels that are not numbers or booleans.
+            For ``ids`` that is not a sequence, ``labels`` that is a single value or a masked
+            array (words such as "yes" are not 0/1 labels: ValueError, as elsewhere).
         """
         names = _ids(ids, "ids")
         values = binary_labels(labels, "labels")
