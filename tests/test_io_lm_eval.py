@@ -144,7 +144,7 @@ def test_a_repeated_doc_id_is_refused_naming_the_file_and_id(tmp_path, second, w
     # Repeats were kept as two items (each document counted twice), and 1 / 1.0 merged into "1".
     ids = iter([0, 1, second, 3, 4, 5])
     path = _rewrite(tmp_path, lambda r: r.update(doc_id=next(ids)))
-    match = rf"samples_x\.jsonl: `doc_id` '1' occurs more than once{written} \(records 2 and 3"
+    match = rf"samples_x\.jsonl: `doc_id` '1' occurs more than once{written} \(lines 2 and 3 of"
     with pytest.raises(ValueError, match=match):
         read_lm_eval(path, metric="acc")
 
@@ -155,3 +155,54 @@ def test_a_doc_id_that_is_a_list_is_refused(tmp_path):
     path = _rewrite(tmp_path, lambda r: r.update(doc_id=next(ids)))
     with pytest.raises(ValueError, match=r"samples_x\.jsonl: `doc_id` of item 1 is a list"):
         read_lm_eval(path, metric="acc")
+
+
+def _gsm_with_a_blank_first_line(tmp_path, change):
+    """GSM's 8 records (strict-match on lines 2-5, flexible-extract on 6-9), after a blank line."""
+    records = [json.loads(line) for line in GSM.read_text().splitlines()]
+    for record in records:
+        change(record)
+    path = tmp_path / "samples_gsm.jsonl"
+    path.write_text("\n" + "".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_a_missing_metric_names_its_line_in_the_file(tmp_path):
+    # The message counted among the records kept (filter flexible-extract): "line 3", where the
+    # record is on line 8 of the file (after a blank line and the 4 strict-match records).
+    def drop(record):
+        if record["filter"] == "flexible-extract" and record["doc_id"] == 2:
+            del record["exact_match"]
+
+    path = _gsm_with_a_blank_first_line(tmp_path, drop)
+    with pytest.raises(ValueError, match=r"in 1 of 4 records \(first: line 8 of the file\)"):
+        read_lm_eval(path, metric="exact_match", filter="flexible-extract")
+
+
+def test_a_repeated_doc_id_names_its_lines_in_the_file(tmp_path):
+    # The message named "records 2 and 4 of filter 'flexible-extract'", not lines 7 and 9.
+    def repeat(record):
+        if record["filter"] == "flexible-extract" and record["doc_id"] == 3:
+            record["doc_id"] = 1
+
+    path = _gsm_with_a_blank_first_line(tmp_path, repeat)
+    match = r"`doc_id` '1' occurs more than once \(lines 7 and 9 of the file, filter 'flex"
+    with pytest.raises(ValueError, match=match):
+        read_lm_eval(path, metric="exact_match", filter="flexible-extract")
+
+
+def test_a_line_separator_inside_a_record_is_not_a_line_break(tmp_path):
+    # The harness writes with ensure_ascii=False, so U+2028 / U+0085 in a document stay
+    # unescaped; str.splitlines cut such a record in two ("line 1 is not valid JSON") and
+    # would have miscounted every later line.
+    records = [json.loads(line) for line in ARC.read_text().splitlines()]
+    records[0]["doc"]["question"] = "one\u2028two\x85three"
+    del records[4]["acc"]
+    path = tmp_path / "samples_sep.jsonl"
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"in 1 of 6 records \(first: line 5 of the file\)"):
+        read_lm_eval(path, metric="acc")
+    records[4]["acc"] = 0
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\r\n" for r in records))
+    assert read_lm_eval(path, metric="acc")["id"].tolist() == ["0", "1", "2", "3", "4", "5"]

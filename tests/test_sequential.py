@@ -6,8 +6,11 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from judgestats import JudgeData
+from judgestats._labels import binary_labels
 from judgestats.sequential import LabellingSession, betting_confidence_sequence
 from judgestats.sequential.confidence_sequence import BET_CAP, plug_in_bets, running_bounds
 from judgestats.sequential.targets import control_coefficients, target_steps
@@ -181,11 +184,11 @@ def test_same_seed_same_order_and_labels_repeat_harmlessly():
     [
         (lambda s: s.next_batch(0), ValueError, "`size`"),
         (lambda s: s.add_labels(["nope"], [1]), ValueError, "`ids`.*not among"),
-        (lambda s: s.add_labels(["q0"], [2]), ValueError, "`labels`.*only 0 and 1"),
+        (lambda s: s.add_labels(["q0"], [2]), ValueError, "`labels`.*only 0/1 labels.*item 0 is 2"),
         (lambda s: s.add_labels(["q0", "q0"], [1, 1]), ValueError, "repeat"),
         (lambda s: s.add_labels(["q0"], [1, 0]), ValueError, "one label per id"),
         (lambda s: s.add_labels("q0", [1]), TypeError, "`ids`"),
-        (lambda s: s.add_labels(["q0"], ["yes"]), TypeError, "`labels`"),
+        (lambda s: s.add_labels(["q0"], ["yes"]), ValueError, "`labels`.*item 0 is 'yes'"),
         (lambda s: s.interval(target="both"), ValueError, "`target`"),
         (lambda s: s.interval(confidence_level=1.5), ValueError, "confidence_level"),
         (lambda s: s.reached(0), ValueError, "`width`"),
@@ -322,3 +325,59 @@ def test_one_dimensional_arrays_and_iterators_of_ids_still_work():
     assert LabellingSession(iter(["a", "b"]), [1, 0]).ids == ["a", "b"]
     session.add_labels(np.array(["b"]), np.array([0]))
     assert session.labels == {"b": 0}
+
+
+_LABEL_INPUTS = [
+    pytest.param([1, 0], id="ints"),
+    pytest.param(np.array([True, False]), id="bools"),
+    pytest.param(pd.Series([1, 0], dtype="Int64"), id="nullable"),
+    # An object column (labels gathered from mixed cells) was refused with a dtype message.
+    pytest.param(np.array([True, 0], dtype=object), id="object"),
+    # The mask of a masked array was dropped and the masked values taken as labels.
+    pytest.param(np.ma.array([1, 0], mask=[False, True]), id="masked"),
+    # Words had the session's own TypeError, not the package's message naming the item.
+    pytest.param(["true", "false"], id="words"),
+    pytest.param(["yes", "no"], id="yes-no"),
+    pytest.param([1, None], id="none"),
+    pytest.param([1, 2], id="two"),
+    pytest.param([[1], [0, 1]], id="ragged"),
+]
+
+
+def _outcome(call):
+    try:
+        return ("accepted", call())
+    except (TypeError, ValueError) as error:
+        return (type(error).__name__, str(error))
+
+
+def _shared(labels, name):
+    return _outcome(lambda: binary_labels(labels, name).tolist())
+
+
+@pytest.mark.parametrize("labels", _LABEL_INPUTS)
+def test_session_labels_are_read_as_the_rest_of_the_package_reads_them(labels):
+    """`add_labels` accepts what binary_labels accepts, and refuses the rest with its message."""
+    session = LabellingSession(["a", "b"], [1, 0], random_seed=0)
+
+    def add():
+        session.add_labels(["a", "b"], labels)
+        return [session.labels[i] for i in ("a", "b")]
+
+    got = _outcome(add)
+    assert got == _shared(labels, "labels")
+    # JudgeData.from_labels (the package's public reader of label arrays) agrees.
+    public = _outcome(lambda: JudgeData.from_labels([1, 0], labels, [1, 0]))
+    assert (public[0] == "accepted") == (got[0] == "accepted")
+
+
+@pytest.mark.parametrize("verdicts", _LABEL_INPUTS)
+def test_session_verdicts_are_read_by_the_shared_rule(verdicts):
+    got = _outcome(lambda: LabellingSession(["a", "b"], verdicts, random_seed=0)._verdicts.tolist())
+    assert got == _shared(verdicts, "verdicts")
+
+
+def test_ragged_labels_are_refused_naming_the_argument_everywhere():
+    # binary_labels let numpy's bare "inhomogeneous shape" ValueError escape, naming no argument.
+    with pytest.raises(ValueError, match="`calib_human` must be one-dimensional, got a nested"):
+        JudgeData.from_labels([1, 0], [[1], [0, 1]], [1, 0])

@@ -160,7 +160,7 @@ def test_errors():
         session.add_verdicts(["z"], [1])
     with pytest.raises(ValueError, match="one verdict per id"):
         session.add_verdicts(["a", "b"], [1])
-    with pytest.raises(ValueError, match="only 0 and 1"):
+    with pytest.raises(ValueError, match="`verdicts` must hold only 0/1"):
         session.add_verdicts(["a"], [2])
     session.add_verdicts(["a"], [0])
     session.add_verdicts(["a"], [0])  # the same verdict again is harmless

@@ -108,11 +108,16 @@ def binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.
     ``name`` and the first bad item.
     """
     refuse_masked(values, name)
-    if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
-        raise TypeError(f"`{name}` must be a sequence of 0/1 labels, got {type(values).__name__}.")
+    kind = type(values).__name__
     if hasattr(values, "to_numpy"):  # pandas Series / Index; nullable dtypes become objects
         values = values.to_numpy(dtype=object)
-    array = check_one_dimensional(np.asarray(values), name)
+    try:
+        array = np.asarray(values)
+    except ValueError:  # numpy's "inhomogeneous shape": a ragged nested list
+        raise ValueError(f"`{name}` must be one-dimensional, got a nested sequence.") from None
+    if isinstance(values, (str, bytes)) or array.ndim == 0:
+        raise TypeError(f"`{name}` must be a sequence of 0/1 labels, got {kind}.")
+    check_one_dimensional(array, name)  # 2-D: not flattened, which would pair values wrongly
     if array.dtype.kind == "b":
         return array.astype(np.int8)
     if array.dtype.kind in "iu":

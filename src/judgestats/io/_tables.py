@@ -6,7 +6,9 @@ The readers of :mod:`judgestats.io` load their files here; errors name the file.
 from __future__ import annotations
 
 import io
+import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from judgestats._label_rows import read_text_file, table_suffix
 from judgestats._paths import check_path
 from judgestats._validate import check_flag
 
-__all__ = ["load_json", "read_class_table", "read_table"]
+__all__ = ["load_json", "load_json_lines", "read_class_table", "read_table"]
 
 _CSV = (".csv", ".tsv")
 _JSONL = (".jsonl", ".ndjson")
@@ -168,8 +170,6 @@ def load_json(path: str | os.PathLike[str], *, lines: bool | None = None) -> Any
         Naming the file: missing, empty, not UTF-8, or not valid JSON (with the line of the
         first problem; a truncated file ends in an incomplete object).
     """
-    import json
-
     name = check_path(path)
     if check_flag(lines, "lines", allow_none=True) is None:
         lines = table_suffix(name) in _JSONL
@@ -184,8 +184,32 @@ def load_json(path: str | os.PathLike[str], *, lines: bool | None = None) -> Any
                 f"{name}: not valid JSON ({error.msg} at line {error.lineno}); the "
                 "file may be truncated."
             ) from None
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    return _parse_lines(name, text)[0]
+
+
+def load_json_lines(path: str | os.PathLike[str]) -> tuple[list[Any], list[int]]:
+    """Parse JSON lines: the records and, for each, its line in the file (1-based).
+
+    Blank lines are skipped, so a record's position in the list need not be its line.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`load_json`.
+    """
+    name = check_path(path)
+    text = read_text_file(name)
+    if not text.strip():
+        raise ValueError(f"{name}: the file is empty.")
+    return _parse_lines(name, text)
+
+
+def _parse_lines(name: str, text: str) -> tuple[list[Any], list[int]]:
+    # Lines end at \n, \r\n or \r only: str.splitlines also splits at U+2028, U+0085 and
+    # other characters that JSON text may hold unescaped (the harness writes with
+    # ensure_ascii=False), which would cut a record in two and miscount the lines.
+    records, numbers = [], []
+    for number, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
         if not line.strip():
             continue
         try:
@@ -195,7 +219,8 @@ def load_json(path: str | os.PathLike[str], *, lines: bool | None = None) -> Any
                 f"{name}: line {number} is not valid JSON ({error.msg}); the file "
                 "may be truncated or not JSON lines."
             ) from None
-    return records
+        numbers.append(number)
+    return records, numbers
 
 
 def _first_line(error: BaseException) -> str:

@@ -23,11 +23,11 @@ from judgestats.io._items import (
     declared_classes,
     item_ids,
     items_frame,
-    load_json,
     map_classes,
     map_verdicts,
     set_options,
 )
+from judgestats.io._tables import load_json_lines
 
 __all__ = ["read_lm_eval"]
 
@@ -93,20 +93,21 @@ def read_lm_eval(
         classes, set_options(threshold=threshold, positive=positive), kept="metric's values"
     )
     source = check_path(path)
-    records = load_json(source, lines=True)
-    if not isinstance(records, list) or not records or not all(map(is_lm_eval_sample, records)):
+    records, lines = load_json_lines(source)  # lines: each record's line in the file
+    if not records or not all(map(is_lm_eval_sample, records)):
         raise ValueError(
             f"{source}: not an lm-evaluation-harness samples file (expected JSON "
             "lines with `doc_id`, `doc` and `metrics`, as `lm_eval --log_samples` "
             "writes to samples_<task>_<date>.jsonl)."
         )
-    records = _one_filter(records, filter, source)
-    missing = [i for i, r in enumerate(records) if metric not in r]
+    kept = _one_filter(records, filter, source)
+    records, lines = [records[i] for i in kept], [lines[i] for i in kept]
+    missing = [line for line, r in zip(lines, records, strict=True) if metric not in r]
     if missing:
         present = sorted({m for r in records for m in (r.get("metrics") or [])})
         raise ValueError(
             f"{source}: no metric {metric!r} in {len(missing)} of {len(records)} "
-            f"records (first: line {missing[0] + 1}); the metrics are "
+            f"records (first: line {missing[0]} of the file); the metrics are "
             f"{', '.join(map(repr, present)) or 'none'}."
         )
     values = [r[metric] for r in records]
@@ -116,7 +117,7 @@ def read_lm_eval(
         else map_classes(values, classes=declared, name=metric, source=source)
     )
     return items_frame(
-        _unique_doc_ids(records, source),
+        _unique_doc_ids(records, lines, source),
         verdicts,
         source=source,
         extra={
@@ -132,7 +133,7 @@ def is_lm_eval_sample(record: Any) -> bool:
     return isinstance(record, dict) and {"doc_id", "doc", "metrics"} <= set(record)
 
 
-def _unique_doc_ids(records: list[dict[str, Any]], source: str) -> list[str]:
+def _unique_doc_ids(records: list[dict[str, Any]], lines: list[int], source: str) -> list[str]:
     """The records' ``doc_id`` values as item ids; ValueError naming the file for a repeat.
 
     The harness logs each document once per filter, so a repeated id (``1`` twice, or ``1`` and
@@ -146,8 +147,9 @@ def _unique_doc_ids(records: list[dict[str, Any]], source: str) -> list[str]:
             a, b = records[first[item]]["doc_id"], records[number]["doc_id"]
             written = "" if repr(a) == repr(b) else f", written {a!r} and {b!r}"
             raise ValueError(
-                f"{source}: `doc_id` {item!r} occurs more than once{written} (records "
-                f"{first[item] + 1} and {number + 1} of filter {records[number].get('filter')!r});"
+                f"{source}: `doc_id` {item!r} occurs more than once{written} (lines "
+                f"{lines[first[item]]} and {lines[number]} of the file, filter "
+                f"{records[number].get('filter')!r});"
                 " the harness logs each document once per filter, so the file joins several "
                 "logs: keep one record per document."
             )
@@ -155,12 +157,11 @@ def _unique_doc_ids(records: list[dict[str, Any]], source: str) -> list[str]:
     return ids
 
 
-def _one_filter(
-    records: list[dict[str, Any]], wanted: str | None, source: str
-) -> list[dict[str, Any]]:
+def _one_filter(records: list[dict[str, Any]], wanted: str | None, source: str) -> list[int]:
+    """The positions of the records to keep: those of filter ``wanted``, or all of one filter."""
     filters = list(dict.fromkeys(str(r.get("filter")) for r in records))
     if wanted is not None:
-        kept = [r for r in records if str(r.get("filter")) == wanted]
+        kept = [i for i, r in enumerate(records) if str(r.get("filter")) == wanted]
         if not kept:
             raise ValueError(
                 f"{source}: no records with filter {wanted!r}; the filters are "
@@ -172,4 +173,4 @@ def _one_filter(
             f"{source}: the file logs each document once per filter "
             f"({', '.join(map(repr, filters))}); choose one with `filter`."
         )
-    return records
+    return list(range(len(records)))

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgestats._labels import binary_labels
 from judgestats._validate import (
     as_generator,
     check_level,
@@ -49,24 +50,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from judgestats._typing import SeedLike
 
 __all__ = ["LabellingSession"]
-
-
-def _binary(values: Any, name: str) -> np.ndarray:
-    """0/1 (or bool) values as a 1-D int8 array; else ValueError / TypeError naming ``name``."""
-    try:
-        array = np.asarray(values)
-    except ValueError:  # numpy's "inhomogeneous shape": a ragged nested list
-        raise ValueError(f"`{name}` must be one-dimensional, got a nested sequence.") from None
-    check_one_dimensional(array, name)  # 2-D: not flattened, which would pair values wrongly
-    if array.dtype.kind not in "biuf":
-        raise TypeError(f"`{name}` must hold 0/1 or booleans, got values of type {array.dtype}.")
-    bad = ~np.isin(array, (0, 1))
-    if bad.any():
-        raise ValueError(
-            f"`{name}` must hold only 0 and 1; got {array[bad][0]!r} "
-            f"({int(bad.sum())} value(s) outside 0/1)."
-        )
-    return array.astype(np.int8)
 
 
 def _ids(values: Any, name: str) -> list[str]:
@@ -131,7 +114,7 @@ class LabellingSession:
         min_probability: float = MIN_PROBABILITY,
     ) -> None:
         self._ids = _ids(ids, "ids")
-        self._verdicts = _binary(verdicts, "verdicts")
+        self._verdicts = binary_labels(verdicts, "verdicts")
         if self._verdicts.size != len(self._ids):
             raise ValueError(
                 f"`verdicts` ({self._verdicts.size} values) must give one verdict per id "
@@ -269,10 +252,11 @@ class LabellingSession:
             For an id that is not among the items or repeats, a label other than 0/1, a label
             that contradicts one already given, or lengths that differ.
         TypeError
-            For ``ids`` that is not a sequence, labels that are not numbers or booleans.
+            For ``ids`` that is not a sequence, ``labels`` that is a single value or a masked
+            array (words such as "yes" are not 0/1 labels: ValueError, as elsewhere).
         """
         names = _ids(ids, "ids")
-        values = _binary(labels, "labels")
+        values = binary_labels(labels, "labels")
         if values.size != len(names):
             raise ValueError(
                 f"`labels` ({values.size} values) must give one label per id ({len(names)} ids)."

@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from judgestats._closed_form import rogan_gladen_box
+from judgestats._labels import binary_labels
 from judgestats._validate import (
     as_generator,
     check_level,
@@ -66,7 +67,7 @@ from judgestats._validate import (
 from judgestats.planning.algorithm1 import algorithm1_split, smoothed_pilot
 from judgestats.sequential.confidence_sequence import GRID_SIZE, running_bounds
 from judgestats.sequential.result import SequentialInterval
-from judgestats.sequential.session import _binary, _ids
+from judgestats.sequential.session import _ids
 from judgestats.sequential.targets import verdict_interval
 
 __all__ = [
@@ -232,7 +233,7 @@ class StratifiedLabellingSession:
             contradicts an earlier verdict on the item, or lengths that differ.
         """
         names = _ids(ids, "ids")
-        values = _binary(verdicts, "verdicts").ravel()
+        values = binary_labels(verdicts, "verdicts")
         if values.size != len(names):
             raise ValueError(
                 f"`verdicts` ({values.size} values) must give one verdict per id "
