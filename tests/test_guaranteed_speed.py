@@ -147,6 +147,31 @@ def test_supremum_after_other_t_equals_a_fresh_one(counts):
         assert history.sup(t, better_than_chance=True) == expected
 
 
+@pytest.mark.parametrize("counts", [(450, 1000, 16, 20, 18, 20), (5000, 10000, 40, 50, 42, 50)])
+def test_pruned_supremum_equals_full_supremum(counts):
+    """After larger t values (whose tails bound the tails at t), the supremum is unchanged."""
+    summed = []
+    distinct_tails = tails.LowerTest._distinct_tails
+
+    def counting(self, pi, *args):
+        summed.append(pi.size)
+        return distinct_tails(self, pi, *args)
+
+    history = tails.LowerTest(*counts, 0.95)
+    pruned = full = 0
+    for t in (1.0, 0.9, 0.6, 0.45, 0.44, 0.3, 0.2999, 0.1, 0.0):
+        fresh = tails.LowerTest(*counts, 0.95)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(tails.LowerTest, "_distinct_tails", counting)
+            summed.clear()
+            expected = fresh.sup(t, better_than_chance=True)
+            full += sum(summed)
+            summed.clear()
+            assert history.sup(t, better_than_chance=True) == expected
+            pruned += sum(summed)
+    assert pruned < full  # the bounds did leave points out
+
+
 def test_shared_calibration_does_not_change_an_interval():
     """An interval is the same whether its calibration's shared part was built for it or not."""
     tails._calibration.cache_clear()

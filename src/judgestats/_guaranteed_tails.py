@@ -13,6 +13,9 @@ makes them cheaper:
   per dataset, the calibration mass of each distinct threshold; a coarse tail is first summed
   over distinct thresholds (equal to round-off) and only the points within a margin of the
   largest are summed exactly, as before, so the maximiser is unchanged;
+* on judges better than chance each point's tail rises with t, so a tail already computed at
+  a larger t bounds it; the starts' points are always summed, and points whose bound is below
+  the starts' values are not (the p-value stays a function of t alone);
 * the refinement's points of all starts are summed in one call per round, and each zoom's
   points and calibration masses are kept for the later t of the same test (:meth:`_zoom`);
 * what datasets with the same calibration counts and n share (the nuisance set, its grid, the
@@ -66,7 +69,8 @@ _ZOOMS_KEPT = 128
 #: A zoom's usable points: q0, q1, their coordinates on the arc or in 2-D, their masses.
 _Zoomed = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]
 #: Coarse points whose tail, summed by distinct threshold, is within this of the largest are
-#: summed exactly as well (:meth:`LowerTest._coarse_sums`).
+#: summed exactly as well, and points whose bound is this far below the starts' values are left
+#: out (:meth:`LowerTest._coarse_tails`).
 _PRUNE_MARGIN = 1e-9
 #: Test sizes up to which the log binomial coefficients are tabulated once per dataset.
 _LOG_CHOOSE_MAX = 2_000_000
@@ -107,6 +111,7 @@ class LowerTest:
         self._log_choose = _log_choose_down(n) if n <= _LOG_CHOOSE_MAX else None
         self._coarse, self._shared_weights = shared.coarse, shared.coarse_weights
         self._zooms: dict[tuple[object, ...], _Zoomed] = {}  # see _zoom
+        self._seen: dict[float, np.ndarray] = {}  # coarse tails (better than chance) by t
         self._grouped: np.ndarray | None = None  # _grouped_weights at the coarse points
         self._coarse_weights: tuple[np.ndarray, np.ndarray] = (np.empty(0), np.empty(0))
         # round-off of a tail summed in two orders stays far below this (module docstring)
@@ -319,15 +324,19 @@ class LowerTest:
     def _coarse_tails(
         self, t: float, q0: np.ndarray, q1: np.ndarray, better_than_chance: bool
     ) -> np.ndarray:
-        """:meth:`tail` at the coarse points (the same numbers, to round-off).
+        """:meth:`tail` at the coarse points, where it can be their largest value.
 
-        On judges better than chance the points' calibration masses, grouped by distinct
-        threshold, are the same at every t and for every dataset of the calibration; each
-        point is summed with the window it would get among all the points, by distinct
-        threshold, and the points near the largest value exactly (:meth:`_coarse_sums`). Every
-        point is summed at every t, so the p-value is a function of t alone (points left out
-        with a bound from a larger t could be taken as starts, and an end depended on the order
-        of the t tried).
+        On judges better than chance each point's tail summed over the window rises with t (pi
+        does), so its tail at the nearest t' >= t seen before bounds it (a Berry-Esseen bound
+        at t' too: it bounds the exact tail). The :data:`_STARTS` points with the largest bounds
+        are summed first; points whose bound is below the smallest of their values (less
+        ``self._margin``, far above the round-off of a tail) cannot be among the
+        :data:`_STARTS` largest, and keep their bound (which stays a bound at every smaller t).
+        The others are summed by :meth:`_coarse_sums`, each with the window it would get among
+        all the points, so the largest values, and the starts of the refinement, are those of
+        :meth:`tail` at every point, whatever t the test saw before: the p-value is a function
+        of t alone (with the single best point first, a point left with its bound could be
+        taken as a start, and the p-value depended on the order of the t tried).
         """
         pi = np.minimum(np.maximum(t * q1 + (1.0 - t) * (1.0 - q0), 0.0), 1.0)
         if not better_than_chance:  # one supremum per test: nothing to share
@@ -341,7 +350,18 @@ class LowerTest:
             self._coarse_weights = self._shared_weights[True]
             self._grouped = self._grouped_weights(*self._coarse_weights)
         grouped = self._grouped
-        return self._coarse_sums(pi, np.arange(q0.size), width, summed, grouped)
+        # a tail summed over the window rises with t; the Berry-Esseen bound need not
+        above = [seen for seen in self._seen if seen >= t] if summed.all() else []
+        values = self._seen[min(above)].copy() if above else np.full(q0.size, np.inf)
+        if above:  # leave out the points whose bound is below a value reached at t
+            seeds = np.argsort(values)[::-1][:_STARTS]
+            reached = self._coarse_sums(pi, seeds, width, summed, grouped, exact=False)
+            rows = np.flatnonzero(values >= reached.min() - self._margin)
+        else:
+            rows = np.arange(q0.size)
+        values[rows] = self._coarse_sums(pi, rows, width, summed, grouped)
+        self._seen[t] = values
+        return values
 
     def _coarse_sums(
         self,
