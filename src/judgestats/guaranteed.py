@@ -311,7 +311,7 @@ def guaranteed_ci(
     -----
     Computing time grows with the arm sizes up to about 300 items each, then stops growing
     (beyond 256 items an arm's outcomes are summed in blocks, module docstring): median
-    36 ms, p90 85 ms per interval over arms of 20-200 items on a quiet 2-core machine
+    34 ms, p90 74 ms per interval over arms of 20-200 items on a 2-core machine
     (``python benchmarks/bench_guaranteed.py --speed``), and 0.12-0.32 s at arms of 10^4 to
     10^12 (``--arms``). It stops growing with ``n`` as well (beyond about 10^6 test items the
     test count's tail is bounded by Berry-Esseen, module docstring): with arms of 200, n = 10^5
