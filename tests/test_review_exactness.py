@@ -56,27 +56,36 @@ def _tail_from_the_docstring(k, n, k0, m0, k1, m1, level, theta, q0, q1):
     return total
 
 
-def test_guaranteed_lower_end_misses_the_nuisance_supremum():
-    k, n, k0, m0, k1, m1, level = 32, 50, 25, 30, 46, 59, 0.8
-    theta, q0, q1 = 0.59555, 0.507, 0.7726676496522695
+def _assert_accepted_theta_is_inside(counts, level, judge, inside, margin):
+    """theta is accepted at a judge inside the nuisance set, so the interval must hold it.
+
+    ``judge`` is (theta, q0, q1); the arms' exact two-sided p-values multiply to more than
+    ``inside`` times Fisher's cut-off c, c (1 - log c) = gamma (the set the package describes),
+    and the p-value from the docstring exceeds the threshold by ``margin``.
+    """
+    k, n, k0, m0, k1, m1 = counts
+    theta, q0, q1 = judge
     alpha = 1.0 - level
     gamma = min(1e-3, alpha / 10.0)
     threshold = alpha / 2.0 - gamma / 2.0
-    # (q0, q1) is inside the nuisance set: product of exact two-sided arm p-values > c,
-    # c (1 - log c) = gamma (Fisher's product, the set the package describes)
     cut = brentq(lambda c: c * (1.0 - math.log(c)) - gamma, 1e-300, gamma)
 
     def arm_p(kk, m, q):
         return min(1.0, 2.0 * min(binom.cdf(kk, m, q), binom.sf(kk - 1, m, q)))
 
-    if not arm_p(k0, m0, q0) * arm_p(k1, m1, q1) > 4.0 * cut:
-        pytest.fail("the judge chosen is not well inside the nuisance set")
+    if not arm_p(k0, m0, q0) * arm_p(k1, m1, q1) > inside * cut:
+        pytest.fail("the judge chosen is not inside the nuisance set")
     p_value = _tail_from_the_docstring(k, n, k0, m0, k1, m1, level, theta, q0, q1)
-    if not p_value > threshold + 1e-5:
+    if not p_value > threshold + margin:
         pytest.fail(f"independent p-value {p_value} does not exceed the threshold {threshold}")
     # so P+(theta) > threshold: theta is accepted and must lie in the interval
     low, high = jc.guaranteed_ci(k, n, k0, m0, k1, m1, confidence_level=level)
     assert low <= theta <= high, (low, high, p_value, threshold)
+
+
+def test_guaranteed_lower_end_misses_the_nuisance_supremum():
+    judge = (0.59555, 0.507, 0.7726676496522695)
+    _assert_accepted_theta_is_inside((32, 50, 25, 30, 46, 59), 0.8, judge, 4.0, 1e-5)
 
 
 def test_guaranteed_lower_end_where_the_tail_has_narrow_peaks():
@@ -87,19 +96,5 @@ def test_guaranteed_lower_end_where_the_tail_has_narrow_peaks():
     search missed the one at (0.7029, 0.4050). The p-value there is computed here from the
     docstring, by scipy.
     """
-    k, n, k0, m0, k1, m1, level = 6107, 10000, 15, 20, 17, 20, 0.95
-    theta, q0, q1 = 0.315, 0.7029157508072712, 0.4050850050443531  # 1e-4 inside the set
-    gamma = min(1e-3, (1.0 - level) / 10.0)
-    threshold = (1.0 - level) / 2.0 - gamma / 2.0
-    cut = brentq(lambda c: c * (1.0 - math.log(c)) - gamma, 1e-300, gamma)
-
-    def arm_p(kk, m, q):
-        return min(1.0, 2.0 * min(binom.cdf(kk, m, q), binom.sf(kk - 1, m, q)))
-
-    if not arm_p(k0, m0, q0) * arm_p(k1, m1, q1) > cut:
-        pytest.fail("the judge chosen is not inside the nuisance set")
-    p_value = _tail_from_the_docstring(k, n, k0, m0, k1, m1, level, theta, q0, q1)
-    if not p_value > threshold + 1e-4:
-        pytest.fail(f"independent p-value {p_value} does not exceed the threshold {threshold}")
-    low, high = jc.guaranteed_ci(k, n, k0, m0, k1, m1, confidence_level=level)
-    assert low <= theta <= high, (low, high, p_value, threshold)
+    judge = (0.315, 0.7029157508072712, 0.4050850050443531)  # 1e-4 inside the set
+    _assert_accepted_theta_is_inside((6107, 10000, 15, 20, 17, 20), 0.95, judge, 1.0, 1e-4)
