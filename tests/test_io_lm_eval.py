@@ -60,12 +60,13 @@ def test_unknown_metric_lists_metrics():
         read_lm_eval(ARC, metric="f1")
 
 
-def _rewrite(tmp_path, change):
-    lines = [json.loads(line) for line in ARC.read_text().splitlines()]
+def _rewrite(tmp_path, change, source=ARC, name="samples_x.jsonl", head=""):
+    """``source``'s records, each passed through ``change``, written after ``head``."""
+    lines = [json.loads(line) for line in source.read_text().splitlines()]
     for record in lines:
         change(record)
-    path = tmp_path / "samples_x.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    path = tmp_path / name
+    path.write_text(head + "".join(json.dumps(r) + "\n" for r in lines))
     return path
 
 
@@ -159,12 +160,7 @@ def test_a_doc_id_that_is_a_list_is_refused(tmp_path):
 
 def _gsm_with_a_blank_first_line(tmp_path, change):
     """GSM's 8 records (strict-match on lines 2-5, flexible-extract on 6-9), after a blank line."""
-    records = [json.loads(line) for line in GSM.read_text().splitlines()]
-    for record in records:
-        change(record)
-    path = tmp_path / "samples_gsm.jsonl"
-    path.write_text("\n" + "".join(json.dumps(r) + "\n" for r in records))
-    return path
+    return _rewrite(tmp_path, change, source=GSM, name="samples_gsm.jsonl", head="\n")
 
 
 def test_a_missing_metric_names_its_line_in_the_file(tmp_path):
