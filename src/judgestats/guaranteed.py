@@ -68,15 +68,13 @@ it is narrower by up to 8.2e-4 (``python benchmarks/guaranteed_search.py``), and
 narrow peaks: a search tried and not kept (49 points an arc, three starts no two of them
 neighbours) came closer to that search on its 108 datasets, yet put the lower end of (6107,
 10000, 15, 20, 17, 20) at 0.3249, where theta = 0.315 is accepted
-(``tests/test_review_exactness.py``).
-Each supremum depends on t alone, not on the values of t tried before;
-calibration outcomes with probability below 1e-10 in each arm are left out of the sums, and so is
-the test count's distribution beyond 13 standard deviations; the mass left out is added to every
-p-value, and so is 1e-9, a bound of the sums' round-off where they meet the threshold (the pmfs
-are precise to about 1e-10 of their size at every size:
-:func:`judgestats._binomial.log_pmf` switches from log-gammas to the saddle-point form beyond
-10^4 trials). The exact coverage is checked by enumeration in the tests
-(``tests/test_guaranteed.py``).
+(``tests/test_review_exactness.py``). Each supremum depends on t alone, not on the values of t tried
+before. Calibration outcomes with probability below 1e-10 in each arm are left out of the sums, and
+so is the test count's distribution beyond 13 standard deviations; the mass left out is added to
+every p-value, and so is 1e-9, a bound of the sums' round-off where they meet the threshold (the
+pmfs are precise to about 1e-10 of their size at every size: :func:`judgestats._binomial.log_pmf`
+switches from log-gammas to the saddle-point form beyond 10^4 trials). The exact coverage is checked
+by enumeration in the tests (``tests/test_guaranteed.py``).
 
 Large calibration arms (cost independent of m). The sums run over an arm's outcomes, about
 10 sqrt(m) of them, so their number of pairs grows as m. Beyond 256 items an arm's outcomes are
@@ -149,22 +147,20 @@ def _lower_end(k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float)
         return known[t]
 
     bracket = _bracket(excess, min(max(test.guess, 0.0), 1.0))
-    if bracket is None or isinstance(bracket, float):
-        return 1.0 if bracket is None else bracket
-    return _first_accepted(excess, *bracket)
+    return bracket if isinstance(bracket, float) else _first_accepted(excess, *bracket)
 
 
 #: First step from the designating bound when bracketing the end (doubled until it brackets).
 _FIRST_STEP = 0.004
 
 
-def _bracket(excess: Any, guess: float) -> tuple[float, float] | float | None:
+def _bracket(excess: Any, guess: float) -> tuple[float, float] | float:
     """An interval [a, b] with excess(a) <= 0 < excess(b), searched outwards from ``guess``.
 
     The designating bound D(x) is the guess: Buehler's end is near it where the approximate
-    bound is accurate, so a short bracket saves most of a root search over [0, 1]. Returns
-    0.0 where excess(0) > 0 (every t accepted: the end is 0) and None where excess(1) <= 0
-    (every t rejected).
+    bound is accurate, so a short bracket saves most of a root search over [0, 1]. Where no
+    bracket exists the end itself is returned: 0.0 where excess(0) > 0 (every t accepted),
+    1.0 where excess(1) <= 0 (every t rejected).
     """
     step, inside = _FIRST_STEP, excess(guess) > 0.0
     edge = 0.0 if inside else 1.0
@@ -174,7 +170,7 @@ def _bracket(excess: Any, guess: float) -> tuple[float, float] | float | None:
         if (excess(far) > 0.0) != inside:
             return (far, near) if inside else (near, far)
         if far == edge:
-            return 0.0 if inside else None
+            return edge
         near, step = far, 2.0 * step
 
 
