@@ -294,19 +294,15 @@ RULE_SUMS = ("covered", "width", "labels_only_cp", "labels_only_blaker", "ppi_py
 
 def _recommended(counts, m, n, target, table):
     """The rule's pick on simulated counts: (choice, low, high, every interval), counts' shape."""
-    from judgestats.recommendation.random_rule import CHOICES, choose_random
+    from judgestats.recommendation.random_rule import choose_random
 
     intervals = closed_form(counts, m, n, target, labels_only_lookup(m, n, target))
     pick = {k: (np.ravel(v[0]), np.ravel(v[1])) for k, v in intervals.items()}
     flat = tuple(c.reshape(-1) for c in counts)
-    choice, _ = choose_random(flat, pick, LEVEL, target, table=table)
-    low, high = np.full(choice.shape, np.nan), np.full(choice.shape, np.nan)
-    for j, name in enumerate(CHOICES):
-        if name in pick:
-            low = np.where(choice == j, pick[name][0], low)
-            high = np.where(choice == j, pick[name][1], high)
+    chosen = choose_random(flat, pick, LEVEL, target, table=table)
     shape = counts[0].shape
-    return choice.reshape(shape), low.reshape(shape), high.reshape(shape), intervals
+    return (chosen.choice.reshape(shape), chosen.low.reshape(shape), chosen.high.reshape(shape),
+            intervals)  # fmt: skip
 
 
 def _rule_block(task):
@@ -368,23 +364,25 @@ def rule_pass(table, reps, seed_key, workers, blocks=None):
     return out
 
 
-def tune_bans(table, reps, seed, workers, max_rounds=20):
-    """Pass 2: ban (cell, candidate) where the rule undercovers, to a fixed point (module doc).
+def tune_bans(table, reps, seed, workers, max_rounds=40):
+    """Pass 2: raise ppi_pp's level, then ban, where the rule undercovers, to a fixed point.
 
     Where the recommended interval covers less than BAN_BELOW on all its looks, pooled
-    (:func:`pooled_looks`), the approximate candidate the rule picked there most often is banned
-    there (the loss is often in the switching, not in that candidate's own coverage: module
-    docstring). Each round's history lists its new bans' cells.
+    (:func:`pooled_looks`), the approximate candidate the rule picked there most often is
+    raised one step up LEVEL_STEPS in that cell (ppi_pp; the table's ``steps``), and banned
+    there past the last step or where it has no steps (the loss is often in the switching, not
+    in that candidate's own coverage: module docstring). Each round's history lists its cells.
     """
-    from judgestats.recommendation.random_rule import APPROXIMATE
+    from judgestats.recommendation.random_rule import APPROXIMATE, LEVEL_STEPS
 
-    table = dict(table, banned=np.zeros(table["coverage"].shape, dtype=bool))
+    shape = table["coverage"].shape
+    table = dict(table, banned=np.zeros(shape, dtype=bool), steps=np.zeros(shape, dtype=np.int8))
     columns = [METHODS.index(name) for name in APPROXIMATE]
     history = []
     for round_ in range(max_rounds):
         res = rule_pass(table, reps, (seed, 2), workers)
         # (target, m, n, q0, q1, theta); every cell below the level gets more looks on fresh
-        # seeds and is banned on the pooled mean (pooled_looks; a cell of true coverage 0.95
+        # seeds and is judged on the pooled mean (pooled_looks; a cell of true coverage 0.95
         # falls below BAN_BELOW on one look about 5% of the time; at 8,000 reps one of true
         # coverage 0.94 passes a first look at the level in 8 of 100,000)
         under = res["coverage"] < LEVEL
@@ -393,13 +391,23 @@ def tune_bans(table, reps, seed, workers, max_rounds=20):
         picks[np.stack([table["banned"][:, c] for c in columns])] = 0.0
         most = np.argmax(picks, axis=0)
         new = under & (np.take_along_axis(picks, most[None], 0)[0] >= 0.01)
+        raised, banned = np.zeros_like(new), np.zeros_like(new)
         for i, c in enumerate(columns):
-            table["banned"][:, c] |= new & (most == i)
-        history.append({"round": round_, "under": int(under.sum()), "new_bans": int(new.sum())})
+            here = new & (most == i)
+            top = len(LEVEL_STEPS) - 1 if APPROXIMATE[i] == "ppi_pp" else 0
+            can_rise = here & (table["steps"][:, c] < top)
+            table["steps"][:, c] += can_rise.astype(np.int8)
+            table["banned"][:, c] |= here & ~can_rise
+            raised, banned = raised | can_rise, banned | (here & ~can_rise)
+        history.append({"round": round_, "under": int(under.sum()),
+                        "new_steps": int(raised.sum()), "new_bans": int(banned.sum())})  # fmt: skip
         print(f"  tuning round {round_}: {history[-1]}", flush=True)
         history[-1]["cells"] = _cell_list(new)
         if not new.any():
             break
+    else:
+        print(f"  tuning stopped after {max_rounds} rounds without a fixed point", flush=True)
+        history.append({"round": max_rounds, "fixed_point": False})
     return table, history
 
 
@@ -524,6 +532,12 @@ def main(argv=None):
         "tuning_rounds": history,
         "banned_cells": {
             target: {name: int(table["banned"][t, j].sum()) for j, name in enumerate(METHODS)}
+            for t, target in enumerate(TARGETS)
+        },
+        "ppi_pp_cells_by_level_step": {
+            target: np.bincount(
+                table["steps"][t, METHODS.index("ppi_pp")].ravel(), minlength=5
+            ).tolist()
             for t, target in enumerate(TARGETS)
         },
         "picked_share": {

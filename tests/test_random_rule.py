@@ -62,10 +62,10 @@ def test_recommended_never_wider_than_labels_only_exact_including_edge_counts(va
     m0 = m - m1
     counts = (round(c * n), n, round(a * m0), m0, round(b * m1), m1)
     found, intervals = _intervals(counts, target)
-    choice, _ = choose_random(counts, intervals, 0.95, target)
+    pick = choose_random(counts, intervals, 0.95, target)
     _, low, high = found[EXACT]
     _, cp_low, cp_high = found["labels_only_cp"]
-    width = _width_of_choice(choice[0], intervals)
+    width = float(pick.high[0] - pick.low[0])
     data = jc.JudgeData(*counts, design="random")
     rec = recommend_random(data, 0.95, found, target=target)
     # choose_random (vectorised) and recommend_random (one dataset)
@@ -106,10 +106,9 @@ def test_many_count_vectors_at_once_never_wider_than_blaker(monkeypatch):
                 intervals[name][0].append(float(low))
                 intervals[name][1].append(float(high))
         arrays = {name: (np.array(lo), np.array(hi)) for name, (lo, hi) in intervals.items()}
-        choice, _ = choose_random(counts, arrays, 0.95, target)
-        names = np.array(CHOICES)[choice]
-        low = np.choose(choice, [arrays.get(c, arrays[EXACT])[0] for c in CHOICES])
-        high = np.choose(choice, [arrays.get(c, arrays[EXACT])[1] for c in CHOICES])
+        pick = choose_random(counts, arrays, 0.95, target)
+        names = np.array(CHOICES)[pick.choice]
+        low, high = pick.low, pick.high  # the chosen interval, at its raised level for ppi_pp
         blaker = arrays[EXACT][1] - arrays[EXACT][0]
         assert np.all(blaker > 0)  # n >= 100 here
         assert np.all(high - low <= blaker + 1e-12)
@@ -123,7 +122,7 @@ def test_one_point_blaker_interval_with_an_unknown_truth_falls_back_to_clopper_p
     counts = (0, 1, 0, 30, 0, 0)
     found, intervals = _intervals(counts, "items")
     assert found["labels_only_cp"][1:] == pytest.approx((0.0, 1 / 31))
-    choice, _ = choose_random(counts, dict(intervals, **{EXACT: (0.0, 0.0)}), 0.95, "items")
+    choice = choose_random(counts, dict(intervals, **{EXACT: (0.0, 0.0)}), 0.95, "items").choice
     assert CHOICES[int(choice[0])] == "labels_only_cp"
 
 
@@ -134,7 +133,7 @@ def test_every_item_labelled_the_known_share_is_recommended_with_zero_width():
     found = count_candidates(*counts, target="items", level=0.95)
     assert found[EXACT] == (0.75, 0.75, 0.75)
     intervals = {name: (value[1], value[2]) for name, value in found.items()}
-    choice, coverage = choose_random(counts, intervals, 0.95, "items")
+    choice, coverage = choose_random(counts, intervals, 0.95, "items")[:2]
     assert CHOICES[int(choice[0])] == EXACT and np.isnan(coverage[0])
     assert _width_of_choice(choice[0], intervals) == 0.0
 
@@ -143,7 +142,7 @@ def test_a_zero_width_interval_is_never_recommended_where_the_truth_is_unknown()
     found, intervals = _intervals(STRONG, "population")
     _, low, high = found[EXACT]
     rigged = dict(intervals, ppi_pp=(0.6, 0.6))  # zero width, inside everything
-    choice, _ = choose_random(STRONG, rigged, 0.95, "population")
+    choice = choose_random(STRONG, rigged, 0.95, "population").choice
     assert CHOICES[int(choice[0])] == EXACT
     assert _width_of_choice(choice[0], rigged) == pytest.approx(high - low)
 
@@ -152,7 +151,7 @@ def test_ppi_without_its_small_sample_correction_is_never_picked():
     # ppi-python's uncorrected interval is tabulated but not a candidate (module docstring)
     found, intervals = _intervals(STRONG, "population")
     narrow = dict(intervals, ppi_pp_wald=(0.59, 0.61))
-    choice, _ = choose_random(STRONG, narrow, 0.95, "population")
+    choice = choose_random(STRONG, narrow, 0.95, "population").choice
     assert CHOICES[int(choice[0])] != "ppi_pp_wald"
     assert "ppi_pp_wald" not in CHOICES
 
@@ -164,9 +163,9 @@ def test_the_judge_using_guaranteed_interval_is_reported_but_never_picked():
     _, low, high = found[EXACT]
     inner = (low + 0.01, high - 0.01)
     for candidate in (inner, (np.nan, np.nan), (low - 0.1, high + 0.1)):
-        choice, _ = choose_random(
+        choice = choose_random(
             weak, dict(intervals, guaranteed_judge=candidate), 0.95, "population"
-        )
+        ).choice
         assert CHOICES[int(choice[0])] == EXACT
     data = jc.JudgeData(*weak, design="random")
     triple = (float(found[EXACT][0]), *inner)
@@ -178,11 +177,56 @@ def test_a_banned_cell_makes_the_judge_using_intervals_ineligible():
     table = dict(random_coverage_table())
     table["banned"] = np.zeros(table["coverage"].shape, dtype=bool)
     found, intervals = _intervals(STRONG, "population")
-    choice, coverage = choose_random(STRONG, intervals, 0.95, "population", table=table)
+    choice, coverage = choose_random(STRONG, intervals, 0.95, "population", table=table)[:2]
     assert CHOICES[int(choice[0])] == "ppi_pp" and coverage[0] >= 0.93
     table["banned"] = np.ones(table["coverage"].shape, dtype=bool)
-    choice, coverage = choose_random(STRONG, intervals, 0.95, "population", table=table)
+    choice, coverage = choose_random(STRONG, intervals, 0.95, "population", table=table)[:2]
     assert CHOICES[int(choice[0])] == EXACT and np.isnan(coverage[0])
+
+
+@pytest.mark.parametrize("step", [1, 2, 4])
+def test_a_raised_step_computes_ppi_pp_at_the_higher_level(step):
+    # STRONG with no bans picks ppi_pp; with every cell raised `step` steps the interval is
+    # the PPI++ candidate computed at LEVEL_STEPS[step] (tested in tests/test_ppi.py)
+    from judgestats.designs.prediction_powered import ppi_pp_counts
+
+    table = dict(random_coverage_table())
+    table["banned"] = np.zeros(table["coverage"].shape, dtype=bool)
+    found, intervals = _intervals(STRONG, "population")
+    at95 = choose_random(STRONG, intervals, 0.95, "population", table=table)
+    table["steps"] = np.full(table["coverage"].shape, step, dtype=np.int8)
+    raised = choose_random(STRONG, intervals, 0.95, "population", table=table)
+    level = (0.95, 0.96, 0.97, 0.98, 0.99)[step]
+    assert CHOICES[int(raised.choice[0])] == "ppi_pp" and raised.computed_at[0] == level
+    assert at95.computed_at[0] == 0.95 and (at95.low[0], at95.high[0]) == intervals["ppi_pp"]
+    _, low, high, _ = ppi_pp_counts(*STRONG, confidence_level=level)
+    assert (raised.low[0], raised.high[0]) == (float(low), float(high))
+    assert raised.low[0] < at95.low[0] and raised.high[0] > at95.high[0]
+    assert raised.coverage[0] == at95.coverage[0]  # the table's coverage at 95%: a lower bound
+
+
+def test_a_raised_pick_says_so_and_reports_the_raised_interval(monkeypatch):
+    from judgestats.recommendation import random_rule
+
+    table = dict(random_coverage_table())
+    table["banned"] = np.zeros(table["coverage"].shape, dtype=bool)
+    table["steps"] = np.full(table["coverage"].shape, 2, dtype=np.int8)
+    monkeypatch.setattr(random_rule, "random_coverage_table", lambda: table)
+    found, _ = _intervals(STRONG, "population")
+    rec = recommend_random(jc.JudgeData(*STRONG, design="random"), 0.95, found)
+    assert rec.method == "ppi_pp" and "computed at the 97% level" in rec.reason
+    assert rec.high - rec.low > found["ppi_pp"][2] - found["ppi_pp"][1]
+    assert rec.low <= rec.estimate <= rec.high
+
+
+def test_a_cell_raised_past_the_last_step_is_banned_not_raised_further():
+    # the table keeps steps <= 4 and bans instead: a ban wins over any step
+    table = dict(random_coverage_table())
+    table["steps"] = np.full(table["coverage"].shape, 4, dtype=np.int8)
+    table["banned"] = np.ones(table["coverage"].shape, dtype=bool)
+    _, intervals = _intervals(STRONG, "population")
+    pick = choose_random(STRONG, intervals, 0.95, "population", table=table)
+    assert CHOICES[int(pick.choice[0])] == EXACT and pick.computed_at[0] == 0.95
 
 
 def test_a_target_that_does_not_apply_is_refused_by_name():

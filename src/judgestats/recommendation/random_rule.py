@@ -36,14 +36,17 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    c_min = 0.938. The table's cells are independent simulations, so the minimum over a regime
    of many cells is already biased downwards; a requirement of 0.945 in every cell would
    exclude an interval of true coverage 0.95 in about a third of the cells by noise alone.
-   A candidate is also ineligible where the regime holds a cell in which *the rule's own
-   pick* of it undercovered (the table's ``banned``): the table's per-candidate coverage
-   cannot see selection -- PPI++ is picked exactly when it happens to be narrow, and on a
-   lopsided judge with few labels in one arm a narrow PPI++ is a too-small variance estimate.
-   ``benchmarks/random_design.py`` finds the bans by a fixed point on fixed seeds: simulate
-   the rule in every cell; where the recommended interval covers less than 0.945, ban the
-   approximate candidate whose picks there fall furthest short of the level; repeat until no
-   cell changes. The approximate candidate in the table is PPI++ with its small-sample
+   The table's per-candidate coverage cannot see selection: PPI++ is picked exactly when it
+   happens to be narrow, and on a lopsided judge with few labels in one arm a narrow PPI++ is
+   a too-small variance estimate. So ``benchmarks/random_design.py`` also simulates *the
+   rule's own pick* in every cell, and where the recommended interval covers less than 0.945
+   it raises the level PPI++ is computed at in that cell one step up :data:`LEVEL_STEPS`
+   (95%, 96%, ..., 99%: the table's ``steps``), and past the last step bans it there (the
+   table's ``banned``), repeating on fixed seeds until no cell changes. A dataset's PPI++ is
+   computed at the highest level of the cells of its regime, and PPI++ is ineligible where its
+   regime holds a banned cell. (Before the steps every such cell was banned, and a regime
+   touching one fell back to the labels alone: up to twice PPI++'s width for strong judges at
+   30-60 labels.) The approximate candidate in the table is PPI++ with its small-sample
    correction (``ppi_pp``). PPI++ without it (ppi-python's interval) is in the table too but
    not a candidate: choosing per dataset the narrower of two approximate intervals is a second
    selection, and with both offered the rule undercovered in many more cells
@@ -84,7 +87,7 @@ import dataclasses
 import functools
 import math
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -101,9 +104,12 @@ __all__ = [
     "COVERAGE_SLACK",
     "EXACT",
     "EXACT_CANDIDATES",
+    "LEVEL_STEPS",
     "MIN_REPS",
     "PICK_MARGIN",
     "REGIME_LEVEL",
+    "RandomPick",
+    "RegimeCoverage",
     "SAMPLING_ALPHA",
     "choose_random",
     "random_coverage_table",
@@ -137,6 +143,9 @@ MIN_REPS = 1000
 REGIME_LEVEL = 0.99
 #: How much narrower than the narrowest exact interval a judge-using interval must be.
 PICK_MARGIN = 0.05
+#: The levels ``ppi_pp`` may be computed at for a 95% recommendation, by the table's ``steps``
+#: (module docstring, step 2): a step k raises it to ``LEVEL_STEPS[k]``.
+LEVEL_STEPS = (0.95, 0.96, 0.97, 0.98, 0.99)
 _TABLE = "random_coverage_table.npz"
 
 
@@ -203,44 +212,62 @@ def _features(counts: tuple[np.ndarray, ...], table: dict[str, np.ndarray]) -> n
     return np.column_stack([m_index, n_mask, q0_mask, q1_mask, t_mask]).astype(np.int64)
 
 
-def _worst(
-    key: np.ndarray, coverage: np.ndarray, reps: np.ndarray, banned: np.ndarray, level: float
-) -> np.ndarray:
-    """(smallest coverage - c_min, smallest coverage) over the key's cells, per method.
+def _worst(key: np.ndarray, columns: tuple[np.ndarray, ...], level: float) -> np.ndarray:
+    """(smallest coverage - c_min, smallest coverage, largest level step) over the key's cells.
 
-    c_min is the cell's threshold of the module docstring; NaN where a cell has too few
-    replications or is banned.
+    One column per method. c_min is the cell's threshold of the module docstring; NaN where a
+    cell has too few replications or is banned.
     """
+    coverage, reps, banned, steps = columns
     sizes = [coverage.shape[i] for i in (2, 3, 4, 5)]  # n, q0, q1, theta
     parts = np.split(key[1:].astype(bool), np.cumsum(sizes[:-1]))
     index = np.ix_(*(np.flatnonzero(p) for p in parts))
-    out = np.full((2, coverage.shape[0]), math.nan)
+    out = np.full((3, coverage.shape[0]), math.nan)
     for j in range(coverage.shape[0]):
         block, count = coverage[j, key[0]][index], reps[j, key[0]][index]
         if np.isnan(block).any() or (count < MIN_REPS).any() or banned[j, key[0]][index].any():
             continue
         floor = level - COVERAGE_SLACK - 2.0 * np.sqrt(level * (1.0 - level) / count)
-        out[:, j] = float(np.min(block - floor)), float(np.min(block))
+        step = int(steps[j, key[0]][index].max())
+        out[:, j] = float(np.min(block - floor)), float(np.min(block)), step
     return out
 
 
-def _table_columns(
-    table: dict[str, np.ndarray], target: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """coverage, reps and banned of :data:`APPROXIMATE` for ``target`` (missing methods: NaN)."""
+def _table_columns(table: dict[str, np.ndarray], target: str) -> tuple[np.ndarray, ...]:
+    """coverage, reps, banned and level steps of :data:`APPROXIMATE` for ``target``.
+
+    Missing methods: NaN coverage; a table without ``banned`` or ``steps`` bans nothing and
+    raises no level.
+    """
     t = list(table["targets"]).index(target)
     methods = list(table["methods"])
-    shape = table["coverage"].shape[2:]
-    coverage = np.full((len(APPROXIMATE), *shape), np.nan)
-    reps = np.zeros((len(APPROXIMATE), *shape), dtype=np.int64)
-    banned = np.zeros((len(APPROXIMATE), *shape), dtype=bool)
+    shape = (len(APPROXIMATE), *table["coverage"].shape[2:])
+    coverage, reps = np.full(shape, np.nan), np.zeros(shape, dtype=np.int64)
+    banned, steps = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=np.int64)
     for j, name in enumerate(APPROXIMATE):
         if name in methods:
             i = methods.index(name)
             coverage[j], reps[j] = table["coverage"][t, i], table["reps"][t, i]
             if "banned" in table:
                 banned[j] = table["banned"][t, i]
-    return coverage, reps, banned
+            if "steps" in table:
+                steps[j] = table["steps"][t, i]
+    return coverage, reps, banned, steps
+
+
+class RegimeCoverage(NamedTuple):
+    """What the table says of each approximate candidate over each dataset's regime.
+
+    Arrays (datasets, len(:data:`APPROXIMATE`)); NaN outside the table, at levels other than
+    95%, and where the regime holds a banned cell.
+    """
+
+    #: The smallest excess of a cell's coverage over its threshold c_min (eligible where >= 0).
+    margin: np.ndarray
+    #: The smallest coverage.
+    raw: np.ndarray
+    #: The largest level step (an index into :data:`LEVEL_STEPS`).
+    step: np.ndarray
 
 
 def random_regime_coverage(
@@ -249,23 +276,19 @@ def random_regime_coverage(
     target: str,
     *,
     table: dict[str, np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each approximate candidate's worst table coverage over each dataset's regime.
+) -> RegimeCoverage:
+    """Each approximate candidate's worst table coverage and level step over each regime.
 
-    Returns ``(margin, raw)``: arrays (datasets, len(:data:`APPROXIMATE`)); ``raw`` is the
-    smallest coverage, ``margin`` the smallest excess of a cell's coverage over its threshold
-    c_min (module docstring; eligible where ``margin >= 0``). NaN outside the table, at
-    levels other than 95%, and where the regime holds a banned cell. ``table`` defaults to
+    See :class:`RegimeCoverage` and the module docstring (steps 1-3). ``table`` defaults to
     :func:`random_coverage_table` (the benchmark passes the one it is building).
     """
     arrays = tuple(np.atleast_1d(np.asarray(c, dtype=np.int64)) for c in counts)
     size = arrays[0].size
-    margin = np.full((size, len(APPROXIMATE)), np.nan)
-    raw = margin.copy()
+    out = np.full((3, size, len(APPROXIMATE)), np.nan)
     if abs(level - 0.95) > 1e-12 or size == 0:
-        return margin, raw
+        return RegimeCoverage(*out)
     table = random_coverage_table() if table is None else table
-    coverage, reps, banned = _table_columns(table, target)
+    columns = _table_columns(table, target)
     keys = _features(arrays, table)
     # one integer per distinct regime: the mask bits, then the m index (-1 = outside)
     packed = keys[:, 1:] @ (1 << np.arange(keys.shape[1] - 1, dtype=np.int64))
@@ -277,8 +300,30 @@ def random_regime_coverage(
         if keys[row, 0] < 0:
             continue
         rows = order[bounds[u] : bounds[u + 1]]
-        margin[rows], raw[rows] = _worst(keys[row], coverage, reps, banned, level)
-    return margin, raw
+        out[:, rows] = _worst(keys[row], columns, level)[:, None, :]
+    return RegimeCoverage(*out)
+
+
+def _raised_ppi(
+    counts: tuple[Any, ...], step: np.ndarray, target: str, interval: tuple[Any, Any]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``ppi_pp``'s (low, high) per dataset, computed at ``LEVEL_STEPS[step]`` where step > 0.
+
+    ``interval``: the candidate at the level itself (step 0 or NaN), broadcast to the datasets.
+    """
+    from judgestats.designs.prediction_powered import ppi_pp_counts
+
+    size = step.size
+    low, high = (np.array(np.broadcast_to(np.asarray(a, dtype=float), (size,))) for a in interval)
+    arrays = [np.broadcast_to(np.atleast_1d(np.asarray(c)), (size,)) for c in counts]
+    for s in range(1, len(LEVEL_STEPS)):
+        rows = np.flatnonzero(step == s)
+        if rows.size:
+            chosen = (a[rows] for a in arrays)
+            _, low[rows], high[rows], _ = ppi_pp_counts(
+                *chosen, target=target, confidence_level=LEVEL_STEPS[s]
+            )
+    return low, high
 
 
 def _widths(
@@ -300,6 +345,22 @@ def _widths(
     return widths
 
 
+class RandomPick(NamedTuple):
+    """The rule's pick for many datasets (:func:`choose_random`); arrays over the datasets."""
+
+    #: An index into :data:`CHOICES`.
+    choice: np.ndarray
+    #: The chosen candidate's worst table coverage over the regime at the level itself (a
+    #: lower bound where its level is raised); NaN for an exact pick.
+    coverage: np.ndarray
+    #: The chosen interval: the candidate's as given, or ``ppi_pp`` at its raised level.
+    low: np.ndarray
+    high: np.ndarray
+    #: The confidence level the chosen interval is computed at (``level``, or a
+    #: :data:`LEVEL_STEPS` value above it for a raised ``ppi_pp``).
+    computed_at: np.ndarray
+
+
 def choose_random(
     counts: tuple[Any, ...],
     intervals: dict[str, tuple[Any, Any]],
@@ -307,17 +368,16 @@ def choose_random(
     target: str,
     *,
     table: dict[str, np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The rule for many datasets: an index into :data:`CHOICES` per dataset.
+) -> RandomPick:
+    """The rule of the module docstring for many datasets.
 
-    ``intervals`` maps candidate names (at least :data:`EXACT`) to (low, high) arrays. The
-    exact pick is the narrowest of :data:`EXACT_CANDIDATES` present with finite limits and a
-    positive width (zero only where :func:`truth_known`; else :data:`EXACT`, and where that has
-    zero width too, :data:`WIDEST_EXACT`, which is zero-width only where no total but the
-    observed one passes its test); an approximate
-    candidate replaces it where it is eligible in the table, has a positive width and is at
-    least :data:`PICK_MARGIN` narrower. Returns the choice and the chosen candidate's worst
-    table coverage (NaN for an exact pick).
+    ``intervals`` maps candidate names (at least :data:`EXACT`) to (low, high) arrays at
+    ``level``. The exact pick is the narrowest of :data:`EXACT_CANDIDATES` present with finite
+    limits and a positive width (zero only where :func:`truth_known`; else :data:`EXACT`, and
+    where that has zero width too, :data:`WIDEST_EXACT`, which is zero-width only where no total
+    but the observed one passes its test). An approximate candidate replaces it where it is
+    eligible in the table, has a positive width and is at least :data:`PICK_MARGIN` narrower;
+    ``ppi_pp`` is compared, and returned, at the level its regime's step raises it to.
     """
     from judgestats.designs.labels_only import check_target
 
@@ -334,15 +394,28 @@ def choose_random(
         zero = (exact_width == 0) & ~known[:, 0] & np.isfinite(cp)
         exact_best = np.where(zero, len(EXACT_CANDIDATES), exact_best)
         exact_width = np.where(zero, cp, exact_width)
-    margin, raw = random_regime_coverage(counts, level, target, table=table)
+    regime = random_regime_coverage(counts, level, target, table=table)
+    step = np.nan_to_num(regime.step[:, APPROXIMATE.index("ppi_pp")]).astype(np.int64)
+    offered = dict(intervals)
+    if "ppi_pp" in intervals and step.any():
+        offered["ppi_pp"] = _raised_ppi(counts, step, target, intervals["ppi_pp"])
     with np.errstate(invalid="ignore"):
-        eligible = margin >= 0.0
-    widths = _widths(intervals, APPROXIMATE, size, eligible)
+        eligible = regime.margin >= 0.0
+    widths = _widths(offered, APPROXIMATE, size, eligible)
     widths = np.where(widths > 0, widths, np.inf)  # never a zero-width approximate interval
     best = np.argmin(widths, axis=1)
     picked = widths[rows, best] <= (1.0 - PICK_MARGIN) * exact_width
     choice = np.where(picked, best, len(APPROXIMATE) + exact_best)
-    return choice, np.where(picked, raw[rows, best], np.nan)
+    low, high = np.full(size, np.nan), np.full(size, np.nan)
+    for j, name in enumerate(CHOICES):
+        if name in offered and (choice == j).any():
+            given_low, given_high = (np.asarray(a, dtype=float) for a in offered[name])
+            low = np.where(choice == j, given_low, low)
+            high = np.where(choice == j, given_high, high)
+    ppi = choice == CHOICES.index("ppi_pp")
+    computed_at = np.where(ppi, np.asarray(LEVEL_STEPS)[step], level)
+    worst = np.where(picked, regime.raw[rows, best], np.nan)
+    return RandomPick(choice, worst, low, high, computed_at)
 
 
 def _user_values(data: JudgeData, target: str) -> str:
@@ -423,19 +496,17 @@ def recommend_random(
     """
     counts = (data.k, data.n, data.k0, data.m0, data.k1, data.m1)
     intervals = {name: (value[1], value[2]) for name, value in candidates.items()}
-    choice, worst = choose_random(counts, intervals, level, target)
-    name = CHOICES[int(choice[0])]
+    pick = choose_random(counts, intervals, level, target)
+    name = CHOICES[int(pick.choice[0])]
     values = _user_values(data, target)
     estimate, low, high = candidates[name]
     if name in APPROXIMATE:
-        reason = (
-            f"{values}: in simulations of this regime the {METHOD_LABELS[name]} interval "
-            f"covered at least {worst[0]:.1%} of the time in every cell, and it is narrower "
-            f"than the exact interval from the {data.m} labelled items alone (by at least 5%)."
-        )
+        low, high = float(pick.low[0]), float(pick.high[0])
         return Recommendation(
-            float(estimate), float(low), float(high), name, level, reason,
-            coverage=float(worst[0]), target=target,
+            float(np.clip(estimate, low, high)), low, high, name, level,
+            _approximate_reason(name, values, data, float(pick.coverage[0]),
+                                float(pick.computed_at[0]), level),
+            coverage=float(pick.coverage[0]), target=target,
         )  # fmt: skip
     if level < 0.95:
         wider = _from_95(data, level, high - low, values, target)
@@ -447,6 +518,27 @@ def recommend_random(
     reason = _exact_reason(name, values, data, level, target)
     return Recommendation(
         float(estimate), float(low), float(high), name, level, reason, target=target
+    )
+
+
+def _approximate_reason(
+    name: str, values: str, data: JudgeData, worst: float, computed_at: float, level: float
+) -> str:
+    """The reason for a pick of an approximate candidate, at ``level`` or raised above it."""
+    label = METHOD_LABELS[name]
+    if computed_at > level:
+        how = (
+            f"where this rule picked the {label} {fmt_percent(level)} interval it fell short of "
+            f"{fmt_percent(level)} coverage in part of this regime, so it is computed at the "
+            f"{fmt_percent(computed_at)} level, which covered at least {fmt_percent(level)} in "
+            "every cell when picked"
+        )
+    else:
+        how = f"in simulations of this regime the {label} interval covered at least {worst:.1%}"
+        how += " of the time in every cell"
+    return (
+        f"{values}: {how}, and it is narrower than the exact interval from the {data.m} "
+        "labelled items alone (by at least 5%)."
     )
 
 
