@@ -22,7 +22,7 @@ Ground floor: numpy only (pandas' missing markers are recognised without importi
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -103,9 +103,43 @@ def parse_binary(value: Any) -> int | None:
 def binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.ndarray:
     """Validate a 1-D sequence of 0/1 labels; return an int8 copy (the input is not modified).
 
-    Lists, tuples, numpy arrays and pandas Series are accepted; booleans count as 0/1. With
-    ``allow_missing`` a missing value (NaN, None, pandas NA) becomes -1. Errors name the argument
-    ``name`` and the first bad item.
+    Every item follows the module docstring's rule for a 0/1 label, as :func:`parse_binary`
+    reads it: ``1``/``0``, ``1.0``/``0.0``, booleans, and the strings of :data:`TRUE_WORDS` and
+    :data:`FALSE_WORDS` (``"1"``, ``"1.0"``, ``"true"`` / ``"0"``, ``"0.0"``, ``"false"``,
+    case-insensitive, spaces stripped), so the file readers and this function accept the same
+    labels.
+
+    Parameters
+    ----------
+    values : sequence
+        The labels: a list, tuple, numpy array (numeric, boolean, string or object) or pandas
+        Series. A single value, a string, bytes, a masked array or a nested sequence is refused.
+    name : str
+        The argument's name, quoted in errors.
+    allow_missing : bool, default False
+        Whether a missing value (see :func:`is_missing`: NaN, None, pandas NA, a blank string,
+        or a word of :data:`MISSING_WORDS` such as ``"NA"``) is accepted, as -1 (unlabelled).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int8`` values 0 and 1 (and -1 for the missing values allowed), one per item.
+
+    Raises
+    ------
+    TypeError
+        If ``values`` is a single value, a string or bytes, or a masked array.
+    ValueError
+        Naming ``name`` and the first bad item with its repr: a value that is not a 0/1 label
+        (``2``, ``0.5``, ``"yes"``, bytes), a missing value without ``allow_missing``, or a
+        nested sequence.
+
+    Examples
+    --------
+    >>> binary_labels(["1", " True ", "0.0", False], "x").tolist()
+    [1, 1, 0, 0]
+    >>> binary_labels([1, None, "NA"], "x", allow_missing=True).tolist()
+    [1, -1, -1]
     """
     refuse_masked(values, name)
     kind = type(values).__name__
@@ -118,6 +152,8 @@ def binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.
     if isinstance(values, (str, bytes)) or array.ndim == 0:
         raise TypeError(f"`{name}` must be a sequence of 0/1 labels, got {kind}.")
     check_one_dimensional(array, name)  # 2-D: not flattened, which would pair values wrongly
+    if array.dtype.kind == "U" and not isinstance(values, np.ndarray):
+        array = np.asarray(values, dtype=object)  # numpy wrote [0.5, "1"] as ["0.5", "1"]
     if array.dtype.kind == "b":
         return array.astype(np.int8)
     if array.dtype.kind in "iu":
@@ -128,27 +164,33 @@ def binary_labels(values: Any, name: str, *, allow_missing: bool = False) -> np.
             bad &= ~np.isnan(array)
             if not bad.any():
                 return np.where(np.isnan(array), -1, array).astype(np.int8)
-    else:
-        items = array.tolist()
+    else:  # strings, objects (mixed cells, pandas), bytes: item by item, by the module's rule
         parsed = [
-            -1
-            if allow_missing and not isinstance(v, str) and is_missing(v)
-            else (parse_binary(v) if not isinstance(v, str) else None)
-            for v in items
+            -1 if allow_missing and is_missing(v) else parse_binary(v) for v in array.tolist()
         ]
         bad = np.array([v is None for v in parsed], dtype=bool)
         if not bad.any():
             return np.array(parsed, dtype=np.int8)
     if bad.any():
-        index = int(np.flatnonzero(bad)[0])
-        value = array[index]
-        value = value.item() if isinstance(value, np.generic) else value
-        missing = value is None or (isinstance(value, float) and math.isnan(value))
-        what = "a missing value (NaN/None)" if missing else repr(value)
-        raise ValueError(
-            f"`{name}` must hold only 0/1 labels (booleans accepted); item {index} is {what}."
-        )
+        _refuse_item(array, int(np.flatnonzero(bad)[0]), name)
     return array.astype(np.int8)
+
+
+def _refuse_item(array: np.ndarray, index: int, name: str) -> NoReturn:
+    """Raise the ValueError of :func:`binary_labels` for its first bad item, ``array[index]``."""
+    value = array[index]
+    value = value.item() if isinstance(value, np.generic) else value
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        what = "a missing value (NaN/None)"
+    elif is_missing(value):
+        what = f"a missing value ({value!r})"
+    else:
+        what = repr(value)
+    words = " / ".join(", ".join(map(repr, sorted(w))) for w in (TRUE_WORDS, FALSE_WORDS))
+    raise ValueError(
+        f"`{name}` must hold only 0/1 labels (booleans and the text {words} accepted); "
+        f"item {index} is {what}."
+    )
 
 
 def calibration_labels(calib_human: Any, calib_judge: Any) -> tuple[np.ndarray, np.ndarray]:

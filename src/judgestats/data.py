@@ -229,9 +229,12 @@ class JudgeData:
         design : {"stratified", "random"}, default "stratified"
             How the calibration items were chosen (see :class:`JudgeData`).
 
-        Lists, tuples, numpy arrays and pandas Series are accepted; booleans count as 0/1.
-        Missing values are rejected except in ``calib_human`` (and ``calib_judge``) of a random
-        design, where they mark the unlabelled items.
+        Lists, tuples, numpy arrays and pandas Series are accepted; booleans count as 0/1, and
+        so do the strings ``"1"``, ``"1.0"``, ``"true"`` / ``"0"``, ``"0.0"``, ``"false"`` (any
+        case, spaces stripped: the rule the file readers follow). Missing values (NaN, None,
+        pandas NA, a blank string, ``"NA"``, ``"null"`` ...) are rejected except in
+        ``calib_human`` (and ``calib_judge``) of a random design, where they mark the unlabelled
+        items.
 
         Returns
         -------
