@@ -5,7 +5,8 @@ Cells: benchmarks/random_design.py's grid, both targets, on ``--reps`` fresh rep
 as there). Where ppi-python (``ppi_counts(lam=None, adjust=False)``) covers >= 0.945 and the
 recommended interval's mean width is > 1.05 x its, each replication gets a reason: ``ppi_pp``
 (b): the rule picked our PPI++, whose small-sample correction (pseudo-items, lambda jackknife,
-Student t) costs width; Blaker picked (a), as ppi_pp was ``banned`` in a cell of the regime
+Student t) costs width; ``raised``: it picked our PPI++ at a level its regime's steps raise
+above 95%; Blaker picked (a), as ppi_pp was ``banned`` in a cell of the regime
 (eligible without bans) or ``below_threshold`` (table coverage below c_min there), or eligible
 but not PICK_MARGIN narrower (``margin``); ``other``: outside the table, no finite positive
 ppi_pp, the stratified rule (real data). A cell's excess, mean(rule - ppi-python width), is the
@@ -33,7 +34,7 @@ from _env import RESULTS, write_results  # noqa: E402
 from _random_grid import LEVEL, M_GRID, N_GRID, Q_GRID, TARGETS, THETA_GRID  # noqa: E402
 from random_design import _blocks, _map, _recommended, measure, simulate  # noqa: E402
 
-REASONS = ("ppi_pp", "banned", "below_threshold", "margin", "other")
+REASONS = ("ppi_pp", "raised", "banned", "below_threshold", "margin", "other")
 SUMS = ("reps", "rule", "ppi", "own", "own_reps", "clear")
 
 
@@ -42,8 +43,9 @@ def reasons(counts, intervals, choice, target, table, free):
     from judgestats.recommendation.random_rule import random_regime_coverage
 
     flat = tuple(np.asarray(c).reshape(-1) for c in counts)
-    margin = random_regime_coverage(flat, LEVEL, target, table=table)[0][:, 0]
-    loose = random_regime_coverage(flat, LEVEL, target, table=free)[0][:, 0]
+    regime = random_regime_coverage(flat, LEVEL, target, table=table)
+    margin, step = regime.margin[:, 0], regime.step[:, 0]
+    loose = random_regime_coverage(flat, LEVEL, target, table=free).margin[:, 0]
     low, high = (np.asarray(x, dtype=float).reshape(-1) for x in intervals["ppi_pp"])
     with np.errstate(invalid="ignore"):
         usable = np.isfinite(high - low) & (high - low > 0)
@@ -51,7 +53,10 @@ def reasons(counts, intervals, choice, target, table, free):
         out[loose >= 0] = REASONS.index("banned")
         out[loose < 0] = REASONS.index("below_threshold")
         out[(margin >= 0) & usable] = REASONS.index("margin")
-    out[choice.reshape(-1) == 0] = REASONS.index("ppi_pp")
+    picked = choice.reshape(-1) == 0
+    out[picked] = REASONS.index("ppi_pp")
+    with np.errstate(invalid="ignore"):
+        out[picked & (step > 0)] = REASONS.index("raised")
     return out.reshape(np.shape(choice))
 
 

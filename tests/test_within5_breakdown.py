@@ -26,15 +26,17 @@ def test_reasons_match_the_rule_and_partition_the_excess():
     choice, low, high, intervals = wb._recommended(counts, m, n, target, table)
     reason = wb.reasons(counts, intervals, choice, target, table, free)
     name = np.array(wb.REASONS)[reason]
-    assert np.array_equal(name == "ppi_pp", choice == 0)  # ppi_pp is CHOICES[0]
+    assert np.array_equal(np.isin(name, ["ppi_pp", "raised"]), choice == 0)  # CHOICES[0]
     own = intervals["ppi_pp"][1] - intervals["ppi_pp"][0]
     blaker = intervals["labels_only_blaker"][1] - intervals["labels_only_blaker"][0]
     # eligible but not picked: not PICK_MARGIN narrower than Blaker
     assert (own[name == "margin"] > (1 - PICK_MARGIN) * blaker[name == "margin"]).all()
+    raised = name == "raised"  # picked at a raised level: wider than ppi_pp at 95%
+    assert ((high - low)[raised] > own[raised]).all()
     # banned: without the bans the same data are picked or fail only the margin
     freed = wb.reasons(counts, intervals, wb._recommended(counts, m, n, target, free)[0],
                        target, free, free)  # fmt: skip
-    assert set(np.array(wb.REASONS)[freed[name == "banned"]]) <= {"ppi_pp", "margin"}
+    assert set(np.array(wb.REASONS)[freed[name == "banned"]]) <= {"ppi_pp", "raised", "margin"}
     assert {"ppi_pp", "banned"} <= set(name.ravel())  # both reached on these cells
     sums = wb.tally(reason, low, high, intervals)
     ppi = intervals["ppi_python"][1] - intervals["ppi_python"][0]
