@@ -57,3 +57,32 @@ def test_no_third_look_when_no_cell_is_near_the_threshold(monkeypatch):
     monkeypatch.setattr(rd, "recheck", fake_recheck)
     banned = rd.pooled_looks({}, np.array([0.949, 0.93]), np.array([True, False]), 8000, (1,), 1)
     assert banned.tolist() == [False, False] and calls == [8000]
+
+
+def test_an_undercovering_ppi_pick_is_raised_step_by_step_then_banned(monkeypatch):
+    # one grid of two cells per target: cell 0 undercovers while PPI++ is picked there (half the
+    # picks), cell 1 covers; the tuning raises cell 0's PPI++ level one step a round (0.95 ->
+    # 0.99: four steps) and bans it on the fifth round, after which Blaker's covers there
+    rd = _module()
+    shape = (2, len(rd.METHODS), 1, 1, 1, 1, 2)
+    table = {"coverage": np.full(shape, 0.95)}
+    seen = []
+
+    def fake_rule_pass(tab, reps, seed_key, workers):
+        ppi = rd.METHODS.index("ppi_pp")
+        seen.append(tab["steps"][0, ppi, 0, 0, 0, 0].tolist())
+        banned = tab["banned"][:, ppi]  # (target, m, n, q0, q1, theta)
+        coverage = np.where(banned, 0.96, np.array([0.93, 0.96]))
+        picks = np.zeros((2, 5, 1, 1, 1, 1, 2))  # CHOICES: ppi_pp first
+        picks[:, 0] = np.where(banned, 0.0, 0.5)
+        return {"coverage": coverage, "picks": picks}
+
+    monkeypatch.setattr(rd, "rule_pass", fake_rule_pass)
+    monkeypatch.setattr(rd, "pooled_looks", lambda tab, first, mask, *rest: mask)
+    out, history = rd.tune_bans(table, 8000, 1, 1)
+    ppi = rd.METHODS.index("ppi_pp")
+    assert seen == [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0], [4, 0]]
+    assert [(h["new_steps"], h["new_bans"]) for h in history] == [(2, 0)] * 4 + [(0, 2), (0, 0)]
+    assert out["banned"][:, ppi, 0, 0, 0, 0].tolist() == [[True, False], [True, False]]
+    assert out["steps"][:, ppi, 0, 0, 0, 0].tolist() == [[4, 0], [4, 0]]
+    assert not out["banned"][:, rd.METHODS.index("posterior_eti")].any()
