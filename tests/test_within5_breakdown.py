@@ -14,6 +14,23 @@ def _module():
     return load_benchmark("within5_breakdown", "within5_breakdown_under_test")
 
 
+def _offered_width(counts, target, table, own):
+    """ppi_pp's width at the level its regime's step raises it to (own: its width at 95%)."""
+    from judgestats.designs.prediction_powered import ppi_pp_counts
+    from judgestats.recommendation.random_rule import LEVEL_STEPS, random_regime_coverage
+
+    flat = tuple(np.asarray(c).reshape(-1) for c in counts)
+    step = random_regime_coverage(flat, 0.95, target, table=table).step[:, 0]
+    step = np.nan_to_num(step).astype(int)
+    offered = own.reshape(-1).copy()
+    for s in set(step.tolist()) - {0}:
+        rows = step == s
+        chosen = (c[rows] for c in flat)
+        _, low, high, _ = ppi_pp_counts(*chosen, target=target, confidence_level=LEVEL_STEPS[s])
+        offered[rows] = high - low
+    return offered.reshape(own.shape)
+
+
 def test_reasons_match_the_rule_and_partition_the_excess():
     from judgestats.recommendation.random_rule import PICK_MARGIN, random_coverage_table
 
@@ -29,15 +46,23 @@ def test_reasons_match_the_rule_and_partition_the_excess():
     assert np.array_equal(np.isin(name, ["ppi_pp", "raised"]), choice == 0)  # CHOICES[0]
     own = intervals["ppi_pp"][1] - intervals["ppi_pp"][0]
     blaker = intervals["labels_only_blaker"][1] - intervals["labels_only_blaker"][0]
-    # eligible but not picked: not PICK_MARGIN narrower than Blaker
-    assert (own[name == "margin"] > (1 - PICK_MARGIN) * blaker[name == "margin"]).all()
+    # eligible but not picked: not PICK_MARGIN narrower than Blaker at the level it is offered at
+    offered = _offered_width(counts, target, table, own)
+    assert (offered[name == "margin"] > (1 - PICK_MARGIN) * blaker[name == "margin"]).all()
     raised = name == "raised"  # picked at a raised level: wider than ppi_pp at 95%
     assert ((high - low)[raised] > own[raised]).all()
     # banned: without the bans the same data are picked or fail only the margin
     freed = wb.reasons(counts, intervals, wb._recommended(counts, m, n, target, free)[0],
                        target, free, free)  # fmt: skip
     assert set(np.array(wb.REASONS)[freed[name == "banned"]]) <= {"ppi_pp", "raised", "margin"}
-    assert {"ppi_pp", "banned"} <= set(name.ravel())  # both reached on these cells
+    assert {"ppi_pp", "raised", "margin"} <= set(name.ravel())  # reached on these cells
+    # every cell banned: no PPI++ pick, and each replication eligible without the bans is "banned"
+    closed = dict(table, banned=np.ones_like(table["banned"]))
+    shut = wb.reasons(counts, intervals, wb._recommended(counts, m, n, target, closed)[0],
+                      target, closed, free)  # fmt: skip
+    shut_names = np.array(wb.REASONS)[shut]
+    eligible_unbanned = np.isin(name, ["ppi_pp", "raised", "margin", "banned"])
+    assert np.array_equal(shut_names == "banned", eligible_unbanned)
     sums = wb.tally(reason, low, high, intervals)
     ppi = intervals["ppi_python"][1] - intervals["ppi_python"][0]
     ok = np.isfinite(ppi)
