@@ -20,15 +20,17 @@ Passes, each on its own seeds:
    cell below the level on that look gets a second look on fresh seeds, and a cell whose
    two-look mean lies within 2 SE of BAN_BELOW a third, THIRD_LOOK times larger; where the
    recommended interval covers less than BAN_BELOW on the mean of all its replications (so
-   that a cell low by chance on one look is not banned, nor one high by chance on the first
-   missed), the approximate candidates it picked there are banned in that cell (ineligible in
-   every regime holding it), until no cell changes. The third look is there because the first
-   look is the same every round while a cell's table neighbourhood is unchanged: a cell of
-   true coverage 0.95 that was low by chance on it got a fresh second look every round, and
-   on two looks alone it was banned on one of them sooner or later (issue 24: items, m = 50,
-   n = 10,000, q0 = 0.99, q1 = 0.9, theta = 0.5 and 0.7 were banned; with the ban lifted the
-   rule covers 0.950 and 0.959 there, +- 0.0011 on 40,000 replications);
-   the bans go into the table (``--table`` writes
+   that a cell low by chance on one look is not judged on it, nor one high by chance on the
+   first missed), the approximate candidate it picked most there is raised one level step in
+   that cell (ppi_pp: 95% to 99%, the table's ``steps``) and past the last step banned there
+   (ineligible in every regime holding it), until no cell changes. The third look is there
+   because the first look is the same every round while a cell's table neighbourhood is
+   unchanged: a cell of true coverage 0.95 that was low by chance on it got a fresh second
+   look every round, and on two looks alone it was banned on one of them sooner or later
+   (issue 24: items, m = 50, n = 10,000, q0 = 0.99, q1 = 0.9, theta = 0.5 and 0.7 were
+   banned; with the ban lifted the rule covers 0.950 and 0.959 there, +- 0.0011 on 40,000
+   replications);
+   the steps and bans go into the table (``--table`` writes
    src/judgestats/datasets/random_coverage_table.npz). This measures the selection effect the
    per-candidate coverage cannot see: the rule leaves a candidate for Blaker's exactly on the
    unusual samples, where Blaker's then misses too, and it picks PPI++ when PPI++ happens to
