@@ -39,7 +39,7 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    The table's per-candidate coverage cannot see selection: PPI++ is picked exactly when it
    happens to be narrow, and on a lopsided judge with few labels in one arm a narrow PPI++ is
    a too-small variance estimate. So ``benchmarks/random_design.py`` also simulates *the
-   rule's own pick* in every cell, and where the recommended interval covers less than 0.945
+   rule's own pick* in every cell, and where the recommended interval covers less than 0.946
    it raises the level PPI++ is computed at in that cell one step up :data:`LEVEL_STEPS`
    (95%, 96%, ..., 99%: the table's ``steps``), and past the last step bans it there (the
    table's ``banned``), repeating on fixed seeds until no cell changes. A dataset's PPI++ is
@@ -528,10 +528,10 @@ def _approximate_reason(
     label = METHOD_LABELS[name]
     if computed_at > level:
         how = (
-            f"where this rule picked the {label} {fmt_percent(level)} interval it fell short of "
-            f"{fmt_percent(level)} coverage in part of this regime, so it is computed at the "
-            f"{fmt_percent(computed_at)} level, which covered at least {fmt_percent(level)} in "
-            "every cell when picked"
+            f"in simulations of this regime the {fmt_percent(level)} {label} interval fell "
+            f"short of {fmt_percent(level)} coverage in some cells where this rule picked it, so "
+            f"it is computed at the {fmt_percent(computed_at)} level here, with which the "
+            "recommended interval's simulated coverage was at least 94.6% in every cell"
         )
     else:
         how = f"in simulations of this regime the {label} interval covered at least {worst:.1%}"
