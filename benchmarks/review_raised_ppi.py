@@ -256,15 +256,13 @@ def select_cells(table, target, offgrid=4):
                 if g["q"][i[3]] >= 0.9 and add(i, f"theta {g['theta'][edge]}"):
                     break
     off = []
-    for c in chosen:  # off-grid: m between grid values, n between grid values
-        if len(off) == offgrid:
-            break
-        if c["m"] in (20, 50, 100) and not c["kind"].startswith("theta"):
-            new = dict(c, m={20: 35, 50: 75, 100: 150}[c["m"]], kind=f"off-grid m ({c['kind']})")
-            if c["n"] in (1000, 10000) and len(off) % 2:
-                new["n"] = 3 * c["n"]
-                new["kind"] = f"off-grid m, n ({c['kind']})"
-            off.append(new)
+    # off-grid variants (users' data are not on the grid): m = 35, 75, 150; n = 3000
+    moves = (("m", 50, 75), ("n", 1000, 3000), ("m", 20, 35), ("m", 100, 150))
+    for axis, was, new in moves[:offgrid]:
+        for c in chosen:
+            if c[axis] == was and not c["kind"].startswith("theta"):
+                off.append(dict(c, **{axis: new}, kind=f"off-grid {axis} ({c['kind']})"))
+                break
     return chosen + off
 
 
@@ -314,6 +312,7 @@ def main():
             # each target's cells alternate between the shards; seeds fixed per cell
             if i % args.shards == args.shard:
                 cells.append((tix, i, cell))
+    cells.sort(key=lambda x: (x[1], x[0]))  # the targets interleaved: partial runs cover both
     rule = Rule()
     results = []
     part = RESULTS / f"review_raised_ppi_part{args.shard}.json"
