@@ -14,8 +14,8 @@ four off-grid cells; a cell whose coverage is below 0.945 is rerun with fresh re
 
 Run (two processes sharing the cells, then merge)::
 
-    PYTHONPATH=/work/main/src nice python benchmarks/review_raised_ppi.py --shard 0 --shards 2
-    PYTHONPATH=/work/main/src nice python benchmarks/review_raised_ppi.py --shard 1 --shards 2
+    nice python benchmarks/review_raised_ppi.py --shard 0 --shards 2
+    nice python benchmarks/review_raised_ppi.py --shard 1 --shards 2
     python benchmarks/review_raised_ppi.py --merge
 """
 
