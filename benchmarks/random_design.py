@@ -485,6 +485,21 @@ def confirm(table, rec_cov, reps, seed, workers):
     return out
 
 
+def table_counts(table):
+    """Banned cells per target and method; ppi_pp's cells per level step, per target."""
+    ppi = METHODS.index("ppi_pp")
+    return {
+        "banned_cells": {
+            target: {name: int(table["banned"][t, j].sum()) for j, name in enumerate(METHODS)}
+            for t, target in enumerate(TARGETS)
+        },
+        "ppi_pp_cells_by_level_step": {
+            target: np.bincount(table["steps"][t, ppi].ravel(), minlength=5).tolist()
+            for t, target in enumerate(TARGETS)
+        },
+    }
+
+
 def _parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=4000, help="replications a table cell")
@@ -532,16 +547,7 @@ def main(argv=None):
         "posterior_reps": args.posterior_reps,
         "ppi_python_max_abs_difference": diff,
         "tuning_rounds": history,
-        "banned_cells": {
-            target: {name: int(table["banned"][t, j].sum()) for j, name in enumerate(METHODS)}
-            for t, target in enumerate(TARGETS)
-        },
-        "ppi_pp_cells_by_level_step": {
-            target: np.bincount(
-                table["steps"][t, METHODS.index("ppi_pp")].ravel(), minlength=5
-            ).tolist()
-            for t, target in enumerate(TARGETS)
-        },
+        **table_counts(table),
         "picked_share": {
             target: {name: float(np.mean(rec["picks"][t, j])) for j, name in enumerate(CHOICES)}
             for t, target in enumerate(TARGETS)

@@ -195,27 +195,26 @@ def select_cells(table, target, offgrid=4):
             return False
         seen.add(idx)
         a, b, c, d, e = idx
-        chosen.append(
-            {
-                "target": target,
-                "m": int(g["m"][a]),
-                "n": int(g["n"][b]),
-                "q0": float(g["q"][c]),
-                "q1": float(g["q"][d]),
-                "theta": float(g["theta"][e]),
-                "kind": kind,
-            }
-        )
+        chosen.append({"target": target, "m": int(g["m"][a]), "n": int(g["n"][b]),
+                       "q0": float(g["q"][c]), "q1": float(g["q"][d]),
+                       "theta": float(g["theta"][e]), "kind": kind})  # fmt: skip
         return True
 
-    live = ~banned
     order = sorted(
-        zip(*np.nonzero(live), strict=True),
+        zip(*np.nonzero(~banned), strict=True),
         key=lambda i: (-int(steps[i]), float(np.nan_to_num(cov[i], nan=1.0))),
     )
     order = [tuple(int(x) for x in i) for i in order]
+    top = _largest_steps(order, steps, add)
+    _step0_neighbours(top, steps, banned, add)
+    _strong_and_extreme(order, g, add)
+    return chosen + _off_grid(chosen, offgrid)
+
+
+def _largest_steps(order, steps, add):
+    """Up to 4 cells with the largest steps, one per (m, q0, q1, theta)."""
     top, shapes = [], set()
-    for i in order:  # largest steps, one per (m, q0, q1, theta)
+    for i in order:
         if steps[i] == 0 or len(top) == 4:
             break
         if (i[0], *i[2:]) in shapes:
@@ -223,47 +222,59 @@ def select_cells(table, target, offgrid=4):
         shapes.add((i[0], *i[2:]))
         if add(i, "largest step"):
             top.append(i)
-    n_nb = 0
-    for i in top:  # step-0 neighbours, one grid step in q0, q1 or theta
+    return top
+
+
+def _step0_neighbours(top, steps, banned, add):
+    """Up to 3 step-0 neighbours of ``top``, one grid step away in q0, q1 or theta."""
+    count = 0
+    for i in top:
         for axis in (2, 3, 4):
             for d in (-1, 1):
                 nb = list(i)
                 nb[axis] += d
                 nb = tuple(nb)
-                if not 0 <= nb[axis] < steps.shape[axis] or n_nb == 3:
+                if not 0 <= nb[axis] < steps.shape[axis] or count == 3:
                     continue
                 if steps[nb] == 0 and not banned[nb] and add(nb, "step-0 neighbour"):
-                    n_nb += 1
+                    count += 1
                     break
             else:
                 continue
             break
+
+
+def _strong_and_extreme(order, g, add):
+    """Strong judges (q0, q1 >= 0.9), one per m in 20/50/100, hardest first; extreme theta."""
     strong = [
         i
         for i in order
         if g["m"][i[0]] in (20, 50, 100) and g["q"][i[2]] >= 0.9 and g["q"][i[3]] >= 0.9
     ]
-    n_strong, ms = 0, set()
-    for i in strong:  # strong judges, one per m, hardest first
-        if n_strong == 3 or i[0] in ms:
+    count, ms = 0, set()
+    for i in strong:
+        if count == 3 or i[0] in ms:
             continue
         if add(i, "strong judge"):
             ms.add(i[0])
-            n_strong += 1
+            count += 1
     for edge in (0, len(g["theta"]) - 1):  # extreme theta, strong judge, m 50-100
         for i in order:
             if i[4] == edge and g["m"][i[0]] in (50, 100) and g["q"][i[2]] >= 0.9:
                 if g["q"][i[3]] >= 0.9 and add(i, f"theta {g['theta'][edge]}"):
                     break
+
+
+def _off_grid(chosen, offgrid):
+    """Off-grid variants of chosen cells (users' data are not on the grid): m 35/75/150, n 3000."""
     off = []
-    # off-grid variants (users' data are not on the grid): m = 35, 75, 150; n = 3000
     moves = (("m", 50, 75), ("n", 1000, 3000), ("m", 20, 35), ("m", 100, 150))
     for axis, was, new in moves[:offgrid]:
         for c in chosen:
             if c[axis] == was and not c["kind"].startswith("theta"):
                 off.append(dict(c, **{axis: new}, kind=f"off-grid {axis} ({c['kind']})"))
                 break
-    return chosen + off
+    return off
 
 
 def table_step(table, cell):
