@@ -1,18 +1,19 @@
 """Why the recommended interval is not within 5% of ppi-python's PPI++ (issue 24), cell by cell.
 
 Cells: benchmarks/random_design.py's grid, both targets, on ``--reps`` fresh replications
-(``--seed``), and benchmarks/real_data.py's cells on its splits (ppi-python clipped to [0, 1]
-as there). Where ppi-python (``ppi_counts(lam=None, adjust=False)``) covers >= 0.945 and the
-recommended interval's mean width is > 1.05 x its, each replication gets a reason: ``ppi_pp``
-(b): the rule picked our PPI++, whose small-sample correction (pseudo-items, lambda jackknife,
-Student t) costs width; ``raised``: it picked our PPI++ at a level its regime's steps raise
-above 95%; Blaker picked (a), as ppi_pp was ``banned`` in a cell of the regime
-(eligible without bans) or ``below_threshold`` (table coverage below c_min there), or eligible
-but not PICK_MARGIN narrower (``margin``); ``other``: outside the table, no finite positive
-ppi_pp, the stratified rule (real data). A cell's excess, mean(rule - ppi-python width), is the
-sum of each reason's part; the dominant reason has the largest. ``neighbourhood`` (grid cells
-where ineligibility dominates): ppi-python's (results/random_design.json) and ppi_pp's (the
-table) lowest coverage and ppi_pp's bans over the cell and its q0, q1, theta neighbours.
+(``--seed``), and benchmarks/real_data.py's cells on its splits (ppi-python clipped to [0, 1] as
+there). Where ppi-python (``ppi_counts(lam=None, adjust=False)``) covers >= 0.945 and the
+recommended interval's mean width is > 1.05 x its, each replication gets a reason: ``ppi_pp`` (b):
+the rule picked our PPI++, whose small-sample correction (pseudo-items, lambda jackknife, Student
+t) costs width; ``raised``: it picked our PPI++ at a level its regime's steps raise above 95%, or
+picked Blaker because the raise took away PPI++'s 5% margin; Blaker picked (a), as ppi_pp was
+``banned`` in a cell of the regime (eligible without bans) or ``below_threshold`` (table coverage
+below c_min there), or eligible but not PICK_MARGIN narrower (``margin``); ``other``: outside the
+table, no finite positive ppi_pp, the stratified rule (real data). A cell's excess, mean(rule -
+ppi-python width), is the sum of each reason's part; the dominant reason has the largest.
+``neighbourhood`` (grid cells where ineligibility dominates): ppi-python's
+(results/random_design.json) and ppi_pp's (the table) lowest coverage and ppi_pp's bans over the
+cell and its q0, q1, theta neighbours.
 
     python benchmarks/within5_breakdown.py [--reps 2000] [--seed 5] [--workers 2]
 
@@ -34,13 +35,15 @@ from _env import RESULTS, write_results  # noqa: E402
 from _random_grid import LEVEL, M_GRID, N_GRID, Q_GRID, TARGETS, THETA_GRID  # noqa: E402
 from random_design import _blocks, _map, _recommended, measure, simulate  # noqa: E402
 
+EXACT = "labels_only_blaker"
+
 REASONS = ("ppi_pp", "raised", "banned", "below_threshold", "margin", "other")
 SUMS = ("reps", "rule", "ppi", "own", "own_reps", "clear")
 
 
 def reasons(counts, intervals, choice, target, table, free):
     """Per replication, the index into :data:`REASONS`; ``free``: ``table`` without bans."""
-    from judgestats.recommendation.random_rule import random_regime_coverage
+    from judgestats.recommendation.random_rule import PICK_MARGIN, random_regime_coverage
 
     flat = tuple(np.asarray(c).reshape(-1) for c in counts)
     regime = random_regime_coverage(flat, LEVEL, target, table=table)
@@ -55,8 +58,12 @@ def reasons(counts, intervals, choice, target, table, free):
         out[(margin >= 0) & usable] = REASONS.index("margin")
     picked = choice.reshape(-1) == 0
     out[picked] = REASONS.index("ppi_pp")
+    b_low, b_high = (np.asarray(x, dtype=float).reshape(-1) for x in intervals[EXACT])
     with np.errstate(invalid="ignore"):
         out[picked & (step > 0)] = REASONS.index("raised")
+        # eligible, and picked at 95%, but not at the raised level: the raise sent it to Blaker
+        narrow95 = usable & (high - low <= (1 - PICK_MARGIN) * (b_high - b_low))
+        out[~picked & (margin >= 0) & (step > 0) & narrow95] = REASONS.index("raised")
     return out.reshape(np.shape(choice))
 
 

@@ -202,7 +202,7 @@ def test_a_raised_step_computes_ppi_pp_at_the_higher_level(step):
     _, low, high, _ = ppi_pp_counts(*STRONG, confidence_level=level)
     assert (raised.low[0], raised.high[0]) == (float(low), float(high))
     assert raised.low[0] < at95.low[0] and raised.high[0] > at95.high[0]
-    assert raised.coverage[0] == at95.coverage[0]  # the table's coverage at 95%: a lower bound
+    assert np.isnan(raised.coverage[0]) and at95.coverage[0] >= 0.93  # the table vouches the rule
 
 
 def test_a_raised_pick_says_so_and_reports_the_raised_interval(monkeypatch):
@@ -217,6 +217,44 @@ def test_a_raised_pick_says_so_and_reports_the_raised_interval(monkeypatch):
     assert rec.method == "ppi_pp" and "computed at the 97% level" in rec.reason
     assert rec.high - rec.low > found["ppi_pp"][2] - found["ppi_pp"][1]
     assert rec.low <= rec.estimate <= rec.high
+    # the table's 95% PPI++ coverage is not this interval's: no coverage figure is claimed
+    assert rec.coverage is None and "at least" not in rec._repr_html_().split("why")[0]
+    # below 95% the raised 95% pick is reported, and its reason says what was simulated
+    found90 = count_candidates(*STRONG, target="population", level=0.90)
+    at90 = recommend_random(jc.JudgeData(*STRONG, design="random"), 0.90, found90)
+    assert (at90.method, at90.low, at90.high) == ("ppi_pp", rec.low, rec.high)
+    assert "at a raised level" in at90.reason and "94.6%" in at90.reason
+
+
+def test_a_ppi_interval_the_caller_left_out_is_not_revived_by_a_raised_step():
+    table = dict(random_coverage_table())
+    table["banned"] = np.zeros(table["coverage"].shape, dtype=bool)
+    table["steps"] = np.full(table["coverage"].shape, 2, dtype=np.int8)
+    _, intervals = _intervals(STRONG, "population")
+    for left_out in ((np.nan, np.nan), (0.6, 0.6), (0.7, 0.6)):
+        pick = choose_random(STRONG, dict(intervals, ppi_pp=left_out), 0.95, "population",
+                             table=table)  # fmt: skip
+        assert CHOICES[int(pick.choice[0])] == EXACT
+
+
+@pytest.mark.parametrize("which", ["k only", "all but k"])
+def test_counts_of_mixed_shapes_broadcast_like_one_dataset_at_a_time(which):
+    # three datasets given with some counts as scalars: each must get its own rule, as alone
+    ks = np.array([59400, 52000, 30000])
+    rest = np.array(STRONG[1:])
+    if which == "k only":
+        counts = (ks, *STRONG[1:])
+    else:
+        counts = (STRONG[0], *(np.full(3, c) for c in rest))
+        ks = np.full(3, STRONG[0])
+    per_dataset = [_intervals((int(k), *STRONG[1:]), "population")[1] for k in ks]
+    arrays = {name: tuple(np.array([one[name][i] for one in per_dataset]) for i in (0, 1))
+              for name in per_dataset[0]}  # fmt: skip
+    together = choose_random(counts, arrays, 0.95, "population")
+    for i, k in enumerate(ks):
+        alone = choose_random((int(k), *STRONG[1:]), per_dataset[i], 0.95, "population")
+        assert together.choice[i] == alone.choice[0]
+        assert (together.low[i], together.high[i]) == (alone.low[0], alone.high[0])
 
 
 def test_a_cell_raised_past_the_last_step_is_banned_not_raised_further():

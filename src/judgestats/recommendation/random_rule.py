@@ -172,6 +172,12 @@ def random_coverage_table() -> dict[str, np.ndarray]:
         return {name: table[name] for name in table.files}
 
 
+def _broadcast_counts(counts: tuple[Any, ...]) -> tuple[np.ndarray, ...]:
+    """The six counts as 1-D int64 arrays of one length (scalars broadcast against arrays)."""
+    arrays = np.broadcast_arrays(*(np.asarray(c, dtype=np.int64) for c in counts))
+    return tuple(np.atleast_1d(a).ravel() for a in arrays)
+
+
 def truth_known(counts: tuple[Any, ...], target: str) -> np.ndarray:
     """Per dataset: True where the estimand is known exactly (``items`` with no unlabelled item).
 
@@ -290,7 +296,7 @@ def random_regime_coverage(
     See :class:`RegimeCoverage` and the module docstring (steps 1-3). ``table`` defaults to
     :func:`random_coverage_table` (the benchmark passes the one it is building).
     """
-    arrays = tuple(np.atleast_1d(np.asarray(c, dtype=np.int64)) for c in counts)
+    arrays = _broadcast_counts(counts)
     size = arrays[0].size
     out = np.full((3, size, len(APPROXIMATE)), np.nan)
     if abs(level - 0.95) > 1e-12 or size == 0:
@@ -317,17 +323,20 @@ def _raised_ppi(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``ppi_pp``'s (low, high) per dataset, computed at ``LEVEL_STEPS[step]`` where step > 0.
 
-    ``interval``: the candidate at the level itself (step 0 or NaN), broadcast to the datasets.
+    ``counts``: 1-D arrays of the datasets' length. ``interval``: the candidate at the level
+    itself (step 0 or NaN), broadcast to the datasets; where it is not finite with a positive
+    width the caller has ruled the candidate out, and it is not recomputed.
     """
     from judgestats.designs.prediction_powered import ppi_pp_counts
 
     size = step.size
     low, high = (np.array(np.broadcast_to(np.asarray(a, dtype=float), (size,))) for a in interval)
-    arrays = [np.broadcast_to(np.atleast_1d(np.asarray(c)), (size,)) for c in counts]
+    with np.errstate(invalid="ignore"):  # a candidate the caller left out stays left out
+        usable = np.isfinite(low) & np.isfinite(high) & (high > low)
     for s in range(1, len(LEVEL_STEPS)):
-        rows = np.flatnonzero(step == s)
+        rows = np.flatnonzero((step == s) & usable)
         if rows.size:
-            chosen = (a[rows] for a in arrays)
+            chosen = (a[rows] for a in counts)
             _, low[rows], high[rows], _ = ppi_pp_counts(
                 *chosen, target=target, confidence_level=LEVEL_STEPS[s]
             )
@@ -358,8 +367,8 @@ class RandomPick(NamedTuple):
 
     #: An index into :data:`CHOICES`.
     choice: np.ndarray
-    #: The chosen candidate's worst table coverage over the regime at the level itself (a
-    #: lower bound where its level is raised); NaN for an exact pick.
+    #: The chosen candidate's worst table coverage over the regime; NaN for an exact pick and
+    #: for ``ppi_pp`` at a raised level (the table measured the rule's pick there, not it).
     coverage: np.ndarray
     #: The chosen interval: the candidate's as given, or ``ppi_pp`` at its raised level.
     low: np.ndarray
@@ -390,7 +399,8 @@ def choose_random(
     from judgestats.designs.labels_only import check_target
 
     target = check_target(target)
-    size = np.atleast_1d(np.asarray(counts[0])).size
+    counts = _broadcast_counts(counts)
+    size = counts[0].size
     known = truth_known(counts, target)[:, None]
     exact = _widths(intervals, EXACT_CANDIDATES, size, np.ones((size, 2), dtype=bool))
     exact[:, 1:] = np.where(known | (exact[:, 1:] > 0), exact[:, 1:], np.inf)  # Blaker: last
@@ -422,7 +432,8 @@ def choose_random(
             high = np.where(choice == j, given_high, high)
     ppi = choice == CHOICES.index("ppi_pp")
     computed_at = np.where(ppi, np.asarray(LEVEL_STEPS)[step], level)
-    worst = np.where(picked, regime.raw[rows, best], np.nan)
+    # a raised pick's coverage is the rule's (module docstring, step 2), not the table's
+    worst = np.where(picked & (computed_at == level), regime.raw[rows, best], np.nan)
     return RandomPick(choice, worst, low, high, computed_at)
 
 
@@ -514,7 +525,8 @@ def recommend_random(
             float(np.clip(estimate, low, high)), low, high, name, level,
             _approximate_reason(name, values, data, float(pick.coverage[0]),
                                 float(pick.computed_at[0]), level),
-            coverage=float(pick.coverage[0]), target=target,
+            coverage=None if np.isnan(pick.coverage[0]) else float(pick.coverage[0]),
+            target=target,
         )  # fmt: skip
     if level < 0.95:
         wider = _from_95(data, level, high - low, values, target)
@@ -565,11 +577,19 @@ def _from_95(
     at95 = recommend_random(data, 0.95, found, target=target)
     if at95.method not in APPROXIMATE or at95.high - at95.low >= exact_width:
         return None
+    label = METHOD_LABELS[at95.method]
+    # coverage None: PPI++ at a raised level, where the table vouches for the rule's pick
+    covered = (
+        f"the {label} 95% interval covered at least {at95.coverage:.1%} in every cell of this "
+        "regime"
+        if at95.coverage is not None
+        else f"the rule's 95% pick, the {label} interval at a raised level, had a simulated "
+        "coverage of at least 94.6% in every cell of this regime"
+    )
     reason = (
-        f"{values}: the coverage table is simulated at the 95% level only; in it the "
-        f"{METHOD_LABELS[at95.method]} 95% interval covered at least {at95.coverage:.1%} in "
-        f"every cell of this regime, so it covers at least {fmt_percent(level)} too, and it is "
-        f"narrower than the {fmt_percent(level)} exact interval from the labels alone: it is "
-        f"reported as the {fmt_percent(level)} interval (conservative)."
+        f"{values}: the coverage table is simulated at the 95% level only; in it {covered}, so "
+        f"it covers at least {fmt_percent(level)} too, and it is narrower than the "
+        f"{fmt_percent(level)} exact interval from the labels alone: it is reported as the "
+        f"{fmt_percent(level)} interval (conservative)."
     )
     return dataclasses.replace(at95, level=level, reason=reason)
