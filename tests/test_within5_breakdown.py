@@ -43,12 +43,17 @@ def test_reasons_match_the_rule_and_partition_the_excess():
     choice, low, high, intervals = wb._recommended(counts, m, n, target, table)
     reason = wb.reasons(counts, intervals, choice, target, table, free)
     name = np.array(wb.REASONS)[reason]
-    assert np.array_equal(np.isin(name, ["ppi_pp", "raised"]), choice == 0)  # CHOICES[0]
+    picked = choice == 0  # ppi_pp is CHOICES[0]
+    assert np.isin(name[picked], ["ppi_pp", "raised"]).all() and picked[name == "ppi_pp"].all()
     own = intervals["ppi_pp"][1] - intervals["ppi_pp"][0]
     blaker = intervals["labels_only_blaker"][1] - intervals["labels_only_blaker"][0]
     # eligible but not picked: not PICK_MARGIN narrower than Blaker at the level it is offered at
     offered = _offered_width(counts, target, table, own)
     assert (offered[name == "margin"] > (1 - PICK_MARGIN) * blaker[name == "margin"]).all()
+    # raised and not picked: narrow enough at 95%, not at the raised level
+    lost = (name == "raised") & ~picked
+    assert lost.any() and (own[lost] <= (1 - PICK_MARGIN) * blaker[lost]).all()
+    assert (offered[lost] > (1 - PICK_MARGIN) * blaker[lost]).all()
     raised = name == "raised"  # picked at a raised level: wider than ppi_pp at 95%
     assert ((high - low)[raised] > own[raised]).all()
     # banned: without the bans the same data are picked or fail only the margin
