@@ -35,15 +35,13 @@ from _env import RESULTS, write_results  # noqa: E402
 from _random_grid import LEVEL, M_GRID, N_GRID, Q_GRID, TARGETS, THETA_GRID  # noqa: E402
 from random_design import _blocks, _map, _recommended, measure, simulate  # noqa: E402
 
-EXACT = "labels_only_blaker"
-
 REASONS = ("ppi_pp", "raised", "banned", "below_threshold", "margin", "other")
 SUMS = ("reps", "rule", "ppi", "own", "own_reps", "clear")
 
 
 def reasons(counts, intervals, choice, target, table, free):
     """Per replication, the index into :data:`REASONS`; ``free``: ``table`` without bans."""
-    from judgestats.recommendation.random_rule import PICK_MARGIN, random_regime_coverage
+    from judgestats.recommendation.random_rule import EXACT, PICK_MARGIN, random_regime_coverage
 
     flat = tuple(np.asarray(c).reshape(-1) for c in counts)
     regime = random_regime_coverage(flat, LEVEL, target, table=table)
