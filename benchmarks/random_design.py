@@ -76,8 +76,11 @@ from _random_grid import (  # noqa: E402
 )
 from random_design_page import markdown, verdicts  # noqa: E402
 
+from judgestats.recommendation.random_rule import TUNED_COVERAGE  # noqa: E402
+
 TABLE = Path(__file__).resolve().parents[1] / "src/judgestats/datasets/random_coverage_table.npz"
-BAN_BELOW = 0.946  # pass 2 bans where the recommended interval covers less than this
+# pass 2 raises a level, or bans, where the recommended interval covers less than this
+BAN_BELOW = TUNED_COVERAGE
 THIRD_LOOK = 4  # pass 2: a third look's replications, in tuning looks (cells near BAN_BELOW)
 CHUNK = 2000  # replications simulated at once (memory)
 

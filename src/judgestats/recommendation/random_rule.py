@@ -39,9 +39,9 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    The table's per-candidate coverage cannot see selection: PPI++ is picked exactly when it
    happens to be narrow, and on a lopsided judge with few labels in one arm a narrow PPI++ is
    a too-small variance estimate. So ``benchmarks/random_design.py`` also simulates *the
-   rule's own pick* in every cell, and where the recommended interval covers less than 0.946
-   it raises the level PPI++ is computed at in that cell one step up :data:`LEVEL_STEPS`
-   (95%, 96%, ..., 99%: the table's ``steps``), and past the last step bans it there (the
+   rule's own pick* in every cell, and where the rule covers less than :data:`TUNED_COVERAGE`
+   it raises PPI++'s level in that cell one step up :data:`LEVEL_STEPS` (95%, 96%,
+   ..., 99%: the table's ``steps``), and past the last step bans it there (the
    table's ``banned``), repeating on fixed seeds until no cell changes. A dataset's PPI++ is
    computed at the highest level of the cells of its regime, and PPI++ is ineligible where its
    regime holds a banned cell. (Before the steps every such cell was banned, and a regime
@@ -119,6 +119,7 @@ __all__ = [
     "RandomPick",
     "RegimeCoverage",
     "SAMPLING_ALPHA",
+    "TUNED_COVERAGE",
     "choose_random",
     "random_coverage_table",
     "random_regime_coverage",
@@ -154,6 +155,8 @@ PICK_MARGIN = 0.05
 #: The levels ``ppi_pp`` may be computed at for a 95% recommendation, by the table's ``steps``
 #: (module docstring, step 2): a step k raises it to ``LEVEL_STEPS[k]``.
 LEVEL_STEPS = (0.95, 0.96, 0.97, 0.98, 0.99)
+#: The tuning raises a level (or bans) where the rule covers less than this: its floor per cell.
+TUNED_COVERAGE = 0.946
 _TABLE = "random_coverage_table.npz"
 
 
@@ -551,7 +554,8 @@ def _approximate_reason(
             f"in simulations of this regime the {fmt_percent(level)} {label} interval fell "
             f"short of {fmt_percent(level)} coverage in some cells where this rule picked it, so "
             f"it is computed at the {fmt_percent(computed_at)} level here, with which the "
-            "recommended interval's simulated coverage was at least 94.6% in every cell"
+            f"recommended interval's simulated coverage was at least {TUNED_COVERAGE:.1%} in "
+            "every cell"
         )
     else:
         how = f"in simulations of this regime the {label} interval covered at least {worst:.1%}"
@@ -584,7 +588,7 @@ def _from_95(
         "regime"
         if at95.coverage is not None
         else f"the rule's 95% pick, the {label} interval at a raised level, had a simulated "
-        "coverage of at least 94.6% in every cell of this regime"
+        f"coverage of at least {TUNED_COVERAGE:.1%} in every cell of this regime"
     )
     reason = (
         f"{values}: the coverage table is simulated at the 95% level only; in it {covered}, so "
