@@ -104,8 +104,7 @@ def main() -> None:
     user1, system1 = _cpu_times()
     serial = {"seconds": serial_s, "user_s": user1 - user0, "system_s": system1 - system0}
     print(
-        f"serial {serial_s:.2f} s, CPU user {serial['user_s']:.2f} "
-        f"system {serial['system_s']:.2f}"
+        f"serial {serial_s:.2f} s, CPU user {serial['user_s']:.2f} system {serial['system_s']:.2f}"
     )
     print(f"{'variant':<15}{'W':>4}{'cluster s':>11}{'speed-up':>10}{'user s':>9}{'system s':>10}")
     rows = []
