@@ -247,3 +247,25 @@ def test_model_labels_and_the_labelling_session_read_words():
     assert [session.labels[i] for i in ("a", "b")] == [0, 1]
     with pytest.raises(ValueError, match=r"`labels`.*item 0 is 'yes'"):
         session.add_labels(["a"], ["yes"])
+
+
+# ---- the readers' mapping (judgestats.io._mapping.map_verdicts without `positive`) -------------
+@pytest.mark.parametrize(("value", "label", "missing"), AGREEMENT)
+def test_map_verdicts_without_positive_reads_a_label_as_parse_binary_does(value, label, missing):
+    from judgestats.io._mapping import map_verdicts
+
+    if missing:
+        assert map_verdicts([value], name="v", source="s").tolist() == [pd.NA]
+    elif label is None:
+        with pytest.raises(ValueError, match="`v` has values outside the mapping"):
+            map_verdicts([value], name="v", source="s")
+    else:
+        assert map_verdicts([value], name="v", source="s").tolist() == [label]
+
+
+@pytest.mark.parametrize("text", ["1.00", "01", "+1", "1e0", "0.00", "-0"])
+def test_read_frame_refuses_numeric_text_that_binary_labels_refuses(text):
+    # before, the readers read these by value (1.00 -> 1) while binary_labels refused them
+    frame = pd.DataFrame({"verdict": [text, "0", "1"], "human": ["1", "0", None]})
+    with pytest.raises(ValueError, match=r"`verdict` has values outside the mapping"):
+        jc.JudgeData.from_frame(frame, judge="verdict", human="human", design="random")

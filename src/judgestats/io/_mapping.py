@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgestats._labels import FALSE_WORDS, TRUE_WORDS, is_missing
+from judgestats._labels import is_missing, parse_binary
 from judgestats._validate import check_classes
 
 __all__ = [
@@ -98,8 +98,10 @@ def map_verdicts(
     option : str, default ""
         Prefix of the option names quoted in errors (``"human_"``: ``human_positive``).
 
-    Without ``positive`` and ``threshold`` the values must already be 0/1: booleans, the
-    numbers 0 and 1, or the strings "0", "1", "true", "false".
+    Without ``positive`` and ``threshold`` the values must already be 0/1 labels, read by the
+    one rule of :func:`judgestats._labels.parse_binary`: booleans, the numbers 0 and 1, or the
+    strings "0", "1", "0.0", "1.0", "true", "false" (case-insensitive, spaces stripped); text
+    such as "1.00" or "01" is refused here as everywhere else.
 
     Returns
     -------
@@ -146,7 +148,8 @@ def map_verdicts(
                 f"`{option}negative` ({negative!r}) needs `{option}positive`: say which values "
                 "mean 'correct' too."
             )
-        mapping = {**dict.fromkeys(TRUE_WORDS, 1), **dict.fromkeys(FALSE_WORDS, 0)}
+        mapping: dict[str, int] = {}
+        convert: Callable[[Any], int | None] = parse_binary  # the one rule for a 0/1 label
         missing = [is_missing(v) for v in items]
         described = f"0/1 or true/false (give `{option}positive` to map other values"
         described += ", `threshold` for scores)" if not option else ")"
@@ -160,7 +163,11 @@ def map_verdicts(
             f"{_listing(ones)} -> 1, "
             f"{_listing(zeros) if zeros else 'nothing'} -> 0 (case-insensitive)"
         )
-    out, shown = _converted(items, missing, lambda value: mapping.get(_key(value)))
+
+        def convert(value: Any) -> int | None:
+            return mapping.get(_key(value))
+
+    out, shown = _converted(items, missing, convert)
     if shown:
         raise ValueError(
             f"{source}: `{name}` has values outside the mapping: {shown}; "
