@@ -185,18 +185,14 @@ class TestClassBalance:
         assert result.flags == ("class_balance_shift",)
         assert result.class_balance.flags == ("class_balance_shift",)
         balance = result.summary().attrs["class_balance"]
-        # z = (0.65 - theta_RG) / sqrt(0.65 * 0.35 / 200 + Var_RG), eq. 10 written out
+        # J = k1 + m0 - k0 = 110 + 70 - 50 = 130 of m = 200 judged correct, k = 300 of n = 800;
+        # Fisher's two-sided p-value summed exactly over the hypergeometric(1000, 430, 200)
+        pmf = [math.comb(430, j) * math.comb(570, 200 - j) for j in range(201)]
+        p_exact = sum(f for f in pmf if f <= pmf[130]) / math.comb(1000, 200)
+        assert balance["statistic"] == pytest.approx(130 / 200 - 300 / 800, rel=1e-12)
+        assert balance["p_value"] == pytest.approx(p_exact, rel=1e-9)
         p, q0, q1 = 300 / 800, 50 / 70, 110 / 130
-        theta = (p + q0 - 1) / (q0 + q1 - 1)
-        var_rg = (
-            p * (1 - p) / 800
-            + (1 - theta) ** 2 * q0 * (1 - q0) / 70
-            + theta**2 * q1 * (1 - q1) / 130
-        ) / (q0 + q1 - 1) ** 2
-        z = (0.65 - theta) / math.sqrt(0.65 * 0.35 / 200 + var_rg)
-        assert balance["statistic"] == pytest.approx(z, rel=1e-12)
-        assert balance["p_value"] == pytest.approx(2 * norm.sf(abs(z)), rel=1e-9)
-        assert balance["test_accuracy"] == pytest.approx(theta, rel=1e-12)
+        assert balance["test_accuracy"] == pytest.approx((p + q0 - 1) / (q0 + q1 - 1), rel=1e-12)
 
     def test_size_under_no_shift(self):
         rng = np.random.default_rng(7)
@@ -319,7 +315,7 @@ class TestShiftEstimatesResult:
         assert balance.flags == ()
         frame = balance.summary()
         assert frame.loc["class_balance", "p_value"] == balance.p_value
-        assert balance.plot().get_title().startswith("class balance: z = ")
+        assert balance.plot().get_title().startswith("class balance: verdict shares differ by")
 
 
 class TestShiftEstimatesContract:

@@ -191,8 +191,4 @@ def _class_balance_line(balance: dict[str, Any] | None, data: JudgeData) -> str:
         return "  class balance not tested: the judge is no better than chance"
     if balance["p_value"] < CLASS_BALANCE_ALPHA:
         return f"  warning: {class_balance_test(data)}"
-    return (
-        f"  class balance: labelled m1/m = {balance['labelled_accuracy']:.4f}, test "
-        f"Rogan-Gladen {balance['test_accuracy']:.4f} (z = {balance['statistic']:.2f}, "
-        f"p = {balance['p_value']:.3g}): consistent with no shift"
-    )
+    return f"  {class_balance_test(data).brief()}"

@@ -77,16 +77,11 @@ A random sample is an assumption. Where the class-balance test
 (:func:`judgestats.class_balance_test`) rejects it at :data:`SAMPLING_ALPHA` (stricter than the
 usual 5%), the labelled items are not representative, the labels-only interval is not valid,
 and the stratified rule (:mod:`judgestats.recommendation.stratified_rule`) applies, its reason
-saying so. The test is a normal approximation with the estimated rates in its variance, so a
-genuine random sample leaves this rule about once in a thousand where the accuracy is moderate
-and the arms hold judge errors (0.0005 at m = 200, q0 = 0.7, q1 = 0.9, theta = 0.5), but up to
-15 times as often where the accuracy is extreme and an arm holds no error (its estimated
-variance is then near zero: 0.0145 at m = 100, n = 10^6, q0 = q1 = 0.97, theta = 0.02 or 0.98;
-``python benchmarks/class_balance_size.py``). Such a sample gets the stratified rule's interval:
-valid, and wider. Half a pseudo-item per outcome in the variance's rates (Jeffreys) brings every
-measured size to 0.0005 or below, but it also lets more non-random labelled sets through (power
-0.85 to 0.66 with 60 labels drawn at accuracy 0.9 from items at 0.6), and a labelled set that
-is not a random sample makes the random-design candidates invalid, so it was not adopted.
+saying so. The test is exact (Fisher's, on the judged-correct shares of the labelled and the
+unlabelled items), so a genuine random sample leaves this rule at most once in a thousand; the
+normal approximation used before left it up to 15 times as often where the accuracy is extreme
+(0.0145 at m = 100, n = 10^6, q0 = q1 = 0.97, theta = 0.02; now 0.0003), and it let more
+non-random labelled sets through (``python benchmarks/class_balance_size.py``).
 """
 
 from __future__ import annotations

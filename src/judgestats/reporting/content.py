@@ -307,11 +307,7 @@ class Report(ReportDocument):
         elif test.p_value < CLASS_BALANCE_ALPHA:
             balance = f"warning: {test}"
         else:
-            balance = (
-                f"class balance: labelled m1/m = {test.labelled_accuracy:.4f}, test "
-                f"Rogan-Gladen {test.test_accuracy:.4f} (z = {test.statistic:.2f}, "
-                f"p = {test.p_value:.3g}): consistent with no shift"
-            )
+            balance = test.brief()
         rows = [
             (
                 f"{r.method} (lambda = {r.lam:.2f})",

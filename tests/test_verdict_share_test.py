@@ -1,0 +1,120 @@
+"""The exact random-sampling test behind class_balance_test (designs/_verdict_share_test.py).
+
+References: Fisher's two-sided p-value summed in exact integer arithmetic (math.comb), scipy's
+``fisher_exact`` on moderate tables, and the test's size by enumeration of every outcome.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy.stats import fisher_exact
+
+import judgestats as jc
+from judgestats.designs._verdict_share_test import verdict_share_p_value
+
+
+def brute_force_p(judged: int, m: int, test_judged: int, n: int) -> float:
+    """Fisher's two-sided p-value as an exact fraction: every outcome at most as likely as J."""
+    total, ones = m + n, judged + test_judged
+    weights = {
+        j: math.comb(ones, j) * math.comb(total - ones, m - j)
+        for j in range(max(0, m - (total - ones)), min(m, ones) + 1)
+    }
+    observed = weights[judged]
+    # ties within a relative 1e-7, as the tested function counts them (exact ties here)
+    tail = sum(w for w in weights.values() if w <= observed * (1 + Fraction(1, 10**7)))
+    return float(Fraction(tail, math.comb(total, m)))
+
+
+CASES = [
+    (30, 100, 400, 1000),
+    (5, 10, 50, 100),
+    (0, 20, 900, 1000),
+    (20, 20, 10, 1000),
+    (0, 1, 0, 1),
+    (1, 1, 0, 1),
+    (0, 3, 7, 7),
+    (3, 3, 0, 7),
+    (2, 5, 3, 5),
+    (55, 100, 500, 1000),
+    (50, 100, 500, 1000),
+    (130, 200, 300, 800),
+    (1, 40, 0, 2000),
+    (12, 12, 1900, 2000),
+]
+
+
+@pytest.mark.parametrize(("judged", "m", "test_judged", "n"), CASES)
+def test_matches_the_exact_sum(judged, m, test_judged, n):
+    expected = brute_force_p(judged, m, test_judged, n)
+    assert verdict_share_p_value(judged, m, test_judged, n) == pytest.approx(expected, rel=1e-9)
+
+
+def test_matches_scipy_fisher_exact_on_random_tables():
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        m, n = int(rng.integers(1, 80)), int(rng.integers(1, 400))
+        judged, test_judged = int(rng.integers(0, m + 1)), int(rng.integers(0, n + 1))
+        table = [[judged, m - judged], [test_judged, n - test_judged]]
+        expected = fisher_exact(table).pvalue
+        got = verdict_share_p_value(judged, m, test_judged, n)
+        assert got == pytest.approx(expected, rel=1e-8, abs=1e-300)
+
+
+@pytest.mark.parametrize(("m", "n"), [(10, 30), (25, 25), (40, 120)])
+def test_size_is_at_most_alpha_for_every_total_by_enumeration(m, n):
+    """Given K judged correct among m + n, a random sample rejects with probability <= alpha."""
+    total = m + n
+    for ones in range(total + 1):
+        support = range(max(0, m - (total - ones)), min(m, ones) + 1)
+        mass = {
+            j: Fraction(math.comb(ones, j) * math.comb(total - ones, m - j), math.comb(total, m))
+            for j in support
+        }
+        p_values = {j: verdict_share_p_value(j, m, ones - j, n) for j in support}
+        for alpha in (0.001, 0.01, 0.05):
+            assert sum(mass[j] for j in support if p_values[j] <= alpha) <= alpha
+
+
+def test_huge_counts_answer_quickly_and_sensibly():
+    # equal shares: J is the mode, nothing is less likely than nothing: p = 1
+    assert verdict_share_p_value(300, 1000, 3 * 10**11, 10**12) == pytest.approx(1.0)
+    # 10 standard deviations apart (sd of J about 14.5): p far below 1e-15
+    assert verdict_share_p_value(445, 1000, 3 * 10**11, 10**12) < 1e-15
+    # a billion labelled items: the binomial's two-sided normal tail of 2 sd, about 0.0455
+    sd = math.sqrt(10**9 * 0.3 * 0.7)
+    p = verdict_share_p_value(3 * 10**8 + round(2 * sd), 10**9, 3 * 10**11, 10**12)
+    assert p == pytest.approx(0.0455, abs=0.002)
+
+
+def test_class_balance_difference_is_the_verdict_difference_over_youden():
+    """m1/m - theta_RG = (J/m - k/n) / (q0 + q1 - 1), with the calibration's own rates."""
+    data = jc.JudgeData(k=300, n=800, k0=50, m0=70, k1=110, m1=130, design="random")
+    test = jc.class_balance_test(data)
+    youden = 50 / 70 + 110 / 130 - 1
+    assert test.labelled_accuracy - test.test_accuracy == pytest.approx(
+        (130 / 200 - 300 / 800) / youden, rel=1e-12
+    )
+    assert test.statistic == pytest.approx(130 / 200 - 300 / 800, rel=1e-12)
+
+
+def test_a_random_sample_at_an_extreme_accuracy_is_rarely_flagged():
+    """The old normal test flagged 1.45% of such samples at 0.001 (class_balance_size.py)."""
+    rng = np.random.default_rng(5)
+    flagged = tested = 0
+    for _ in range(4000):
+        m1 = int(rng.binomial(100, 0.02))
+        truth = int(rng.binomial(10**6, 0.02))
+        k = int(rng.binomial(truth, 0.97) + rng.binomial(10**6 - truth, 0.03))
+        k0, k1 = int(rng.binomial(100 - m1, 0.97)), int(rng.binomial(m1, 0.97))
+        if m1 == 0 or k0 / (100 - m1) + k1 / m1 <= 1:
+            continue
+        data = jc.JudgeData(k=k, n=10**6, k0=k0, m0=100 - m1, k1=k1, m1=m1, design="random")
+        tested += 1
+        flagged += jc.class_balance_test(data).p_value < 0.001
+    # at most 0.001 of ~3,400 tested samples in expectation: 3.4; 12 is beyond 4 Poisson sd
+    assert tested > 3000 and flagged <= 12
