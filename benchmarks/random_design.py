@@ -369,7 +369,7 @@ def rule_pass(table, reps, seed_key, workers, blocks=None):
     return out
 
 
-def tune_bans(table, reps, seed, workers, max_rounds=40):
+def tune_levels_and_bans(table, reps, seed, workers, max_rounds=40):
     """Pass 2: raise ppi_pp's level, then ban, where the rule undercovers, to a fixed point.
 
     Where the recommended interval covers less than BAN_BELOW on all its looks, pooled
@@ -530,7 +530,7 @@ def main(argv=None):
     first_cov, first_wid, count, diff = first_pass(
         args.reps, args.posterior_reps, args.ppi_py, args.seed, args.workers
     )
-    table, history = tune_bans(
+    table, history = tune_levels_and_bans(
         make_table(first_cov, first_wid, count), args.tune_reps, args.seed, args.workers
     )
     if args.table:

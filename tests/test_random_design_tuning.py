@@ -79,7 +79,7 @@ def test_an_undercovering_ppi_pick_is_raised_step_by_step_then_banned(monkeypatc
 
     monkeypatch.setattr(rd, "rule_pass", fake_rule_pass)
     monkeypatch.setattr(rd, "pooled_looks", lambda tab, first, mask, *rest: mask)
-    out, history = rd.tune_bans(table, 8000, 1, 1)
+    out, history = rd.tune_levels_and_bans(table, 8000, 1, 1)
     ppi = rd.METHODS.index("ppi_pp")
     assert seen == [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0], [4, 0]]
     assert [(h["new_steps"], h["new_bans"]) for h in history] == [(2, 0)] * 4 + [(0, 2), (0, 0)]
