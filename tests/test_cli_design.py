@@ -139,18 +139,17 @@ def test_text_report_rows_for_ppi(capsys):
 
 
 def hand_class_balance(k, n, k0, m0, k1, m1):
-    """z = (m1/m - theta_RG) / sqrt(phi(1 - phi)/m + Var(theta_RG)).
+    """(J/m - k/n, Fisher's two-sided p-value), summed exactly with math.comb.
 
-    Var(theta_RG) as in Lee et al. (ICML 2026) eq. 10.
+    J = k1 + m0 - k0 labelled items judged correct; given K = J + k of N = m + n, J is
+    hypergeometric, and the p-value sums every outcome no more likely than J.
     """
-    p, q0, q1, m = k / n, k0 / m0, k1 / m1, m0 + m1
-    theta = (p + q0 - 1) / (q0 + q1 - 1)
-    var_rg = (
-        p * (1 - p) / n + (1 - theta) ** 2 * q0 * (1 - q0) / m0 + theta**2 * q1 * (1 - q1) / m1
-    ) / (q0 + q1 - 1) ** 2
-    phi = m1 / m
-    z = (phi - theta) / math.sqrt(phi * (1 - phi) / m + var_rg)
-    return z, math.erfc(abs(z) / math.sqrt(2))
+    m = m0 + m1
+    judged = k1 + m0 - k0
+    total, ones = m + n, judged + k
+    weights = [math.comb(ones, j) * math.comb(total - ones, m - j) for j in range(m + 1)]
+    tail = sum(w for w in weights if w <= weights[judged])
+    return judged / m - k / n, tail / math.comb(total, m)
 
 
 def test_class_balance_shift_is_warned_in_every_command(capsys):
@@ -171,13 +170,13 @@ def test_class_balance_shift_is_warned_in_every_command(capsys):
         "--design",
         "random",
     ]
-    z, p_value = hand_class_balance(600, 1000, 98, 140, 54, 60)
-    assert p_value < 0.05
+    difference, p_value = hand_class_balance(600, 1000, 98, 140, 54, 60)
+    assert difference == pytest.approx(96 / 200 - 0.6) and p_value < 0.05
     for command in ("estimate", "posterior", "crosscheck"):
         code, out, _ = run(capsys, [command, *shifted, "--json"])
         assert code == 0
         balance = json.loads(out)["random_design"]["class_balance"]
-        assert balance["statistic"] == pytest.approx(z, rel=1e-12)
+        assert balance["statistic"] == pytest.approx(difference, rel=1e-12)
         assert balance["p_value"] == pytest.approx(p_value, rel=1e-10)
         assert set(balance["flags"]) == {"class_balance_shift"}
         code, out, _ = run(capsys, [command, *shifted])
@@ -223,7 +222,8 @@ def test_posterior_uses_the_random_design_model(capsys):
 
 
 def test_class_balance_without_shift_has_no_flag_in_json(capsys):
-    # labelled m1/m = 100/200 = 0.5 = test Rogan-Gladen (0.6 + 0.7 - 1) / (0.7 + 0.9 - 1): z = 0
+    # labelled m1/m = 100/200 = 0.5 = test Rogan-Gladen (0.6 + 0.7 - 1) / (0.7 + 0.9 - 1), so the
+    # judged-correct shares agree too: J/m - k/n = 0
     code, out, _ = run(capsys, ["estimate", *COUNTS, "--design", "random", "--json"])
     assert code == 0
     balance = json.loads(out)["random_design"]["class_balance"]
