@@ -5,6 +5,9 @@ Expected values are written by hand, never computed by the code under test.
 
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -164,6 +167,10 @@ AGREEMENT = [
     (np.float32(1.0), 1, False),
     (float("inf"), None, False),
     (1 + 0j, None, False),
+    (Decimal("1"), 1, False),  # pyarrow's decimal columns
+    (Decimal("0.0"), 0, False),
+    (Decimal("2"), None, False),
+    (Fraction(1, 1), 1, False),
     ("1", 1, False),
     ("0", 0, False),
     ("1.0", 1, False),

@@ -22,6 +22,8 @@ Ground floor: numpy only (pandas' missing markers are recognised without importi
 from __future__ import annotations
 
 import math
+import numbers
+from decimal import Decimal
 from typing import Any, NoReturn
 
 import numpy as np
@@ -89,8 +91,8 @@ def parse_binary(value: Any) -> int | None:
     """
     if isinstance(value, (bool, np.bool_)):
         return int(value)
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return int(value) if value in (0, 1) else None
+    if isinstance(value, (numbers.Real, Decimal)):  # Decimal: pyarrow's decimal columns
+        return (1 if value == 1 else 0) if value in (0, 1) else None
     if isinstance(value, str):
         word = value.strip().lower()
         if word in TRUE_WORDS:

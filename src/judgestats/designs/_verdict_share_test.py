@@ -19,19 +19,29 @@ test is exact: a random sample gives :math:`p \le \alpha` with probability at mo
 equals the unlabelled items' Rogan-Gladen estimate exactly when :math:`J / m = k / n`, so the
 two differ exactly when the verdict shares do.
 
-The pmf is unimodal, so the outcomes no more likely than :math:`J` are two tails: :math:`J`'s own,
-and one on the far side of the mode, whose end is found by bisection. The cost is a few dozen
-evaluations of the pmf and two tail sums (``scipy.stats.hypergeom``), at any :math:`N`.
+The pmf is computed, up to its normalising sum, by its ratio
+:math:`f(j+1)/f(j) = (K-j)(m-j) / ((j+1)(N-K-m+j+1))` over the outcomes within
+:math:`40\sigma + 50` of the mode (:math:`\sigma` the hypergeometric standard deviation).
+Beyond them lies less than :math:`e^{-70}` of the mass (Bernstein's inequality, which holds for
+sampling without replacement), so a p-value is exact to that absolute error, and one whose
+:math:`J` lies beyond them is returned as 0. Where :math:`\sigma` exceeds :data:`NORMAL_SD`
+(counts in the hundreds of millions) the two tails are normal with a continuity correction
+instead (the skewness is below 1e-4 there), so the cost is bounded: at most 800,101 terms,
+whatever the counts.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 __all__ = ["verdict_share_p_value"]
 
 #: Outcomes whose pmf is within this relative distance of the observed one's count as ties.
 TIE_TOLERANCE = 1e-7
+#: Above this standard deviation of J the tails are taken as normal (module docstring).
+NORMAL_SD = 10_000.0
 
 
 def verdict_share_p_value(labelled_judged: int, m: int, test_judged: int, n: int) -> float:
@@ -46,44 +56,28 @@ def verdict_share_p_value(labelled_judged: int, m: int, test_judged: int, n: int
     test_judged : int
         k, the unlabelled items the judge called correct (0 <= k <= n).
     n : int
-        Unlabelled items (>= 1).
+        Unlabelled items (>= 0).
 
     Returns
     -------
     float
         The p-value in [0, 1] (module docstring). Counts are the caller's to check.
     """
-    from scipy.stats import hypergeom
-
-    dist = hypergeom(m + n, labelled_judged + test_judged, m)
-    low, high = (int(end) for end in dist.support())
-    mode = min(high, max(low, (m + 1) * (labelled_judged + test_judged + 1) // (m + n + 2)))
-    cut = float(dist.logpmf(labelled_judged)) + math.log1p(TIE_TOLERANCE)
-    if labelled_judged <= mode:  # its own tail: J and below; the other: b and above
-        b = _first_below(dist.logpmf, mode, high, cut, upward=True)
-        p = float(dist.cdf(labelled_judged)) + (float(dist.sf(b - 1)) if b <= high else 0.0)
-    else:  # its own tail: J and above; the other: a and below
-        a = _first_below(dist.logpmf, mode, low, cut, upward=False)
-        p = float(dist.sf(labelled_judged - 1)) + (float(dist.cdf(a)) if a >= low else 0.0)
-    return min(1.0, p)
-
-
-def _first_below(logpmf, start: int, end: int, cut: float, *, upward: bool) -> int:
-    """The outcome nearest ``start`` towards ``end`` whose log-pmf is <= ``cut``.
-
-    The log-pmf falls monotonically from the mode ``start`` to ``end``. Returns ``end`` + 1
-    (``upward``) or ``end`` - 1 when no outcome on that side is that unlikely.
-    """
-    step = 1 if upward else -1
-    if float(logpmf(end)) > cut:
-        return end + step
-    inside, outside = start, end  # logpmf(inside) > cut (or inside is the mode), outside <= cut
-    while abs(outside - inside) > 1:
-        middle = (inside + outside) // 2
-        if float(logpmf(middle)) <= cut:
-            outside = middle
-        else:
-            inside = middle
-    if float(logpmf(inside)) <= cut:  # the mode itself (every outcome ties with J's)
-        return inside
-    return outside
+    total, ones = m + n, labelled_judged + test_judged
+    low, high = max(0, m - (total - ones)), min(m, ones)
+    share = ones / total
+    sd = math.sqrt(m * share * (1 - share) * (total - m) / max(total - 1, 1))
+    if sd > NORMAL_SD:
+        distance = max(abs(labelled_judged - m * share) - 0.5, 0.0)
+        return math.erfc(distance / (sd * math.sqrt(2.0)))
+    mode = min(high, max(low, (m + 1) * (ones + 1) // (total + 2)))
+    reach = int(40 * sd) + 50
+    start, stop = max(low, mode - reach), min(high, mode + reach)
+    if not start <= labelled_judged <= stop:
+        return 0.0
+    j = np.arange(start, stop, dtype=float)  # log f(j + 1) - log f(j)
+    log_ratio = np.log((ones - j) * (m - j)) - np.log((j + 1) * (total - ones - m + j + 1))
+    log_f = np.concatenate([[0.0], np.cumsum(log_ratio)])  # log f(start + i) - log f(start)
+    weights = np.exp(log_f - log_f.max())
+    cut = log_f[labelled_judged - start] + math.log1p(TIE_TOLERANCE)
+    return min(1.0, float(weights[log_f <= cut].sum() / weights.sum()))
