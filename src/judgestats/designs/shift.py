@@ -552,7 +552,8 @@ def class_balance_test(data: JudgeData) -> ClassBalanceTest:
     judge behaving alike on them) :math:`J` given :math:`J + k` is hypergeometric, and the
     p-value is Fisher's exact two-sided one (:mod:`judgestats.designs._verdict_share_test`): a
     random sample is flagged at level alpha with probability at most alpha, whatever the
-    accuracy, the judge and the sizes. (The normal approximation with the estimated variances
+    accuracy and the judge (where J's standard deviation exceeds 10,000, hundreds of millions of
+    labelled items, its tails are normal). (The normal approximation with the estimated variances
     used before flagged random samples up to 15 times too often at 0.001 where the accuracy is
     extreme; ``python benchmarks/class_balance_size.py``.)
 
