@@ -504,15 +504,15 @@ class ClassBalanceTest(Result):
         return ax
 
     def brief(self) -> str:
-        """One line for printouts and reports (the CLI's wording); :meth:`__str__` explains more."""
-        verdict = (
-            "consistent with no shift"
-            if self.p_value >= CLASS_BALANCE_ALPHA
-            else "the labelled items may not be a random sample"
-        )
+        """The one line printouts and reports show (the CLI's wording).
+
+        Short where the test does not reject; else ``warning:`` and :meth:`__str__`'s text.
+        """
+        if self.p_value < CLASS_BALANCE_ALPHA:
+            return f"warning: {self}"
         return (
             f"class balance: labelled m1/m = {self.labelled_accuracy:.4f}, test Rogan-Gladen "
-            f"{self.test_accuracy:.4f} (exact p = {self.p_value:.3g}): {verdict}"
+            f"{self.test_accuracy:.4f} (exact p = {self.p_value:.3g}): consistent with no shift"
         )
 
     def __str__(self) -> str:

@@ -287,7 +287,7 @@ class Report(ReportDocument):
         import warnings
 
         from judgestats.designs.prediction_powered import PPI_ASSUMPTION, ppi_from_data
-        from judgestats.designs.shift import CLASS_BALANCE_ALPHA, class_balance_test
+        from judgestats.designs.shift import class_balance_test
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", JudgeStatsWarning)  # their flags are listed instead
@@ -304,8 +304,6 @@ class Report(ReportDocument):
                 if self.data.one_class
                 else "class balance not tested: the judge is no better than chance"
             )
-        elif test.p_value < CLASS_BALANCE_ALPHA:
-            balance = f"warning: {test}"
         else:
             balance = test.brief()
         rows = [
