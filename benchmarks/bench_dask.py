@@ -19,8 +19,11 @@ run's (checked every time). Columns:
 * ``overhead``: (W x cluster s - serial s) / serial s, the worker time spent beyond the serial
   work (transfers, scheduling, imports, idle workers at the end), and the same per task in ms;
 * ``start s``: starting and closing the LocalCluster (paid once per ``client="local"`` call);
-  before the timed runs a small study (reps / 50) warms the workers up (imports, caches), as one
-  warms this process up before the serial runs.
+  before the timed runs every worker runs a small serial study (reps / 50) as one task
+  (imports, caches, the task thread's workspaces), as this process does before the serial runs.
+  Until 2026-11-27 the warm-up was the small study on the cluster, whose few tasks missed some
+  workers (9 tasks for 16 workers in the Bayesian study at 8 replications): their imports and
+  first calls fell into the timed run.
 
 The machine's load average is recorded: timings on a shared machine are noisy, ratios less so.
 
@@ -110,6 +113,27 @@ def run(study: dict, reps: int, client=None) -> tuple[float, xr.Dataset]:
     return time.perf_counter() - start, ds
 
 
+def _warm_up(study: dict, reps: int) -> int:
+    """The study in this process (a worker's task thread): imports, caches, workspaces."""
+    run(study, reps)
+    return os.getpid()
+
+
+def warm_workers(study: dict, reps: int, client) -> None:
+    """Run a small serial study as one task on every worker of ``client``, all at once.
+
+    A small study on the cluster itself would not do: its few tasks reach only some of the
+    workers (the Bayesian study at 2 replications has 9 tasks, so 7 of 16 workers would pay
+    their imports and first calls inside the timed run).
+    """
+    addresses = list(client.scheduler_info()["workers"])
+    futures = [
+        client.submit(_warm_up, study, reps, workers=[address], pure=False) for address in addresses
+    ]
+    if len(set(client.gather(futures))) != len(addresses):
+        raise RuntimeError("the warm-up did not reach every worker")
+
+
 def streamed_run(study: dict, reps: int, client) -> tuple[float, xr.Dataset, dict]:
     """:func:`run` on the cluster with Dask's task stream: where the cluster's time went."""
     from dask.distributed import get_task_stream
@@ -186,7 +210,7 @@ def measure(
     with session("local", workers) as dask_session:
         assert dask_session is not None
         started = time.perf_counter() - start
-        run(study, max(2, reps // 50), dask_session.client)  # imports and caches in the workers
+        warm_workers(study, max(2, reps // 50), dask_session.client)
         serial, cluster, stream = [], [], []
         for _ in range(repeat):
             serial.append(run(study, reps)[0] if not serial_s else statistics.median(serial_s))

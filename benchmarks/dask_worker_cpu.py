@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dask  # noqa: E402
 import xarray as xr  # noqa: E402
 from _env import write_results  # noqa: E402
-from bench_dask import STUDIES, run  # noqa: E402
+from bench_dask import STUDIES, run, warm_workers  # noqa: E402
 
 from judgestats._dask import available_cpus, session  # noqa: E402
 
@@ -74,7 +74,7 @@ def variant(name: str, workers: int, reps: int, repeat: int, reference: xr.Datas
             cpus = sorted(os.sched_getaffinity(0))
             for index, address in enumerate(sorted(client.scheduler_info()["workers"])):
                 client.run(_pin, cpus[index % len(cpus)], workers=[address])
-        run(study, max(2, reps // 8), client)  # imports and caches in the workers
+        warm_workers(study, max(2, reps // 8), client)
         rows = []
         for _ in range(repeat):
             user0, system0 = _workers_cpu(client)
