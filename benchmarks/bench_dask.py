@@ -113,25 +113,29 @@ def run(study: dict, reps: int, client=None) -> tuple[float, xr.Dataset]:
     return time.perf_counter() - start, ds
 
 
-def _warm_up(study: dict, reps: int) -> int:
-    """The study in this process (a worker's task thread): imports, caches, workspaces."""
+def _warm_up(study: dict, reps: int) -> str:
+    """The study in this worker's task thread (imports, caches, workspaces); its address."""
+    from dask.distributed import get_worker
+
     run(study, reps)
-    return os.getpid()
+    return get_worker().address
 
 
-def warm_workers(study: dict, reps: int, client) -> None:
+def warm_workers(study: dict, reps: int, client) -> set[str]:
     """Run a small serial study as one task on every worker of ``client``, all at once.
 
     A small study on the cluster itself would not do: its few tasks reach only some of the
     workers (the Bayesian study at 2 replications has 9 tasks, so 7 of 16 workers would pay
-    their imports and first calls inside the timed run).
+    their imports and first calls inside the timed run). Returns the workers reached.
     """
-    addresses = list(client.scheduler_info()["workers"])
+    addresses = set(client.scheduler_info()["workers"])
     futures = [
         client.submit(_warm_up, study, reps, workers=[address], pure=False) for address in addresses
     ]
-    if len(set(client.gather(futures))) != len(addresses):
-        raise RuntimeError("the warm-up did not reach every worker")
+    reached = set(client.gather(futures))
+    if reached != addresses:
+        raise RuntimeError(f"the warm-up reached {len(reached)} of {len(addresses)} workers")
+    return reached
 
 
 def streamed_run(study: dict, reps: int, client) -> tuple[float, xr.Dataset, dict]:
