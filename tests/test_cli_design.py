@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pytest
+from _references import fisher_two_sided_p
 
 from judgestats.cli import main
 
@@ -138,20 +139,6 @@ def test_text_report_rows_for_ppi(capsys):
     assert "consistent with no shift" in out
 
 
-def hand_class_balance(k, n, k0, m0, k1, m1):
-    """(J/m - k/n, Fisher's two-sided p-value), summed exactly with math.comb.
-
-    J = k1 + m0 - k0 labelled items judged correct; given K = J + k of N = m + n, J is
-    hypergeometric, and the p-value sums every outcome no more likely than J.
-    """
-    m = m0 + m1
-    judged = k1 + m0 - k0
-    total, ones = m + n, judged + k
-    weights = [math.comb(ones, j) * math.comb(total - ones, m - j) for j in range(m + 1)]
-    tail = sum(w for w in weights if w <= weights[judged])
-    return judged / m - k / n, tail / math.comb(total, m)
-
-
 def test_class_balance_shift_is_warned_in_every_command(capsys):
     # labelled m1/m = 60/200 = 0.3, test Rogan-Gladen (0.6 + 0.7 - 1) / 0.6 = 0.5
     shifted = [
@@ -170,7 +157,8 @@ def test_class_balance_shift_is_warned_in_every_command(capsys):
         "--design",
         "random",
     ]
-    difference, p_value = hand_class_balance(600, 1000, 98, 140, 54, 60)
+    # J = k1 + m0 - k0 = 96 of the 200 labelled items judged correct, 600 of the 1000 test items
+    difference, p_value = 96 / 200 - 600 / 1000, fisher_two_sided_p(96, 200, 600, 1000)
     assert difference == pytest.approx(96 / 200 - 0.6) and p_value < 0.05
     for command in ("estimate", "posterior", "crosscheck"):
         code, out, _ = run(capsys, [command, *shifted, "--json"])

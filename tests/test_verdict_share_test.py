@@ -11,24 +11,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _references import fisher_two_sided_p
 from scipy.stats import fisher_exact
 
 import judgestats as jc
 from judgestats.designs._verdict_share_test import verdict_share_p_value
-
-
-def brute_force_p(judged: int, m: int, test_judged: int, n: int) -> float:
-    """Fisher's two-sided p-value as an exact fraction: every outcome at most as likely as J."""
-    total, ones = m + n, judged + test_judged
-    weights = {
-        j: math.comb(ones, j) * math.comb(total - ones, m - j)
-        for j in range(max(0, m - (total - ones)), min(m, ones) + 1)
-    }
-    observed = weights[judged]
-    # ties within a relative 1e-7, as the tested function counts them (exact ties here)
-    tail = sum(w for w in weights.values() if w <= observed * (1 + Fraction(1, 10**7)))
-    return float(Fraction(tail, math.comb(total, m)))
-
 
 CASES = [
     (30, 100, 400, 1000),
@@ -53,7 +40,7 @@ CASES = [
 
 @pytest.mark.parametrize(("judged", "m", "test_judged", "n"), CASES)
 def test_matches_the_exact_sum(judged, m, test_judged, n):
-    expected = brute_force_p(judged, m, test_judged, n)
+    expected = fisher_two_sided_p(judged, m, test_judged, n)
     assert verdict_share_p_value(judged, m, test_judged, n) == pytest.approx(expected, rel=1e-9)
 
 
