@@ -3,6 +3,8 @@
 * :class:`ConfidenceInterval` -- ``(low, high)``, the one interval shape (floats, or arrays).
 * :class:`IntervalResult` -- one estimate with its interval, level, method and flags: the row of
   every table (the estimate, PPI, the shift estimators, the comparison, the cross-check).
+* :class:`EndpointsResult` -- a :class:`Result` whose interval is held as ``low``, ``high``
+  fields (the recommendations): its ``ci``, ``width`` and :class:`IntervalResult`.
 * :class:`Result` -- what every result object offers: ``flags`` (stable keys of
   :data:`FLAG_MESSAGES`; tests assert keys, never sentences), ``flag_messages``, ``to_dict()``
   (JSON-safe), ``summary()`` (a :class:`pandas.DataFrame`; nothing prints), ``plot(ax=None)``
@@ -250,6 +252,36 @@ class IntervalResult(Result):
             f"{self.ci.low:.4f} to {self.ci.high:.4f})"
         )
         return "\n".join([text, *(f"  warning: {m}" for m in self.flag_messages)])
+
+
+class EndpointsResult(Result):
+    """A result that holds its interval as its ends: ``estimate``, ``low``, ``high`` fields.
+
+    Subclasses (frozen dataclasses) define the fields ``estimate``, ``low``, ``high``,
+    ``method``, ``level`` and ``flags``; this class derives :attr:`ci`, :attr:`width` and
+    :attr:`interval` from them.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    method: str
+    level: float
+
+    @property
+    def ci(self) -> ConfidenceInterval:
+        """``(low, high)``."""
+        return ConfidenceInterval(self.low, self.high)
+
+    @property
+    def width(self) -> float:
+        """``high - low``."""
+        return self.high - self.low
+
+    @property
+    def interval(self) -> IntervalResult:
+        """The estimate and interval as an :class:`IntervalResult`."""
+        return IntervalResult(self.estimate, self.ci, self.level, self.method, self.flags)
 
 
 def format_report(

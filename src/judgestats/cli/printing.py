@@ -20,6 +20,7 @@ __all__ = [
     "json_text",
     "nuts_diagnostic_lines",
     "question_line",
+    "with_data_notes",
     "with_question",
     "with_random_design",
 ]
@@ -101,6 +102,17 @@ def with_question(text: str, line: str | None) -> str:
         return text
     first, _, rest = text.partition("\n")
     return "\n".join([first, line, rest]) if rest else f"{first}\n{line}"
+
+
+def with_data_notes(output: str, data: JudgeData, args: argparse.Namespace) -> str:
+    """A one-dataset command's ``output`` with what its reader must know about the data.
+
+    The question line (:func:`question_line`, text output only) and, for random-design data,
+    :func:`with_random_design`.
+    """
+    if not args.json:
+        output = with_question(output, question_line(args))
+    return with_random_design(output, data, args) if data.design == "random" else output
 
 
 # ---- --design random: PPI / PPI++ and the class-balance test (judgestats.designs) ----------------

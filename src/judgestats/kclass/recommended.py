@@ -49,7 +49,7 @@ from judgestats._validate import check_level
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.kclass.data import KClassData
 from judgestats.kclass.functionals import check_weights
-from judgestats.results import ConfidenceInterval, IntervalResult, Result
+from judgestats.results import ConfidenceInterval, EndpointsResult, IntervalResult
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -84,7 +84,7 @@ KCLASS_METHOD_LABELS = {
 
 
 @dataclass(frozen=True)
-class KClassRecommendation(Result):
+class KClassRecommendation(EndpointsResult):
     """The K-class interval to report, and why.
 
     Attributes
@@ -119,24 +119,9 @@ class KClassRecommendation(Result):
     name: str | None = None
 
     @property
-    def ci(self) -> ConfidenceInterval:
-        """``(low, high)``."""
-        return ConfidenceInterval(self.low, self.high)
-
-    @property
-    def width(self) -> float:
-        """``high - low``."""
-        return self.high - self.low
-
-    @property
     def label(self) -> str:
         """Display name of the method."""
         return KCLASS_METHOD_LABELS[self.method]
-
-    @property
-    def interval(self) -> IntervalResult:
-        """The estimate and interval as an :class:`IntervalResult`."""
-        return IntervalResult(self.estimate, self.ci, self.level, self.method, self.flags)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of every field."""

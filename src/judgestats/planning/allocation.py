@@ -89,12 +89,16 @@ _EXHAUSTIVE_SPLITS = 128
 _MAX_TOTAL = 2**26
 
 
-def _algorithm1(
-    total: int, p: float, q0_t: float, q1_t: float, floor: int
-) -> tuple[int, int, float, int]:
-    """:func:`~judgestats.planning.algorithm1.algorithm1_split` on one budget, as Python numbers."""
-    m0, m1, kappa, m1_star = algorithm1_split(total, p, q0_t, q1_t, floor)
-    return int(m0), int(m1), float(kappa), int(m1_star)
+def _checked_setting(
+    p: float, q0: float, q1: float, n: float, confidence_level: float
+) -> PlanningSetting:
+    """The planning values, test-set size and level, each checked, as a :class:`PlanningSetting`.
+
+    The judge must be better than chance (q0 + q1 > 1) and ``p`` in its range.
+    """
+    return PlanningSetting(
+        *check_planning_values(p, q0, q1), check_n(n), check_level(confidence_level)
+    )
 
 
 def allocate_calibration(
@@ -164,10 +168,8 @@ def allocate_calibration(
     # pilot estimates may place p outside [1 - q0, q1]: Algorithm 1 then clips (flagged)
     p_f, q0_f, q1_f = check_planning_values(p, q0_pilot, q1_pilot, judge_range=False)
     pilot = check_pilot_size(m_pilot, total)
-    q0_t = float(smoothed_pilot(q0_f * pilot, pilot))
-    q1_t = float(smoothed_pilot(q1_f * pilot, pilot))
-    m0, m1, kappa, m1_star = _algorithm1(total, p_f, q0_t, q1_t, max(pilot, 1))
     setting = PlanningSetting(p_f, q0_f, q1_f, check_n(n), check_level(confidence_level))
+    m0, m1, kappa, m1_star = _algorithm1_for_plan(setting, total, pilot)
     plan = _make_plan(
         setting,
         m0,
@@ -232,9 +234,7 @@ def expected_width(
     """
     arm0, arm1 = check_scalar_count(m0, "m0", 1), check_scalar_count(m1, "m1", 1)
     method = check_choice(method, "method", WIDTH_METHODS)
-    setting = PlanningSetting(
-        *check_planning_values(p, q0, q1), check_n(n), check_level(confidence_level)
-    )
+    setting = _checked_setting(p, q0, q1, n, confidence_level)
     return float(width_model(setting, method, prior, kind)(arm0, arm1))
 
 
@@ -312,7 +312,10 @@ def _make_plan(
 def _algorithm1_for_plan(
     setting: PlanningSetting, total: int, m_pilot: int | None
 ) -> tuple[int, int, float, int]:
-    """Algorithm 1 with the planning q0, q1 as pilot proportions (``None``: a perfect pilot)."""
+    """Algorithm 1 with the planning q0, q1 as pilot proportions (``None``: a perfect pilot).
+
+    :func:`~judgestats.planning.algorithm1.algorithm1_split` on one budget, as Python numbers.
+    """
     q0_t, q1_t = (
         (setting.q0, setting.q1)
         if m_pilot is None
@@ -321,7 +324,8 @@ def _algorithm1_for_plan(
             float(smoothed_pilot(setting.q1 * m_pilot, m_pilot)),
         )
     )
-    return _algorithm1(total, setting.p, q0_t, q1_t, max(m_pilot or 0, 1))
+    m0, m1, kappa, m1_star = algorithm1_split(total, setting.p, q0_t, q1_t, max(m_pilot or 0, 1))
+    return int(m0), int(m1), float(kappa), int(m1_star)
 
 
 def _algorithm1_fields(setting: PlanningSetting, total: int, m_pilot: int | None) -> dict[str, Any]:
@@ -385,9 +389,7 @@ def optimal_allocation(
     """
     total = check_scalar_count(m, "m", 2)
     method = check_choice(method, "method", ("frequentist", "plugin"))
-    setting = PlanningSetting(
-        *check_planning_values(p, q0, q1), check_n(n), check_level(confidence_level)
-    )
+    setting = _checked_setting(p, q0, q1, n, confidence_level)
     pilot = None if m_pilot is None else check_pilot_size(m_pilot, total)
     model = width_model(setting, method)
     m0, width = _best_split(total, model)
@@ -527,9 +529,7 @@ def required_calibration(
     allocation = check_choice(allocation, "allocation", _RULES)
     method = check_choice(method, "method", WIDTH_METHODS)
     progress = check_flag(progress, "progress", allow_none=True)
-    setting = PlanningSetting(
-        *check_planning_values(p, q0, q1), check_n(n), check_level(confidence_level)
-    )
+    setting = _checked_setting(p, q0, q1, n, confidence_level)
     pilot = None if m_pilot is None else check_pilot_size(m_pilot, None)
     model = width_model(setting, method, prior, kind)
     split_model = model if method != "bayes" else width_model(setting, "frequentist")

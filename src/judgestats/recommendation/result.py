@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from judgestats._html import fmt_percent
 from judgestats._json import to_json
-from judgestats.results import ConfidenceInterval, IntervalResult, Result
+from judgestats.results import EndpointsResult
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -33,7 +33,7 @@ METHOD_LABELS = {
 
 
 @dataclass(frozen=True)
-class Recommendation(Result):
+class Recommendation(EndpointsResult):
     """The interval to report, and why.
 
     Attributes
@@ -79,21 +79,6 @@ class Recommendation(Result):
     flags: tuple[str, ...] = ()
     target: str = "population"
     estimate_from: str | None = None
-
-    @property
-    def ci(self) -> ConfidenceInterval:
-        """``(low, high)``."""
-        return ConfidenceInterval(self.low, self.high)
-
-    @property
-    def interval(self) -> IntervalResult:
-        """The recommended estimate and interval as an :class:`IntervalResult`."""
-        return IntervalResult(self.estimate, self.ci, self.level, self.method, self.flags)
-
-    @property
-    def width(self) -> float:
-        """``high - low``."""
-        return self.high - self.low
 
     @property
     def label(self) -> str:

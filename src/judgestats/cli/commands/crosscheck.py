@@ -18,8 +18,8 @@ from judgestats.cli.printing import (
     json_text,
     nuts_diagnostic_lines,
     question_line,
+    with_data_notes,
     with_question,
-    with_random_design,
 )
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
@@ -47,12 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if by is not None:
         return emit(_items_text(items_from_arguments(args), by, args))
     data = data_from_arguments(args)
-    output = crosscheck_text(data, args)
-    if not args.json:
-        output = with_question(output, question_line(args))
-    if data.design == "random":
-        output = with_random_design(output, data, args)
-    return emit(output)
+    return emit(with_data_notes(crosscheck_text(data, args), data, args))
 
 
 def crosscheck_text(data: JudgeData, args: argparse.Namespace) -> str:

@@ -17,8 +17,8 @@ from judgestats.cli.printing import (
     emit,
     json_text,
     question_line,
+    with_data_notes,
     with_question,
-    with_random_design,
 )
 from judgestats.data import JudgeData
 from judgestats.exceptions import JudgeStatsWarning
@@ -51,12 +51,7 @@ def run(args: argparse.Namespace) -> int:
     if grouped is not None:
         return emit(grouped)
     data = data_from_arguments(args)
-    output = estimate_text(data, args)
-    if not args.json:
-        output = with_question(output, question_line(args))
-    if data.design == "random":
-        output = with_random_design(output, data, args)
-    return emit(output)
+    return emit(with_data_notes(estimate_text(data, args), data, args))
 
 
 def estimate_text(data: JudgeData, args: argparse.Namespace) -> str:
