@@ -293,6 +293,11 @@ def _add_verdict_options(group: Any) -> None:
         "e.g. --positive 1 --negative 2 for pairwise winners coded 1/2 (--items tables, "
         "Inspect logs)",
     )
+    add_threshold_option(group)
+
+
+def add_threshold_option(group: Any) -> None:
+    """--threshold: numeric judge scores read as verdicts (a score >= X is 'correct')."""
     group.add_argument(
         "--threshold",
         type=FLOAT,

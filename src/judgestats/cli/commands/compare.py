@@ -14,7 +14,6 @@ from typing import Any
 
 from judgestats.cli.arguments import (
     COUNTS,
-    FLOAT,
     INPUT_FORMATS,
     INT,
     LEVEL,
@@ -22,6 +21,7 @@ from judgestats.cli.arguments import (
     add_output_arguments,
     add_prior_arguments,
     add_progress_argument,
+    add_threshold_option,
     count_list,
 )
 from judgestats.cli.inputs import items_from_arguments, positive_values, progress
@@ -273,13 +273,7 @@ def _add_reader_options(group: Any) -> None:
         metavar="VALUE",
         help="a verdict value meaning 'correct' (repeat for several)",
     )
-    group.add_argument(
-        "--threshold",
-        type=FLOAT,
-        default=None,
-        metavar="X",
-        help="numeric judge scores: a score >= X is 'correct'",
-    )
+    add_threshold_option(group)
     group.add_argument(
         "--filter", default=None, metavar="NAME", help="lm-eval: the filter whose records to read"
     )
