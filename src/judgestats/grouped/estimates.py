@@ -330,10 +330,10 @@ def _grouped(
     interval_level = family_level(level, correction, len(groups))
     rows = []
     for key, positions in groups.items():
-        key = key if isinstance(key, tuple) else (key,)
+        key = tuple(to_json(k) for k in (key if isinstance(key, tuple) else (key,)))
         rows.append(
             _group_row(
-                tuple(to_json(k) for k in key),
+                key,
                 codes[positions],
                 judge[positions],
                 human[positions],
