@@ -173,17 +173,26 @@ def _broadcasts(first: tuple[int, ...], second: tuple[int, ...]) -> bool:
     return True
 
 
+_LARGEST_FLOAT = int(np.finfo(np.float64).max)
+_LOG10_2 = math.log10(2.0)
+
+
 def _check_integer_range(array: np.ndarray, name: str) -> None:
     """Raise for whole numbers beyond numpy's 64-bit integers (they would become objects)."""
     values = array.ravel().tolist()  # booleans are refused before; a non-number: a TypeError
     if not all(isinstance(v, numbers.Integral) for v in values):
         return
-    big = max(values, key=lambda v: abs(int(v)))
-    if abs(int(big)) >= 2**63:
+    big = int(max(values, key=lambda v: abs(int(v))))
+    if abs(big) >= 2**63:
+        if abs(big) > _LARGEST_FLOAT:  # float(big) and str(big) would raise themselves
+            shown = f"about {'-' if big < 0 else ''}10**{int(abs(big).bit_length() * _LOG10_2)}"
+            hint = "it is beyond the range of floating-point numbers as well"
+        else:
+            shown = str(big)
+            hint = f"give a float (e.g. {float(big):.3g}) if an approximate value will do"
         raise ValueError(
-            f"`{name}` ({int(big)}) is too large: whole numbers must lie below 2**63 "
-            f"({2**63 - 1}), the range of numpy's 64-bit integers; give a float (e.g. "
-            f"{float(big):.3g}) if an approximate value will do."
+            f"`{name}` ({shown}) is too large: whole numbers must lie below 2**63 "
+            f"({2**63 - 1}), the range of numpy's 64-bit integers; {hint}."
         )
 
 

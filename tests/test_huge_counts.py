@@ -1,0 +1,25 @@
+"""Counts beyond what the computation can hold: a ValueError naming the argument, never a crash
+from inside Python or numpy, and never a computation without end (DESIGN.md, "Error and warning
+policy")."""
+
+from __future__ import annotations
+
+import pytest
+
+import judgestats as jc
+
+COUNTS = dict(k=400, n=1000, k0=140, m0=200, k1=180, m1=200)
+
+
+@pytest.mark.parametrize(
+    "value", [10**400, -(10**400), 10**5000], ids=["1e400", "-1e400", "1e5000"]
+)
+@pytest.mark.parametrize("name", ["k", "n", "m0"])
+def test_a_whole_number_beyond_floats_is_a_value_error_naming_it(name, value):
+    with pytest.raises(ValueError, match=rf"`{name}` \(about -?10\*\*\d+\) is too large"):
+        jc.JudgeData(**{**COUNTS, name: value})
+
+
+def test_an_array_holding_a_number_beyond_floats_names_the_argument():
+    with pytest.raises(ValueError, match=r"`n` \(about 10\*\*400\) is too large"):
+        jc.lang_reiczigel_ci(0.4, 0.7, 0.9, [10**400, 5], 200, 200)
