@@ -4,6 +4,7 @@ policy")."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import judgestats as jc
@@ -23,3 +24,20 @@ def test_a_whole_number_beyond_floats_is_a_value_error_naming_it(name, value):
 def test_an_array_holding_a_number_beyond_floats_names_the_argument():
     with pytest.raises(ValueError, match=r"`n` \(about 10\*\*400\) is too large"):
         jc.lang_reiczigel_ci(0.4, 0.7, 0.9, [10**400, 5], 200, 200)
+
+
+@pytest.mark.parametrize("value", [2**63, np.uint64(2**63), 1e19, 1e300], ids=str)
+@pytest.mark.parametrize("name", ["n", "m0"])
+def test_a_count_beyond_int64_is_refused_by_judgedata_before_crosscheck_overflows(name, value):
+    # JudgeData took these (floats and uint64 pass the count check), and crosscheck's
+    # coverage-table lookup then raised OverflowError converting them to int64
+    counts = {**COUNTS, name: value}
+    with pytest.raises(ValueError, match=rf"`{name}` \(\S+\) must be at most 2\*\*63 - 1"):
+        jc.crosscheck(jc.JudgeData(**counts))
+    with pytest.raises(ValueError, match=rf"`{name}` \(\S+\) must be at most 2\*\*63 - 1"):
+        jc.guaranteed_ci(**counts)
+
+
+def test_the_largest_int64_count_is_still_a_count():
+    data = jc.JudgeData(**{**COUNTS, "n": 2**63 - 1})
+    assert data.n == 2**63 - 1

@@ -174,7 +174,6 @@ def _broadcasts(first: tuple[int, ...], second: tuple[int, ...]) -> bool:
 
 
 _LARGEST_FLOAT = int(np.finfo(np.float64).max)
-_LOG10_2 = math.log10(2.0)
 
 
 def _check_integer_range(array: np.ndarray, name: str) -> None:
@@ -185,7 +184,7 @@ def _check_integer_range(array: np.ndarray, name: str) -> None:
     big = int(max(values, key=lambda v: abs(int(v))))
     if abs(big) >= 2**63:
         if abs(big) > _LARGEST_FLOAT:  # float(big) and str(big) would raise themselves
-            shown = f"about {'-' if big < 0 else ''}10**{int(abs(big).bit_length() * _LOG10_2)}"
+            shown = f"about {'-' * (big < 0)}10**{int(abs(big).bit_length() * 0.30103)}"
             hint = "it is beyond the range of floating-point numbers as well"
         else:
             shown = str(big)
@@ -527,8 +526,11 @@ def check_six_counts(
     for name, value in values.items():
         minimum = 1 if name == "n" else arm_minimum if name in ("m0", "m1") else 0
         array = check_counts(value, name, minimum=minimum)
-        if scalar:
-            as_scalar(array, name)
+        if scalar and as_scalar(array, name) and int(array[()]) >= 2**63:  # int64 downstream
+            raise ValueError(
+                f"`{name}` ({_format_number(array[()])}) must be at most 2**63 - 1 ({2**63 - 1}), "
+                "the range of numpy's 64-bit integers, in which the counts are computed."
+            )
         checked[name] = array
     for part, whole in _PARTS:
         if part in checked and whole in checked:
