@@ -41,3 +41,20 @@ def test_a_count_beyond_int64_is_refused_by_judgedata_before_crosscheck_overflow
 def test_the_largest_int64_count_is_still_a_count():
     data = jc.JudgeData(**{**COUNTS, "n": 2**63 - 1})
     assert data.n == 2**63 - 1
+
+
+def test_guaranteed_arms_beyond_2_to_53_are_refused_not_searched_without_end():
+    # at arms of 1e17 scipy's betaincinv gave a NaN Clopper-Pearson set, the arm's support
+    # became all of 0..m and the blocks loop ran for hours
+    m = 10**17
+    with pytest.raises(ValueError, match=r"`m0` \(100000000000000000\) must be at most 2\*\*53"):
+        jc.guaranteed_ci(400, 1000, m * 7 // 10, m, m * 9 // 10, m)
+    with pytest.raises(ValueError, match=r"`m1` \(100000000000000000\) must be at most 2\*\*53"):
+        jc.guaranteed_ci(400, 1000, 140, 200, m * 9 // 10, m)
+
+
+def test_crosscheck_falling_back_to_the_guaranteed_interval_at_huge_arms_raises_at_once():
+    m = 2**62  # a judge no better than chance: the cross-check falls back to guaranteed
+    data = jc.JudgeData(k=400, n=1000, k0=m // 10, m0=m, k1=m * 9 // 10, m1=m)
+    with pytest.raises(ValueError, match=r"`m0` \(\d+\) must be at most 2\*\*53"):
+        jc.crosscheck(data)

@@ -127,6 +127,9 @@ __all__ = [
     "guaranteed_intervals",
 ]
 
+#: The largest calibration arm the guaranteed interval takes (2**53: whole floats end there).
+MAX_ARM = 2**53
+
 #: Bisection stops when the bracket of the interval end is this narrow.
 _THETA_TOL = 1e-6
 
@@ -223,6 +226,13 @@ def guaranteed_interval(
     k: int, n: int, k0: int, m0: int, k1: int, m1: int, level: float
 ) -> ConfidenceInterval:
     """The guaranteed interval of validated integer counts (see the module docstring)."""
+    for name, size in (("m0", m0), ("m1", m1)):
+        if size > MAX_ARM:  # scipy's betaincinv gives NaN sets from ~1e17: a search without end
+            raise ValueError(
+                f"`{name}` ({size}) must be at most 2**53 ({MAX_ARM}) for the guaranteed "
+                "interval: beyond it counts are not exact in floating point and the arm's "
+                "Clopper-Pearson set is not computable; use judgestats.lang_reiczigel_ci."
+            )
     low = _lower_end(k, n, k0, m0, k1, m1, level)
     # the upper end: the lower end of the mirrored data (accuracy 1 - theta, arms swapped)
     high = 1.0 - _lower_end(n - k, n, k1, m1, k0, m0, level)
