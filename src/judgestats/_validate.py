@@ -184,7 +184,7 @@ def _check_integer_range(array: np.ndarray, name: str) -> None:
     big = int(max(values, key=lambda v: abs(int(v))))
     if abs(big) >= 2**63:
         if abs(big) > _LARGEST_FLOAT:  # float(big) and str(big) would raise themselves
-            shown = f"about {'-' * (big < 0)}10**{int(abs(big).bit_length() * 0.30103)}"
+            shown = f"about {'-' * (big < 0)}10**{int(abs(big).bit_length() * math.log10(2))}"
             hint = "it is beyond the range of floating-point numbers as well"
         else:
             shown = str(big)
