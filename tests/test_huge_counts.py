@@ -58,3 +58,23 @@ def test_crosscheck_falling_back_to_the_guaranteed_interval_at_huge_arms_raises_
     data = jc.JudgeData(k=400, n=1000, k0=m // 10, m0=m, k1=m * 9 // 10, m1=m)
     with pytest.raises(ValueError, match=r"`m0` \(\d+\) must be at most 2\*\*53"):
         jc.crosscheck(data)
+
+
+@pytest.mark.parametrize("m", [2**53 + 2, 2**62, 2**63, 1e300])
+@pytest.mark.parametrize("plan", ["optimal_allocation", "allocate_calibration"])
+def test_planning_budget_beyond_2_to_the_53_is_refused_naming_m(plan, m):
+    # before: `q1` blamed (NaN at an index), OverflowError, numpy's UFuncTypeError, or a
+    # "math domain error", depending on m
+    call = {
+        "optimal_allocation": lambda: jc.optimal_allocation(m, 0.6, 0.8, 0.9, n=1000),
+        "allocate_calibration": lambda: jc.allocate_calibration(
+            m, 0.6, q0_pilot=0.8, q1_pilot=0.9, m_pilot=20, n=1000
+        ),
+    }[plan]
+    with pytest.raises(ValueError, match=r"^`m` \(.*\) must be at most 2\*\*53"):
+        call()
+
+
+def test_planning_budget_of_2_to_the_53_still_plans():
+    plan = jc.optimal_allocation(2**53, 0.6, 0.8, 0.9, n=1000)
+    assert plan.m0 + plan.m1 == 2**53

@@ -10,7 +10,17 @@ from typing import Any
 
 import numpy as np
 
-from judgestats._validate import as_scalar, check_counts, check_proportions, no_correction_message
+from judgestats._validate import (
+    as_scalar,
+    check_counts,
+    check_proportions,
+    check_scalar_count,
+    no_correction_message,
+)
+
+#: The largest calibration budget or arm the planning functions take: counts beyond 2**53 are
+#: not exact in floating point, and the width models' grids stop being finite.
+MAX_LABELS = 2**53
 
 
 def check_planning_values(
@@ -41,6 +51,18 @@ def check_planning_values(
 def check_n(n: Any) -> float:
     """Planned test-set size: a single whole number >= 1, or ``inf``."""
     return as_scalar(check_counts(n, "n", minimum=1, allow_inf=True), "n")
+
+
+def check_labels(value: Any, name: str, minimum: int) -> int:
+    """A calibration budget or arm: a single whole number in [``minimum``, :data:`MAX_LABELS`]."""
+    labels = check_scalar_count(value, name, minimum)
+    if labels > MAX_LABELS:
+        shown = labels if labels < 10**16 else f"{float(labels):.3g}"
+        raise ValueError(
+            f"`{name}` ({shown}) must be at most 2**53 ({MAX_LABELS}) calibration labels: "
+            "beyond it label counts are not exact in floating point."
+        )
+    return labels
 
 
 def check_width(width: Any) -> float:

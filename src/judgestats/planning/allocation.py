@@ -57,7 +57,12 @@ from judgestats._validate import (
 )
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import SMALL_CALIBRATION
-from judgestats.planning._inputs import check_n, check_planning_values, check_width
+from judgestats.planning._inputs import (
+    check_labels,
+    check_n,
+    check_planning_values,
+    check_width,
+)
 from judgestats.planning._width import (
     WIDTH_METHODS,
     PlanningSetting,
@@ -164,7 +169,7 @@ def allocate_calibration(
     >>> m0, m1
     (153, 47)
     """
-    total = check_scalar_count(m, "m", 2)
+    total = check_labels(m, "m", 2)
     # pilot estimates may place p outside [1 - q0, q1]: Algorithm 1 then clips (flagged)
     p_f, q0_f, q1_f = check_planning_values(p, q0_pilot, q1_pilot, judge_range=False)
     pilot = check_pilot_size(m_pilot, total)
@@ -387,7 +392,7 @@ def optimal_allocation(
     >>> plan.m0, plan.m1, plan.width < plan.alternative("equal").width
     (368, 32, True)
     """
-    total = check_scalar_count(m, "m", 2)
+    total = check_labels(m, "m", 2)
     method = check_choice(method, "method", ("frequentist", "plugin"))
     setting = _checked_setting(p, q0, q1, n, confidence_level)
     pilot = None if m_pilot is None else check_pilot_size(m_pilot, total)
