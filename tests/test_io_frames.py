@@ -210,6 +210,8 @@ class TestReadFrame:
     def test_errors(self, frame, tmp_path):
         with pytest.raises(ValueError, match="data frame: no column 'verdit' \\(`judge`\\)"):
             read_frame(frame, judge="verdit")
+        with pytest.raises(ValueError, match="no column 'judge' .*; the table has no columns"):
+            read_frame(pd.DataFrame(), judge="judge")
         with pytest.raises(ValueError, match="'C' \\(4 items\\)"):
             read_frame(frame, judge="verdict")
         with pytest.raises(ValueError, match="no such file"):

@@ -208,9 +208,10 @@ def _check_named_columns(table: pd.DataFrame, source: str, named: dict[str, Any]
         if column is None:
             continue
         if column not in table.columns:
+            present = ", ".join(map(repr, map(str, table.columns)))
             raise ValueError(
-                f"{source}: no column {column!r} (`{argument}`); the columns are "
-                f"{', '.join(map(repr, map(str, table.columns)))}."
+                f"{source}: no column {column!r} (`{argument}`); "
+                + (f"the columns are {present}." if present else "the table has no columns.")
             )
         if column in seen:
             raise ValueError(
