@@ -54,7 +54,7 @@ def test_guaranteed_arms_beyond_2_to_53_are_refused_not_searched_without_end():
 
 
 def test_crosscheck_falling_back_to_the_guaranteed_interval_at_huge_arms_raises_at_once():
-    m = 2**62  # a judge no better than chance: the cross-check falls back to guaranteed
+    m = 2**61  # a judge no better than chance: the cross-check falls back to guaranteed
     data = jc.JudgeData(k=400, n=1000, k0=m // 10, m0=m, k1=m * 9 // 10, m1=m)
     with pytest.raises(ValueError, match=r"`m0` \(\d+\) must be at most 2\*\*53"):
         jc.crosscheck(data)
@@ -78,3 +78,29 @@ def test_planning_budget_beyond_2_to_the_53_is_refused_naming_m(plan, m):
 def test_planning_budget_of_2_to_the_53_still_plans():
     plan = jc.optimal_allocation(2**53, 0.6, 0.8, 0.9, n=1000)
     assert plan.m0 + plan.m1 == 2**53
+
+
+def test_item_totals_beyond_int64_are_refused_naming_the_counts():
+    # each count fits int64, their sum does not: m0 + m1 wrapped to a negative total in the
+    # labels-only interval, and scipy's root search raised "f(a) and f(b) must have different
+    # signs" from estimate(), crosscheck() and random_design_candidates()
+    half = 2**62
+    with pytest.raises(ValueError, match=r"^`n` \+ `m0` \+ `m1` \(\d+\) must be at most 2\*\*63"):
+        jc.JudgeData(k=400, n=1000, k0=half // 10, m0=half, k1=half // 2, m1=half, design="random")
+    with pytest.raises(ValueError, match=r"^`m0` \+ `m1` \(\d+\) must be at most 2\*\*63"):
+        jc.JudgeData(k=400, n=1000, k0=half // 10, m0=half, k1=half // 2, m1=half)
+    data = jc.JudgeData(k=4, n=10, k0=1, m0=2**61, k1=2, m1=2**61, design="random")
+    assert data.m0 + data.m1 == 2**62
+
+
+@pytest.mark.parametrize("labels", [2**50 + 2, 2**53, 2**60])
+def test_labels_only_blaker_beyond_2_to_the_50_is_clopper_pearson(labels):
+    # there Blaker's tail searches lose their precision (NaN tails from about 2**54); the two
+    # intervals agree to double precision at 2**50 and 2**53 labels
+    from judgestats.designs.labels_only import clopper_pearson, labels_only_interval
+
+    x = labels // 10 * 6
+    _, low, high = labels_only_interval(x, labels, confidence_level=0.95, method="blaker")
+    exact = clopper_pearson(x, labels, 0.95)
+    assert np.allclose([low, high], np.ravel(exact), rtol=0, atol=1e-12)
+    assert float(exact[0]) < x / labels < float(exact[1])

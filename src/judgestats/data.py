@@ -117,6 +117,14 @@ class JudgeData:
         given = {name: getattr(self, name) for name in SIX_COUNTS}
         for name, value in check_six_counts(given, arm_minimum=arm_minimum, scalar=True).items():
             object.__setattr__(self, name, int(value))
+        names, total = ("`m0` + `m1`", self.m0 + self.m1)  # m and, random: N = n + m in int64
+        if self.design == "random":
+            names, total = "`n` + `m0` + `m1`", total + self.n
+        if total >= 2**63:
+            raise ValueError(
+                f"{names} ({total}) must be at most 2**63 - 1: the item totals are computed in "
+                "numpy's 64-bit integers."
+            )
         if self.m0 + self.m1 == 0:
             raise ValueError(
                 "`m0` + `m1` (0) must be at least 1 with design='random': the random design "

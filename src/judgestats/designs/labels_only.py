@@ -249,9 +249,17 @@ def _blaker_upper(x: int, m: int, alpha: float, cp_high: float) -> float:
     return float(brentq(excess, root, cp_high, xtol=1e-15, rtol=1e-15))
 
 
+#: Labelled items beyond which Blaker's interval is Clopper-Pearson's: the two agree to double
+#: precision at 2**50 and 2**53 labels (x / m = 0.6), and from about 2**54 the tail searches
+#: lose their precision (NaN tails).
+BLAKER_MAX_LABELS = 2**50
+
+
 def _blaker_binomial(x: int, m: int, level: float) -> tuple[float, float]:
     alpha = 1.0 - level
     cp_low, cp_high = (float(v) for v in clopper_pearson(x, m, level))
+    if m > BLAKER_MAX_LABELS:
+        return cp_low, cp_high
     low = 0.0 if x == 0 else 1.0 - _blaker_upper(m - x, m, alpha, 1.0 - cp_low)
     high = 1.0 if x == m else _blaker_upper(x, m, alpha, cp_high)
     return max(low, cp_low), min(high, cp_high)
