@@ -173,7 +173,8 @@ def _broadcasts(first: tuple[int, ...], second: tuple[int, ...]) -> bool:
     return True
 
 
-_LARGEST_FLOAT = int(np.finfo(np.float64).max)
+#: Whole numbers up to 2**53 are exact in floating point; the largest float, as an int.
+MAX_EXACT_COUNT, _LARGEST_FLOAT = 2**53, int(np.finfo(np.float64).max)
 
 
 def _check_integer_range(array: np.ndarray, name: str) -> None:

@@ -114,7 +114,12 @@ import numpy as np
 
 from judgestats._binomial import clopper_pearson
 from judgestats._guaranteed_tails import NUISANCE_GAMMA, WINDOW_MAX, LowerTest
-from judgestats._validate import check_level, check_six_counts, no_correction_message
+from judgestats._validate import (
+    MAX_EXACT_COUNT,
+    check_level,
+    check_six_counts,
+    no_correction_message,
+)
 from judgestats.results import ConfidenceInterval
 
 __all__ = [
@@ -126,9 +131,6 @@ __all__ = [
     "guaranteed_interval",
     "guaranteed_intervals",
 ]
-
-#: The largest calibration arm the guaranteed interval takes (2**53: whole floats end there).
-MAX_ARM = 2**53
 
 #: Bisection stops when the bracket of the interval end is this narrow.
 _THETA_TOL = 1e-6
@@ -227,9 +229,9 @@ def guaranteed_interval(
 ) -> ConfidenceInterval:
     """The guaranteed interval of validated integer counts (see the module docstring)."""
     for name, size in (("m0", m0), ("m1", m1)):
-        if size > MAX_ARM:  # scipy's betaincinv gives NaN sets from ~1e17: a search without end
+        if size > MAX_EXACT_COUNT:  # betaincinv: NaN sets from ~1e17, a search without end
             raise ValueError(
-                f"`{name}` ({size}) must be at most 2**53 ({MAX_ARM}) for the guaranteed "
+                f"`{name}` ({size}) must be at most 2**53 ({MAX_EXACT_COUNT}) for the guaranteed "
                 "interval: beyond it counts are not exact in floating point and the arm's "
                 "Clopper-Pearson set is not computable; use judgestats.lang_reiczigel_ci."
             )

@@ -11,16 +11,13 @@ from typing import Any
 import numpy as np
 
 from judgestats._validate import (
+    MAX_EXACT_COUNT,
     as_scalar,
     check_counts,
     check_proportions,
     check_scalar_count,
     no_correction_message,
 )
-
-#: The largest calibration budget or arm the planning functions take: counts beyond 2**53 are
-#: not exact in floating point, and the width models' grids stop being finite.
-MAX_LABELS = 2**53
 
 
 def check_planning_values(
@@ -54,12 +51,16 @@ def check_n(n: Any) -> float:
 
 
 def check_labels(value: Any, name: str, minimum: int) -> int:
-    """A calibration budget or arm: a single whole number in [``minimum``, :data:`MAX_LABELS`]."""
+    """A calibration budget or arm: a single whole number in [``minimum``, 2**53].
+
+    Beyond 2**53 counts are not exact in floating point, and the width models' grids stop being
+    finite.
+    """
     labels = check_scalar_count(value, name, minimum)
-    if labels > MAX_LABELS:
+    if labels > MAX_EXACT_COUNT:
         shown = labels if labels < 10**16 else f"{float(labels):.3g}"
         raise ValueError(
-            f"`{name}` ({shown}) must be at most 2**53 ({MAX_LABELS}) calibration labels: "
+            f"`{name}` ({shown}) must be at most 2**53 ({MAX_EXACT_COUNT}) calibration labels: "
             "beyond it label counts are not exact in floating point."
         )
     return labels
