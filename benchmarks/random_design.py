@@ -76,7 +76,7 @@ from _random_grid import (  # noqa: E402
 )
 from random_design_page import markdown, verdicts  # noqa: E402
 
-from judgestats.recommendation.random_rule import TUNED_COVERAGE  # noqa: E402
+from judgestats.recommendation.random_rule import LEVEL_STEPS, TUNED_COVERAGE  # noqa: E402
 
 TABLE = Path(__file__).resolve().parents[1] / "src/judgestats/datasets/random_coverage_table.npz"
 # pass 2 raises a level, or bans, where the recommended interval covers less than this
@@ -369,16 +369,17 @@ def rule_pass(table, reps, seed_key, workers, blocks=None):
     return out
 
 
-def tune_levels_and_bans(table, reps, seed, workers, max_rounds=40):
+def tune_levels_and_bans(table, reps, seed, workers, max_rounds=60):
     """Pass 2: raise ppi_pp's level, then ban, where the rule undercovers, to a fixed point.
 
-    Where the recommended interval covers less than BAN_BELOW on all its looks, pooled
-    (:func:`pooled_looks`), the approximate candidate the rule picked there most often is
+    Every cell starts at LEVEL_STEPS[0] (below 95%: the level is calibrated in both
+    directions). Where the recommended interval covers less than BAN_BELOW on all its looks,
+    pooled (:func:`pooled_looks`), the approximate candidate the rule picked there most often is
     raised one step up LEVEL_STEPS in that cell (ppi_pp; the table's ``steps``), and banned
     there past the last step or where it has no steps (the loss is often in the switching, not
     in that candidate's own coverage: module docstring). Each round's history lists its cells.
     """
-    from judgestats.recommendation.random_rule import APPROXIMATE, LEVEL_STEPS
+    from judgestats.recommendation.random_rule import APPROXIMATE
 
     shape = table["coverage"].shape
     table = dict(table, banned=np.zeros(shape, dtype=bool), steps=np.zeros(shape, dtype=np.int8))
@@ -496,8 +497,9 @@ def table_counts(table):
             target: {name: int(table["banned"][t, j].sum()) for j, name in enumerate(METHODS)}
             for t, target in enumerate(TARGETS)
         },
+        "ppi_pp_level_steps": list(LEVEL_STEPS),
         "ppi_pp_cells_by_level_step": {
-            target: np.bincount(table["steps"][t, ppi].ravel(), minlength=5).tolist()
+            target: np.bincount(table["steps"][t, ppi].ravel(), minlength=len(LEVEL_STEPS)).tolist()
             for t, target in enumerate(TARGETS)
         },
     }

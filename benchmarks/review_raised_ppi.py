@@ -1,4 +1,4 @@
-"""Independent review: does the random rule with raised PPI++ levels cover 95% in hard cells?
+"""Independent review: does the random rule, PPI++ at its calibrated level, cover 95% where hard?
 
 Own simulator (nothing from ``benchmarks/``): N = n + m items, each correct with probability
 theta; m of them labelled at random, so m1 ~ Bin(m, theta), m0 = m - m1, k1 ~ Bin(m1, q1) judged
@@ -9,8 +9,9 @@ judged correct. Truth: theta (``population``) or (m1 + T_u) / N (``items``).
 Each dataset goes through the public path (``_sampling_fails``, ``count_candidates``,
 ``recommend_random``); datasets where the class-balance test rejects are skipped and counted.
 Intervals are cached per distinct count tuple. Cells are chosen from the coverage table's
-``steps`` (largest PPI++ steps, their step-0 neighbours, strong judges, extreme theta) plus
-four off-grid cells; a cell whose coverage is below 0.945 is rerun with fresh replications.
+``steps`` (largest PPI++ steps, their lowest-step neighbours, strong judges at the lowest step,
+where PPI++ is computed below 95%, strong judges, extreme theta) plus four off-grid cells; a
+cell whose coverage is below 0.945 is rerun with fresh replications.
 
 Run (two processes sharing the cells, then merge)::
 
@@ -30,6 +31,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
+from judgestats.recommendation.random_rule import LEVEL_STEPS, NOMINAL_STEP
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OUT = RESULTS / "review_raised_ppi.json"
@@ -72,7 +75,8 @@ class Rule:
             entry["examples"].append({"counts": list(counts), "target": target, **detail})
 
     def __call__(self, counts, target):
-        """(low, high, method, raised) or None where the sampling test rejects."""
+        """(low, high, method, level PPI++ is computed at) or None where the sampling test
+        rejects (level 0.95 for every other pick)."""
         key = (target, *counts)
         if key in self.cache:
             return self.cache[key]
@@ -84,14 +88,14 @@ class Rule:
         cands = self.count_candidates(k, n, k0, m0, k1, m1, target=target, level=0.95)
         rec = self.recommend(data, 0.95, cands, target=target)
         low, high = float(rec.low), float(rec.high)
-        raised = rec.method == "ppi_pp" and "computed at the" in rec.reason
-        self._check(rec, cands, (k, n, k0, m0, k1, m1), target, raised)
-        out = (low, high, rec.method, raised)
+        level = self._check(rec, cands, (k, n, k0, m0, k1, m1), target)
+        out = (low, high, rec.method, level)
         self.cache[key] = out
         return out
 
-    def _check(self, rec, cands, counts, target, raised):
-        """Look for a recommendation whose interval contradicts its reason or the rule."""
+    def _check(self, rec, cands, counts, target):
+        """Look for a recommendation whose interval contradicts its reason or the rule; return
+        the level its reason states PPI++ is computed at (0.95 where it states none)."""
         low, high = rec.low, rec.high
         blaker = cands["labels_only_blaker"]
         detail = {"method": rec.method, "low": low, "high": high}
@@ -104,28 +108,32 @@ class Rule:
         ):
             self._flag("Blaker pick differs from Blaker candidate", counts, target, detail)
         if rec.method != "ppi_pp":
-            return
+            return 0.95
         ppi95 = cands["ppi_pp"]
         same95 = abs(low - ppi95[1]) < 1e-9 and abs(high - ppi95[2]) < 1e-9
-        if not raised:
-            if not same95:
-                self._flag("unraised PPI++ pick differs from 95% PPI++", counts, target, detail)
-            if "computed at" in rec.reason:
-                self._flag("reason mentions a level but not raised", counts, target, detail)
-            return
         found = re.search(r"computed at the (\d+(?:\.\d+)?)% level", rec.reason)
         if found is None:
-            self._flag("raised reason without a level", counts, target, detail)
-            return
+            if not same95:
+                self._flag("PPI++ pick without a level differs from 95% PPI++", counts, target,
+                           detail)  # fmt: skip
+            return 0.95
         level = float(found.group(1)) / 100
         _, lo_l, hi_l, _ = self.ppi(*counts, target=target, confidence_level=level)
         detail = {**detail, "stated_level": level, "ppi_at_stated": [float(lo_l), float(hi_l)]}
-        if abs(low - float(lo_l)) > 1e-9 or abs(high - float(hi_l)) > 1e-9:
-            self._flag("raised interval is not PPI++ at the stated level", counts, target, detail)
-        if same95 or high - low <= ppi95[2] - ppi95[1] + 1e-12:
+        at_stated = abs(low - float(lo_l)) < 1e-9 and abs(high - float(hi_l)) < 1e-9
+        # a lowered PPI++ truncated to a point is reported at 95% instead (never zero width)
+        if not at_stated and not (level < 0.95 and same95 and lo_l == hi_l):
+            self._flag("PPI++ pick is not PPI++ at the stated level", counts, target, detail)
+        width, width95 = high - low, ppi95[2] - ppi95[1]
+        if level > 0.95 and (same95 or width <= width95 + 1e-12):
             self._flag("raised interval not wider than 95% PPI++", counts, target, detail)
+        if level < 0.95 and width > width95 + 1e-12:
+            self._flag("lowered interval wider than 95% PPI++", counts, target, detail)
+        if level == 0.95:
+            self._flag("reason states a level of 95%", counts, target, detail)
         if rec.coverage is not None and not math.isnan(rec.coverage) and rec.coverage < 0:
             self._flag("negative coverage", counts, target, detail)
+        return level
 
 
 def run_cell(rule, cell, reps, seed):
@@ -137,11 +145,11 @@ def run_cell(rule, cell, reps, seed):
     inverse = inverse.ravel()
     low, high = np.full(len(uniq), np.nan), np.full(len(uniq), np.nan)
     method = np.empty(len(uniq), dtype=object)
-    raised = np.zeros(len(uniq), dtype=bool)
+    level = np.full(len(uniq), 0.95)
     for u, row in enumerate(uniq):
         got = rule(tuple(int(c) for c in row), target)
         if got is not None:
-            low[u], high[u], method[u], raised[u] = got
+            low[u], high[u], method[u], level[u] = got
     keep = ~np.isnan(low[inverse])
     skipped = int((~keep).sum())
     lo, hi = low[inverse][keep], high[inverse][keep]
@@ -156,7 +164,8 @@ def run_cell(rule, cell, reps, seed):
     names, tallies = np.unique(methods.astype(str), return_counts=True)
     share = {str(a): int(b) / used for a, b in zip(names, tallies, strict=True)}
     ppi = methods == "ppi_pp"
-    rz = raised[inverse][keep]
+    rz = level[inverse][keep] > 0.95
+    lz = level[inverse][keep] < 0.95
     out = {
         "reps": reps,
         "seed": seed,
@@ -169,14 +178,17 @@ def run_cell(rule, cell, reps, seed):
         "share": share,
         "share_ppi_pp": float(ppi.mean()),
         "share_raised_among_ppi": float(rz[ppi].mean()) if ppi.any() else 0.0,
+        "share_lowered_among_ppi": float(lz[ppi].mean()) if ppi.any() else 0.0,
         "share_blaker": share.get("labels_only_blaker", 0.0),
     }
     if ppi.any():
         out["coverage_ppi_picks"] = float(covered[ppi].mean())
         if rz.any():
             out["coverage_raised_picks"] = float(covered[rz].mean())
-        if (ppi & ~rz).any():
-            out["coverage_unraised_ppi_picks"] = float(covered[ppi & ~rz].mean())
+        if lz.any():
+            out["coverage_lowered_picks"] = float(covered[lz].mean())
+        if (ppi & ~rz & ~lz).any():
+            out["coverage_95_ppi_picks"] = float(covered[ppi & ~rz & ~lz].mean())
     return out
 
 
@@ -185,7 +197,7 @@ def select_cells(table, target, offgrid=4):
     t = list(table["targets"]).index(target)
     j = list(table["methods"]).index("ppi_pp")
     banned = table["banned"][t, j]
-    steps = table["steps"][t, j] if "steps" in table else np.zeros(banned.shape, dtype=int)
+    steps = table["steps"][t, j] if "steps" in table else np.full(banned.shape, NOMINAL_STEP)
     cov = table["coverage"][t, j]
     g = {a: table[a] for a in ("m", "n", "q", "theta")}
     chosen, seen = [], set()
@@ -207,6 +219,7 @@ def select_cells(table, target, offgrid=4):
     order = [tuple(int(x) for x in i) for i in order]
     top = _largest_steps(order, steps, add)
     _step0_neighbours(top, steps, banned, add)
+    _lowest_step_strong(order, steps, g, add)
     _strong_and_extreme(order, g, add)
     return chosen + _off_grid(chosen, offgrid)
 
@@ -226,7 +239,7 @@ def _largest_steps(order, steps, add):
 
 
 def _step0_neighbours(top, steps, banned, add):
-    """Up to 3 step-0 neighbours of ``top``, one grid step away in q0, q1 or theta."""
+    """Up to 3 lowest-step neighbours of ``top``, one grid step away in q0, q1 or theta."""
     count = 0
     for i in top:
         for axis in (2, 3, 4):
@@ -236,12 +249,23 @@ def _step0_neighbours(top, steps, banned, add):
                 nb = tuple(nb)
                 if not 0 <= nb[axis] < steps.shape[axis] or count == 3:
                     continue
-                if steps[nb] == 0 and not banned[nb] and add(nb, "step-0 neighbour"):
+                if steps[nb] == 0 and not banned[nb] and add(nb, "lowest-step neighbour"):
                     count += 1
                     break
             else:
                 continue
             break
+
+
+def _lowest_step_strong(order, steps, g, add):
+    """Up to 4 lowest-step cells (PPI++ below 95%) of strong judges (q0, q1 >= 0.9), one per m
+    of 50-500, lowest table coverage first."""
+    ms = set()
+    for i in reversed(order):  # order: largest step first, then lowest coverage
+        if steps[i] != 0 or len(ms) == 4 or g["m"][i[0]] < 50 or i[0] in ms:
+            continue
+        if g["q"][i[2]] >= 0.9 and g["q"][i[3]] >= 0.9 and add(i, "lowest step, strong judge"):
+            ms.add(i[0])
 
 
 def _strong_and_extreme(order, g, add):
@@ -291,7 +315,7 @@ def table_step(table, cell):
     c = int(np.flatnonzero(np.isclose(table["q"], cell["q0"]))[0])
     d = int(np.flatnonzero(np.isclose(table["q"], cell["q1"]))[0])
     e = int(np.flatnonzero(np.isclose(table["theta"], cell["theta"]))[0])
-    steps = table["steps"] if "steps" in table else np.zeros(table["banned"].shape, dtype=int)
+    steps = table["steps"] if "steps" in table else np.full(table["banned"].shape, NOMINAL_STEP)
     s = max(int(steps[t, j, a, bb, c, d, e]) for bb in b)
     ban = any(bool(table["banned"][t, j, a, bb, c, d, e]) for bb in b)
     cov = min(float(table["coverage"][t, j, a, bb, c, d, e]) for bb in b)
@@ -344,7 +368,8 @@ def main():
             f"{cell['target']} m={cell['m']} n={cell['n']} q0={cell['q0']} q1={cell['q1']} "
             f"theta={cell['theta']} step={step} cov={final['coverage']:.4f} "
             f"({final['se']:.4f}, R={final['used']}) ppi={final['share_ppi_pp']:.3f} "
-            f"raised={final['share_raised_among_ppi']:.3f} {row['seconds']}s",
+            f"raised={final['share_raised_among_ppi']:.3f} "
+            f"lowered={final['share_lowered_among_ppi']:.3f} {row['seconds']}s",
             flush=True,
         )
         summary = {"args": vars(args), "cells": results, "oddities": rule.odd}
@@ -366,16 +391,18 @@ def merge():
         "oddities": [x["oddities"] for x in loaded],
     }
     OUT.write_text(json.dumps(out, indent=1))
-    print("| target | m | n | q0 | q1 | theta | step | coverage (SE) | R | width | PPI++ | "
-          "raised | Blaker | flag |")  # fmt: skip
-    print("|" + "---|" * 14)
+    print("| target | m | n | q0 | q1 | theta | PPI++ level (B: banned) | coverage (SE) | R | "
+          "width | PPI++ | raised | lowered | Blaker | flag |")  # fmt: skip
+    print("|" + "---|" * 15)
     for c in out["cells"]:
         f = c["final"]
         print(
             f"| {c['target']} | {c['m']} | {c['n']} | {c['q0']} | {c['q1']} | {c['theta']} | "
-            f"{c['table_step']}{'B' if c['table_banned'] else ''} | {f['coverage']:.4f} "
+            f"{LEVEL_STEPS[c['table_step']]:.0%}{' B' if c['table_banned'] else ''} | "
+            f"{f['coverage']:.4f} "
             f"({f['se']:.4f}) | {f['used']} | {f['mean_width']:.4f} | "
             f"{f['share_ppi_pp']:.3f} | {f['share_raised_among_ppi']:.3f} | "
+            f"{f.get('share_lowered_among_ppi', 0.0):.3f} | "
             f"{f['share_blaker']:.3f} | {'LOW' if c['flag'] else ''} |"
         )
 

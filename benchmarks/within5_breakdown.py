@@ -41,7 +41,12 @@ SUMS = ("reps", "rule", "ppi", "own", "own_reps", "clear")
 
 def reasons(counts, intervals, choice, target, table, free):
     """Per replication, the index into :data:`REASONS`; ``free``: ``table`` without bans."""
-    from judgestats.recommendation.random_rule import EXACT, PICK_MARGIN, random_regime_coverage
+    from judgestats.recommendation.random_rule import (
+        EXACT,
+        NOMINAL_STEP,
+        PICK_MARGIN,
+        random_regime_coverage,
+    )
 
     flat = tuple(np.asarray(c).reshape(-1) for c in counts)
     regime = random_regime_coverage(flat, LEVEL, target, table=table)
@@ -58,10 +63,11 @@ def reasons(counts, intervals, choice, target, table, free):
     out[picked] = REASONS.index("ppi_pp")
     b_low, b_high = (np.asarray(x, dtype=float).reshape(-1) for x in intervals[EXACT])
     with np.errstate(invalid="ignore"):
-        out[picked & (step > 0)] = REASONS.index("raised")
+        above = step > NOMINAL_STEP  # raised above 95% (a lowered pick counts as ppi_pp)
+        out[picked & above] = REASONS.index("raised")
         # eligible, and picked at 95%, but not at the raised level: the raise sent it to Blaker
         narrow95 = usable & (high - low <= (1 - PICK_MARGIN) * (b_high - b_low))
-        out[~picked & (margin >= 0) & (step > 0) & narrow95] = REASONS.index("raised")
+        out[~picked & (margin >= 0) & above & narrow95] = REASONS.index("raised")
     return out.reshape(np.shape(choice))
 
 

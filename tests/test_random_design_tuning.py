@@ -61,8 +61,9 @@ def test_no_third_look_when_no_cell_is_near_the_threshold(monkeypatch):
 
 def test_an_undercovering_ppi_pick_is_raised_step_by_step_then_banned(monkeypatch):
     # one grid of two cells per target: cell 0 undercovers while PPI++ is picked there (half the
-    # picks), cell 1 covers; the tuning raises cell 0's PPI++ level one step a round (0.95 ->
-    # 0.99: four steps) and bans it on the fifth round, after which Blaker's covers there
+    # picks), cell 1 covers; every cell starts at the lowest level (0.93), and the tuning raises
+    # cell 0's one step a round (0.93 -> 0.99: six steps) and bans it on the seventh round,
+    # after which Blaker's covers there; cell 1 stays at 0.93
     rd = _module()
     shape = (2, len(rd.METHODS), 1, 1, 1, 1, 2)
     table = {"coverage": np.full(shape, 0.95)}
@@ -81,8 +82,8 @@ def test_an_undercovering_ppi_pick_is_raised_step_by_step_then_banned(monkeypatc
     monkeypatch.setattr(rd, "pooled_looks", lambda tab, first, mask, *rest: mask)
     out, history = rd.tune_levels_and_bans(table, 8000, 1, 1)
     ppi = rd.METHODS.index("ppi_pp")
-    assert seen == [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0], [4, 0]]
-    assert [(h["new_steps"], h["new_bans"]) for h in history] == [(2, 0)] * 4 + [(0, 2), (0, 0)]
+    assert seen == [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0], [5, 0], [6, 0], [6, 0]]
+    assert [(h["new_steps"], h["new_bans"]) for h in history] == [(2, 0)] * 6 + [(0, 2), (0, 0)]
     assert out["banned"][:, ppi, 0, 0, 0, 0].tolist() == [[True, False], [True, False]]
-    assert out["steps"][:, ppi, 0, 0, 0, 0].tolist() == [[4, 0], [4, 0]]
+    assert out["steps"][:, ppi, 0, 0, 0, 0].tolist() == [[6, 0], [6, 0]]
     assert not out["banned"][:, rd.METHODS.index("posterior_eti")].any()

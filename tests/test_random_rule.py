@@ -21,6 +21,8 @@ from judgestats.designs.random_candidates import count_candidates
 from judgestats.recommendation.random_rule import (
     CHOICES,
     EXACT,
+    LEVEL_STEPS,
+    NOMINAL_STEP,
     choose_random,
     random_coverage_table,
     recommend_random,
@@ -108,7 +110,7 @@ def test_many_count_vectors_at_once_never_wider_than_blaker(monkeypatch):
         arrays = {name: (np.array(lo), np.array(hi)) for name, (lo, hi) in intervals.items()}
         pick = choose_random(counts, arrays, 0.95, target)
         names = np.array(CHOICES)[pick.choice]
-        low, high = pick.low, pick.high  # the chosen interval, at its raised level for ppi_pp
+        low, high = pick.low, pick.high  # the chosen interval, at its regime's level for ppi_pp
         blaker = arrays[EXACT][1] - arrays[EXACT][0]
         assert np.all(blaker > 0)  # n >= 100 here
         assert np.all(high - low <= blaker + 1e-12)
@@ -173,9 +175,16 @@ def test_the_judge_using_guaranteed_interval_is_reported_but_never_picked():
     assert rec.method == EXACT and (rec.low, rec.high) == (low, high)
 
 
-def test_a_banned_cell_makes_the_judge_using_intervals_ineligible():
+def _table_at(step):
+    """The shipped table with nothing banned and every cell's ppi_pp at LEVEL_STEPS[step]."""
     table = dict(random_coverage_table())
     table["banned"] = np.zeros(table["coverage"].shape, dtype=bool)
+    table["steps"] = np.full(table["coverage"].shape, step, dtype=np.int8)
+    return table
+
+
+def test_a_banned_cell_makes_the_judge_using_intervals_ineligible():
+    table = _table_at(NOMINAL_STEP)
     found, intervals = _intervals(STRONG, "population")
     choice, coverage = choose_random(STRONG, intervals, 0.95, "population", table=table)[:2]
     assert CHOICES[int(choice[0])] == "ppi_pp" and coverage[0] >= 0.93
@@ -184,34 +193,53 @@ def test_a_banned_cell_makes_the_judge_using_intervals_ineligible():
     assert CHOICES[int(choice[0])] == EXACT and np.isnan(coverage[0])
 
 
-@pytest.mark.parametrize("step", [1, 2, 4])
-def test_a_raised_step_computes_ppi_pp_at_the_higher_level(step):
-    # STRONG with no bans picks ppi_pp; with every cell raised `step` steps the interval is
-    # the PPI++ candidate computed at LEVEL_STEPS[step] (tested in tests/test_ppi.py)
+def test_the_level_steps_run_from_93_to_99_percent_and_95_is_nominal():
+    assert LEVEL_STEPS == (0.93, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99)
+    assert LEVEL_STEPS[NOMINAL_STEP] == 0.95
+
+
+@pytest.mark.parametrize(("step", "level"), [(0, 0.93), (1, 0.94), (3, 0.96), (4, 0.97), (6, 0.99)])
+def test_a_step_computes_ppi_pp_at_its_level(step, level):
+    # STRONG with no bans picks ppi_pp; with every cell at `step` the interval is the PPI++
+    # candidate computed at that level (tested in tests/test_ppi.py), lower or higher than 95%
     from judgestats.designs.prediction_powered import ppi_pp_counts
 
-    table = dict(random_coverage_table())
-    table["banned"] = np.zeros(table["coverage"].shape, dtype=bool)
     found, intervals = _intervals(STRONG, "population")
-    at95 = choose_random(STRONG, intervals, 0.95, "population", table=table)
-    table["steps"] = np.full(table["coverage"].shape, step, dtype=np.int8)
-    raised = choose_random(STRONG, intervals, 0.95, "population", table=table)
-    level = (0.95, 0.96, 0.97, 0.98, 0.99)[step]
-    assert CHOICES[int(raised.choice[0])] == "ppi_pp" and raised.computed_at[0] == level
+    at95 = choose_random(STRONG, intervals, 0.95, "population", table=_table_at(NOMINAL_STEP))
+    moved = choose_random(STRONG, intervals, 0.95, "population", table=_table_at(step))
+    assert CHOICES[int(moved.choice[0])] == "ppi_pp" and moved.computed_at[0] == level
     assert at95.computed_at[0] == 0.95 and (at95.low[0], at95.high[0]) == intervals["ppi_pp"]
     _, low, high, _ = ppi_pp_counts(*STRONG, confidence_level=level)
-    assert (raised.low[0], raised.high[0]) == (float(low), float(high))
-    assert raised.low[0] < at95.low[0] and raised.high[0] > at95.high[0]
-    assert np.isnan(raised.coverage[0]) and at95.coverage[0] >= 0.93  # the table vouches the rule
+    assert (moved.low[0], moved.high[0]) == (float(low), float(high))
+    wider = level > 0.95
+    assert (moved.low[0] < at95.low[0]) == wider and (moved.high[0] > at95.high[0]) == wider
+    assert np.isnan(moved.coverage[0]) and at95.coverage[0] >= 0.93  # the table vouches the rule
+
+
+def test_a_table_without_steps_computes_ppi_pp_at_95_percent():
+    table = _table_at(0)
+    del table["steps"]
+    _, intervals = _intervals(STRONG, "population")
+    pick = choose_random(STRONG, intervals, 0.95, "population", table=table)
+    assert pick.computed_at[0] == 0.95 and (pick.low[0], pick.high[0]) == intervals["ppi_pp"]
+
+
+def test_a_lowered_pick_says_why_and_reports_the_narrower_interval(monkeypatch):
+    from judgestats.recommendation import random_rule
+
+    monkeypatch.setattr(random_rule, "random_coverage_table", lambda: _table_at(1))
+    found, _ = _intervals(STRONG, "population")
+    rec = recommend_random(jc.JudgeData(*STRONG, design="random"), 0.95, found)
+    assert rec.method == "ppi_pp" and "computed at the 94% level" in rec.reason
+    assert "conservative" in rec.reason and "94.6%" in rec.reason
+    assert rec.high - rec.low < found["ppi_pp"][2] - found["ppi_pp"][1]
+    assert rec.coverage is None and rec.low <= rec.estimate <= rec.high
 
 
 def test_a_raised_pick_says_so_and_reports_the_raised_interval(monkeypatch):
     from judgestats.recommendation import random_rule
 
-    table = dict(random_coverage_table())
-    table["banned"] = np.zeros(table["coverage"].shape, dtype=bool)
-    table["steps"] = np.full(table["coverage"].shape, 2, dtype=np.int8)
-    monkeypatch.setattr(random_rule, "random_coverage_table", lambda: table)
+    monkeypatch.setattr(random_rule, "random_coverage_table", lambda: _table_at(4))
     found, _ = _intervals(STRONG, "population")
     rec = recommend_random(jc.JudgeData(*STRONG, design="random"), 0.95, found)
     assert rec.method == "ppi_pp" and "computed at the 97% level" in rec.reason
@@ -223,13 +251,12 @@ def test_a_raised_pick_says_so_and_reports_the_raised_interval(monkeypatch):
     found90 = count_candidates(*STRONG, target="population", level=0.90)
     at90 = recommend_random(jc.JudgeData(*STRONG, design="random"), 0.90, found90)
     assert (at90.method, at90.low, at90.high) == ("ppi_pp", rec.low, rec.high)
-    assert "at a raised level" in at90.reason and "94.6%" in at90.reason
+    assert "at a level set by simulation" in at90.reason and "94.6%" in at90.reason
 
 
-def test_a_ppi_interval_the_caller_left_out_is_not_revived_by_a_raised_step():
-    table = dict(random_coverage_table())
-    table["banned"] = np.zeros(table["coverage"].shape, dtype=bool)
-    table["steps"] = np.full(table["coverage"].shape, 2, dtype=np.int8)
+@pytest.mark.parametrize("step", [0, 4])
+def test_a_ppi_interval_the_caller_left_out_is_not_revived_by_another_step(step):
+    table = _table_at(step)
     _, intervals = _intervals(STRONG, "population")
     for left_out in ((np.nan, np.nan), (0.6, 0.6), (0.7, 0.6)):
         pick = choose_random(STRONG, dict(intervals, ppi_pp=left_out), 0.95, "population",
@@ -258,9 +285,8 @@ def test_counts_of_mixed_shapes_broadcast_like_one_dataset_at_a_time(which):
 
 
 def test_a_cell_raised_past_the_last_step_is_banned_not_raised_further():
-    # the table keeps steps <= 4 and bans instead: a ban wins over any step
-    table = dict(random_coverage_table())
-    table["steps"] = np.full(table["coverage"].shape, 4, dtype=np.int8)
+    # the table keeps steps <= 6 (99%) and bans instead: a ban wins over any step
+    table = _table_at(len(LEVEL_STEPS) - 1)
     table["banned"] = np.ones(table["coverage"].shape, dtype=bool)
     _, intervals = _intervals(STRONG, "population")
     pick = choose_random(STRONG, intervals, 0.95, "population", table=table)

@@ -15,15 +15,20 @@ def _module():
 
 
 def _offered_width(counts, target, table, own):
-    """ppi_pp's width at the level its regime's step raises it to (own: its width at 95%)."""
+    """ppi_pp's width as the rule compares it with Blaker's: at its regime's level, never below
+    95% (own: its width at 95%)."""
     from judgestats.designs.prediction_powered import ppi_pp_counts
-    from judgestats.recommendation.random_rule import LEVEL_STEPS, random_regime_coverage
+    from judgestats.recommendation.random_rule import (
+        LEVEL_STEPS,
+        NOMINAL_STEP,
+        random_regime_coverage,
+    )
 
     flat = tuple(np.asarray(c).reshape(-1) for c in counts)
     step = random_regime_coverage(flat, 0.95, target, table=table).step[:, 0]
-    step = np.nan_to_num(step).astype(int)
+    step = np.maximum(np.where(np.isnan(step), NOMINAL_STEP, step), NOMINAL_STEP).astype(int)
     offered = own.reshape(-1).copy()
-    for s in set(step.tolist()) - {0}:
+    for s in set(step.tolist()) - {NOMINAL_STEP}:
         rows = step == s
         chosen = (c[rows] for c in flat)
         _, low, high, _ = ppi_pp_counts(*chosen, target=target, confidence_level=LEVEL_STEPS[s])

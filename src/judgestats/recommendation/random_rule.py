@@ -14,17 +14,13 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    Clopper-Pearson interval at :data:`REGIME_LEVEL` (99%); only where that interval holds no
    grid value, the grid values bracketing it (the lowest grid value, chance, stands for every
    judge below it; an empty arm allows every value). theta: likewise for the labelled share
-   m1 / m. So the regime is the values the data make plausible, and a far-away extreme cell
-   does not veto a candidate. Why 99% and not 95%: a sample whose regime misses its own cell
-   is judged by other cells, and such samples are the misleading ones (an arm that looks
-   better than it is, so PPI++'s variance estimate is too small): at 95%, on a lopsided judge
-   with 100 labels, PPI++ was picked for 1.5% of the samples and covered 0.22 of them
-   (``benchmarks/random_rule_selection.py``). (A 95% level for theta alone was measured too:
-   more bans, wider intervals.)
+   m1 / m: the values the data make plausible. Why 99%: a sample whose regime misses its own
+   cell is judged by other cells, and such samples mislead (an arm that looks better than it
+   is): at 95%, on a lopsided judge with 100 labels, PPI++ was picked for 1.5% of the samples
+   and covered 0.22 of them (``benchmarks/random_rule_selection.py``).
    Outside the table: m < 10, n < 100, a level other than 95%; there the reason says so (not
    that the judge adds nothing), and below 95% the 95% pick is reported where it uses the judge
-   and is narrower than the exact interval at the level asked (it covers at least 95%, so at
-   least any lower level: conservative, and a lower level never gives a wider interval).
+   and is narrower than the exact interval at the level asked (conservative).
 2. **Eligible**: a candidate whose table coverage in *every* cell of the regime is at least
 
    .. math:: c_{min} = \text{level} - 0.005 - 2\,\mathrm{SE}_{cell}, \qquad
@@ -39,14 +35,17 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    The table's per-candidate coverage cannot see selection: PPI++ is picked exactly when it
    happens to be narrow, and on a lopsided judge with few labels in one arm a narrow PPI++ is
    a too-small variance estimate. So ``benchmarks/random_design.py`` also simulates *the
-   rule's own pick* in every cell, and where the rule covers less than :data:`TUNED_COVERAGE`
-   it raises PPI++'s level in that cell one step up :data:`LEVEL_STEPS` (95%, 96%,
-   ..., 99%: the table's ``steps``), and past the last step bans it there (the
-   table's ``banned``), repeating on fixed seeds until no cell changes. A dataset's PPI++ is
-   computed at the highest level of the cells of its regime, and PPI++ is ineligible where its
-   regime holds a banned cell. (Before the steps every such cell was banned, and a regime
-   touching one fell back to the labels alone: up to twice PPI++'s width for strong judges at
-   30-60 labels.) The approximate candidate in the table is PPI++ with its small-sample
+   rule's own pick* in every cell. Every cell starts with PPI++ computed at the lowest of
+   :data:`LEVEL_STEPS` (93%, 94%, 95%, ..., 99%: the table's ``steps``), and where the rule
+   covers less than :data:`TUNED_COVERAGE` the level in that cell goes one step up, and past
+   the last step PPI++ is banned there (the table's ``banned``), repeating on fixed seeds until
+   no cell changes. A dataset's PPI++ is computed at the highest level of the cells of its
+   regime, and PPI++ is ineligible where its regime holds a banned cell. So the level is
+   calibrated by simulation: raised where the selection or a lopsided judge costs coverage,
+   below 95% where PPI++'s small-sample correction is conservative in every cell of the
+   regime (strong judges, many labels); the rule's simulated coverage vouches for the pick.
+   A lowered PPI++ is compared with the exact interval at 95% (step 3) and reported lowered.
+   The approximate candidate in the table is PPI++ with its small-sample
    correction (``ppi_pp``). PPI++ without it (ppi-python's interval) is in the table too but
    not a candidate: choosing per dataset the narrower of two approximate intervals is a second
    selection, and with both offered the rule undercovered in many more cells
@@ -55,17 +54,15 @@ specificity q0 and sensitivity q1 (from chance, 0.5, to 0.99), and the accuracy 
    cell), so they are reported as candidates but never recommended.
 3. **The pick**: the narrowest eligible interval on these data if it is at least
    :data:`PICK_MARGIN` (5%) narrower than the narrowest exact interval, else that exact
-   interval. The exact candidates (:data:`EXACT_CANDIDATES`, today labels-only Blaker) need no
+   interval. The exact candidates (:data:`EXACT_CANDIDATES`, labels-only Blaker) need no
    table: coverage at least the level for every accuracy, by construction. The guaranteed
    interval that also uses the judge (``guaranteed_judge``) is reported beside them but not
    picked: taking per dataset the narrower of two valid intervals keeps only a 1 - 2 alpha
    guarantee (a union bound), and that choice has not been simulated. So the recommendation is
    never wider than the labels-only exact interval. The margin is what makes "narrower" mean
    "the judge helps": with a judge at chance (lambda = 0) PPI++ is an approximate interval for
-   the labelled share alone (Agresti-Coull's centre, a t quantile), whose width is within a few
-   percent of Blaker's exact one on the same labels from 60 labels up (half of them correct:
-   1.02x at 60, 0.98x at 120, 1.00x at 300); a gain there would be owed to the approximation and
-   not to the judge.
+   the labelled share alone, within a few percent of Blaker's width from 60 labels up (half
+   correct: 1.02x at 60, 0.98x at 120, 1.00x at 300), a gain owed to the approximation.
 4. **Never zero width** unless the truth is known (``target="items"`` with no unlabelled
    item, :func:`truth_known`): a zero-width candidate is passed over. Where Blaker's
    finite-population interval is itself one point (items target, one or two unlabelled items
@@ -78,10 +75,8 @@ A random sample is an assumption. Where the class-balance test
 usual 5%), the labelled items are not representative, the labels-only interval is not valid,
 and the stratified rule (:mod:`judgestats.recommendation.stratified_rule`) applies, its reason
 saying so. The test is exact (Fisher's, on the judged-correct shares of the labelled and the
-unlabelled items), so a genuine random sample leaves this rule at most once in a thousand; the
-normal approximation used before left it up to 15 times as often where the accuracy is extreme
-(0.0145 at m = 100, n = 10^6, q0 = q1 = 0.97, theta = 0.02; now 0.0003), and it let more
-non-random labelled sets through (``python benchmarks/class_balance_size.py``).
+unlabelled items), so a genuine random sample leaves this rule at most once in a thousand
+(``python benchmarks/class_balance_size.py`` compares it with the normal approximation).
 """
 
 from __future__ import annotations
@@ -96,6 +91,11 @@ import numpy as np
 
 from judgestats._html import fmt_percent
 from judgestats.data import JudgeData
+from judgestats.recommendation._ppi_levels import (
+    LEVEL_STEPS,
+    NOMINAL_STEP,
+    ppi_offers,
+)
 from judgestats.recommendation.result import METHOD_LABELS, Recommendation
 
 Triple = tuple[float, float, float]
@@ -109,6 +109,7 @@ __all__ = [
     "EXACT_CANDIDATES",
     "LEVEL_STEPS",
     "MIN_REPS",
+    "NOMINAL_STEP",
     "PICK_MARGIN",
     "REGIME_LEVEL",
     "RandomPick",
@@ -147,9 +148,6 @@ MIN_REPS = 1000
 REGIME_LEVEL = 0.99
 #: How much narrower than the narrowest exact interval a judge-using interval must be.
 PICK_MARGIN = 0.05
-#: The levels ``ppi_pp`` may be computed at for a 95% recommendation, by the table's ``steps``
-#: (module docstring, step 2): a step k raises it to ``LEVEL_STEPS[k]``.
-LEVEL_STEPS = (0.95, 0.96, 0.97, 0.98, 0.99)
 #: The tuning raises a level (or bans) where the rule covers less than this: its floor per cell.
 TUNED_COVERAGE = 0.946
 _TABLE = "random_coverage_table.npz"
@@ -249,13 +247,13 @@ def _table_columns(table: dict[str, np.ndarray], target: str) -> tuple[np.ndarra
     """coverage, reps, banned and level steps of :data:`APPROXIMATE` for ``target``.
 
     Missing methods: NaN coverage; a table without ``banned`` or ``steps`` bans nothing and
-    raises no level.
+    computes ``ppi_pp`` at 95% (:data:`NOMINAL_STEP`).
     """
     t = list(table["targets"]).index(target)
     methods = list(table["methods"])
     shape = (len(APPROXIMATE), *table["coverage"].shape[2:])
     coverage, reps = np.full(shape, np.nan), np.zeros(shape, dtype=np.int64)
-    banned, steps = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=np.int64)
+    banned, steps = np.zeros(shape, dtype=bool), np.full(shape, NOMINAL_STEP, dtype=np.int64)
     for j, name in enumerate(APPROXIMATE):
         if name in methods:
             i = methods.index(name)
@@ -316,31 +314,6 @@ def random_regime_coverage(
     return RegimeCoverage(*out)
 
 
-def _raised_ppi(
-    counts: tuple[Any, ...], step: np.ndarray, target: str, interval: tuple[Any, Any]
-) -> tuple[np.ndarray, np.ndarray]:
-    """``ppi_pp``'s (low, high) per dataset, computed at ``LEVEL_STEPS[step]`` where step > 0.
-
-    ``counts``: 1-D arrays of the datasets' length. ``interval``: the candidate at the level
-    itself (step 0 or NaN), broadcast to the datasets; where it is not finite with a positive
-    width the caller has ruled the candidate out, and it is not recomputed.
-    """
-    from judgestats.designs.prediction_powered import ppi_pp_counts
-
-    size = step.size
-    low, high = (np.array(np.broadcast_to(np.asarray(a, dtype=float), (size,))) for a in interval)
-    with np.errstate(invalid="ignore"):  # a candidate the caller left out stays left out
-        usable = np.isfinite(low) & np.isfinite(high) & (high > low)
-    for s in range(1, len(LEVEL_STEPS)):
-        rows = np.flatnonzero((step == s) & usable)
-        if rows.size:
-            chosen = (a[rows] for a in counts)
-            _, low[rows], high[rows], _ = ppi_pp_counts(
-                *chosen, target=target, confidence_level=LEVEL_STEPS[s]
-            )
-    return low, high
-
-
 def _widths(
     intervals: dict[str, tuple[Any, Any]], names: tuple[str, ...], size: int, allowed: np.ndarray
 ) -> np.ndarray:
@@ -366,13 +339,14 @@ class RandomPick(NamedTuple):
     #: An index into :data:`CHOICES`.
     choice: np.ndarray
     #: The chosen candidate's worst table coverage over the regime; NaN for an exact pick and
-    #: for ``ppi_pp`` at a raised level (the table measured the rule's pick there, not it).
+    #: for ``ppi_pp`` at a level other than ``level`` (the table measured the rule's pick
+    #: there, not it).
     coverage: np.ndarray
-    #: The chosen interval: the candidate's as given, or ``ppi_pp`` at its raised level.
+    #: The chosen interval: the candidate's as given, or ``ppi_pp`` at its regime's level.
     low: np.ndarray
     high: np.ndarray
-    #: The confidence level the chosen interval is computed at (``level``, or a
-    #: :data:`LEVEL_STEPS` value above it for a raised ``ppi_pp``).
+    #: The confidence level the chosen interval is computed at (``level``, or the
+    #: :data:`LEVEL_STEPS` value its regime's step sets for ``ppi_pp``).
     computed_at: np.ndarray
 
 
@@ -392,7 +366,7 @@ def choose_random(
     where that has zero width too, :data:`WIDEST_EXACT`, which is zero-width only where no total
     but the observed one passes its test). An approximate candidate replaces it where it is
     eligible in the table, has a positive width and is at least :data:`PICK_MARGIN` narrower;
-    ``ppi_pp`` is compared, and returned, at the level its regime's step raises it to.
+    ``ppi_pp`` is compared, and returned, at the level its regime's step sets.
     """
     from judgestats.designs.labels_only import check_target
 
@@ -411,13 +385,12 @@ def choose_random(
         exact_best = np.where(zero, len(EXACT_CANDIDATES), exact_best)
         exact_width = np.where(zero, cp, exact_width)
     regime = random_regime_coverage(counts, level, target, table=table)
-    step = np.nan_to_num(regime.step[:, APPROXIMATE.index("ppi_pp")]).astype(np.int64)
-    offered = dict(intervals)
-    if "ppi_pp" in intervals and step.any():
-        offered["ppi_pp"] = _raised_ppi(counts, step, target, intervals["ppi_pp"])
+    step, compared, offered = ppi_offers(
+        counts, regime.step[:, APPROXIMATE.index("ppi_pp")], target, intervals
+    )
     with np.errstate(invalid="ignore"):
         eligible = regime.margin >= 0.0
-    widths = _widths(offered, APPROXIMATE, size, eligible)
+    widths = _widths(compared, APPROXIMATE, size, eligible)
     widths = np.where(widths > 0, widths, np.inf)  # never a zero-width approximate interval
     best = np.argmin(widths, axis=1)
     picked = widths[rows, best] <= (1.0 - PICK_MARGIN) * exact_width
@@ -430,7 +403,7 @@ def choose_random(
             high = np.where(choice == j, given_high, high)
     ppi = choice == CHOICES.index("ppi_pp")
     computed_at = np.where(ppi, np.asarray(LEVEL_STEPS)[step], level)
-    # a raised pick's coverage is the rule's (module docstring, step 2), not the table's
+    # a pick at another level: its coverage is the rule's (module docstring, step 2)
     worst = np.where(picked & (computed_at == level), regime.raw[rows, best], np.nan)
     return RandomPick(choice, worst, low, high, computed_at)
 
@@ -542,9 +515,16 @@ def recommend_random(
 def _approximate_reason(
     name: str, values: str, data: JudgeData, worst: float, computed_at: float, level: float
 ) -> str:
-    """The reason for a pick of an approximate candidate, at ``level`` or raised above it."""
+    """The reason for a pick of an approximate candidate, at ``level`` or at its regime's level."""
     label = METHOD_LABELS[name]
-    if computed_at > level:
+    if computed_at < level:
+        how = (
+            f"in simulations of every cell of this regime the small-sample correction of the "
+            f"{label} interval was conservative, so it is computed at the "
+            f"{fmt_percent(computed_at)} level here, with which the recommended interval's "
+            f"simulated coverage was at least {TUNED_COVERAGE:.1%} in every cell"
+        )
+    elif computed_at > level:
         how = (
             f"in simulations of this regime the {fmt_percent(level)} {label} interval fell "
             f"short of {fmt_percent(level)} coverage in some cells where this rule picked it, so "
@@ -577,13 +557,13 @@ def _from_95(
     if at95.method not in APPROXIMATE or at95.high - at95.low >= exact_width:
         return None
     label = METHOD_LABELS[at95.method]
-    # coverage None: PPI++ at a raised level, where the table vouches for the rule's pick
+    # coverage None: PPI++ at a level set by the tuning, where the table vouches for the pick
     covered = (
         f"the {label} 95% interval covered at least {at95.coverage:.1%} in every cell of this "
         "regime"
         if at95.coverage is not None
-        else f"the rule's 95% pick, the {label} interval at a raised level, had a simulated "
-        f"coverage of at least {TUNED_COVERAGE:.1%} in every cell of this regime"
+        else f"the rule's 95% pick, the {label} interval at a level set by simulation, had a "
+        f"simulated coverage of at least {TUNED_COVERAGE:.1%} in every cell of this regime"
     )
     reason = (
         f"{values}: the coverage table is simulated at the 95% level only; in it {covered}, so "

@@ -49,8 +49,8 @@ class Recommendation(EndpointsResult):
     coverage : float or None
         Smallest simulated (exact for Lang-Reiczigel) coverage of ``method`` over the regime's
         cells of the coverage table; None for the guaranteed interval (covers by construction)
-        and for PPI++ computed at a raised level by the random-design rule (its reason states
-        the rule's simulated coverage).
+        and for PPI++ computed at a level other than ``level`` by the random-design rule (its
+        reason states the rule's simulated coverage).
     widened : bool
         True when the guaranteed interval was widened to contain the Lang-Reiczigel interval
         (see the module docstring); the interval still covers by construction.
