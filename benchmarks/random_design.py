@@ -22,7 +22,8 @@ Passes, each on its own seeds:
    recommended interval covers less than BAN_BELOW on the mean of all its replications (so
    that a cell low by chance on one look is not judged on it, nor one high by chance on the
    first missed), the approximate candidate it picked most there is raised one level step in
-   that cell (ppi_pp: 95% to 99%, the table's ``steps``) and past the last step banned there
+   that cell (ppi_pp: every cell starts at 93%, then 94% ... 99%, the table's ``steps``) and
+   past the last step banned there
    (ineligible in every regime holding it), until no cell changes. The third look is there
    because the first look is the same every round while a cell's table neighbourhood is
    unchanged: a cell of true coverage 0.95 that was low by chance on it got a fresh second
