@@ -121,8 +121,7 @@ class Rule:
         _, lo_l, hi_l, _ = self.ppi(*counts, target=target, confidence_level=level)
         detail = {**detail, "stated_level": level, "ppi_at_stated": [float(lo_l), float(hi_l)]}
         at_stated = abs(low - float(lo_l)) < 1e-9 and abs(high - float(hi_l)) < 1e-9
-        # a lowered PPI++ truncated to a point is reported at 95% instead (never zero width)
-        if not at_stated and not (level < 0.95 and same95 and lo_l == hi_l):
+        if not at_stated:
             self._flag("PPI++ pick is not PPI++ at the stated level", counts, target, detail)
         width, width95 = high - low, ppi95[2] - ppi95[1]
         if level > 0.95 and (same95 or width <= width95 + 1e-12):

@@ -313,3 +313,27 @@ def test_class_balance_reason_with_no_verdict_correct_prints_a_share_in_0_1():
         rec = jc.crosscheck(data, random_seed=0).recommended
     assert rec is not None and "random-sampling assumption fails" in rec.reason
     assert "the test set's (0.000;" in rec.reason and "-0.125" not in rec.reason
+
+
+def test_a_lowered_interval_truncated_to_a_point_is_reported_at_95_percent():
+    # row 0: every unlabelled item judged correct, 2 labelled incorrect (judged so) and 16 of 50
+    # correct ones judged correct: PPI++'s centre lies above 1, so at 93% both ends clip to 1
+    # (zero width) while at 95% the interval keeps a width: it is reported at 95%, step and
+    # all. Row 1 (STRONG) keeps its 93% interval, narrower than at 95%.
+    from judgestats.designs.prediction_powered import ppi_pp_counts
+    from judgestats.recommendation._ppi_levels import ppi_offers
+
+    rows = [(100000, 100000, 2, 2, 16, 50), STRONG]
+    at = {level: [ppi_pp_counts(*c, confidence_level=level)[1:3] for c in rows]
+          for level in (0.93, 0.95)}  # fmt: skip
+    assert at[0.93][0][0] == at[0.93][0][1] == 1.0 and at[0.95][0][1] > at[0.95][0][0]
+    counts = tuple(np.array(column) for column in zip(*rows, strict=True))
+    given = {"ppi_pp": tuple(np.array([float(r[i]) for r in at[0.95]]) for i in (0, 1))}
+    step, compared, reported = ppi_offers(counts, np.array([0.0, 0.0]), "population", given)
+    assert step.tolist() == [NOMINAL_STEP, 0]
+    assert [tuple(map(float, pair)) for pair in zip(*compared["ppi_pp"], strict=True)] == [
+        tuple(map(float, pair)) for pair in at[0.95]
+    ]
+    reported_pairs = [tuple(map(float, pair)) for pair in zip(*reported["ppi_pp"], strict=True)]
+    assert reported_pairs == [tuple(map(float, at[0.95][0])), tuple(map(float, at[0.93][1]))]
+    assert reported_pairs[1][1] - reported_pairs[1][0] < float(at[0.95][1][1] - at[0.95][1][0])

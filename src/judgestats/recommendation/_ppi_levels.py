@@ -56,7 +56,7 @@ def ppi_offers(
     target: str,
     intervals: dict[str, tuple[Any, Any]],
 ) -> tuple[np.ndarray, dict[str, tuple[Any, Any]], dict[str, tuple[Any, Any]]]:
-    """ppi_pp's step per dataset; the candidates as compared, and as reported.
+    """ppi_pp's step per dataset (as reported); the candidates as compared, and as reported.
 
     ``step``: the regime's largest step per dataset (NaN outside the table: the nominal one).
     Compared with the exact interval, ``ppi_pp`` is taken at its regime's level but never below
@@ -74,7 +74,8 @@ def ppi_offers(
         lowered = np.minimum(step, NOMINAL_STEP)
         low, high = ppi_at_steps(counts, lowered, target, compared["ppi_pp"])
         # truncated to a point (a centre beyond 0 or 1): the 95% interval, never zero width
-        point = ~(high > low)
+        point = (step < NOMINAL_STEP) & ~(high > low)
+        step = np.where(point, NOMINAL_STEP, step)
         low, high = (
             np.where(point, compared["ppi_pp"][0], low),
             np.where(point, compared["ppi_pp"][1], high),
