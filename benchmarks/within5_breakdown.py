@@ -16,8 +16,13 @@ ppi-python width), is the sum of each reason's part; the dominant reason has the
 cell and its q0, q1, theta neighbours.
 
     python benchmarks/within5_breakdown.py [--reps 2000] [--seed 5] [--workers 2]
+        [--variant shipped|no_raises]
 
-Writes benchmarks/results/within5_breakdown.json and .md."""
+Writes benchmarks/results/within5_breakdown.json and .md. ``--variant no_raises`` asks what the
+raises cost: the shipped table with every cell's PPI++ level at the lowest step (93%) and no
+bans, so the rule picks as the table's coverage and margin allow but never raises a level (files
+``within5_breakdown_no_raises.*``). Beside the width counts, every cell's rule coverage on the
+same replications: the cells below 0.945 and below 0.945 - 2 SE show what the raises buy."""
 
 from __future__ import annotations
 
@@ -35,6 +40,7 @@ from _env import RESULTS, write_results  # noqa: E402
 from _random_grid import LEVEL, M_GRID, N_GRID, Q_GRID, TARGETS, THETA_GRID  # noqa: E402
 from random_design import _blocks, _map, _recommended, measure, simulate  # noqa: E402
 
+VARIANTS = ("shipped", "no_raises")
 REASONS = ("ppi_pp", "raised", "banned", "below_threshold", "margin", "other")
 SUMS = ("reps", "rule", "ppi", "own", "own_reps", "clear")
 
@@ -110,7 +116,7 @@ def _block(task):
 def grid_pass(reps, seed, workers, table, free):
     """Every grid cell: dict target -> (coverage, rule width, ppi width, sums), cells flattened."""
     shape = (M_GRID.size, N_GRID.size, Q_GRID.size, Q_GRID.size, THETA_GRID.size)
-    keys = ("coverage", "rule_width", "ppi_width", *SUMS)
+    keys = ("coverage", "rule_coverage", "rule_width", "ppi_width", *SUMS)
     out = {t: {k: np.full((len(REASONS), *shape) if k in SUMS else shape, np.nan) for k in keys}
            for t in TARGETS}  # fmt: skip
     tasks = [(block, reps, seed, table, free) for block in _blocks()]
@@ -118,7 +124,7 @@ def grid_pass(reps, seed, workers, table, free):
         for target, (got, sums) in zip(TARGETS, per_target, strict=True):
             o = out[target]
             o["coverage"][a, b], o["ppi_width"][a, b] = got["ppi_python"][:2]
-            o["rule_width"][a, b] = got["rule"][1]
+            o["rule_coverage"][a, b], o["rule_width"][a, b] = got["rule"][:2]
             for k in SUMS:
                 o[k][:, a, b] = sums[k]
     grid = np.meshgrid(M_GRID, N_GRID, Q_GRID, Q_GRID, THETA_GRID, indexing="ij")
@@ -132,9 +138,11 @@ def _ratio(num, den):
     return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
-def summarise(cells, neighbourhood=None):
-    """Failing cells, their dominant reasons, shares and median width ratios (one target)."""
+def summarise(cells, reps_per_cell, neighbourhood=None):
+    """Failing cells, their dominant reasons, shares and median width ratios (one target), and
+    the cells where the rule covers less than 0.945 (by 2 Monte Carlo SE at ``reps_per_cell``)."""
     judged = cells["coverage"] >= (cover := real_data.COVERAGE_TARGET)
+    floor = cover - 2.0 * np.sqrt(LEVEL * (1.0 - LEVEL) / reps_per_cell)
     fail = judged & (cells["rule_width"] > real_data.PPI_SLACK * cells["ppi_width"])
     reps = cells["reps"].sum(axis=0)
     excess = _ratio(cells["rule"] - cells["ppi"], reps[None])  # (reason, cell), mean parts
@@ -143,6 +151,9 @@ def summarise(cells, neighbourhood=None):
     own = _ratio(_ratio(cells["own"], cells["own_reps"]), _ratio(cells["ppi"], cells["reps"]))
     out = {"cells": int(judged.size), "ppi_python_covers": int(judged.sum()),
            "within_5pct": int((judged & ~fail).sum()), "failing": int(fail.sum()),
+           "rule_below_0.945": int((cells["rule_coverage"] < cover).sum()),
+           "rule_below_by_2se": int((cells["rule_coverage"] < floor).sum()),
+           "rule_min_coverage": _median(cells["rule_coverage"], np.min),
            "by_dominant_reason": {}, "per_reason": {}, "failing_cells": []}  # fmt: skip
     ratio, near = cells["rule_width"] / cells["ppi_width"], []
     for r, name in enumerate(REASONS):
@@ -235,6 +246,7 @@ def real_pass(splits, workers, table, free):
         out[target] = {"coverage": np.array([g["ppi_python"][0] for g in got]),
                        "ppi_width": np.array([g["ppi_python"][1] for g in got]),
                        "rule_width": np.array([g["rule"][1] for g in got]),
+                       "rule_coverage": np.array([g["rule"][0] for g in got]),
                        "labels": [label for label, _ in results]}  # fmt: skip
         out[target] |= {k: np.stack([s[k] for s in sums], axis=1) for k in SUMS}
         checks[target] = {k: sum(c[k] for c in check) for k in check[0]}
@@ -253,8 +265,21 @@ COLUMNS = (
 
 def _table_lines(title, summary):
     """Markdown rows: per target the counts, then per reason the COLUMNS."""
-    keys = ("cells", "ppi_python_covers", "within_5pct", "failing")
-    lines = [f"## {title}", "", "| target | " + " | ".join(keys) + " |", "|---" * 5 + "|"]
+    keys = (
+        "cells",
+        "ppi_python_covers",
+        "within_5pct",
+        "failing",
+        "rule_below_0.945",
+        "rule_below_by_2se",
+        "rule_min_coverage",
+    )
+    lines = [
+        f"## {title}",
+        "",
+        "| target | " + " | ".join(keys) + " |",
+        "|---" * (1 + len(keys)) + "|",
+    ]
     lines += [f"| {t} | " + " | ".join(str(s[k]) for k in keys) + " |" for t, s in summary.items()]
     lines += ["", "| target | reason | " + " | ".join(c[0] for c in COLUMNS) + " |",
               "|---" * (2 + len(COLUMNS)) + "|"]  # fmt: skip
@@ -268,7 +293,9 @@ def _table_lines(title, summary):
 
 def markdown(result):
     """The results page."""
-    lines = ["# Within 5% of ppi-python: why not, cell by cell (issue 24)", "",
+    variant = result.get("variant", "shipped")
+    lines = ["# Within 5% of ppi-python: why not, cell by cell (issue 24)" +
+             ("" if variant == "shipped" else f", variant `{variant}`"), "",
              f"`{result['command']}`: {result['seconds']:.0f} s wall, {result['workers']} "
              f"processes; {result['reps']} replications a grid cell (seed {result['seed']}), "
              f"real data {result['splits']} splits a cell.", "",
@@ -279,7 +306,9 @@ def markdown(result):
              "`grid.<target>.failing_cells`.", ""]  # fmt: skip
     lines += _table_lines("Simulation grid (benchmarks/random_design.py's)", result["grid"])
     lines += _table_lines("Real data (benchmarks/real_data.py's cells)", result["real"])
-    lines += ["Real-data picks checked against real_data.rule_pick: " +
+    shipped = result.get("variant", "shipped") == "shipped"
+    lines += ["Real-data picks checked against real_data.rule_pick (crosscheck, the shipped "
+              "table" + ("" if shipped else ": this variant differs from it by design") + "): " +
               json.dumps(result["real_check"]), "", "## Failing real-data cells", "",
               "| target | dataset | judge | M | rule / ppi-python | dominant | shares |",
               "|---" * 7 + "|"]  # fmt: skip
@@ -297,18 +326,24 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     for name, default in dict(reps=2000, splits=real_data.SPLITS, seed=5, workers=2).items():
         parser.add_argument(f"--{name}", type=int, default=default)
+    parser.add_argument("--variant", choices=VARIANTS, default="shipped")
     args, start, table = parser.parse_args(argv), time.perf_counter(), random_coverage_table()
     free = dict(table, banned=np.zeros_like(table["banned"]))  # the table without its bans
+    if args.variant == "no_raises":  # every level at the lowest step, nothing banned
+        table = free = dict(free, steps=np.zeros_like(table["steps"]))
     grid = grid_pass(args.reps, args.seed, args.workers, table, free)
     real, checks = real_pass(args.splits, args.workers, table, free)
     command = " ".join(["python benchmarks/within5_breakdown.py", *(argv or sys.argv[1:])])
     result = {"command": command,
               "reps": args.reps, "splits": args.splits, "seed": args.seed, "workers": args.workers,
-              "grid": {t: summarise(grid[t], neighbours(t, table)) for t in TARGETS},
-              "real": {t: summarise(real[t]) for t in TARGETS}, "real_check": checks}  # fmt: skip
+              "variant": args.variant,
+              "grid": {t: summarise(grid[t], args.reps, neighbours(t, table)) for t in TARGETS},
+              "real": {t: summarise(real[t], args.splits) for t in TARGETS},
+              "real_check": checks}  # fmt: skip
     result["seconds"] = time.perf_counter() - start
-    write_results("within5_breakdown", result)
-    (RESULTS / "within5_breakdown.md").write_text(markdown(result))
+    name = "within5_breakdown" + ("" if args.variant == "shipped" else f"_{args.variant}")
+    write_results(name, result)
+    (RESULTS / f"{name}.md").write_text(markdown(result))
 
 
 if __name__ == "__main__":
