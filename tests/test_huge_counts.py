@@ -4,6 +4,8 @@ policy")."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -60,11 +62,14 @@ def test_crosscheck_falling_back_to_the_guaranteed_interval_at_huge_arms_raises_
         jc.crosscheck(data)
 
 
-@pytest.mark.parametrize("m", [2**53 + 2, 2**62, 2**63, 1e300])
+@pytest.mark.parametrize(
+    "m", [2**53 + 1, np.int64(2**53 + 1), np.uint64(2**53 + 1), 2**53 + 2, 2**62, 2**63, 1e300]
+)
 @pytest.mark.parametrize("plan", ["optimal_allocation", "allocate_calibration"])
 def test_planning_budget_beyond_2_to_the_53_is_refused_naming_m(plan, m):
     # before: `q1` blamed (NaN at an index), OverflowError, numpy's UFuncTypeError, or a
-    # "math domain error", depending on m
+    # "math domain error", depending on m; 2**53 + 1 went through a float, became 2**53 and
+    # was planned for
     call = {
         "optimal_allocation": lambda: jc.optimal_allocation(m, 0.6, 0.8, 0.9, n=1000),
         "allocate_calibration": lambda: jc.allocate_calibration(
@@ -78,6 +83,64 @@ def test_planning_budget_beyond_2_to_the_53_is_refused_naming_m(plan, m):
 def test_planning_budget_of_2_to_the_53_still_plans():
     plan = jc.optimal_allocation(2**53, 0.6, 0.8, 0.9, n=1000)
     assert plan.m0 + plan.m1 == 2**53
+
+
+@pytest.mark.parametrize("m0", [2**53 + 1, np.uint64(2**62)], ids=["2^53+1", "2^62"])
+def test_expected_width_arms_beyond_2_to_the_53_are_refused_like_the_budget(m0):
+    # before: no limit; the Bayes width at m0 = 2**62 was 0.147 (0.113 at 2**53) amid
+    # RuntimeWarnings from the posterior engine
+    for method in ("frequentist", "bayes"):
+        with pytest.raises(ValueError, match=r"^`m0` \(\S+\) must be at most 2\*\*53"):
+            jc.expected_width(m0, 200, 0.6, 0.8, 0.9, n=1000, method=method)
+
+
+@pytest.mark.parametrize("arm", ["m0", "m1"])
+@pytest.mark.parametrize("size", [2**44 + 1, 2**53 + 1, 2**62], ids=["2^44+1", "2^53+1", "2^62"])
+def test_exact_posterior_refuses_arms_beyond_2_to_the_44(arm, size):
+    # the calibration Betas' log densities lose about size * 2**-52: at 2**53 the interval was
+    # 0.012 off and flagged calibration_contradicts_prior, at 2**56 (0.23, 0.27) for a posterior
+    # around (0.117, 0.222), at 2**62 with an overflow
+    part = {"m0": "k0", "m1": "k1"}[arm]
+    counts = {**COUNTS, arm: size, part: size // 10 * 7}
+    for design in ("stratified", "random"):
+        data = jc.JudgeData(**counts, design=design)
+        message = rf"^`data` \(.*\): the calibration arm `{arm}` \({size}\) must be at most 2\*\*44"
+        with pytest.raises(ValueError, match=message):
+            jc.posterior(data)
+    with pytest.warns(jc.JudgeStatsWarning, match="posterior_unavailable"):
+        check = jc.crosscheck(jc.JudgeData(**counts))
+    assert check.posterior is None and "posterior_unavailable" in check.flags
+    assert f"`{arm}` ({size}) must be at most 2**44" in " ".join(check.flag_messages)
+
+
+def test_exact_posterior_at_arms_of_2_to_the_44_is_the_known_specificity_limit():
+    # m0 = 2**44 pins q0 to 0.7 (sd 1e-7): theta ~ U(0, 1), q1 ~ Beta(181, 21), k = 400 of
+    # 1000 at p = theta q1 + 0.3 (1 - theta), integrated here on a grid
+    from scipy import stats
+
+    theta = np.linspace(0.0, 1.0, 20001)[:, None]
+    x, w = np.polynomial.legendre.leggauss(200)
+    low, high = stats.beta(181, 21).ppf([1e-12, 1 - 1e-12])
+    q1 = (low + high) / 2 + (high - low) / 2 * x
+    p = theta * q1 + 0.3 * (1.0 - theta)
+    log_like = 400 * np.log(p / 0.4) + 600 * np.log1p(-p) - 600 * np.log(0.6)
+    density = (np.exp(log_like) * stats.beta(181, 21).pdf(q1) * w).sum(axis=1)
+    cdf = np.concatenate([[0.0], np.cumsum(density[1:] + density[:-1])])
+    want = np.interp([0.025, 0.975], cdf / cdf[-1], theta.ravel())
+    data = jc.JudgeData(**{**COUNTS, "k0": 2**44 // 10 * 7, "m0": 2**44})
+    assert np.allclose(jc.posterior(data).ci(0.95), want, rtol=0, atol=1e-4)
+
+
+@pytest.mark.parametrize("n", [2**63 - 1, np.int64(2**63 - 1), np.uint64(2**63 - 512)], ids=str)
+def test_guaranteed_interval_of_a_test_size_rounding_to_2_to_the_63(n):
+    # float(n) is 2**63, whose cast to int64 wrapped to -2**63: the interval was [0, 1]. Every
+    # test item judged correct needs p = theta q1 + (1 - theta)(1 - q0) within 1e-17 of 1,
+    # while 140 of 200 put q0 above 0.5 (P(k0 >= 140 | q0 = 0.5) < 1e-8): theta > 0.99
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for k in (n, n - np.uint64(1) if isinstance(n, np.uint64) else n - 1):
+            interval = jc.guaranteed_ci(k, n, 140, 200, 180, 200)
+            assert interval.low > 0.99 and interval.high == 1.0
 
 
 def test_item_totals_beyond_int64_are_refused_naming_the_counts():

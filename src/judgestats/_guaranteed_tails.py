@@ -76,6 +76,15 @@ _PRUNE_MARGIN = 1e-9
 _LOG_CHOOSE_MAX = 2_000_000
 #: Slack in units of k when comparing n * max h with an integer count (ties are included).
 _TIE = 1e-7
+#: The largest float below 2**63: counts computed in floating point are cut there before they
+#: become int64, since a test size from 2**63 - 512 on (allowed: counts go to 2**63 - 1) rounds
+#: to 2**63, whose cast wrapped to -2**63 and turned the interval into [0, 1].
+_BELOW_2_63 = float(np.nextafter(2.0**63, 0.0))
+
+
+def _as_counts(values: np.ndarray) -> np.ndarray:
+    """Counts held as floats, as int64 (cut at :data:`_BELOW_2_63`, within their round-off)."""
+    return np.minimum(values, _BELOW_2_63).astype(np.int64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -102,7 +111,7 @@ class LowerTest:
         i, j = blocks0.index(k0), blocks1.index(k1)
         if i is not None and j is not None:
             threshold[i, j] = min(threshold[i, j], k)  # the observed outcome is in its tail
-        self.threshold = np.clip(threshold, 0, n + 1).astype(np.int64)
+        self.threshold = _as_counts(np.clip(threshold, 0, n + 1))
         # the tails are evaluated once per distinct threshold, then spread over (k0, k1)
         self._distinct, inverse = np.unique(self.threshold, return_inverse=True)
         self._inverse = inverse.ravel()
@@ -193,7 +202,7 @@ class LowerTest:
         table = np.empty((pi.size, width + 2))
         table[:, 0], table[:, -1] = 0.0, 1.0
         np.cumsum(pmf, axis=1, out=table[:, 1:-1])
-        index = (width - 1) - self._distinct[None, :] + start.astype(np.int64)[:, None]
+        index = (width - 1) - self._distinct[None, :] + _as_counts(start)[:, None]
         np.clip(index, -1, width, out=index)
         index += (np.arange(pi.size) * (width + 2) + 1)[:, None]
         # the test count's mass outside the window (set to 0 above it) is added back

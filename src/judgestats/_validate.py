@@ -476,8 +476,8 @@ def as_scalar(array: np.ndarray, name: str) -> float:
 
 
 def check_scalar_count(value: Any, name: str, minimum: int = 0) -> int:
-    """A single whole number >= ``minimum`` (see :func:`check_counts`), as an int."""
-    return int(as_scalar(check_counts(value, name, minimum=minimum), name))
+    """A single whole number >= ``minimum`` (see :func:`check_counts`), as an exact int."""
+    return int(as_scalar(array := check_counts(value, name, minimum=minimum), name) and array[()])
 
 
 def check_pilot_size(m_pilot: Any, total: int | None) -> int:

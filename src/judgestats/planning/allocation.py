@@ -53,7 +53,6 @@ from judgestats._validate import (
     check_flag,
     check_level,
     check_pilot_size,
-    check_scalar_count,
 )
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import SMALL_CALIBRATION
@@ -214,7 +213,8 @@ def expected_width(
     Parameters
     ----------
     m0, m1 : int
-        Truly-incorrect / truly-correct calibration items, at least 1 each.
+        Truly-incorrect / truly-correct calibration items, at least 1 and at most 2**53 each
+        (the planning limit of :func:`optimal_allocation`'s ``m``).
     p, q0, q1 : float
         Planning values: judged-correct rate of the test set, specificity and sensitivity;
         q0 + q1 > 1.
@@ -237,7 +237,7 @@ def expected_width(
     >>> round(expected_width(200, 200, 0.4, 0.7, 0.9, n=1000, method="plugin"), 4)
     0.2064
     """
-    arm0, arm1 = check_scalar_count(m0, "m0", 1), check_scalar_count(m1, "m1", 1)
+    arm0, arm1 = check_labels(m0, "m0", 1), check_labels(m1, "m1", 1)
     method = check_choice(method, "method", WIDTH_METHODS)
     setting = _checked_setting(p, q0, q1, n, confidence_level)
     return float(width_model(setting, method, prior, kind)(arm0, arm1))
