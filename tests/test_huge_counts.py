@@ -167,3 +167,14 @@ def test_labels_only_blaker_beyond_2_to_the_50_is_clopper_pearson(labels):
     exact = clopper_pearson(x, labels, 0.95)
     assert np.allclose([low, high], np.ravel(exact), rtol=0, atol=1e-12)
     assert float(exact[0]) < x / labels < float(exact[1])
+
+
+@pytest.mark.parametrize("name", ["m0", "m1"])
+def test_expected_width_bayes_arms_beyond_the_exact_engine_limit_are_refused(name):
+    # the planning path integrates the same Beta densities as the exact posterior, which
+    # drift beyond 2**44 a calibration arm (judgestats.bayes.exact.MAX_ARM)
+    arms = {"m0": 200, "m1": 200, name: 2**44 + 1}
+    with pytest.raises(ValueError, match=rf"`{name}` \(17592186044417\) must be at most 2\*\*44"):
+        jc.expected_width(arms["m0"], arms["m1"], 0.6, 0.8, 0.9, n=1000, method="bayes")
+    plugin = jc.expected_width(arms["m0"], arms["m1"], 0.6, 0.8, 0.9, n=1000, method="plugin")
+    assert 0.0 < plugin < 1.0

@@ -476,8 +476,13 @@ def as_scalar(array: np.ndarray, name: str) -> float:
 
 
 def check_scalar_count(value: Any, name: str, minimum: int = 0) -> int:
-    """A single whole number >= ``minimum`` (see :func:`check_counts`), as an exact int."""
-    return int(as_scalar(array := check_counts(value, name, minimum=minimum), name) and array[()])
+    """A single whole number >= ``minimum`` (see :func:`check_counts`), as an exact int.
+
+    Not through a float: 2**53 + 1 stays 2**53 + 1, so a limit of 2**53 sees it.
+    """
+    array = check_counts(value, name, minimum=minimum)
+    as_scalar(array, name)  # one value, or the error naming it
+    return int(array[()])
 
 
 def check_pilot_size(m_pilot: Any, total: int | None) -> int:
