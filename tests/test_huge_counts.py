@@ -178,3 +178,24 @@ def test_expected_width_bayes_arms_beyond_the_exact_engine_limit_are_refused(nam
         jc.expected_width(arms["m0"], arms["m1"], 0.6, 0.8, 0.9, n=1000, method="bayes")
     plugin = jc.expected_width(arms["m0"], arms["m1"], 0.6, 0.8, 0.9, n=1000, method="plugin")
     assert 0.0 < plugin < 1.0
+
+
+def test_guaranteed_intervals_keep_a_uint64_count_beside_int64_ones_exact():
+    # before: the columns were stacked first, uint64 beside int64 became float64, and
+    # 2**63 - 1 rounded to 2**63 wrapped to -2**63 on the cast: a zero-width (0, 0)
+    from judgestats.guaranteed import guaranteed_intervals
+
+    n = np.array([2**63 - 1, 1000], dtype=np.uint64)
+    low, high = guaranteed_intervals(5, n, 40, 50, 45, 50, 0.95)
+    for i, size in enumerate((2**63 - 1, 1000)):  # the documented contract: guaranteed_ci's
+        single = jc.guaranteed_ci(5, size, 40, 50, 45, 50)
+        assert (low[i], high[i]) == pytest.approx((single.low, single.high), abs=1e-12)
+    assert high[0] > 0.02
+
+
+@pytest.mark.parametrize("n", [1e19, [1e19, 5.0], np.array([2**63, 7], dtype=np.uint64)], ids=str)
+def test_guaranteed_intervals_refuse_counts_beyond_int64_naming_them(n):
+    from judgestats.guaranteed import guaranteed_intervals
+
+    with pytest.raises(ValueError, match=r"^`n` \(\S+\) must be at most 2\*\*63 - 1"):
+        guaranteed_intervals(5, n, 40, 50, 45, 50, 0.95)

@@ -507,6 +507,7 @@ def check_six_counts(
     arm_minimum: int = 0,
     labelled_minimum: int = 0,
     scalar: bool = False,
+    int64: bool = False,
 ) -> dict[str, np.ndarray]:
     """The one check of the counts (k, n, k0, m0, k1, m1), or of any of the three pairs.
 
@@ -514,6 +515,8 @@ def check_six_counts(
     ``k0, m0, k1, m1``) to counts. Every count is a whole non-negative number; ``n`` is at least
     1, each arm ``m0``, ``m1`` at least ``arm_minimum``, their sum at least ``labelled_minimum``;
     a part never exceeds its total. With ``scalar=True`` each count must be a single number.
+    With ``scalar=True`` or ``int64=True`` (arrays the caller turns into int64) every count is
+    at most 2**63 - 1.
 
     Returns
     -------
@@ -532,9 +535,11 @@ def check_six_counts(
     for name, value in values.items():
         minimum = 1 if name == "n" else arm_minimum if name in ("m0", "m1") else 0
         array = check_counts(value, name, minimum=minimum)
-        if scalar and as_scalar(array, name) and int(array[()]) >= 2**63:  # int64 downstream
+        if scalar:
+            as_scalar(array, name)
+        if (scalar or int64) and array.size and (largest := np.max(array)) >= 2**63:
             raise ValueError(
-                f"`{name}` ({_format_number(array[()])}) must be at most 2**63 - 1 ({2**63 - 1}), "
+                f"`{name}` ({_format_number(largest)}) must be at most 2**63 - 1 ({2**63 - 1}), "
                 "the range of numpy's 64-bit integers, in which the counts are computed."
             )
         checked[name] = array

@@ -262,10 +262,11 @@ def guaranteed_intervals(
         The ends, in the broadcast shape of the counts.
     """
     names = ("k", "n", "k0", "m0", "k1", "m1")
-    checked = check_six_counts(dict(zip(names, (k, n, k0, m0, k1, m1), strict=True)))
+    checked = check_six_counts(dict(zip(names, (k, n, k0, m0, k1, m1), strict=True)), int64=True)
     level = check_level(level)
     arrays = np.broadcast_arrays(*(checked[name] for name in names))
-    rows = np.stack([a.ravel() for a in arrays], axis=1).astype(np.int64)
+    # each column to int64 on its own: stacked first, int64 beside uint64 would become float64
+    rows = np.stack([a.ravel().astype(np.int64) for a in arrays], axis=1)
     unique, inverse = np.unique(rows, axis=0, return_inverse=True)
     low, high = np.empty(len(unique)), np.empty(len(unique))
     # grouped by (n, k0, m0, k1, m1), then k: a calibration's shared part is built once
