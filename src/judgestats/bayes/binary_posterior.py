@@ -481,7 +481,7 @@ def posterior(
         For an unknown ``method`` or ``sampler``, non-positive ``draws``/``tune``/``chains``/
         ``cores``, a ``target_accept`` outside (0, 1), or nutpie requested but not installed;
         with ``method="exact"``, naming ``data``, for a calibration arm ``m0`` or ``m1`` beyond
-        2**44 (see :data:`judgestats.bayes.exact.MAX_ARM`) or data it cannot integrate.
+        2**44 (see :data:`judgestats.bayes.exact_vectorised.MAX_ARM`) or data it cannot integrate.
 
     Warns
     -----

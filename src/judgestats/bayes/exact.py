@@ -71,7 +71,12 @@ from judgestats.bayes._quadrature import (
     theta_rule,
 )
 from judgestats.bayes._terms import P_ORDER, Rows, log_prior, rows_for
-from judgestats.bayes.exact_vectorised import check_kind, exact_interval, exact_quantiles
+from judgestats.bayes.exact_vectorised import (
+    MAX_ARM,
+    check_kind,
+    exact_interval,
+    exact_quantiles,
+)
 from judgestats.bayes.priors import Prior, as_prior
 from judgestats.data import JudgeData
 
@@ -88,11 +93,6 @@ _NOT_INTEGRABLE = (
     "next to 0 or 1 (k = 0 or n with n huge); check the counts, or use method='nuts', "
     "Prior(better_than_chance=False) or judgestats.guaranteed_ci."
 )
-#: The largest calibration arm (m0, m1) the engine integrates. Its Beta log densities are sums
-#: like (a - 1) log q of size m, evaluated with an absolute error of about m * 2**-52: at arms of
-#: 2**44 the interval's ends are within 2e-5 of their large-arm limit, from 2**48 they drift by
-#: 1e-4 and more, about 2**52 the flags turn wrong, beyond 2**55 the interval is wrong or fails.
-MAX_ARM = 2**44
 #: Panel doublings of the theta rule's check on conflicting data, and its tolerance.
 REFINE_STEPS = 3
 MAX_P_ORDER = 64

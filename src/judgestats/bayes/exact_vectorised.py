@@ -24,7 +24,7 @@ from judgestats.bayes._quadrature import log_likelihood, theta_density, theta_ra
 from judgestats.bayes._terms import rows_for
 from judgestats.bayes.priors import Prior, as_prior
 
-__all__ = ["check_kind", "exact_interval", "exact_quantiles"]
+__all__ = ["MAX_ARM", "check_arms", "check_kind", "exact_interval", "exact_quantiles"]
 
 
 def check_kind(kind: Any) -> str:
@@ -34,8 +34,30 @@ def check_kind(kind: Any) -> str:
     return str(kind)
 
 
+#: The largest calibration arm (m0, m1) the engine integrates. Its Beta log densities are sums
+#: like (a - 1) log q of size m, evaluated with an absolute error of about m * 2**-52: at arms of
+#: 2**44 the interval's ends are within 2e-5 of their large-arm limit, from 2**48 they drift by
+#: 1e-4 and more, about 2**52 the flags turn wrong, beyond 2**55 the interval is wrong or fails.
+MAX_ARM = 2**44
+
+
+def check_arms(m0: Any, m1: Any, hint: str) -> None:
+    """A ValueError naming ``m0`` or ``m1`` where an arm exceeds :data:`MAX_ARM`.
+
+    ``hint``: what to use instead, for the message.
+    """
+    for name, arm in (("m0", np.asarray(m0)), ("m1", np.asarray(m1))):
+        if arm.size and (largest := int(np.max(arm))) > MAX_ARM:
+            raise ValueError(
+                f"`{name}` ({largest}) must be at most 2**44 ({MAX_ARM}) for the exact "
+                "posterior: beyond it the Beta densities of the calibration lose their "
+                f"precision in floating point and the interval drifts; {hint}."
+            )
+
+
 def _broadcast_counts(k: Any, n: Any, k0: Any, m0: Any, k1: Any, m1: Any) -> list[np.ndarray]:
     arrays = check_six_counts({"k": k, "n": n, "k0": k0, "m0": m0, "k1": k1, "m1": m1})
+    check_arms(arrays["m0"], arrays["m1"], "use the closed form (Lang-Reiczigel) at such sizes")
     return [a.astype(float) for a in np.broadcast_arrays(*arrays.values())]
 
 

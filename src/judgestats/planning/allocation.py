@@ -215,7 +215,8 @@ def expected_width(
     m0, m1 : int
         Truly-incorrect / truly-correct calibration items, at least 1 and at most 2**53 each
         (the planning limit of :func:`optimal_allocation`'s ``m``); with ``method="bayes"``
-        at most 2**44, the exact posterior's limit (:data:`judgestats.bayes.exact.MAX_ARM`).
+        at most 2**44, the exact posterior's limit
+        (:data:`judgestats.bayes.exact_vectorised.MAX_ARM`).
     p, q0, q1 : float
         Planning values: judged-correct rate of the test set, specificity and sensitivity;
         q0 + q1 > 1.
@@ -241,15 +242,9 @@ def expected_width(
     arm0, arm1 = check_labels(m0, "m0", 1), check_labels(m1, "m1", 1)
     method = check_choice(method, "method", WIDTH_METHODS)
     if method == "bayes":
-        from judgestats.bayes.exact import MAX_ARM
+        from judgestats.bayes.exact_vectorised import check_arms
 
-        for name, arm in (("m0", arm0), ("m1", arm1)):
-            if arm > MAX_ARM:
-                raise ValueError(
-                    f"`{name}` ({arm}) must be at most 2**44 ({MAX_ARM}) with method='bayes': "
-                    "the exact posterior's limit per calibration arm; use method='plugin' or "
-                    "'frequentist' beyond it."
-                )
+        check_arms(arm0, arm1, "plan with method='plugin' or 'frequentist' at such sizes")
     setting = _checked_setting(p, q0, q1, n, confidence_level)
     return float(width_model(setting, method, prior, kind)(arm0, arm1))
 
