@@ -72,7 +72,7 @@ from judgestats.bayes._quadrature import (
 )
 from judgestats.bayes._terms import P_ORDER, Rows, log_prior, rows_for
 from judgestats.bayes.exact_vectorised import (
-    MAX_ARM,
+    check_arms,
     check_kind,
     exact_interval,
     exact_quantiles,
@@ -250,16 +250,12 @@ class ExactPosterior:
 
 
 def _check_arms(data: JudgeData) -> None:
-    """The engine's ValueError naming ``data`` for a calibration arm beyond :data:`MAX_ARM`."""
-    for name in ("m0", "m1"):
-        size = getattr(data, name)
-        if size > MAX_ARM:
-            raise ValueError(
-                f"`data` ({data!r}): the calibration arm `{name}` ({size}) must be at most 2**44 "
-                f"({MAX_ARM}) for the exact posterior: beyond it the Beta densities of the "
-                "calibration lose their precision in floating point and the interval drifts; "
-                "use judgestats.estimate (Lang-Reiczigel), whose interval holds at any size."
-            )
+    """:func:`~judgestats.bayes.exact_vectorised.check_arms`, its ValueError naming ``data``."""
+    hint = "use judgestats.estimate (Lang-Reiczigel), whose interval holds at any size"
+    try:
+        check_arms(data.m0, data.m1, hint)
+    except ValueError as error:
+        raise ValueError(f"`data` ({data!r}): the calibration arm {error}") from None
 
 
 def _shaped(out: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | float:
