@@ -168,10 +168,10 @@ def test_good_data_keep_their_posterior():
 @pytest.mark.parametrize(
     "counts",
     [
-        # the random design: k = 0 of 1e9 with 3 of 3 on each arm, and every calibration item
-        # judged wrong (both beyond the exact engine, tests/test_posterior_conflict.py)
+        # the random design: k = 0 of 1e9 with 3 of 3 on each arm; every calibration item
+        # judged wrong (stratified: its random-design twin now integrates, to the reference of
+        # tests/test_random_posterior_reference.py); both beyond the exact engine
         (0, 10**9, 3, 3, 3, 3, "random"),
-        (10, 20, 0, 60, 0, 60, "random"),
         (10, 20, 0, 60, 0, 60, "stratified"),
     ],
 )
@@ -259,3 +259,14 @@ def test_grouped_crosscheck_answers_for_a_refused_group(capsys):
     assert out["posterior_method"] == "exact"
     assert "posterior_unavailable" in rep.to_markdown() and "<html" in rep.to_html()
     assert np.isfinite(good.row("posterior_eti")).all()
+
+
+def test_every_calibration_item_wrong_under_the_random_design_keeps_its_posterior():
+    # the theta prior Beta(61, 61) of the 120 labelled items decides; the engine integrates
+    # it (it refused before: tests/test_random_posterior_reference.py has the reference), the
+    # conflict is flagged, and the recommendation still comes from the labels alone
+    check = quiet_crosscheck(jc.JudgeData(10, 20, 0, 60, 0, 60, design="random"))
+    assert check.posterior is not None and FLAG not in check.flags
+    assert {"calibration_contradicts_prior", "test_calibration_conflict"} <= set(check.flags)
+    assert check.recommended.method.startswith("labels_only")
+    assert check.recommended.low < 0.5 < check.recommended.high

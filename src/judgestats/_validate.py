@@ -476,24 +476,10 @@ def as_scalar(array: np.ndarray, name: str) -> float:
 
 
 def check_scalar_count(value: Any, name: str, minimum: int = 0) -> int:
-    """A single whole number >= ``minimum`` (see :func:`check_counts`), as an exact int.
-
-    Not through a float: 2**53 + 1 stays 2**53 + 1, so a limit of 2**53 sees it.
-    """
+    """A single whole number >= ``minimum`` (:func:`check_counts`), as an exact int (no float)."""
     array = check_counts(value, name, minimum=minimum)
     as_scalar(array, name)  # one value, or the error naming it
     return int(array[()])
-
-
-def check_pilot_size(m_pilot: Any, total: int | None) -> int:
-    """Algorithm 1's pilot size per arm: a whole number with ``2 * m_pilot <= total``."""
-    pilot = check_scalar_count(m_pilot, "m_pilot")
-    if total is not None and 2 * pilot > total:
-        raise ValueError(
-            f"`m_pilot` ({pilot}) is too large for `m` ({total}): the pilot labels m_pilot items "
-            f"of each kind, 2 * m_pilot = {2 * pilot} > m. Use m_pilot <= {total // 2}."
-        )
-    return pilot
 
 
 #: The six counts of a judge evaluation, and which count is part of which total.
@@ -514,9 +500,8 @@ def check_six_counts(
     ``values`` maps count names (a subset of :data:`SIX_COUNTS` made of whole pairs, e.g. only
     ``k0, m0, k1, m1``) to counts. Every count is a whole non-negative number; ``n`` is at least
     1, each arm ``m0``, ``m1`` at least ``arm_minimum``, their sum at least ``labelled_minimum``;
-    a part never exceeds its total. With ``scalar=True`` each count must be a single number.
-    With ``scalar=True`` or ``int64=True`` (arrays the caller turns into int64) every count is
-    at most 2**63 - 1.
+    a part never exceeds its total. With ``scalar=True`` each count must be a single number; with
+    it or ``int64=True`` (arrays the caller turns into int64) none exceeds 2**63 - 1.
 
     Returns
     -------

@@ -28,7 +28,6 @@ from judgestats._validate import (
     as_real_array,
     as_scalar,
     check_level,
-    check_pilot_size,
     check_proportions,
     check_scalar_count,
     no_correction_message,
@@ -39,6 +38,7 @@ from judgestats.frequentist import (
     normal_quantile,
     rogan_gladen,
 )
+from judgestats.planning._inputs import check_pilot_size
 from judgestats.planning.algorithm1 import algorithm1_split, smoothed_pilot
 from judgestats.results import ConfidenceInterval
 

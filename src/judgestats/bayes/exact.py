@@ -124,7 +124,9 @@ class ExactPosterior:
     -----
     Every summary is computed from the nested Gauss rule, never from draws: quantiles agree with
     an independent brute-force integration to 1e-4 or better across weak judges, tiny and huge
-    calibration sets, n up to 1e9 and estimates at 0 and 1 (tests/test_exact_reference.py).
+    calibration sets, n up to 1e9 and estimates at 0 and 1 (tests/test_exact_reference.py);
+    under the random design, where test and calibration counts conflict, to 3e-4, the
+    refinement's tolerance (tests/test_random_posterior_reference.py).
 
     Examples
     --------

@@ -52,13 +52,13 @@ from judgestats._validate import (
     check_choice,
     check_flag,
     check_level,
-    check_pilot_size,
 )
 from judgestats.exceptions import JudgeStatsWarning
 from judgestats.frequentist import SMALL_CALIBRATION
 from judgestats.planning._inputs import (
     check_labels,
     check_n,
+    check_pilot_size,
     check_planning_values,
     check_width,
 )
