@@ -38,8 +38,7 @@ from judgestats.frequentist import (
     normal_quantile,
     rogan_gladen,
 )
-from judgestats.planning._inputs import check_pilot_size
-from judgestats.planning.algorithm1 import algorithm1_split, smoothed_pilot
+from judgestats.planning.algorithm1 import algorithm1_split, check_pilot_size, smoothed_pilot
 from judgestats.results import ConfidenceInterval
 
 __all__ = ["allocate_calibration_sample", "confidence_interval", "point_estimator"]

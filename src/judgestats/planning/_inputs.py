@@ -75,14 +75,3 @@ def check_width(width: Any) -> float:
             "of total width 0.1."
         )
     return value
-
-
-def check_pilot_size(m_pilot: Any, total: int | None) -> int:
-    """Algorithm 1's pilot size per arm: a whole number with ``2 * m_pilot <= total``."""
-    pilot = check_scalar_count(m_pilot, "m_pilot")
-    if total is not None and 2 * pilot > total:
-        raise ValueError(
-            f"`m_pilot` ({pilot}) is too large for `m` ({total}): the pilot labels m_pilot items "
-            f"of each kind, 2 * m_pilot = {2 * pilot} > m. Use m_pilot <= {total // 2}."
-        )
-    return pilot

@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["algorithm1_split", "smoothed_pilot"]
+from judgestats._validate import check_scalar_count
+
+__all__ = ["algorithm1_split", "check_pilot_size", "smoothed_pilot"]
 
 
 def smoothed_pilot(successes: Any, m_pilot: Any) -> Any:
@@ -75,3 +77,14 @@ def algorithm1_split(m: Any, p: Any, q0_t: Any, q1_t: Any, floor: Any) -> tuple[
         kappa,
         m1_star.astype(np.int64),
     )
+
+
+def check_pilot_size(m_pilot: Any, total: int | None) -> int:
+    """Algorithm 1's pilot size per arm: a whole number with ``2 * m_pilot <= total``."""
+    pilot = check_scalar_count(m_pilot, "m_pilot")
+    if total is not None and 2 * pilot > total:
+        raise ValueError(
+            f"`m_pilot` ({pilot}) is too large for `m` ({total}): the pilot labels m_pilot items "
+            f"of each kind, 2 * m_pilot = {2 * pilot} > m. Use m_pilot <= {total // 2}."
+        )
+    return pilot

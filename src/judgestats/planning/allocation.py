@@ -58,7 +58,6 @@ from judgestats.frequentist import SMALL_CALIBRATION
 from judgestats.planning._inputs import (
     check_labels,
     check_n,
-    check_pilot_size,
     check_planning_values,
     check_width,
 )
@@ -69,7 +68,7 @@ from judgestats.planning._width import (
     width_floor,
     width_model,
 )
-from judgestats.planning.algorithm1 import algorithm1_split, smoothed_pilot
+from judgestats.planning.algorithm1 import algorithm1_split, check_pilot_size, smoothed_pilot
 from judgestats.planning.plan import CalibrationPlan
 
 if TYPE_CHECKING:  # pragma: no cover
