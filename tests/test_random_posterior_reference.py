@@ -9,10 +9,10 @@ and shares no code with ``judgestats.bayes``. Produced by::
     cd benchmarks && PYTHONPATH=../src python -c "from random_posterior_reference import \
         reference_quantiles as r; print(r(900, 1000, 80, 100, 80, 100, level=2).tolist())"
 
-(one call per case). Levels 1 and 2 agree to 2e-8 or better on every case, the untruncated
-reference matches the closed-form Beta mixture to 1e-9, and a crude tensor-grid integration
-reproduces the conflicting cases to ~1e-5, so the engine is held to 1e-4 (absolute), the accuracy
-its own docstring promises.
+(one call per case; ``random_design=False`` for the stratified cases at the end). Levels 1 and
+2 agree to 2e-8 or better on every case, the untruncated reference matches the closed-form Beta
+mixture to 1e-9, and a crude tensor-grid integration reproduces the conflicting cases to ~1e-5,
+so the engine is held to 1e-4 (absolute), the accuracy its own docstring promises.
 
 Where test and calibration data conflict the posterior sits where several factors are in
 their tails at once. The engine's boxes each hold all but 1e-14 of one factor alone, and
@@ -57,13 +57,25 @@ CONFLICT = [
     ((10, 20, 0, 60, 0, 60), (0.4117939961, 0.5000000000, 0.5882060039)),
 ]
 
+#: The stratified design's counterparts (flat theta prior, ``random_design=False`` in the
+#: reference, level 2; level 1 agrees to 1e-13): theta moves to reconcile the counts, and the
+#: engine agreed before and after ``Rows._reach`` (which leaves a flat theta prior alone).
+STRATIFIED_CONFLICT = [
+    ((20, 1000, 90, 100, 90, 100), (0.0000959643, 0.0025417952, 0.0119471675)),
+    ((5, 1000, 80, 100, 90, 100), (0.0000360655, 0.0009835897, 0.0051552740)),
+    ((900, 1000, 80, 100, 80, 100), (0.9600500698, 0.9910819434, 0.9996586927)),
+    ((300000, 1000000, 900, 1000, 900, 1000), (0.2299773211, 0.2496452006, 0.2671061802)),
+]
+
 NEAR_ONE = ((700000, 1000000, 2, 3, 1990, 2000), (0.8818965813, 0.9571991805, 0.9924593681))
 
 
-def _check(counts: tuple[int, ...], reference: tuple[float, float, float], tol: float) -> None:
+def _check(
+    counts: tuple[int, ...], reference: tuple[float, float, float], tol: float, design="random"
+) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        post = posterior(JudgeData(*counts, design="random"))
+        post = posterior(JudgeData(*counts, design=design))
     got = np.asarray(post.quantile([0.025, 0.5, 0.975]), dtype=float)
     ci = post.ci(prob=0.95, kind="eti")
     np.testing.assert_allclose(got, reference, rtol=0, atol=tol)
@@ -87,3 +99,10 @@ def test_random_posterior_near_one_conflict_within_1e_4():
 
 def test_random_posterior_near_one_conflict_within_3e_4():
     _check(*NEAR_ONE, CONFLICT_TOL)
+
+
+@pytest.mark.parametrize(
+    ("counts", "reference"), STRATIFIED_CONFLICT, ids=[str(c) for c, _ in STRATIFIED_CONFLICT]
+)
+def test_stratified_posterior_conflicting_data_matches_reference(counts, reference):
+    _check(counts, reference, TOL, design="stratified")
