@@ -412,10 +412,7 @@ def _mode_deficit(rows: Rows) -> np.ndarray:
     q0 and q1 at their Betas' modes (moved equally onto q0 + q1 > 1 under truncation), theta at
     the better of its prior's mode and the value that puts p at the kernel's top (clipped).
     """
-    modes = []
-    for a, b in (rows.beta0, rows.beta1):
-        modes.append(np.where(a + b > 2, (a - 1) / np.maximum(a + b - 2, 1e-300), 0.5))
-    q0, q1 = (np.clip(m, 0.0, 1.0) for m in modes)
+    q0, q1 = (np.clip(_beta_mode(a, b), 0.0, 1.0) for a, b in (rows.beta0, rows.beta1))
     if rows.truncate:
         lift = np.maximum(0.0, 1.0 + 1e-9 - q0 - q1) / 2
         q0, q1 = np.minimum(q0 + lift, 1.0), np.minimum(q1 + lift, 1.0)
@@ -437,16 +434,21 @@ def _factor_terms(rows: Rows) -> list[_FactorTerm]:
     out: list[_FactorTerm] = []
     for name, (a, b) in (("box_t", (at, bt)), ("box0", rows.beta0), ("box1", rows.beta1)):
         usable = (a >= 1) & (b >= 1)
-        mode = np.where(a + b > 2, (a - 1) / np.maximum(a + b - 2, 1e-300), 0.5)
+        mode = _beta_mode(a, b)
         out.append((name, functools.partial(_log_beta_rel, a, b), mode, usable))
     kernel = functools.partial(log_kernel, rows.k, rows.n)
     out.append(("box_p", kernel, rows.p_hat, np.ones(rows.size, dtype=bool)))
     return out
 
 
+def _beta_mode(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The mode (a - 1) / (a + b - 2) of Beta(a, b) with a, b >= 1 (0.5 for the uniform)."""
+    return np.where(a + b > 2, (a - 1) / np.maximum(a + b - 2, 1e-300), 0.5)
+
+
 def _log_beta_rel(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``log Beta(a, b)(x)`` minus its maximum (a, b >= 1: the mode lies in [0, 1])."""
-    mode = np.where(a + b > 2, (a - 1) / np.maximum(a + b - 2, 1e-300), 0.5)
+    mode = _beta_mode(a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
         low = np.where(a > 1, (a - 1) * (np.log(x) - np.log(mode)), 0.0)
         high = np.where(b > 1, (b - 1) * (np.log1p(-x) - np.log1p(-mode)), 0.0)
@@ -559,7 +561,7 @@ def _tighten(rows: Rows, hit: np.ndarray) -> None:
         box = getattr(part, name)
         if np.any((a < 1) | (b < 1)):
             continue
-        mode = np.where(a + b > 2, (a - 1) / np.maximum(a + b - 2, 1e-300), 0.5)
+        mode = _beta_mode(a, b)
         low, high = _level_ends(functools.partial(_log_beta_rel, a, b), mode, box[0], box[1], depth)
         new[name] = (low, high)
     new["box_p"] = _level_ends(
