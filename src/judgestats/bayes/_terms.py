@@ -554,23 +554,11 @@ def _tighten(rows: Rows, hit: np.ndarray) -> None:
     part = rows.take(np.flatnonzero(hit))
     depth = -_best_point(part) + SUPPORT_DROP
     ok = np.isfinite(depth)
-    at, bt = part.theta_prior
-    a_t, b_t = np.full(part.size, float(at)), np.full(part.size, float(bt))
     new: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for name, (a, b) in (("box_t", (a_t, b_t)), ("box0", part.beta0), ("box1", part.beta1)):
-        box = getattr(part, name)
-        if np.any((a < 1) | (b < 1)):
-            continue
-        mode = _beta_mode(a, b)
-        low, high = _level_ends(functools.partial(_log_beta_rel, a, b), mode, box[0], box[1], depth)
-        new[name] = (low, high)
-    new["box_p"] = _level_ends(
-        functools.partial(log_kernel, part.k, part.n),
-        part.p_hat,
-        part.box_p[0],
-        part.box_p[1],
-        depth,
-    )
+    for name, log_rel, mode, usable in _factor_terms(part):
+        if usable.all():  # a factor is cut only where every dataset's has a top
+            low, high = getattr(part, name)
+            new[name] = _level_ends(log_rel, mode, low, high, depth)
     index = np.flatnonzero(hit)
     for name, (low, high) in new.items():
         old_low, old_high = getattr(rows, name)
